@@ -1,0 +1,20 @@
+// One jest config for the whole workspace: TypeScript through SWC (type-checking is
+// `pnpm typecheck`), native ESM, `.js` import specifiers mapped back to `.ts` sources.
+/** @type {import('jest').Config} */
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: {
+    '^.+\\.ts$': [
+      '@swc/jest',
+      {
+        jsc: { parser: { syntax: 'typescript' }, target: 'es2023' },
+        module: { type: 'es6' },
+      },
+    ],
+  },
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  testMatch: ['<rootDir>/{packages,services,test}/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/'],
+  testTimeout: 30000,
+};

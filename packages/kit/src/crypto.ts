@@ -1,0 +1,70 @@
+// Secrets at rest and in transit: AES-256-GCM with key rotation (newest key encrypts,
+// every key decrypts), SHA-256 for API key hashes, HMAC for signatures, and
+// constant-time comparison wherever a secret is checked.
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export function sha256Hex(value: string | Buffer): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+export function hmacSha256(key: string | Buffer, data: string | Buffer, encoding: 'hex' | 'base64' = 'hex'): string {
+  return createHmac('sha256', key).update(data).digest(encoding);
+}
+
+/** Compares two strings in time independent of where they differ. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  // Compare against itself on length mismatch so timing does not reveal the length.
+  if (ab.length !== bb.length) {
+    timingSafeEqual(ab, ab);
+    return false;
+  }
+  return timingSafeEqual(ab, bb);
+}
+
+export function randomHex(bytes: number): string {
+  return randomBytes(bytes).toString('hex');
+}
+
+/**
+ * Envelope: `v1.<keyIndexHash>.<iv>.<tag>.<ciphertext>` (base64url). The key is named by
+ * a short hash of itself, so rotation (prepending a new key) keeps old ciphertexts readable.
+ */
+export class Encryptor {
+  private readonly keys: { id: string; key: Buffer }[];
+
+  constructor(keysCsv: string) {
+    const keys = keysCsv
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean)
+      .map((k) => Buffer.from(k, /^[0-9a-f]{64}$/i.test(k) ? 'hex' : 'base64'));
+    if (keys.length === 0) throw new Error('HALLMARK_ENCRYPTION_KEYS is empty');
+    for (const key of keys) if (key.length !== 32) throw new Error('each encryption key must be 32 bytes');
+    this.keys = keys.map((key) => ({ id: sha256Hex(key).slice(0, 8), key }));
+  }
+
+  static generateKey(): string {
+    return randomBytes(32).toString('hex');
+  }
+
+  encrypt(plaintext: string): string {
+    const { id, key } = this.keys[0]!;
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key, iv);
+    const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    const tag = cipher.getAuthTag();
+    return ['v1', id, iv.toString('base64url'), tag.toString('base64url'), data.toString('base64url')].join('.');
+  }
+
+  decrypt(envelope: string): string {
+    const [version, id, iv, tag, data] = envelope.split('.');
+    if (version !== 'v1' || !id || !iv || !tag || data === undefined) throw new Error('unrecognised ciphertext');
+    const entry = this.keys.find((k) => k.id === id);
+    if (!entry) throw new Error('ciphertext was encrypted with a key that is no longer configured');
+    const decipher = createDecipheriv('aes-256-gcm', entry.key, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+  }
+}

@@ -1,0 +1,47 @@
+// Domain events: one envelope, one schema per event type, all in this one file so that
+// producers and consumers cannot drift. Subjects are `hallmark.<svc>.<entity>.<verb>`.
+import { z } from 'zod';
+
+export const STREAM_NAME = 'HALLMARK';
+export const STREAM_SUBJECTS = ['hallmark.>'];
+
+const Id = z.string().min(1);
+
+/** Payload schemas by event type. A producer cannot write an event whose type is not here. */
+export const EVENT_SCHEMAS = {
+  'user.created': z.object({ id: Id, email: z.string().nullable(), role: z.string(), enterprise_id: Id }),
+  'user.updated': z.object({ id: Id, email: z.string().nullable(), role: z.string(), enterprise_id: Id }),
+  'key.created': z.object({ id: Id, type: z.string(), name: z.string() }),
+  'key.updated': z.object({ id: Id }),
+  'key.revoked': z.object({ id: Id }),
+  'key.rotated': z.object({ id: Id, grace_until: z.string() }),
+  'key.shared': z.object({ id: Id, user_ids: z.array(z.string()) }),
+  'voucher.created': z.object({ object: z.record(z.string(), z.unknown()) }),
+  'voucher.updated': z.object({ object: z.record(z.string(), z.unknown()) }),
+  'voucher.deleted': z.object({ object: z.record(z.string(), z.unknown()) }),
+  'voucher.redeemed': z.object({ object: z.record(z.string(), z.unknown()), order_id: z.string() }),
+  'transaction.created': z.object({ object: z.record(z.string(), z.unknown()) }),
+  'transaction.completed': z.object({ object: z.record(z.string(), z.unknown()) }),
+  'transaction.failed': z.object({ object: z.record(z.string(), z.unknown()) }),
+  // Used by the kit's own tests and health probes.
+  'kit.probe.sent': z.object({ n: z.number() }),
+} as const;
+
+export type EventType = keyof typeof EVENT_SCHEMAS;
+export type EventData<T extends EventType> = z.infer<(typeof EVENT_SCHEMAS)[T]>;
+
+export interface EventEnvelope<T extends EventType = EventType> {
+  id: string;
+  type: T;
+  source: string;
+  occurred_at: string;
+  enterprise_id: string | null;
+  livemode: boolean;
+  request_id: string | null;
+  data: EventData<T>;
+}
+
+/** `user.created` from service `keys` → `hallmark.keys.user.created`. */
+export function subjectFor(source: string, type: string): string {
+  return `hallmark.${source}.${type}`;
+}

@@ -1,0 +1,43 @@
+// How a HallmarkError crosses gRPC: the status code says the broad class, metadata
+// carries the exact domain code, param, public message and extras. The receiving side
+// rebuilds the same HallmarkError, never guessing from the gRPC status alone.
+import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+import { HallmarkError, isErrorCode } from '../errors.js';
+
+const CODE = 'hallmark-error-code';
+const PARAM = 'hallmark-error-param';
+const MESSAGE = 'hallmark-error-message';
+const EXTRAS = 'hallmark-error-extras';
+
+export function toServiceError(err: unknown): Partial<ServiceError> {
+  const e = err instanceof HallmarkError ? err : new HallmarkError('internal_error', { cause: err });
+  const md = new Metadata();
+  md.set(CODE, e.code);
+  if (e.param) md.set(PARAM, e.param);
+  md.set(MESSAGE, encodeURIComponent(e.message));
+  if (Object.keys(e.extras).length > 0) md.set(EXTRAS, encodeURIComponent(JSON.stringify(e.extras)));
+  return { code: e.grpcStatus, details: e.code, metadata: md };
+}
+
+/** Rebuilds the HallmarkError a service threw; transport failures become api errors. */
+export function fromServiceError(err: ServiceError): HallmarkError {
+  const code = err.metadata?.get(CODE)[0];
+  if (typeof code === 'string' && isErrorCode(code)) {
+    const param = err.metadata.get(PARAM)[0];
+    const message = err.metadata.get(MESSAGE)[0];
+    const extras = err.metadata.get(EXTRAS)[0];
+    return new HallmarkError(code, {
+      param: typeof param === 'string' ? param : undefined,
+      message: typeof message === 'string' ? decodeURIComponent(message) : undefined,
+      extras: typeof extras === 'string' ? JSON.parse(decodeURIComponent(extras)) : undefined,
+    });
+  }
+  switch (err.code) {
+    case GrpcStatus.UNAVAILABLE:
+      return new HallmarkError('service_unavailable', { cause: err });
+    case GrpcStatus.DEADLINE_EXCEEDED:
+      return new HallmarkError('upstream_timeout', { cause: err });
+    default:
+      return new HallmarkError('internal_error', { cause: err });
+  }
+}

@@ -1,0 +1,113 @@
+// gRPC server helper: every service serves its handlers plus the standard health
+// protocol and reflection, maps thrown errors to status + metadata, runs each call
+// inside the caller's request context, and shuts down gracefully (stop accepting,
+// drain in-flight calls, then force after a deadline).
+import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { requestIdFrom, runWithContext, REQUEST_ID_HEADER } from '../context.js';
+import { HallmarkError } from '../errors.js';
+import { toServiceError } from './errors.js';
+
+export interface CallInfo {
+  requestId: string;
+  /** Milliseconds until the caller's deadline (Infinity when none). */
+  deadlineMs: number;
+}
+
+/** Turns a ts-proto `XServer` interface into async handlers `(req, call) => Promise<res>`. */
+export type AsyncHandlers<S> = {
+  [K in keyof S as S[K] extends (...a: any[]) => any ? K : never]: S[K] extends (
+    call: { request: infer Req },
+    callback: (err: any, res?: infer Res) => void,
+  ) => void
+    ? (req: Req, call: CallInfo) => Promise<NonNullable<Res>>
+    : never;
+};
+
+export interface ServiceBinding {
+  definition: ServiceDefinition;
+  handlers: Record<string, (req: any, call: CallInfo) => Promise<any>>;
+}
+
+/** Binds a typed handler object to its generated service definition. */
+export function bind<S>(definition: ServiceDefinition, handlers: AsyncHandlers<S>): ServiceBinding {
+  return { definition, handlers: handlers as unknown as ServiceBinding['handlers'] };
+}
+
+export interface GrpcServerOptions {
+  name: string;
+  address: string;
+  services: ServiceBinding[];
+  log: Logger;
+  /** .proto files (relative to the proto root) to expose through reflection. */
+  protoFiles?: string[];
+}
+
+export interface RunningGrpcServer {
+  port: number;
+  health: HealthImplementation;
+  shutdown(graceMs?: number): Promise<void>;
+}
+
+export const PROTO_ROOT = path.join(import.meta.dirname, '..', '..', '..', '..', 'proto');
+
+function wrap(name: string, method: string, fn: ServiceBinding['handlers'][string], log: Logger) {
+  return (call: any, callback: (err: any, res?: any) => void) => {
+    const requestId = requestIdFrom(call.metadata.get(REQUEST_ID_HEADER)[0]);
+    const deadline = call.getDeadline?.();
+    const deadlineMs =
+      deadline instanceof Date ? deadline.getTime() - Date.now() : typeof deadline === 'number' && isFinite(deadline) ? deadline - Date.now() : Infinity;
+    runWithContext({ requestId }, () => {
+      fn(call.request, { requestId, deadlineMs }).then(
+        (res) => callback(null, res),
+        (err) => {
+          if (!(err instanceof HallmarkError)) log.error({ err, rpc: `${name}/${method}` }, 'unhandled error in RPC');
+          callback(toServiceError(err));
+        },
+      );
+    });
+  };
+}
+
+export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningGrpcServer> {
+  const server = new Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
+  const statusMap: ServingStatusMap = { '': 'SERVING' };
+  for (const svc of opts.services) {
+    const impl: UntypedServiceImplementation = {};
+    for (const [method, fn] of Object.entries(svc.handlers)) impl[method] = wrap(opts.name, method, fn, opts.log);
+    server.addService(svc.definition, impl);
+    const first = Object.values(svc.definition)[0];
+    if (first) statusMap[first.path.split('/')[1]!] = 'SERVING';
+  }
+  const health = new HealthImplementation(statusMap);
+  health.addToServer(server);
+  if (opts.protoFiles?.length) {
+    const pkg = protoLoader.loadSync(opts.protoFiles, { includeDirs: [PROTO_ROOT], keepCase: true });
+    new ReflectionService(pkg).addToServer(server);
+  }
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(opts.address, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  opts.log.info({ address: opts.address, port }, 'gRPC server listening');
+  return {
+    port,
+    health,
+    async shutdown(graceMs = 10_000) {
+      for (const svc of Object.keys(statusMap)) health.setStatus(svc, 'NOT_SERVING');
+      await new Promise<void>((resolve) => {
+        const force = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      });
+    },
+  };
+}

@@ -1,0 +1,134 @@
+// Transactional outbox. `recordEvent` writes the event in the caller's transaction, so
+// the state change and its event commit together or not at all. `OutboxRelay` publishes
+// committed events to JetStream with message id = event id (JetStream drops duplicates
+// inside its window; consumers dedupe by id beyond it) and only then marks them sent, so
+// a relay killed between publish and mark re-publishes, and nothing is ever lost.
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+import { currentRequestId, REQUEST_ID_HEADER } from './context.js';
+import type { Pool, Queryable } from './db.js';
+import { EVENT_SCHEMAS, subjectFor, type EventData, type EventEnvelope, type EventType } from './events.js';
+import { newId } from './ids.js';
+
+export interface EventInput<T extends EventType> {
+  type: T;
+  data: EventData<T>;
+  enterpriseId?: string | null;
+  livemode?: boolean;
+  id?: string;
+}
+
+export async function recordEvent<T extends EventType>(
+  tx: Queryable,
+  source: string,
+  input: EventInput<T>,
+): Promise<EventEnvelope<T>> {
+  const data = EVENT_SCHEMAS[input.type].parse(input.data) as EventData<T>;
+  const envelope: EventEnvelope<T> = {
+    id: input.id ?? newId('event'),
+    type: input.type,
+    source,
+    occurred_at: new Date().toISOString(),
+    enterprise_id: input.enterpriseId ?? null,
+    livemode: input.livemode ?? true,
+    request_id: currentRequestId() ?? null,
+    data,
+  };
+  await tx.query('INSERT INTO outbox (id, subject, type, payload) VALUES ($1, $2, $3, $4)', [
+    envelope.id,
+    subjectFor(source, input.type),
+    input.type,
+    envelope,
+  ]);
+  // Wakes the relay on commit (NOTIFY is transactional); the poll is only a fallback.
+  await tx.query("SELECT pg_notify('hallmark_outbox', '')");
+  return envelope;
+}
+
+export interface RelayOptions {
+  pool: Pool;
+  js: JetStreamClient;
+  log: Logger;
+  batchSize?: number;
+  pollIntervalMs?: number;
+}
+
+export class OutboxRelay {
+  private running = false;
+  private wake: (() => void) | null = null;
+  private loopDone: Promise<void> | null = null;
+  private listener: import('pg').PoolClient | null = null;
+
+  constructor(private readonly opts: RelayOptions) {}
+
+  async start(): Promise<void> {
+    this.running = true;
+    this.listener = await this.opts.pool.connect();
+    await this.listener.query('LISTEN hallmark_outbox');
+    this.listener.on('notification', () => this.wake?.());
+    this.loopDone = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loopDone;
+    if (this.listener) {
+      await this.listener.query('UNLISTEN hallmark_outbox').catch(() => undefined);
+      this.listener.release();
+      this.listener = null;
+    }
+  }
+
+  private async loop(): Promise<void> {
+    const interval = this.opts.pollIntervalMs ?? 1000;
+    while (this.running) {
+      let published = 0;
+      try {
+        published = await this.publishBatch();
+      } catch (err) {
+        this.opts.log.warn({ err }, 'outbox relay: publish failed; will retry');
+      }
+      if (published > 0) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, interval);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = null;
+    }
+  }
+
+  /** Publishes one batch; returns how many were published. Exposed for tests. */
+  async publishBatch(): Promise<number> {
+    const client = await this.opts.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // SKIP LOCKED lets several replicas relay in parallel without double work.
+      const { rows } = await client.query<{ seq: number; id: string; subject: string; payload: EventEnvelope }>(
+        `SELECT seq, id, subject, payload FROM outbox WHERE published_at IS NULL
+         ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.opts.batchSize ?? 200],
+      );
+      for (const row of rows) {
+        const h = natsHeaders();
+        if (row.payload.request_id) h.set(REQUEST_ID_HEADER, row.payload.request_id);
+        h.set('hallmark-event-type', row.payload.type);
+        await this.opts.js.publish(row.subject, JSON.stringify(row.payload), { msgID: row.id, headers: h });
+      }
+      if (rows.length > 0) {
+        await client.query('UPDATE outbox SET published_at = now() WHERE seq = ANY($1)', [rows.map((r) => r.seq)]);
+      }
+      await client.query('COMMIT');
+      return rows.length;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+}

@@ -1,0 +1,84 @@
+// The one way a service process is assembled, so every service has the same life cycle:
+// open its database (migrations applied), connect the bus, start the outbox relay, build
+// its handlers and workers, serve gRPC; on SIGTERM/SIGINT stop taking work, drain, close.
+import type { Logger } from 'pino';
+import { connectBus, type Bus } from './bus.js';
+import { openDatabase, type Pool } from './db.js';
+import { startGrpcServer, type RunningGrpcServer, type ServiceBinding } from './grpc/server.js';
+import { createLogger } from './log.js';
+import { OutboxRelay } from './outbox.js';
+
+export interface ServiceDeps {
+  pool: Pool;
+  bus: Bus;
+  log: Logger;
+}
+
+export interface ServiceParts {
+  services: ServiceBinding[];
+  /** Background workers (consumers, sweepers); started after gRPC is up. */
+  workers?: { start(): Promise<void>; stop(): Promise<void> }[];
+}
+
+export interface ServiceOptions {
+  name: string;
+  address: string;
+  databaseServerUrl: string;
+  natsUrl: string;
+  logLevel?: string;
+  migrationsDirs: string[];
+  protoFiles: string[];
+  build(deps: ServiceDeps): Promise<ServiceParts> | ServiceParts;
+}
+
+export interface RunningService extends ServiceDeps {
+  grpc: RunningGrpcServer;
+  stop(): Promise<void>;
+}
+
+export async function startService(opts: ServiceOptions): Promise<RunningService> {
+  const log = createLogger(opts.name, opts.logLevel);
+  const pool = await openDatabase({
+    serverUrl: opts.databaseServerUrl,
+    database: `hallmark_${opts.name}`,
+    migrationsDirs: opts.migrationsDirs,
+  });
+  const bus = await connectBus(opts.natsUrl, opts.name);
+  const relay = new OutboxRelay({ pool, js: bus.js, log });
+  await relay.start();
+  const parts = await opts.build({ pool, bus, log });
+  const grpc = await startGrpcServer({
+    name: opts.name,
+    address: opts.address,
+    services: parts.services,
+    log,
+    protoFiles: opts.protoFiles,
+  });
+  for (const w of parts.workers ?? []) await w.start();
+
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      log.info('shutting down');
+      await grpc.shutdown();
+      for (const w of parts.workers ?? []) await w.stop().catch((err) => log.warn({ err }, 'worker stop failed'));
+      await relay.stop();
+      await bus.close().catch(() => undefined);
+      await pool.end();
+      log.info('stopped');
+    })());
+  return { pool, bus, log, grpc, stop };
+}
+
+/** For main.ts: start, stop on SIGTERM/SIGINT, exit non-zero on a start failure. */
+export async function runServiceMain(opts: ServiceOptions): Promise<void> {
+  try {
+    const svc = await startService(opts);
+    const onSignal = () => void svc.stop().then(() => process.exit(0));
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  } catch (err) {
+    createLogger(opts.name).fatal({ err }, 'failed to start');
+    process.exit(1);
+  }
+}

@@ -1,0 +1,38 @@
+// Test helpers over real infrastructure: a fresh database per test file on the real
+// PostgreSQL server, and the real NATS server. `pnpm test` makes sure both are up
+// (starting local ones when absent) and passes their URLs in the environment.
+import pg from 'pg';
+import { randomBase62 } from './ids.js';
+import { serviceDatabaseUrl } from './db.js';
+
+export const TEST_DATABASE_SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const TEST_NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+/** A unique database name for one test file (dropped by `dropDatabase`). */
+export function uniqueDatabaseName(prefix: string): string {
+  return `${prefix}_t_${randomBase62(10).toLowerCase()}`;
+}
+
+export async function dropDatabase(name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: serviceDatabaseUrl(TEST_DATABASE_SERVER, 'postgres') });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+export async function eventually<T>(fn: () => Promise<T> | T, opts: { timeoutMs?: number; intervalMs?: number } = {}): Promise<T> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
+  let lastErr: unknown;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      lastErr = err;
+      if (Date.now() > deadline) throw lastErr;
+      await new Promise((r) => setTimeout(r, opts.intervalMs ?? 50));
+    }
+  }
+}

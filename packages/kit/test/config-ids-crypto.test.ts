@@ -1,0 +1,64 @@
+import { describe, expect, it } from '@jest/globals';
+import { z } from 'zod';
+import { ConfigError, Encryptor, constantTimeEqual, isId, loadConfig, newId } from '../src/index.js';
+
+describe('config', () => {
+  const schema = z.object({ PORT: z.coerce.number().int().min(1), URL: z.string().url(), MODE: z.enum(['a', 'b']) });
+
+  it('reports every problem at once', () => {
+    try {
+      loadConfig(schema, { PORT: 'zero', URL: 'not a url', MODE: 'c' });
+      throw new Error('expected ConfigError');
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const problems = (err as ConfigError).problems;
+      expect(problems).toHaveLength(3);
+      expect(problems.join('\n')).toMatch(/PORT/);
+      expect(problems.join('\n')).toMatch(/URL/);
+      expect(problems.join('\n')).toMatch(/MODE/);
+    }
+  });
+
+  it('returns typed values when valid', () => {
+    expect(loadConfig(schema, { PORT: '80', URL: 'http://x', MODE: 'a' })).toEqual({ PORT: 80, URL: 'http://x', MODE: 'a' });
+  });
+});
+
+describe('ids', () => {
+  it('are prefix + 24 base62 characters', () => {
+    const id = newId('voucher');
+    expect(id).toMatch(/^vouch_[0-9A-Za-z]{24}$/);
+    expect(isId('voucher', id)).toBe(true);
+    expect(isId('apiKey', id)).toBe(false);
+    expect(isId('voucher', 'vouch_short')).toBe(false);
+  });
+
+  it('do not repeat', () => {
+    const ids = new Set(Array.from({ length: 10_000 }, () => newId('event')));
+    expect(ids.size).toBe(10_000);
+  });
+});
+
+describe('encryption at rest', () => {
+  it('round-trips and survives key rotation', () => {
+    const oldKey = Encryptor.generateKey();
+    const ciphertext = new Encryptor(oldKey).encrypt('shpat_secret');
+    expect(ciphertext).not.toContain('shpat_secret');
+    const rotated = new Encryptor(`${Encryptor.generateKey()},${oldKey}`);
+    expect(rotated.decrypt(ciphertext)).toBe('shpat_secret');
+    expect(rotated.decrypt(rotated.encrypt('x'))).toBe('x');
+  });
+
+  it('refuses tampered ciphertext', () => {
+    const enc = new Encryptor(Encryptor.generateKey());
+    const c = enc.encrypt('hello');
+    const tampered = c.slice(0, -2) + (c.endsWith('A') ? 'BB' : 'AA');
+    expect(() => enc.decrypt(tampered)).toThrow();
+  });
+
+  it('compares secrets exactly', () => {
+    expect(constantTimeEqual('abc', 'abc')).toBe(true);
+    expect(constantTimeEqual('abc', 'abd')).toBe(false);
+    expect(constantTimeEqual('abc', 'abcd')).toBe(false);
+  });
+});

@@ -1,0 +1,60 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import path from 'node:path';
+import { migrate, openDatabase, KIT_MIGRATIONS_DIR, type Pool } from '../src/index.js';
+import { dropDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '../src/testing.js';
+
+const FIXTURES = path.join(import.meta.dirname, 'fixtures', 'migrations');
+const created: string[] = [];
+const pools: Pool[] = [];
+
+async function open(database: string) {
+  const pool = await openDatabase({ serverUrl: TEST_DATABASE_SERVER, database, migrationsDirs: [FIXTURES] });
+  pools.push(pool);
+  return pool;
+}
+
+afterAll(async () => {
+  await Promise.all(pools.map((p) => p.end()));
+  for (const db of created) await dropDatabase(db);
+});
+
+describe('database per service with migrations', () => {
+  it('creates the database when missing and applies kit and service migrations in order', async () => {
+    const db = uniqueDatabaseName('kitdb');
+    created.push(db);
+    const pool = await open(db);
+    const { rows } = await pool.query('SELECT name FROM schema_migrations ORDER BY name');
+    expect(rows.map((r) => r.name)).toEqual(['0000_kit_outbox.sql', '0001_widgets.sql', '0002_widgets_seed.sql']);
+    expect((await pool.query('SELECT n FROM widgets')).rows).toEqual([{ n: 1 }]);
+  });
+
+  it('is idempotent: a second run applies nothing and duplicates no data', async () => {
+    const db = uniqueDatabaseName('kitdb');
+    created.push(db);
+    const pool = await open(db);
+    expect(await migrate(pool, [KIT_MIGRATIONS_DIR, FIXTURES])).toEqual([]);
+    expect((await pool.query('SELECT count(*)::int AS c FROM widgets')).rows[0].c).toBe(1);
+  });
+
+  it('is safe when many replicas start at once: each migration applies exactly once', async () => {
+    const db = uniqueDatabaseName('kitdb');
+    created.push(db);
+    const replicas = await Promise.all(Array.from({ length: 6 }, () => open(db)));
+    const { rows } = await replicas[0]!.query('SELECT count(*)::int AS c FROM widgets');
+    expect(rows[0].c).toBe(1);
+    const applied = await replicas[0]!.query('SELECT count(*)::int AS c FROM schema_migrations');
+    expect(applied.rows[0].c).toBe(3);
+  });
+
+  it('rolls back a failing migration whole and reports which one failed', async () => {
+    const db = uniqueDatabaseName('kitdb');
+    created.push(db);
+    const pool = await open(db);
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const dir = await mkdtemp(path.join((await import('node:os')).tmpdir(), 'mig-'));
+    await writeFile(path.join(dir, '0003_bad.sql'), 'CREATE TABLE half (id int); SELECT nope FROM nowhere;');
+    await expect(migrate(pool, [KIT_MIGRATIONS_DIR, FIXTURES, dir])).rejects.toThrow(/0003_bad\.sql/);
+    const { rows } = await pool.query("SELECT to_regclass('half') AS t");
+    expect(rows[0].t).toBeNull();
+  });
+});
