@@ -1,6 +1,7 @@
 // PostgreSQL: one database per service (`hallmark_<svc>`), created on first start, with
 // numbered SQL migrations applied under an advisory lock so that N replicas starting at
 // once apply each migration exactly once.
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
@@ -63,6 +64,7 @@ const MIGRATION_LOCK = 0x4841_4c4d; // "HALM"
 async function listMigrations(dirs: string[]): Promise<{ name: string; file: string }[]> {
   const all: { name: string; file: string }[] = [];
   for (const dir of dirs) {
+    if (!existsSync(dir)) continue; // a service with no tables of its own yet
     for (const name of await readdir(dir)) {
       if (/^\d{4}_.+\.sql$/.test(name)) all.push({ name, file: path.join(dir, name) });
     }
