@@ -2,7 +2,15 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', 'proto/gen/**', '.hallmark/**', '**/dist/**', 'services/certificates/contracts/artifacts/**'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      'proto/gen/**',
+      '.hallmark/**',
+      '**/dist/**',
+      'services/certificates/contracts/artifacts/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -78,7 +78,10 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
   };
   try {
     await jsm.consumers.info(STREAM_NAME, opts.durable);
-    await jsm.consumers.update(STREAM_NAME, opts.durable, { ack_wait: cfg.ack_wait, max_deliver: cfg.max_deliver });
+    await jsm.consumers.update(STREAM_NAME, opts.durable, {
+      ack_wait: cfg.ack_wait,
+      max_deliver: cfg.max_deliver,
+    });
   } catch {
     await jsm.consumers.add(STREAM_NAME, cfg);
   }
@@ -118,7 +121,10 @@ async function handleOne(opts: ConsumerOptions, msg: JsMsg): Promise<void> {
       msg.ack();
     } catch (err) {
       const delayMs = Math.min(30_000, 500 * 2 ** Math.min(msg.info.deliveryCount, 6));
-      opts.log.warn({ err, event_id: event.id, type: event.type, delayMs }, 'consumer: handler failed; will retry');
+      opts.log.warn(
+        { err, event_id: event.id, type: event.type, delayMs },
+        'consumer: handler failed; will retry',
+      );
       msg.nak(delayMs);
     }
   });

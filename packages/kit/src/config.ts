@@ -12,7 +12,9 @@ export class ConfigError extends Error {
 export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
   const result = schema.safeParse(env);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  const problems = result.error.issues.map(
+    (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+  );
   throw new ConfigError(problems);
 }
 
@@ -22,6 +24,11 @@ export const commonEnv = {
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   HALLMARK_PUBLIC_URL: z.string().url().default('http://127.0.0.1:8080'),
+  /** Databases are `<prefix>_<service>`; tests use their own prefix to stay apart. */
+  HALLMARK_DATABASE_PREFIX: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,30}$/, 'lowercase letters, digits and _')
+    .default('hallmark'),
 };
 
 /** `host:port` a service listens on and its clients dial (one name for both sides). */

@@ -1,13 +1,24 @@
 // Secrets at rest and in transit: AES-256-GCM with key rotation (newest key encrypts,
 // every key decrypts), SHA-256 for API key hashes, HMAC for signatures, and
 // constant-time comparison wherever a secret is checked.
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 
 export function sha256Hex(value: string | Buffer): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
-export function hmacSha256(key: string | Buffer, data: string | Buffer, encoding: 'hex' | 'base64' = 'hex'): string {
+export function hmacSha256(
+  key: string | Buffer,
+  data: string | Buffer,
+  encoding: 'hex' | 'base64' = 'hex',
+): string {
   return createHmac('sha256', key).update(data).digest(encoding);
 }
 
@@ -55,16 +66,21 @@ export class Encryptor {
     const cipher = createCipheriv('aes-256-gcm', key, iv);
     const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     const tag = cipher.getAuthTag();
-    return ['v1', id, iv.toString('base64url'), tag.toString('base64url'), data.toString('base64url')].join('.');
+    return ['v1', id, iv.toString('base64url'), tag.toString('base64url'), data.toString('base64url')].join(
+      '.',
+    );
   }
 
   decrypt(envelope: string): string {
     const [version, id, iv, tag, data] = envelope.split('.');
-    if (version !== 'v1' || !id || !iv || !tag || data === undefined) throw new Error('unrecognised ciphertext');
+    if (version !== 'v1' || !id || !iv || !tag || data === undefined)
+      throw new Error('unrecognised ciphertext');
     const entry = this.keys.find((k) => k.id === id);
     if (!entry) throw new Error('ciphertext was encrypted with a key that is no longer configured');
     const decipher = createDecipheriv('aes-256-gcm', entry.key, Buffer.from(iv, 'base64url'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString(
+      'utf8',
+    );
   }
 }

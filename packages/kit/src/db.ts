@@ -32,7 +32,8 @@ export async function ensureDatabase(serverUrl: string, database: string): Promi
       await admin.query(`CREATE DATABASE ${database}`);
     } catch (err) {
       // Another replica created it between our check and our create.
-      if ((err as { code?: string }).code !== '42P04' && (err as { code?: string }).code !== '23505') throw err;
+      if ((err as { code?: string }).code !== '42P04' && (err as { code?: string }).code !== '23505')
+        throw err;
     }
   } finally {
     await admin.end();

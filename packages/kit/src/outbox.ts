@@ -108,7 +108,12 @@ export class OutboxRelay {
     try {
       await client.query('BEGIN');
       // SKIP LOCKED lets several replicas relay in parallel without double work.
-      const { rows } = await client.query<{ seq: number; id: string; subject: string; payload: EventEnvelope }>(
+      const { rows } = await client.query<{
+        seq: number;
+        id: string;
+        subject: string;
+        payload: EventEnvelope;
+      }>(
         `SELECT seq, id, subject, payload FROM outbox WHERE published_at IS NULL
          ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [this.opts.batchSize ?? 200],
@@ -120,7 +125,9 @@ export class OutboxRelay {
         await this.opts.js.publish(row.subject, JSON.stringify(row.payload), { msgID: row.id, headers: h });
       }
       if (rows.length > 0) {
-        await client.query('UPDATE outbox SET published_at = now() WHERE seq = ANY($1)', [rows.map((r) => r.seq)]);
+        await client.query('UPDATE outbox SET published_at = now() WHERE seq = ANY($1)', [
+          rows.map((r) => r.seq),
+        ]);
       }
       await client.query('COMMIT');
       return rows.length;

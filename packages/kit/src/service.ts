@@ -25,6 +25,8 @@ export interface ServiceOptions {
   address: string;
   databaseServerUrl: string;
   natsUrl: string;
+  /** Database name prefix (default `hallmark`): the database is `<prefix>_<name>`. */
+  databasePrefix?: string;
   logLevel?: string;
   migrationsDirs: string[];
   protoFiles: string[];
@@ -40,7 +42,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const log = createLogger(opts.name, opts.logLevel);
   const pool = await openDatabase({
     serverUrl: opts.databaseServerUrl,
-    database: `hallmark_${opts.name}`,
+    database: `${opts.databasePrefix ?? 'hallmark'}_${opts.name}`,
     migrationsDirs: opts.migrationsDirs,
   });
   const bus = await connectBus(opts.natsUrl, opts.name);
@@ -61,7 +63,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     (stopping ??= (async () => {
       log.info('shutting down');
       await grpc.shutdown();
-      for (const w of parts.workers ?? []) await w.stop().catch((err) => log.warn({ err }, 'worker stop failed'));
+      for (const w of parts.workers ?? [])
+        await w.stop().catch((err) => log.warn({ err }, 'worker stop failed'));
       await relay.stop();
       await bus.close().catch(() => undefined);
       await pool.end();

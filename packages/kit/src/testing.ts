@@ -23,7 +23,10 @@ export async function dropDatabase(name: string): Promise<void> {
   }
 }
 
-export async function eventually<T>(fn: () => Promise<T> | T, opts: { timeoutMs?: number; intervalMs?: number } = {}): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T> | T,
+  opts: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
   let lastErr: unknown;
   for (;;) {

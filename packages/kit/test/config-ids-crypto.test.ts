@@ -1,9 +1,23 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { ConfigError, Encryptor, constantTimeEqual, isId, loadConfig, newId } from '../src/index.js';
+import {
+  ConfigError,
+  Encryptor,
+  constantTimeEqual,
+  displayPrefix,
+  generateApiKey,
+  isId,
+  loadConfig,
+  newId,
+  parseApiKey,
+} from '../src/index.js';
 
 describe('config', () => {
-  const schema = z.object({ PORT: z.coerce.number().int().min(1), URL: z.string().url(), MODE: z.enum(['a', 'b']) });
+  const schema = z.object({
+    PORT: z.coerce.number().int().min(1),
+    URL: z.string().url(),
+    MODE: z.enum(['a', 'b']),
+  });
 
   it('reports every problem at once', () => {
     try {
@@ -20,7 +34,11 @@ describe('config', () => {
   });
 
   it('returns typed values when valid', () => {
-    expect(loadConfig(schema, { PORT: '80', URL: 'http://x', MODE: 'a' })).toEqual({ PORT: 80, URL: 'http://x', MODE: 'a' });
+    expect(loadConfig(schema, { PORT: '80', URL: 'http://x', MODE: 'a' })).toEqual({
+      PORT: 80,
+      URL: 'http://x',
+      MODE: 'a',
+    });
   });
 });
 
@@ -60,5 +78,35 @@ describe('encryption at rest', () => {
     expect(constantTimeEqual('abc', 'abc')).toBe(true);
     expect(constantTimeEqual('abc', 'abd')).toBe(false);
     expect(constantTimeEqual('abc', 'abcd')).toBe(false);
+  });
+});
+
+describe('API key secrets', () => {
+  it('carry their type prefix and pass their own checksum', () => {
+    for (const [type, prefix] of [
+      ['production', 'pk_live_'],
+      ['test', 'pk_test_'],
+      ['restricted', 'pk_restricted_'],
+    ] as const) {
+      const key = generateApiKey(type);
+      expect(key.startsWith(prefix)).toBe(true);
+      expect(parseApiKey(key)).toEqual({ prefix });
+    }
+  });
+
+  it('a mistyped key fails its checksum', () => {
+    const key = generateApiKey('production');
+    const last = key.at(-1)!;
+    const typo = key.slice(0, -1) + (last === 'a' ? 'b' : 'a');
+    expect(parseApiKey(typo)).toBeNull();
+    const swapped = key.slice(0, 10) + key[11] + key[10] + key.slice(12);
+    if (swapped !== key) expect(parseApiKey(swapped)).toBeNull();
+    expect(parseApiKey('pk_live_short')).toBeNull();
+    expect(parseApiKey('sk_live_' + key.slice(8))).toBeNull();
+  });
+
+  it('shows only a short prefix for display', () => {
+    const key = generateApiKey('test');
+    expect(displayPrefix(key)).toBe(key.slice(0, 12));
   });
 });

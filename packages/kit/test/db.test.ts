@@ -24,7 +24,11 @@ describe('database per service with migrations', () => {
     created.push(db);
     const pool = await open(db);
     const { rows } = await pool.query('SELECT name FROM schema_migrations ORDER BY name');
-    expect(rows.map((r) => r.name)).toEqual(['0000_kit_outbox.sql', '0001_widgets.sql', '0002_widgets_seed.sql']);
+    expect(rows.map((r) => r.name)).toEqual([
+      '0000_kit_outbox.sql',
+      '0001_widgets.sql',
+      '0002_widgets_seed.sql',
+    ]);
     expect((await pool.query('SELECT n FROM widgets')).rows).toEqual([{ n: 1 }]);
   });
 

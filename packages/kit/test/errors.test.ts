@@ -1,11 +1,24 @@
 import { describe, expect, it } from '@jest/globals';
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import { ERROR_CATALOGUE, HallmarkError, fromServiceError, grpcStatusOf, toServiceError, type ErrorCode } from '../src/index.js';
+import {
+  ERROR_CATALOGUE,
+  HallmarkError,
+  fromServiceError,
+  grpcStatusOf,
+  toServiceError,
+  type ErrorCode,
+} from '../src/index.js';
 
 // Every type/code pair of the spec's Errors part, plus the voucher codes.
 const SPEC: Record<string, string[]> = {
   authentication_error: ['invalid_api_key', 'missing_api_key', 'expired_api_key', 'invalid_token'],
-  invalid_request_error: ['parameter_missing', 'parameter_invalid', 'parameter_unknown', 'malformed_json', 'invalid_content_type'],
+  invalid_request_error: [
+    'parameter_missing',
+    'parameter_invalid',
+    'parameter_unknown',
+    'malformed_json',
+    'invalid_content_type',
+  ],
   rate_limit_error: ['rate_limit_exceeded', 'concurrent_limit_exceeded'],
   resource_error: ['resource_not_found', 'resource_already_exists', 'resource_locked', 'resource_deleted'],
   permission_error: ['insufficient_permissions'],
@@ -13,7 +26,13 @@ const SPEC: Record<string, string[]> = {
   payment_error: ['card_declined', 'insufficient_funds', 'payment_method_invalid', 'processing_error'],
   api_error: ['internal_error'],
 };
-const VOUCHER_CODES = ['voucher_not_found', 'voucher_expired', 'voucher_max_uses_reached', 'voucher_inactive', 'voucher_code_exists'];
+const VOUCHER_CODES = [
+  'voucher_not_found',
+  'voucher_expired',
+  'voucher_max_uses_reached',
+  'voucher_inactive',
+  'voucher_code_exists',
+];
 const SPEC_STATUSES = new Set([400, 401, 402, 403, 404, 405, 409, 422, 429, 500, 502, 503, 504]);
 
 describe('error catalogue', () => {

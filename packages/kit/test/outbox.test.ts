@@ -11,7 +11,13 @@ import {
   type EventEnvelope,
   type Pool,
 } from '../src/index.js';
-import { dropDatabase, eventually, TEST_DATABASE_SERVER, TEST_NATS_URL, uniqueDatabaseName } from '../src/testing.js';
+import {
+  dropDatabase,
+  eventually,
+  TEST_DATABASE_SERVER,
+  TEST_NATS_URL,
+  uniqueDatabaseName,
+} from '../src/testing.js';
 
 const log = createLogger('kit-test', 'silent');
 const producerDb = uniqueDatabaseName('kitprod');
@@ -56,7 +62,10 @@ describe('outbox → JetStream → consumer', () => {
       pool: consumer,
       log,
       handle: async (event: EventEnvelope, tx) => {
-        await tx.query('INSERT INTO received (event_id, n) VALUES ($1, $2)', [event.id, (event.data as { n: number }).n]);
+        await tx.query('INSERT INTO received (event_id, n) VALUES ($1, $2)', [
+          event.id,
+          (event.data as { n: number }).n,
+        ]);
       },
     });
     await relay.start();
@@ -66,7 +75,9 @@ describe('outbox → JetStream → consumer', () => {
 
     // The relay crashes between publish and mark: simulate by re-publishing sent rows.
     await eventually(async () => {
-      const { rows } = await producer.query('SELECT count(*)::int AS c FROM outbox WHERE published_at IS NULL');
+      const { rows } = await producer.query(
+        'SELECT count(*)::int AS c FROM outbox WHERE published_at IS NULL',
+      );
       expect(rows[0].c).toBe(0);
     });
     await producer.query('UPDATE outbox SET published_at = NULL');
@@ -77,7 +88,9 @@ describe('outbox → JetStream → consumer', () => {
       expect(rows[0].c).toBe(20);
     });
     await new Promise((r) => setTimeout(r, 300));
-    const { rows } = await consumer.query('SELECT event_id, count(*)::int AS c FROM received GROUP BY event_id');
+    const { rows } = await consumer.query(
+      'SELECT event_id, count(*)::int AS c FROM received GROUP BY event_id',
+    );
     expect(rows).toHaveLength(20);
     expect(rows.every((r) => r.c === 1)).toBe(true);
     expect(new Set(rows.map((r) => r.event_id))).toEqual(new Set(committed.map((e) => e!.id)));
@@ -128,10 +141,13 @@ describe('outbox → JetStream → consumer', () => {
     });
     await emit(4242);
     await relay.publishBatch();
-    await eventually(async () => {
-      const { rows } = await consumer.query('SELECT count(*)::int AS c FROM received WHERE n = 4242');
-      expect(rows[0].c).toBe(1);
-    }, { timeoutMs: 15_000 });
+    await eventually(
+      async () => {
+        const { rows } = await consumer.query('SELECT count(*)::int AS c FROM received WHERE n = 4242');
+        expect(rows[0].c).toBe(1);
+      },
+      { timeoutMs: 15_000 },
+    );
     expect(attempts).toBe(3);
     await sub.stop();
   });

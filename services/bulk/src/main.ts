@@ -11,6 +11,7 @@ await runServiceMain({
   address: config.HALLMARK_BULK_ADDR,
   databaseServerUrl: config.DATABASE_URL,
   natsUrl: config.NATS_URL,
+  databasePrefix: config.HALLMARK_DATABASE_PREFIX,
   logLevel: config.LOG_LEVEL,
   migrationsDirs: [path.join(import.meta.dirname, '..', 'migrations')],
   protoFiles: [],

@@ -9,4 +9,5 @@ export const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema>;
 
-export const loadCertificatesConfig = (env: NodeJS.ProcessEnv = process.env): Config => loadConfig(configSchema, env);
+export const loadCertificatesConfig = (env: NodeJS.ProcessEnv = process.env): Config =>
+  loadConfig(configSchema, env);

@@ -13,16 +13,29 @@ export interface CallOptions {
 
 type Callback<Res> = (err: ServiceError | null, res: Res) => void;
 
+/** The first overload of a ts-proto unary method: `(request, callback)`. */
+type FirstOverload<T> = T extends {
+  (...a: infer A1): any;
+  (...a: any[]): any;
+  (...a: any[]): any;
+}
+  ? A1
+  : never;
+
 /** Promise form of a ts-proto grpc-js client: `method(req, opts?) => Promise<res>`. */
 export type AsyncClient<C> = {
-  [K in keyof C as C[K] extends (req: any, cb: Callback<any>) => any ? K : never]: C[K] extends {
-    (req: infer Req, cb: Callback<infer Res>): any;
-  }
+  [K in keyof C as FirstOverload<C[K]> extends [any, Callback<any>] ? K : never]: FirstOverload<
+    C[K]
+  > extends [infer Req, Callback<infer Res>]
     ? (req: Req, opts?: CallOptions) => Promise<Res>
     : never;
 };
 
-type ClientCtor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: object) => C;
+type ClientCtor<C> = new (
+  address: string,
+  creds: ReturnType<typeof credentials.createInsecure>,
+  options?: object,
+) => C;
 
 const RETRYABLE = new Set([GrpcStatus.UNAVAILABLE, GrpcStatus.DEADLINE_EXCEEDED]);
 
@@ -50,8 +63,12 @@ export function createGrpcClient<C extends Client>(
       const requestId = currentRequestId();
       if (requestId) md.set(REQUEST_ID_HEADER, requestId);
       const fn = (raw as any)[method] as (...a: unknown[]) => void;
-      fn.call(raw, req, md, { deadline: Date.now() + deadlineMs }, (err: ServiceError | null, res: unknown) =>
-        err ? reject(err) : resolve(res),
+      fn.call(
+        raw,
+        req,
+        md,
+        { deadline: Date.now() + deadlineMs },
+        (err: ServiceError | null, res: unknown) => (err ? reject(err) : resolve(res)),
       );
     });
 
@@ -64,7 +81,12 @@ export function createGrpcClient<C extends Client>(
             return await callOnce(method, req, deadlineMs);
           } catch (err) {
             const se = err as ServiceError;
-            if (opts.idempotent && attempt < retries && RETRYABLE.has(se.code) && !se.metadata?.get('hallmark-error-code').length) {
+            if (
+              opts.idempotent &&
+              attempt < retries &&
+              RETRYABLE.has(se.code) &&
+              !se.metadata?.get('hallmark-error-code').length
+            ) {
               await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
               continue;
             }

@@ -4,7 +4,8 @@ import { credentials, loadPackageDefinition, type Client } from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { protoPath } from 'grpc-health-check';
 
-let HealthCtor: (new (addr: string, creds: ReturnType<typeof credentials.createInsecure>) => Client) | undefined;
+let HealthCtor:
+  (new (addr: string, creds: ReturnType<typeof credentials.createInsecure>) => Client) | undefined;
 
 function healthCtor() {
   if (!HealthCtor) {
@@ -26,8 +27,10 @@ export function createHealthProbe(address: string): HealthProbe {
   return {
     check(timeoutMs = 1000) {
       return new Promise((resolve) => {
-        client.Check({ service: '' }, { deadline: Date.now() + timeoutMs }, (err: unknown, res: { status: string }) =>
-          resolve(err ? 'UNREACHABLE' : (res.status as 'SERVING')),
+        client.Check(
+          { service: '' },
+          { deadline: Date.now() + timeoutMs },
+          (err: unknown, res: { status: string }) => resolve(err ? 'UNREACHABLE' : (res.status as 'SERVING')),
         );
       });
     },

@@ -2,7 +2,12 @@
 // protocol and reflection, maps thrown errors to status + metadata, runs each call
 // inside the caller's request context, and shuts down gracefully (stop accepting,
 // drain in-flight calls, then force after a deadline).
-import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  type ServiceDefinition,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
@@ -60,12 +65,17 @@ function wrap(name: string, method: string, fn: ServiceBinding['handlers'][strin
     const requestId = requestIdFrom(call.metadata.get(REQUEST_ID_HEADER)[0]);
     const deadline = call.getDeadline?.();
     const deadlineMs =
-      deadline instanceof Date ? deadline.getTime() - Date.now() : typeof deadline === 'number' && isFinite(deadline) ? deadline - Date.now() : Infinity;
+      deadline instanceof Date
+        ? deadline.getTime() - Date.now()
+        : typeof deadline === 'number' && isFinite(deadline)
+          ? deadline - Date.now()
+          : Infinity;
     runWithContext({ requestId }, () => {
       fn(call.request, { requestId, deadlineMs }).then(
         (res) => callback(null, res),
         (err) => {
-          if (!(err instanceof HallmarkError)) log.error({ err, rpc: `${name}/${method}` }, 'unhandled error in RPC');
+          if (!(err instanceof HallmarkError))
+            log.error({ err, rpc: `${name}/${method}` }, 'unhandled error in RPC');
           callback(toServiceError(err));
         },
       );
@@ -78,7 +88,8 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   const statusMap: ServingStatusMap = { '': 'SERVING' };
   for (const svc of opts.services) {
     const impl: UntypedServiceImplementation = {};
-    for (const [method, fn] of Object.entries(svc.handlers)) impl[method] = wrap(opts.name, method, fn, opts.log);
+    for (const [method, fn] of Object.entries(svc.handlers))
+      impl[method] = wrap(opts.name, method, fn, opts.log);
     server.addService(svc.definition, impl);
     const first = Object.values(svc.definition)[0];
     if (first) statusMap[first.path.split('/')[1]!] = 'SERVING';
@@ -90,7 +101,9 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     new ReflectionService(pkg).addToServer(server);
   }
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(opts.address, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(opts.address, ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   opts.log.info({ address: opts.address, port }, 'gRPC server listening');
   return {

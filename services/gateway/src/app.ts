@@ -1,0 +1,60 @@
+// The gateway as Fastify plugins: external ones (helmet, swagger), app ones (request
+// context, error rendering, auth, rate limits, access log), then one file per route group.
+import helmet from '@fastify/helmet';
+import { createLogger, newId } from '@hallmark/kit';
+import Fastify from 'fastify';
+import type { Redis } from 'ioredis';
+import type { KeyVerifier } from './auth/key-verifier.js';
+import type { SessionVerifier } from './auth/session.js';
+import type { UsageRecorder } from './auth/usage-recorder.js';
+import type { Clients } from './clients.js';
+import type { Config } from './config.js';
+import accessLog from './plugins/access-log.js';
+import auth from './plugins/auth.js';
+import errors from './plugins/errors.js';
+import openapi from './plugins/openapi.js';
+import rateLimit from './plugins/rate-limit.js';
+import requestContext from './plugins/request-context.js';
+import routes from './routes/index.js';
+
+export interface AppDeps {
+  config: Config;
+  clients: Clients;
+  verifier: KeyVerifier;
+  verifySession: SessionVerifier;
+  usage: UsageRecorder;
+  redis?: Redis;
+  logLevel?: string;
+}
+
+export async function buildApp(deps: AppDeps) {
+  const app = Fastify({
+    loggerInstance: createLogger('gateway', deps.logLevel ?? deps.config.LOG_LEVEL),
+    genReqId: () => newId('request'),
+    bodyLimit: deps.config.HALLMARK_BODY_LIMIT_BYTES,
+    trustProxy: false,
+    // Our own completion log line (plugins/access-log.ts) never prints the query string,
+    // which may hold a discouraged `api_key`.
+    disableRequestLogging: true,
+    return503OnClosing: true,
+    ajv: {
+      // Closed schemas reject unknown fields (parameter_unknown) instead of dropping them.
+      customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
+    },
+  });
+  await app.register(requestContext);
+  await app.register(errors);
+  await app.register(helmet, { global: true, contentSecurityPolicy: false });
+  await app.register(openapi);
+  await app.register(auth, {
+    keys: deps.clients.keys,
+    verifier: deps.verifier,
+    verifySession: deps.verifySession,
+  });
+  await app.register(rateLimit, { redis: deps.redis });
+  await app.register(accessLog, { usage: deps.usage });
+  await app.register(routes, { clients: deps.clients, config: deps.config });
+  return app;
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>;

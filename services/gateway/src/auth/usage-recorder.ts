@@ -1,0 +1,57 @@
+// Usage and `key.used` audit records leave the request path: responses enqueue a record,
+// a timer ships batches to the keys service. A failed shipment is retried with the same
+// batch id (idempotent there); the queue is bounded so an outage cannot exhaust memory.
+import { newId, type AsyncClient, type Logger } from '@hallmark/kit';
+import type { KeysServiceClient, UsageRecord } from '@hallmark/proto/keys/v1/keys';
+
+export class UsageRecorder {
+  private queue: UsageRecord[] = [];
+  private pending: { id: string; records: UsageRecord[] } | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> | null = null;
+
+  constructor(
+    private readonly keys: AsyncClient<KeysServiceClient>,
+    private readonly log: Logger,
+    private readonly opts: { intervalMs?: number; maxBatch?: number; maxQueue?: number } = {},
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.flush(), this.opts.intervalMs ?? 1000);
+    this.timer.unref();
+  }
+
+  record(r: UsageRecord): void {
+    if (this.queue.length >= (this.opts.maxQueue ?? 100_000)) return; // shed, never block
+    this.queue.push(r);
+  }
+
+  async flush(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    this.flushing = (async () => {
+      try {
+        while (this.pending || this.queue.length > 0) {
+          if (!this.pending) {
+            const records = this.queue.splice(0, this.opts.maxBatch ?? 500);
+            this.pending = { id: newId('event'), records };
+          }
+          await this.keys.recordUsage(
+            { batch_id: this.pending.id, records: this.pending.records },
+            { idempotent: true },
+          );
+          this.pending = null;
+        }
+      } catch (err) {
+        this.log.warn({ err }, 'usage batch not delivered; will retry');
+      } finally {
+        this.flushing = null;
+      }
+    })();
+    return this.flushing;
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.flush();
+  }
+}

@@ -1,0 +1,37 @@
+// gRPC clients of every downstream service, created once per gateway process.
+import {
+  createGrpcClient,
+  createHealthProbe,
+  type AsyncClient,
+  type HealthProbe,
+  type ServiceName,
+} from '@hallmark/kit';
+import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
+import type { Config } from './config.js';
+
+export interface Clients {
+  keys: AsyncClient<KeysServiceClient>;
+  health: Record<ServiceName, HealthProbe>;
+  close(): void;
+}
+
+export function createClients(config: Config): Clients {
+  const opts = { deadlineMs: config.HALLMARK_GRPC_DEADLINE_MS };
+  const keys = createGrpcClient(KeysServiceClient, config.HALLMARK_KEYS_ADDR, opts);
+  const health: Record<ServiceName, HealthProbe> = {
+    keys: createHealthProbe(config.HALLMARK_KEYS_ADDR),
+    vouchers: createHealthProbe(config.HALLMARK_VOUCHERS_ADDR),
+    certificates: createHealthProbe(config.HALLMARK_CERTIFICATES_ADDR),
+    bulk: createHealthProbe(config.HALLMARK_BULK_ADDR),
+    notify: createHealthProbe(config.HALLMARK_NOTIFY_ADDR),
+    platform: createHealthProbe(config.HALLMARK_PLATFORM_ADDR),
+  };
+  return {
+    keys: keys.api,
+    health,
+    close() {
+      keys.close();
+      for (const probe of Object.values(health)) probe.close();
+    },
+  };
+}

@@ -1,0 +1,32 @@
+// Typed env config of the gateway, validated once at start (all problems together).
+import { commonEnv, grpcAddr, loadConfig, SERVICE_DEFAULT_PORT } from '@hallmark/kit';
+import { z } from 'zod';
+
+export const configSchema = z.object({
+  ...commonEnv,
+  HALLMARK_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HALLMARK_HOST: z.string().default('127.0.0.1'),
+  HALLMARK_KEYS_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.keys),
+  HALLMARK_VOUCHERS_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.vouchers),
+  HALLMARK_CERTIFICATES_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.certificates),
+  HALLMARK_BULK_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.bulk),
+  HALLMARK_NOTIFY_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.notify),
+  HALLMARK_PLATFORM_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.platform),
+  HALLMARK_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  HALLMARK_JWKS_URL: z.string().url().optional(),
+  REDIS_URL: z.string().url().optional(),
+  HALLMARK_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
+  HALLMARK_GRPC_DEADLINE_MS: z.coerce.number().int().positive().default(10_000),
+  HALLMARK_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const config = loadConfig(configSchema, env);
+  return config;
+}

@@ -1,0 +1,57 @@
+// Assembles a running gateway from config: clients, verifiers, the NATS invalidation
+// subscription, Redis when configured, the app. main.ts and the tests both use this.
+import { createLogger } from '@hallmark/kit';
+import { connect } from '@nats-io/transport-node';
+import { Redis } from 'ioredis';
+import { subscribeKeyInvalidation } from './auth/invalidation.js';
+import { KeyVerifier } from './auth/key-verifier.js';
+import { createSessionVerifier } from './auth/session.js';
+import { UsageRecorder } from './auth/usage-recorder.js';
+import { buildApp, type App } from './app.js';
+import { createClients } from './clients.js';
+import type { Config } from './config.js';
+
+export interface Gateway {
+  app: App;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startGateway(config: Config, opts: { logLevel?: string } = {}): Promise<Gateway> {
+  const log = createLogger('gateway', opts.logLevel ?? config.LOG_LEVEL);
+  const clients = createClients(config);
+  const verifier = new KeyVerifier(clients.keys, config.HALLMARK_KEY_CACHE_TTL_MS);
+  const usage = new UsageRecorder(clients.keys, log);
+  usage.start();
+  const nc = await connect({ servers: config.NATS_URL, name: 'gateway', maxReconnectAttempts: -1 });
+  const sub = subscribeKeyInvalidation(nc, verifier, log);
+  const redis = config.REDIS_URL
+    ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: false })
+    : undefined;
+  const verifySession = createSessionVerifier({
+    secret: config.HALLMARK_JWT_SECRET,
+    jwksUrl: config.HALLMARK_JWKS_URL,
+  });
+  const app = await buildApp({
+    config,
+    clients,
+    verifier,
+    verifySession,
+    usage,
+    redis,
+    logLevel: opts.logLevel,
+  });
+  const address = await app.listen({ port: config.HALLMARK_PORT, host: config.HALLMARK_HOST });
+  return {
+    app,
+    url: address,
+    async close() {
+      await app.close(); // stops accepting, finishes in-flight requests
+      await usage.stop();
+      sub.unsubscribe();
+      await nc.drain();
+      redis?.disconnect();
+      clients.close();
+    },
+  };
+}

@@ -1,0 +1,28 @@
+// One log line per request (route pattern, never the query string, which may carry a
+// discouraged api_key) and, for API-key requests, a usage record shipped off the path.
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { UsageRecorder } from '../auth/usage-recorder.js';
+
+export default fp(async function accessLog(app: FastifyInstance, opts: { usage: UsageRecorder }) {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const latency = reply.elapsedTime;
+    request.log.info(
+      { method: request.method, route, status: reply.statusCode, latency_ms: Math.round(latency * 10) / 10 },
+      'request completed',
+    );
+    const key = request.auth?.key;
+    if (key) {
+      opts.usage.record({
+        key_id: key.key_id,
+        method: request.method,
+        path: route,
+        status_code: reply.statusCode,
+        latency_ms: latency,
+        ip_address: request.ip,
+        at: new Date().toISOString(),
+      });
+    }
+  });
+});

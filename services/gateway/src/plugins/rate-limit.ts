@@ -1,0 +1,77 @@
+// Rate limiting with rate-limiter-flexible: Redis-backed when REDIS_URL is set (shared by
+// every gateway replica), in memory otherwise. Each request consumes one point from each
+// window that applies; the tightest one is reported in X-RateLimit-* headers, and a
+// refusal is a 429 with `retry_after` (and Retry-After on the unversioned surface).
+import { HallmarkError } from '@hallmark/kit';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Redis } from 'ioredis';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
+import { GROUP_WINDOWS, keyWindows, type Window } from '../auth/limits.js';
+
+export interface RateLimitOptions {
+  redis?: Redis;
+}
+
+export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimitOptions) {
+  const limiters = new Map<string, RateLimiterAbstract>();
+  const limiterFor = (w: Window): RateLimiterAbstract => {
+    const id = `${w.name}:${w.points}:${w.durationSec}`;
+    let limiter = limiters.get(id);
+    if (!limiter) {
+      const common = { keyPrefix: `hm_rl:${id}`, points: w.points, duration: w.durationSec };
+      limiter = opts.redis
+        ? new RateLimiterRedis({ ...common, storeClient: opts.redis })
+        : new RateLimiterMemory(common);
+      limiters.set(id, limiter);
+    }
+    return limiter;
+  };
+
+  function setHeaders(reply: FastifyReply, limit: number, res: RateLimiterRes) {
+    void reply.header('x-ratelimit-limit', String(limit));
+    void reply.header('x-ratelimit-remaining', String(Math.max(0, res.remainingPoints)));
+    void reply.header('x-ratelimit-reset', String(Math.ceil((Date.now() + res.msBeforeNext) / 1000)));
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    const group = request.routeOptions.config?.rateGroup;
+    const auth = request.auth;
+    let windows: Window[];
+    let subject: string;
+    if (auth) {
+      windows = [...keyWindows(auth.key), ...(group ? [GROUP_WINDOWS[group]] : [])];
+      subject = auth.subject;
+    } else if (group === 'public') {
+      windows = [GROUP_WINDOWS.public];
+      subject = `ip:${request.ip}`;
+    } else {
+      return;
+    }
+    const results = await Promise.all(
+      windows.map(async (w) => {
+        try {
+          return { w, res: await limiterFor(w).consume(subject), ok: true };
+        } catch (err) {
+          if (err instanceof RateLimiterRes) return { w, res: err, ok: false };
+          throw err;
+        }
+      }),
+    );
+    const refused = results.filter((r) => !r.ok);
+    if (refused.length > 0) {
+      const worst = refused.reduce((a, b) => (b.res.msBeforeNext > a.res.msBeforeNext ? b : a));
+      setHeaders(reply, worst.w.points, worst.res);
+      throw new HallmarkError('rate_limit_exceeded', {
+        extras: { retry_after: Math.max(1, Math.ceil(worst.res.msBeforeNext / 1000)) },
+      });
+    }
+    const tightest = results.reduce((a, b) => (b.res.remainingPoints < a.res.remainingPoints ? b : a));
+    setHeaders(reply, tightest.w.points, tightest.res);
+  });
+});

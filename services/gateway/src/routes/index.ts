@@ -1,0 +1,14 @@
+// Every route group of the gateway. Each file holds its routes' schemas, OpenAPI metadata
+// and thin handlers (validate → authorise → one gRPC call → shape).
+import type { FastifyInstance } from 'fastify';
+import enterpriseApiKeys from './enterprise/api-keys.js';
+import healthRoutes from './health.js';
+import apiKeys from './v1/api-keys.js';
+
+import type { RouteDeps } from './shared.js';
+
+export default async function routes(app: FastifyInstance, deps: RouteDeps) {
+  await app.register(healthRoutes, deps);
+  await app.register(apiKeys, deps);
+  await app.register(enterpriseApiKeys, deps);
+}

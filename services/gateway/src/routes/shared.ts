@@ -1,0 +1,30 @@
+// Small pieces every route file uses.
+import type { Principal } from '@hallmark/proto/common/v1/common';
+import type { FastifyRequest } from 'fastify';
+import type { Clients } from '../clients.js';
+import type { Config } from '../config.js';
+
+export interface RouteDeps {
+  clients: Clients;
+  config: Config;
+}
+
+/** The authenticated principal; routes run only after the auth plugin has set it. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.auth) throw new Error('route reached without authentication');
+  return request.auth.principal;
+}
+
+/** Proto strings are '' when unset; the API says null. */
+export const orNull = (s: string | undefined): string | null => (s ? s : null);
+
+export const errorResponses = {
+  '4xx': { $ref: 'ErrorEnvelope#' },
+};
+
+export const idParam = (name: string) => ({
+  type: 'object',
+  required: [name],
+  properties: { [name]: { type: 'string', minLength: 1, maxLength: 64 } },
+  additionalProperties: false,
+});
