@@ -1,0 +1,98 @@
+// Restate (the durable workflow engine) from the `@restatedev/restate-server` npm package.
+// Ingress moves to 9080 because the gateway owns 8080; everything binds to 127.0.0.1.
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { restateServerBinary } from './binaries.js';
+import { spawnProcess } from './process.js';
+import { sleep } from './wait.js';
+
+export interface RestateOptions {
+  dataDir: string;
+  ingressPort?: number;
+  adminPort?: number;
+  /** Node-to-node (fabric) port; unused by a single node but bound all the same. */
+  nodePort?: number;
+  logFile?: string;
+}
+
+export interface RestateHandle {
+  ingressUrl: string;
+  /** Admin API and operator UI (`<adminUrl>/ui`). */
+  adminUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startRestate(opts: RestateOptions): Promise<RestateHandle> {
+  const { ingressPort = 9080, adminPort = 9070, nodePort = 5122 } = opts;
+  const baseDir = resolve(opts.dataDir, 'restate');
+  mkdirSync(baseDir, { recursive: true });
+  const ingressUrl = `http://127.0.0.1:${ingressPort}`;
+  const adminUrl = `http://127.0.0.1:${adminPort}`;
+
+  const proc = await spawnProcess({
+    name: 'restate',
+    cmd: restateServerBinary(),
+    args: ['--base-dir', baseDir, '--no-logo'],
+    cwd: baseDir,
+    env: {
+      RESTATE_INGRESS__BIND_ADDRESS: `127.0.0.1:${ingressPort}`,
+      RESTATE_ADMIN__BIND_ADDRESS: `127.0.0.1:${adminPort}`,
+      RESTATE_BIND_ADDRESS: `127.0.0.1:${nodePort}`,
+      RESTATE_ADVERTISED_ADDRESS: `http://127.0.0.1:${nodePort}/`,
+      // The stored cluster metadata is keyed by node name, which defaults to the hostname;
+      // a fixed name keeps the data dir valid when the machine or container is renamed.
+      RESTATE_NODE_NAME: 'hallmark-dev',
+      // TCP only: the unix sockets it would create under base-dir break on long paths.
+      RESTATE_LISTEN_MODE: 'tcp',
+      RESTATE_DISABLE_TELEMETRY: 'true',
+      // One line per event, no colours: the output is prefixed or goes to a file.
+      RESTATE_LOG_FORMAT: 'compact',
+      RESTATE_LOG_DISABLE_ANSI_CODES: 'true',
+      // Its INFO level prints dozens of lines per start and stop; keep warnings unless asked.
+      RESTATE_LOG_FILTER: process.env.RESTATE_LOG_FILTER ?? 'warn',
+    },
+    readyCheck: async () =>
+      (await fetch(`${adminUrl}/health`, { signal: AbortSignal.timeout(2000) })).status === 200,
+    readyTimeoutMs: 60_000,
+    pidFile: join(opts.dataDir, 'restate.pid'),
+    ports: [ingressPort, adminPort, nodePort],
+    ...(opts.logFile ? { logFile: opts.logFile } : {}),
+  });
+  return { ingressUrl, adminUrl, stop: () => proc.stop() };
+}
+
+/**
+ * Registers (or re-registers, `force: true`) a service deployment, e.g. a service's Restate
+ * endpoint `http://127.0.0.1:9180`. Retries only while the admin API is unreachable or answers
+ * 503 (still starting); any other refusal (e.g. the endpoint does not answer) is thrown at once.
+ */
+export async function registerDeployment(
+  adminUrl: string,
+  uri: string,
+  opts: { timeoutMs?: number } = {},
+): Promise<unknown> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+  for (;;) {
+    let status = 0;
+    let body = '';
+    try {
+      const res = await fetch(`${adminUrl}/deployments`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ uri, force: true }),
+        // Restate calls the endpoint for discovery before answering; that is bounded too.
+        signal: AbortSignal.timeout(Math.max(1000, deadline - Date.now())),
+      });
+      status = res.status;
+      body = await res.text();
+      if (res.ok) return body ? (JSON.parse(body) as unknown) : {};
+    } catch (err) {
+      body = (err as Error).message;
+    }
+    const retryable = status === 0 || status === 503;
+    if (!retryable || Date.now() >= deadline) {
+      throw new Error(`Restate refused deployment ${uri} (${status || 'no response'}): ${body}`);
+    }
+    await sleep(250);
+  }
+}

@@ -1,0 +1,166 @@
+// The whole system as local processes: infrastructure (PostgreSQL, NATS, and optionally
+// Restate, anvil and an SMTP sink), then every service and the gateway, each its own
+// process with its own port. `pnpm start` runs it in the foreground; e2e tests start it
+// with their own data dir, database prefix and NATS so they never touch a dev stack.
+import { createHealthProbe, SERVICE_ADDR_ENV, SERVICE_NAMES, type ServiceName } from '@hallmark/kit';
+import path from 'node:path';
+import { startAnvil, type AnvilHandle } from './anvil.js';
+import { ensureNats, type NatsHandle } from './nats.js';
+import { ensurePostgres, type PostgresHandle } from './postgres.js';
+import { spawnProcess, type ProcessHandle } from './process.js';
+import { startRestate, type RestateHandle } from './restate.js';
+import { loadOrCreateSecrets, type StackSecrets } from './secrets.js';
+import { startSmtpSink, type SmtpSinkHandle } from './smtp.js';
+import { freePort } from './wait.js';
+
+export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
+
+export interface StackOptions {
+  dataDir: string;
+  /** Gateway port (0: a free one). */
+  gatewayPort?: number;
+  /** Fixed service ports 50051… (dev) or free ones (tests). */
+  fixedPorts?: boolean;
+  databaseUrl?: string;
+  natsUrl?: string;
+  forceSpawnNats?: boolean;
+  databasePrefix?: string;
+  restate?: boolean;
+  anvil?: boolean;
+  smtp?: boolean;
+  /** Extra env for every process. */
+  env?: Record<string, string>;
+  logLevel?: string;
+  /** Write each process's output to `<dataDir>/logs/<name>.log` instead of the console. */
+  logToFiles?: boolean;
+}
+
+export interface Stack {
+  gatewayUrl: string;
+  env: Record<string, string>;
+  secrets: StackSecrets;
+  postgres: PostgresHandle;
+  nats: NatsHandle;
+  restate?: RestateHandle;
+  anvil?: AnvilHandle;
+  smtp?: SmtpSinkHandle;
+  processes: Map<string, ProcessHandle>;
+  /** Starts (or restarts) one service process with the stack's env. */
+  startService(name: ServiceName | 'gateway'): Promise<ProcessHandle>;
+  stop(): Promise<void>;
+}
+
+const DEFAULT_PORTS: Record<ServiceName, number> = {
+  keys: 50051,
+  vouchers: 50052,
+  certificates: 50053,
+  bulk: 50054,
+  notify: 50055,
+  platform: 50056,
+};
+
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  const logFile = (name: string) =>
+    opts.logToFiles ? path.join(opts.dataDir, 'logs', `${name}.log`) : undefined;
+  const postgres = await ensurePostgres({
+    dataDir: opts.dataDir,
+    url: opts.databaseUrl,
+    logFile: logFile('postgres'),
+  });
+  const nats = await ensureNats({
+    dataDir: opts.dataDir,
+    url: opts.forceSpawnNats ? undefined : opts.natsUrl,
+    forceSpawn: opts.forceSpawnNats,
+    logFile: logFile('nats'),
+  });
+  const restate = opts.restate
+    ? await startRestate({ dataDir: opts.dataDir, logFile: logFile('restate') })
+    : undefined;
+  const anvil = opts.anvil
+    ? await startAnvil({ dataDir: opts.dataDir, logFile: logFile('anvil') })
+    : undefined;
+  const smtp = opts.smtp ? await startSmtpSink({ port: opts.fixedPorts ? 2525 : 0 }) : undefined;
+  const secrets = loadOrCreateSecrets(opts.dataDir);
+
+  const gatewayPort = opts.gatewayPort ?? (await freePort());
+  const env: Record<string, string> = {
+    DATABASE_URL: postgres.url,
+    NATS_URL: nats.url,
+    HALLMARK_DATABASE_PREFIX: opts.databasePrefix ?? 'hallmark',
+    HALLMARK_DATA_DIR: opts.dataDir,
+    HALLMARK_PORT: String(gatewayPort),
+    HALLMARK_PUBLIC_URL: process.env.HALLMARK_PUBLIC_URL ?? `http://127.0.0.1:${gatewayPort}`,
+    HALLMARK_JWT_SECRET: secrets.jwtSecret,
+    HALLMARK_ENCRYPTION_KEYS: secrets.encryptionKeys,
+    LOG_LEVEL: opts.logLevel ?? 'info',
+    ...(restate
+      ? { HALLMARK_RESTATE_INGRESS_URL: restate.ingressUrl, HALLMARK_RESTATE_ADMIN_URL: restate.adminUrl }
+      : {}),
+    ...(anvil ? { HALLMARK_CHAIN_RPC_URL: anvil.rpcUrl, HALLMARK_CHAIN_ID: String(anvil.chainId) } : {}),
+    ...(smtp ? { SMTP_URL: smtp.url } : {}),
+    ...opts.env,
+  };
+  for (const name of SERVICE_NAMES) {
+    const port = opts.fixedPorts ? DEFAULT_PORTS[name] : await freePort();
+    env[SERVICE_ADDR_ENV[name]] = `127.0.0.1:${port}`;
+  }
+
+  const processes = new Map<string, ProcessHandle>();
+  const startService = async (name: ServiceName | 'gateway'): Promise<ProcessHandle> => {
+    const entry = path.join(REPO_ROOT, 'services', name, 'src', 'main.ts');
+    const readyCheck =
+      name === 'gateway'
+        ? async () => (await fetch(`http://127.0.0.1:${gatewayPort}/healthz`).catch(() => null))?.ok
+        : async () => {
+            const probe = createHealthProbe(env[SERVICE_ADDR_ENV[name]]!);
+            try {
+              return (await probe.check(500)) === 'SERVING';
+            } finally {
+              probe.close();
+            }
+          };
+    const handle = await spawnProcess({
+      name,
+      cmd: process.execPath,
+      args: ['--import', 'tsx', entry],
+      cwd: REPO_ROOT,
+      env,
+      readyCheck,
+      readyTimeoutMs: 60_000,
+      logFile: logFile(name),
+    });
+    processes.set(name, handle);
+    return handle;
+  };
+
+  const stop = async () => {
+    for (const name of ['gateway', ...SERVICE_NAMES]) await processes.get(name)?.stop();
+    await smtp?.stop();
+    await anvil?.stop();
+    await restate?.stop();
+    await nats.stop();
+    await postgres.stop();
+  };
+
+  try {
+    // Services are independent at start (each owns its database), so start them together.
+    await Promise.all(SERVICE_NAMES.map((name) => startService(name)));
+    await startService('gateway');
+  } catch (err) {
+    await stop().catch(() => undefined);
+    throw err;
+  }
+  return {
+    gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+    env,
+    secrets,
+    postgres,
+    nats,
+    restate,
+    anvil,
+    smtp,
+    processes,
+    startService,
+    stop,
+  };
+}
