@@ -22,6 +22,7 @@ export const EVENT_SCHEMAS = {
   'voucher.redeemed': z.object({ object: z.record(z.string(), z.unknown()), order_id: z.string() }),
   'transaction.created': z.object({ object: z.record(z.string(), z.unknown()) }),
   'transaction.completed': z.object({ object: z.record(z.string(), z.unknown()) }),
+  'transaction.updated': z.object({ object: z.record(z.string(), z.unknown()) }),
   'transaction.failed': z.object({ object: z.record(z.string(), z.unknown()) }),
   // Used by the kit's own tests and health probes.
   'kit.probe.sent': z.object({ n: z.number() }),

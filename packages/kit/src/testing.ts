@@ -13,6 +13,19 @@ export function uniqueDatabaseName(prefix: string): string {
   return `${prefix}_t_${randomBase62(10).toLowerCase()}`;
 }
 
+/**
+ * Ends a test pool and drops its database. `pool.end()` resolves before the server side
+ * of each connection has gone, so a FORCE drop can kill one mid-close: swallow that.
+ */
+export async function closeTestDatabase(
+  pool: { end(): Promise<void>; on(e: 'error', f: () => void): unknown },
+  name: string,
+) {
+  pool.on('error', () => undefined);
+  await pool.end();
+  await dropDatabase(name);
+}
+
 export async function dropDatabase(name: string): Promise<void> {
   const admin = new pg.Client({ connectionString: serviceDatabaseUrl(TEST_DATABASE_SERVER, 'postgres') });
   await admin.connect();

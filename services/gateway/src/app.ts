@@ -15,6 +15,7 @@ import errors from './plugins/errors.js';
 import openapi from './plugins/openapi.js';
 import rateLimit from './plugins/rate-limit.js';
 import requestContext from './plugins/request-context.js';
+import routeCatalog from './plugins/route-catalog.js';
 import routes from './routes/index.js';
 
 export interface AppDeps {
@@ -45,6 +46,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(requestContext);
   await app.register(errors);
   await app.register(helmet, { global: true, contentSecurityPolicy: false });
+  await app.register(routeCatalog);
   await app.register(openapi);
   await app.register(auth, {
     keys: deps.clients.keys,

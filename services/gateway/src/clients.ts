@@ -7,10 +7,12 @@ import {
   type ServiceName,
 } from '@hallmark/kit';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
+import { VouchersServiceClient } from '@hallmark/proto/vouchers/v1/vouchers';
 import type { Config } from './config.js';
 
 export interface Clients {
   keys: AsyncClient<KeysServiceClient>;
+  vouchers: AsyncClient<VouchersServiceClient>;
   health: Record<ServiceName, HealthProbe>;
   close(): void;
 }
@@ -18,6 +20,7 @@ export interface Clients {
 export function createClients(config: Config): Clients {
   const opts = { deadlineMs: config.HALLMARK_GRPC_DEADLINE_MS };
   const keys = createGrpcClient(KeysServiceClient, config.HALLMARK_KEYS_ADDR, opts);
+  const vouchers = createGrpcClient(VouchersServiceClient, config.HALLMARK_VOUCHERS_ADDR, opts);
   const health: Record<ServiceName, HealthProbe> = {
     keys: createHealthProbe(config.HALLMARK_KEYS_ADDR),
     vouchers: createHealthProbe(config.HALLMARK_VOUCHERS_ADDR),
@@ -28,9 +31,11 @@ export function createClients(config: Config): Clients {
   };
   return {
     keys: keys.api,
+    vouchers: vouchers.api,
     health,
     close() {
       keys.close();
+      vouchers.close();
       for (const probe of Object.values(health)) probe.close();
     },
   };

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually } from '@hallmark/kit/testing';
 import { startTestStack, type TestStack } from '../src/index.js';
 
 let stack: TestStack;
@@ -31,7 +32,10 @@ describe('the dev stack', () => {
     expect(res.status).toBe(503);
     expect(res.body.services.platform).toBe('UNREACHABLE');
     await stack.startService('platform');
-    expect((await stack.call('GET', '/readyz')).status).toBe(200);
+    // The gateway's channel reconnects with back-off, so readiness returns within seconds.
+    await eventually(async () => expect((await stack.call('GET', '/readyz')).status).toBe(200), {
+      timeoutMs: 15_000,
+    });
   }, 60_000);
 });
 
@@ -85,7 +89,7 @@ describe('gateway errors through the real gateway', () => {
     const token = await stack.token();
     const res = await stack.call('POST', '/api/v1/api-keys', {
       auth: token,
-      body: { name: 'k', type: 'test', colour: 'red' },
+      body: { name: 'k', type: 'test', permissions: ['admin.*'], colour: 'red' },
     });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'parameter_unknown', param: 'colour' });

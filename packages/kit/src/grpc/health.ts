@@ -9,7 +9,7 @@ let HealthCtor:
 
 function healthCtor() {
   if (!HealthCtor) {
-    const def = protoLoader.loadSync(protoPath, { keepCase: true });
+    const def = protoLoader.loadSync(protoPath, { keepCase: true, enums: String });
     const pkg = loadPackageDefinition(def) as any;
     HealthCtor = pkg.grpc.health.v1.Health;
   }

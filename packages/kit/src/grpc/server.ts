@@ -25,11 +25,12 @@ export interface CallInfo {
 
 /** Turns a ts-proto `XServer` interface into async handlers `(req, call) => Promise<res>`. */
 export type AsyncHandlers<S> = {
-  [K in keyof S as S[K] extends (...a: any[]) => any ? K : never]: S[K] extends (
-    call: { request: infer Req },
-    callback: (err: any, res?: infer Res) => void,
-  ) => void
-    ? (req: Req, call: CallInfo) => Promise<NonNullable<Res>>
+  [K in keyof S as string extends K ? never : K]: S[K] extends (call: infer C, cb: infer CB) => void
+    ? C extends { request: infer Req }
+      ? CB extends (err: any, value?: infer Res, ...rest: any[]) => void
+        ? (req: Req, call: CallInfo) => Promise<NonNullable<Res>>
+        : never
+      : never
     : never;
 };
 

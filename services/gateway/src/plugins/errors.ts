@@ -45,7 +45,9 @@ export function fromValidation(errors: AjvError[], context: string): HallmarkErr
       message: `Invalid ${field}: ${e.message ?? 'invalid value'}.`,
     };
   });
-  const first = list[0]!;
+  // A misspelt field usually explains the rest (it is also "missing"), so name it first.
+  const rank = { parameter_unknown: 0, parameter_missing: 1, parameter_invalid: 2 };
+  const first = [...list].sort((a, b) => rank[a.kind] - rank[b.kind])[0]!;
   return new HallmarkError(first.kind, {
     param: first.field,
     message: first.message,
@@ -68,10 +70,23 @@ function toHallmarkError(
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new HallmarkError('malformed_json', { message: 'The body does not match its Content-Length.' });
   }
-  if (err instanceof SyntaxError || err.code === 'FST_ERR_CTP_INVALID_JSON') {
+  if (err instanceof SyntaxError || err.code?.startsWith('FST_ERR_CTP_INVALID_JSON')) {
     return new HallmarkError('malformed_json');
   }
-  if (err.statusCode === 404) return new HallmarkError('resource_not_found');
+  // Any other client error Fastify raises keeps its class, never becomes a 5xx.
+  switch (err.statusCode) {
+    case 404:
+      return new HallmarkError('resource_not_found');
+    case 405:
+      return new HallmarkError('method_not_allowed');
+    case 413:
+      return new HallmarkError('payload_too_large');
+    case 415:
+      return new HallmarkError('invalid_content_type');
+  }
+  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+    return new HallmarkError('parameter_invalid', { message: 'The request is invalid.' });
+  }
   return new HallmarkError('internal_error', { cause: err });
 }
 

@@ -4,11 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import enterpriseApiKeys from './enterprise/api-keys.js';
 import healthRoutes from './health.js';
 import apiKeys from './v1/api-keys.js';
+import vouchers from './v1/vouchers.js';
 
 import type { RouteDeps } from './shared.js';
 
 export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(healthRoutes, deps);
   await app.register(apiKeys, deps);
+  await app.register(vouchers, deps);
   await app.register(enterpriseApiKeys, deps);
 }

@@ -99,6 +99,8 @@ export interface CreateKeyRequest {
   allowed_ips: string[];
   requests_per_hour: number;
   burst_limit: number;
+  /** For the key.created audit entry. */
+  ip_address: string;
 }
 
 export interface CreateKeyResponse {
@@ -1233,6 +1235,7 @@ function createBaseCreateKeyRequest(): CreateKeyRequest {
     allowed_ips: [],
     requests_per_hour: 0,
     burst_limit: 0,
+    ip_address: "",
   };
 }
 
@@ -1264,6 +1267,9 @@ export const CreateKeyRequest: MessageFns<CreateKeyRequest> = {
     }
     if (message.burst_limit !== 0) {
       writer.uint32(72).int32(message.burst_limit);
+    }
+    if (message.ip_address !== "") {
+      writer.uint32(82).string(message.ip_address);
     }
     return writer;
   },
@@ -1353,6 +1359,14 @@ export const CreateKeyRequest: MessageFns<CreateKeyRequest> = {
             message.burst_limit = reader.int32();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.ip_address = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1398,6 +1412,11 @@ export const CreateKeyRequest: MessageFns<CreateKeyRequest> = {
         : isSet(object.burst_limit)
         ? globalThis.Number(object.burst_limit)
         : 0,
+      ip_address: isSet(object.ipAddress)
+        ? globalThis.String(object.ipAddress)
+        : isSet(object.ip_address)
+        ? globalThis.String(object.ip_address)
+        : "",
     };
   },
 
@@ -1429,6 +1448,9 @@ export const CreateKeyRequest: MessageFns<CreateKeyRequest> = {
     }
     if (message.burst_limit !== 0) {
       obj.burstLimit = Math.round(message.burst_limit);
+    }
+    if (message.ip_address !== "") {
+      obj.ipAddress = message.ip_address;
     }
     return obj;
   },

@@ -48,6 +48,7 @@ export default async function enterpriseApiKeys(app: FastifyInstance, { clients 
         allowed_ips: [],
         requests_per_hour: b.rateLimit?.requestsPerHour ?? 0,
         burst_limit: b.rateLimit?.burstLimit ?? 0,
+        ip_address: request.ip,
       });
       const k = res.key!;
       return reply.status(201).send({

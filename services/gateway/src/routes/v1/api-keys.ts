@@ -50,7 +50,7 @@ export default async function apiKeys(app: FastifyInstance, { clients }: RouteDe
         summary: 'Create an API key (the secret is returned once)',
         body: {
           type: 'object',
-          required: ['name', 'type'],
+          required: ['name', 'type', 'permissions'],
           additionalProperties: false,
           properties: {
             name: { type: 'string' },
@@ -75,6 +75,7 @@ export default async function apiKeys(app: FastifyInstance, { clients }: RouteDe
         allowed_ips: b.allowedIps ?? [],
         requests_per_hour: 0,
         burst_limit: 0,
+        ip_address: request.ip,
       });
       return reply.status(201).send({ ...presentKey(res.key!), key: res.secret });
     },

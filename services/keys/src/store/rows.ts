@@ -1,0 +1,119 @@
+// Row shapes of the keys database and the queries several store modules share.
+import { HallmarkError, notFound, isId, type Queryable } from '@hallmark/kit';
+import { isIP } from 'node:net';
+import {
+  accessLevelOn,
+  requireAccess,
+  type AccessLevel,
+  type Caller,
+  type KeyAction,
+} from '../domain/access.js';
+import type { AuditAction } from '../domain/audit.js';
+import type { ApiKeyRecord, KeyType } from '../domain/keys.js';
+
+export const KEY_COLUMNS = `k.id, k.enterprise_id, k.name, k.type, k.livemode, k.permissions, k.rate_limit_per_minute,
+  k.requests_per_hour, k.burst_limit, k.allowed_ips, k.key_prefix, k.expires_at, k.created_at, k.created_by,
+  k.last_used_at, k.revoked_at`;
+
+export interface KeyRow {
+  id: string;
+  enterprise_id: string;
+  name: string;
+  type: KeyType;
+  livemode: boolean;
+  permissions: string[];
+  rate_limit_per_minute: number;
+  requests_per_hour: number;
+  burst_limit: number;
+  allowed_ips: string[];
+  key_prefix: string;
+  expires_at: Date | null;
+  created_at: Date;
+  created_by: string;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export function toKeyRecord(row: KeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    enterpriseId: row.enterprise_id,
+    name: row.name,
+    type: row.type,
+    livemode: row.livemode,
+    permissions: row.permissions,
+    limits: { perMinute: row.rate_limit_per_minute, perHour: row.requests_per_hour, burst: row.burst_limit },
+    allowedIps: row.allowed_ips,
+    keyPrefix: row.key_prefix,
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+    createdBy: row.created_by,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+/** A key as one caller sees it. */
+export interface KeyView {
+  key: ApiKeyRecord;
+  accessLevel: AccessLevel;
+}
+
+/**
+ * Loads a key for `caller` and checks they may do `action` on it. A key the caller may
+ * not see (other enterprise, live key for a test-mode caller, member without a share)
+ * is reported as not found, exactly like a key that does not exist.
+ */
+export async function keyFor(
+  q: Queryable,
+  caller: Caller,
+  keyId: string,
+  action: KeyAction,
+  opts: { lock?: boolean } = {},
+): Promise<KeyView> {
+  if (!isId('apiKey', keyId)) throw notFound('api_key', keyId.slice(0, 64));
+  const { rows } = await q.query<KeyRow & { share_level: AccessLevel | null }>(
+    `SELECT ${KEY_COLUMNS}, s.level AS share_level
+       FROM api_keys k LEFT JOIN key_shares s ON s.key_id = k.id AND s.user_id = $2
+      WHERE k.id = $1 AND k.enterprise_id = $3${opts.lock ? ' FOR UPDATE OF k' : ''}`,
+    [keyId, caller.actorId, caller.enterpriseId],
+  );
+  const row = rows[0];
+  const key = row ? toKeyRecord(row) : null;
+  const level = key && row ? accessLevelOn(caller, key, row.share_level) : null;
+  if (!key || !level) throw notFound('api_key', keyId);
+  requireAccess(level, action);
+  return { key, accessLevel: level };
+}
+
+export const revokedError = (keyId: string) =>
+  new HallmarkError('resource_deleted', {
+    message: 'The API key has been revoked; revoked keys cannot be changed or restored.',
+    extras: { resource: 'api_key', resource_id: keyId },
+  });
+
+export async function insertAudit(
+  q: Queryable,
+  key: Pick<ApiKeyRecord, 'id' | 'enterpriseId'>,
+  entry: { action: AuditAction; at: Date; userId?: string | null; ipAddress?: string | null },
+): Promise<void> {
+  await q.query(
+    `INSERT INTO audit_logs (key_id, enterprise_id, action, user_id, ip_address, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [
+      key.id,
+      key.enterpriseId,
+      entry.action,
+      entry.userId ?? null,
+      entry.ipAddress && isIP(entry.ipAddress) ? entry.ipAddress : null,
+      entry.at,
+    ],
+  );
+}
+
+export async function ensureEnterprise(q: Queryable, enterpriseId: string, now: Date): Promise<void> {
+  await q.query('INSERT INTO enterprises (id, created_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [
+    enterpriseId,
+    now,
+  ]);
+}

@@ -1,0 +1,121 @@
+// Enterprises and users: provisioning on first use of a session token, and the caller
+// behind a Principal.
+import { HallmarkError, newId, recordEvent, transaction, type Pool, type Queryable } from '@hallmark/kit';
+import { checkKeyManager, type Caller, type PrincipalInput, type Role } from '../domain/access.js';
+import { mergeSession, type SessionClaims } from '../domain/session.js';
+import { ensureEnterprise } from './rows.js';
+
+export interface SessionUser {
+  userId: string;
+  enterpriseId: string;
+  role: Role;
+}
+
+interface UserRow {
+  id: string;
+  email: string | null;
+  role: Role;
+}
+
+const USER_BY_SUBJECT = 'SELECT id, email, role FROM users WHERE enterprise_id = $1 AND subject = $2';
+
+/**
+ * Idempotent under concurrency: the unique (enterprise_id, subject) index decides which
+ * of several first requests creates the user; the others wait for it and see the row.
+ * Exactly one `user.created` is recorded; `user.updated` only when email or role changed.
+ */
+export async function resolveSession(pool: Pool, claims: SessionClaims, now: Date): Promise<SessionUser> {
+  // Fast path without a write: a known user whose token says nothing new.
+  const known = (await pool.query<UserRow>(USER_BY_SUBJECT, [claims.enterpriseId, claims.subject])).rows[0];
+  if (known && !mergeSession(known, claims).changed)
+    return { userId: known.id, enterpriseId: claims.enterpriseId, role: known.role };
+
+  return transaction(pool, async (tx) => {
+    await ensureEnterprise(tx, claims.enterpriseId, now);
+    const inserted = await tx.query<{ id: string }>(
+      `INSERT INTO users (id, enterprise_id, subject, email, role, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6)
+       ON CONFLICT (enterprise_id, subject) DO NOTHING RETURNING id`,
+      [newId('user'), claims.enterpriseId, claims.subject, claims.email, claims.role, now],
+    );
+    const event = { enterpriseId: claims.enterpriseId, livemode: true };
+    if (inserted.rows[0]) {
+      const id = inserted.rows[0].id;
+      await recordEvent(tx, 'keys', {
+        ...event,
+        type: 'user.created',
+        data: { id, email: claims.email, role: claims.role, enterprise_id: claims.enterpriseId },
+      });
+      return { userId: id, enterpriseId: claims.enterpriseId, role: claims.role };
+    }
+    const stored = (
+      await tx.query<UserRow>(`${USER_BY_SUBJECT} FOR UPDATE`, [claims.enterpriseId, claims.subject])
+    ).rows[0]!;
+    const next = mergeSession(stored, claims);
+    if (next.changed) {
+      await tx.query('UPDATE users SET email = $2, role = $3, updated_at = $4 WHERE id = $1', [
+        stored.id,
+        next.email,
+        next.role,
+        now,
+      ]);
+      await recordEvent(tx, 'keys', {
+        ...event,
+        type: 'user.updated',
+        data: { id: stored.id, email: next.email, role: next.role, enterprise_id: claims.enterpriseId },
+      });
+    }
+    return { userId: stored.id, enterpriseId: claims.enterpriseId, role: next.role };
+  });
+}
+
+/**
+ * The caller behind a Principal. Users act with their stored role; an API key holding
+ * `admin.*` acts as an enterprise admin.
+ */
+export async function loadCaller(q: Queryable, principal: PrincipalInput | undefined): Promise<Caller> {
+  const p = checkKeyManager(principal);
+  if (p.actorType === 'api_key') {
+    return {
+      enterpriseId: p.enterpriseId,
+      livemode: p.livemode,
+      actorId: p.actorId,
+      actorType: 'api_key',
+      role: 'admin',
+    };
+  }
+  const { rows } = await q.query<{ role: Role }>(
+    'SELECT role FROM users WHERE id = $1 AND enterprise_id = $2',
+    [p.actorId, p.enterpriseId],
+  );
+  if (!rows[0])
+    throw new HallmarkError('insufficient_permissions', {
+      message: 'The session user is not known in this enterprise.',
+    });
+  return {
+    enterpriseId: p.enterpriseId,
+    livemode: p.livemode,
+    actorId: p.actorId,
+    actorType: 'user',
+    role: rows[0].role,
+  };
+}
+
+/** Resolves share targets given as user ids or token subjects; every one must be a user here. */
+export async function usersOfEnterprise(
+  q: Queryable,
+  enterpriseId: string,
+  refs: readonly string[],
+): Promise<string[] | null> {
+  const { rows } = await q.query<{ id: string; subject: string }>(
+    'SELECT id, subject FROM users WHERE enterprise_id = $1 AND (id = ANY($2) OR subject = ANY($2))',
+    [enterpriseId, refs],
+  );
+  const ids: string[] = [];
+  for (const ref of refs) {
+    const match = rows.find((r) => r.id === ref) ?? rows.find((r) => r.subject === ref);
+    if (!match) return null;
+    if (!ids.includes(match.id)) ids.push(match.id);
+  }
+  return ids;
+}

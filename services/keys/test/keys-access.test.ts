@@ -1,0 +1,181 @@
+// Who sees and does what: enterprises, test mode, roles, shares (real PostgreSQL).
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Principal } from '@hallmark/proto/common/v1/common';
+import { hashSecret } from '../src/domain/secret.js';
+import {
+  CALL,
+  createRequest,
+  keyPrincipal,
+  newEnterprise,
+  openHarness,
+  refusal,
+  signIn,
+  type Harness,
+  type Session,
+} from './harness.js';
+
+let h: Harness;
+let ent: string;
+let owner: Session; // enterprise owner role
+let creator: Session; // member who creates the key
+let viewer: Session; // member with a read share
+let rotator: Session; // member with a rotate share
+let outsider: Session; // member without a share
+let keyId: string;
+
+beforeAll(async () => {
+  h = await openHarness('keys_access');
+  ent = newEnterprise();
+  owner = await signIn(h, { ent, sub: 'owner', role: 'owner' });
+  creator = await signIn(h, { ent, sub: 'creator', role: 'member' });
+  viewer = await signIn(h, { ent, sub: 'viewer', role: 'member' });
+  rotator = await signIn(h, { ent, sub: 'rotator', role: 'member' });
+  outsider = await signIn(h, { ent, sub: 'outsider', role: 'member' });
+  keyId = (await h.rpc.createKey(createRequest(creator.principal, { name: 'shared key' }), CALL)).key!.id;
+});
+afterAll(() => h.close());
+
+const get = (p: Principal, id = keyId) => h.rpc.getKey({ principal: p, key_id: id }, CALL);
+const rotate = (p: Principal, id = keyId) =>
+  h.rpc.rotateKey({ principal: p, key_id: id, ip_address: '' }, CALL);
+const revoke = (p: Principal, id = keyId) =>
+  h.rpc.revokeKey({ principal: p, key_id: id, ip_address: '' }, CALL);
+const share = (p: Principal, userIds: string[], permissions: string[], id = keyId) =>
+  h.rpc.shareKey({ principal: p, key_id: id, user_ids: userIds, permissions, ip_address: '10.1.1.1' }, CALL);
+const rename = (p: Principal, name: string, id = keyId) =>
+  h.rpc.updateKey(
+    {
+      principal: p,
+      key_id: id,
+      name,
+      permissions: [],
+      set_permissions: false,
+      allowed_ips: [],
+      set_allowed_ips: false,
+      ip_address: '',
+    },
+    CALL,
+  );
+
+describe('enterprise isolation', () => {
+  it('another enterprise gets not-found for my key, on every RPC', async () => {
+    const stranger = await signIn(h, { ent: newEnterprise(), sub: 'stranger', role: 'owner' });
+    const p = stranger.principal;
+    const attempts = [
+      () => get(p),
+      () => rename(p, 'mine now'),
+      () => rotate(p),
+      () => revoke(p),
+      () => share(p, [stranger.userId], ['read']),
+      () => h.rpc.getUsage({ principal: p, key_id: keyId, period: '7d' }, CALL),
+      () => h.rpc.listAuditLogs({ principal: p, key_id: keyId, limit: 0 }, CALL),
+    ];
+    for (const attempt of attempts) {
+      const err = await refusal(attempt());
+      expect([err.code, err.extras.resource, err.extras.resource_id]).toEqual([
+        'resource_not_found',
+        'api_key',
+        keyId,
+      ]);
+    }
+    expect((await h.rpc.listKeys({ principal: p }, CALL)).keys).toEqual([]);
+    expect((await refusal(get(owner.principal, 'apikey_nope'))).code).toBe('resource_not_found');
+  });
+
+  it('a principal of another enterprise cannot pass as one of its users', async () => {
+    const forged = { ...owner.principal, enterprise_id: newEnterprise() };
+    expect((await refusal(h.rpc.listKeys({ principal: forged }, CALL))).code).toBe(
+      'insufficient_permissions',
+    );
+  });
+});
+
+describe('test mode and API-key callers', () => {
+  it('a test-mode key sees only test keys and may create only test keys', async () => {
+    const testKey = await h.rpc.createKey(
+      createRequest(owner.principal, { type: 'test', permissions: ['admin.*'] }),
+      CALL,
+    );
+    const testPrincipal = keyPrincipal(ent, testKey.key!.id, ['admin.*'], false);
+    const listed = await h.rpc.listKeys({ principal: testPrincipal }, CALL);
+    expect(listed.keys.length).toBeGreaterThan(0);
+    expect(listed.keys.every((k) => !k.livemode)).toBe(true);
+    expect((await refusal(get(testPrincipal))).code).toBe('resource_not_found');
+    expect((await refusal(h.rpc.createKey(createRequest(testPrincipal), CALL))).code).toBe(
+      'insufficient_permissions',
+    );
+    const made = await h.rpc.createKey(createRequest(testPrincipal, { type: 'test' }), CALL);
+    expect(made.key).toMatchObject({ livemode: false, created_by: testKey.key!.id, access_level: 'owner' });
+  });
+
+  it('an API key with admin.* acts as an enterprise admin; without it, it manages nothing', async () => {
+    const admin = keyPrincipal(ent, 'apikey_AAAAAAAAAAAAAAAAAAAAAAAA', ['admin.*']);
+    expect((await get(admin)).access_level).toBe('owner');
+    const narrow = keyPrincipal(ent, 'apikey_AAAAAAAAAAAAAAAAAAAAAAAA', ['transactions.*']);
+    const err = await refusal(get(narrow));
+    expect([err.code, err.extras.required_permission]).toEqual(['insufficient_permissions', 'admin.*']);
+  });
+});
+
+describe('sharing levels', () => {
+  it('a member sees only the keys they created or that were shared with them', async () => {
+    expect((await refusal(get(outsider.principal))).code).toBe('resource_not_found');
+    expect((await h.rpc.listKeys({ principal: outsider.principal }, CALL)).keys).toEqual([]);
+    expect((await get(creator.principal)).access_level).toBe('owner');
+    expect((await get(owner.principal)).access_level).toBe('owner');
+  });
+
+  it('share targets must be users of this enterprise; a token subject names a user too', async () => {
+    const elsewhere = await signIn(h, { ent: newEnterprise(), sub: 'elsewhere' });
+    for (const ids of [[elsewhere.userId], [viewer.userId, 'user_ghost']]) {
+      const err = await refusal(share(creator.principal, ids, ['read']));
+      expect([err.code, err.param]).toEqual(['parameter_invalid', 'userIds']);
+    }
+    const empty = await refusal(share(creator.principal, [], ['read']));
+    expect([empty.code, empty.param]).toEqual(['parameter_missing', 'userIds']);
+    const res = await share(creator.principal, ['viewer'], ['read']);
+    expect(res.shares).toEqual([
+      { user_id: viewer.userId, level: 'viewer', permissions: ['read'], created_at: expect.any(String) },
+    ]);
+    const again = await share(creator.principal, [rotator.userId], ['read', 'rotate']);
+    expect(Object.fromEntries(again.shares.map((s) => [s.user_id, s.level]))).toEqual({
+      [viewer.userId]: 'viewer',
+      [rotator.userId]: 'admin',
+    });
+  });
+
+  it('a viewer sees details but may not rotate, update, share or delete', async () => {
+    const seen = await get(viewer.principal);
+    expect(seen.access_level).toBe('viewer');
+    expect((await h.rpc.listKeys({ principal: viewer.principal }, CALL)).keys.map((k) => k.id)).toEqual([
+      keyId,
+    ]);
+    await h.rpc.getUsage({ principal: viewer.principal, key_id: keyId, period: '24h' }, CALL);
+    const attempts = [
+      () => rotate(viewer.principal),
+      () => rename(viewer.principal, 'x'),
+      () => share(viewer.principal, [outsider.userId], ['read']),
+      () => revoke(viewer.principal),
+    ];
+    for (const attempt of attempts) expect((await refusal(attempt())).code).toBe('insufficient_permissions');
+  });
+
+  it('a rotate share (Admin) rotates and manages permissions but may not share or delete', async () => {
+    expect((await get(rotator.principal)).access_level).toBe('admin');
+    const rotated = await rotate(rotator.principal);
+    expect(rotated.key!.access_level).toBe('admin');
+    await h.rpc.verifyKey({ secret_hash: hashSecret(rotated.secret), ip_address: '' }, CALL);
+    expect((await rename(rotator.principal, 'renamed by admin')).name).toBe('renamed by admin');
+    for (const attempt of [
+      () => share(rotator.principal, [outsider.userId], ['read']),
+      () => revoke(rotator.principal),
+    ])
+      expect((await refusal(attempt())).code).toBe('insufficient_permissions');
+  });
+
+  it('only the creator or an enterprise owner/admin deletes; the enterprise owner may delete a member key', async () => {
+    const other = (await h.rpc.createKey(createRequest(creator.principal, { name: 'second' }), CALL)).key!.id;
+    expect((await revoke(owner.principal, other)).status).toBe('revoked');
+    expect((await revoke(creator.principal)).status).toBe('revoked');
+  });
+});
