@@ -56,6 +56,9 @@ export async function openDatabase(opts: DbOptions): Promise<Pool> {
     max: opts.max ?? 10,
     idleTimeoutMillis: 30_000,
   });
+  // An idle client dropped by the server (a restart, a FORCE drop) must not crash the
+  // process: pg removes it from the pool, the next query opens a fresh one.
+  pool.on('error', () => undefined);
   await migrate(pool, [KIT_MIGRATIONS_DIR, ...(opts.migrationsDirs ?? [])]);
   return pool;
 }

@@ -8,7 +8,7 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { currentRequestId, REQUEST_ID_HEADER } from './context.js';
 import type { Pool, Queryable } from './db.js';
-import { EVENT_SCHEMAS, subjectFor, type EventData, type EventEnvelope, type EventType } from './events.js';
+import { EVENT_SCHEMAS, type EventData, type EventEnvelope, type EventType } from './events.js';
 import { newId } from './ids.js';
 
 export interface EventInput<T extends EventType> {
@@ -19,13 +19,8 @@ export interface EventInput<T extends EventType> {
   id?: string;
 }
 
-export async function recordEvent<T extends EventType>(
-  tx: Queryable,
-  source: string,
-  input: EventInput<T>,
-): Promise<EventEnvelope<T>> {
-  const data = EVENT_SCHEMAS[input.type].parse(input.data) as EventData<T>;
-  const envelope: EventEnvelope<T> = {
+function envelopeOf<T extends EventType>(source: string, input: EventInput<T>): EventEnvelope<T> {
+  return {
     id: input.id ?? newId('event'),
     type: input.type,
     source,
@@ -33,17 +28,38 @@ export async function recordEvent<T extends EventType>(
     enterprise_id: input.enterpriseId ?? null,
     livemode: input.livemode ?? true,
     request_id: currentRequestId() ?? null,
-    data,
+    data: EVENT_SCHEMAS[input.type].parse(input.data) as EventData<T>,
   };
-  await tx.query('INSERT INTO outbox (id, subject, type, payload) VALUES ($1, $2, $3, $4)', [
-    envelope.id,
-    subjectFor(source, input.type),
-    input.type,
-    envelope,
-  ]);
-  // Wakes the relay on commit (NOTIFY is transactional); the poll is only a fallback.
-  await tx.query("SELECT pg_notify('hallmark_outbox', '')");
-  return envelope;
+}
+
+export async function recordEvent<T extends EventType>(
+  tx: Queryable,
+  source: string,
+  input: EventInput<T>,
+): Promise<EventEnvelope<T>> {
+  const [envelope] = await recordEvents(tx, source, [input]);
+  return envelope as EventEnvelope<T>;
+}
+
+/**
+ * Writes several events in one statement (one round trip, plus the wake-up NOTIFY in the
+ * same statement) — for hot paths that emit more than one event per change.
+ */
+export async function recordEvents(
+  tx: Queryable,
+  source: string,
+  inputs: EventInput<EventType>[],
+): Promise<EventEnvelope[]> {
+  const envelopes = inputs.map((input) => envelopeOf(source, input));
+  await tx.query(
+    `WITH ins AS (
+       INSERT INTO outbox (id, subject, type, payload)
+       SELECT e->>'id', $1 || '.' || (e->>'type'), e->>'type', e FROM jsonb_array_elements($2::jsonb) AS e
+       RETURNING 1)
+     SELECT pg_notify('hallmark_outbox', ''), (SELECT count(*) FROM ins)`,
+    [`hallmark.${source}`, JSON.stringify(envelopes)],
+  );
+  return envelopes;
 }
 
 export interface RelayOptions {

@@ -30,6 +30,8 @@ export interface ServiceOptions {
   logLevel?: string;
   migrationsDirs: string[];
   protoFiles: string[];
+  /** PostgreSQL pool size (default 10). */
+  poolSize?: number;
   build(deps: ServiceDeps): Promise<ServiceParts> | ServiceParts;
 }
 
@@ -44,6 +46,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     serverUrl: opts.databaseServerUrl,
     database: `${opts.databasePrefix ?? 'hallmark'}_${opts.name}`,
     migrationsDirs: opts.migrationsDirs,
+    max: opts.poolSize,
   });
   const bus = await connectBus(opts.natsUrl, opts.name);
   const relay = new OutboxRelay({ pool, js: bus.js, log });

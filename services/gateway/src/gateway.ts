@@ -17,7 +17,13 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(config: Config, opts: { logLevel?: string } = {}): Promise<Gateway> {
+export interface GatewayOptions {
+  logLevel?: string;
+  /** Extra routes (benchmarks mount trivial handlers to measure the gateway's own cost). */
+  extraRoutes?: (app: App) => void;
+}
+
+export async function startGateway(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
   const log = createLogger('gateway', opts.logLevel ?? config.LOG_LEVEL);
   const clients = createClients(config);
   const verifier = new KeyVerifier(clients.keys, config.HALLMARK_KEY_CACHE_TTL_MS);

@@ -1,0 +1,14 @@
+// `pnpm bench [name…]`: runs the benchmarks (all by default) and prints their ratios.
+import { benchGateway } from './gateway.js';
+
+const benches: Record<string, () => Promise<void>> = {
+  gateway: benchGateway,
+};
+
+const wanted = process.argv.slice(2);
+for (const [name, run] of Object.entries(benches)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  console.log(`\n### bench: ${name}`);
+  await run();
+}
+process.exit(0);

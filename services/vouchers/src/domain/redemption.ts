@@ -1,0 +1,145 @@
+// A redemption, its result (spec: Resources › Discount voucher, "Redemption result") and
+// the Transaction object its versioned-surface events carry (spec: Events › Transaction).
+import type { VoucherType } from './voucher.js';
+
+/** A redemption as stored: enough to answer any replay with the original result. */
+export interface RedemptionRecord {
+  voucherId: string;
+  orderId: string;
+  transactionId: string;
+  customerId: string | null;
+  userId: string;
+  amount: number;
+  currency: string;
+  discountApplied: number;
+  voucherVersion: number | null;
+  createdAt: Date;
+  rolledBackAt: Date | null;
+}
+
+export interface VoucherSummary {
+  id: string;
+  code: string;
+  type: VoucherType;
+  value: number;
+}
+
+export interface RedemptionResult {
+  success: true;
+  voucher: VoucherSummary;
+  discount_applied: number;
+  original_amount: number;
+  final_amount: number;
+  currency: string;
+  order_id: string;
+  /** Empty on a dry run of a new order. */
+  transaction_id: string;
+  redeemed_at: string;
+  replayed: boolean;
+}
+
+export function redemptionResult(
+  voucher: VoucherSummary,
+  r: {
+    orderId: string;
+    amount: number;
+    currency: string;
+    discountApplied: number;
+    transactionId?: string;
+    createdAt?: Date;
+  },
+  replayed: boolean,
+): RedemptionResult {
+  return {
+    success: true,
+    voucher: { id: voucher.id, code: voucher.code, type: voucher.type, value: voucher.value },
+    discount_applied: r.discountApplied,
+    original_amount: r.amount,
+    final_amount: r.amount - r.discountApplied,
+    currency: r.currency,
+    order_id: r.orderId,
+    transaction_id: r.transactionId ?? '',
+    redeemed_at: r.createdAt?.toISOString() ?? '',
+    replayed,
+  };
+}
+
+/**
+ * `voucher.redeemed` data.object: the voucher as the redemption result shows it plus what
+ * this redemption did. Counters (times_used, uses_remaining) are left out on purpose: the
+ * event is written before the voucher row is locked, to keep the lock short.
+ */
+export function redeemedObject(
+  voucher: VoucherSummary & { enterpriseId: string; livemode: boolean },
+  r: Pick<
+    RedemptionRecord,
+    'transactionId' | 'orderId' | 'amount' | 'currency' | 'discountApplied' | 'customerId' | 'createdAt'
+  >,
+): Record<string, unknown> {
+  return {
+    id: voucher.id,
+    code: voucher.code,
+    type: voucher.type,
+    value: voucher.value,
+    livemode: voucher.livemode,
+    enterprise_id: voucher.enterpriseId,
+    transaction_id: r.transactionId,
+    order_id: r.orderId,
+    customer_id: r.customerId,
+    original_amount: r.amount,
+    discount_applied: r.discountApplied,
+    final_amount: r.amount - r.discountApplied,
+    currency: r.currency,
+    redeemed_at: r.createdAt.toISOString(),
+  };
+}
+
+export type TransactionStatus = 'pending' | 'completed' | 'failed' | 'reversed';
+
+export interface TransactionObject {
+  [k: string]: unknown;
+  id: string;
+  type: 'voucher_redemption';
+  /** The discount applied, minor units. */
+  amount: number;
+  currency: string;
+  status: TransactionStatus;
+  user_id: string;
+  description: string;
+  metadata: Record<string, unknown>;
+  created_at: string;
+}
+
+export function transactionObject(
+  voucher: VoucherSummary,
+  r: {
+    transactionId: string;
+    orderId: string;
+    amount: number;
+    currency: string;
+    discountApplied: number;
+    userId: string;
+    createdAt: Date;
+  },
+  status: TransactionStatus,
+  extra: Record<string, unknown> = {},
+): TransactionObject {
+  return {
+    id: r.transactionId,
+    type: 'voucher_redemption',
+    amount: r.discountApplied,
+    currency: r.currency,
+    status,
+    user_id: r.userId,
+    description: `Voucher ${voucher.code} on order ${r.orderId}`,
+    metadata: {
+      order_id: r.orderId,
+      voucher_id: voucher.id,
+      voucher_code: voucher.code,
+      original_amount: r.amount,
+      final_amount: r.amount - r.discountApplied,
+      ...extra,
+    },
+    created_at: r.createdAt.toISOString(),
+  };
+}

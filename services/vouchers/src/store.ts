@@ -1,0 +1,241 @@
+// All SQL of the vouchers table: create, read, list, update, delete and the expiry sweep.
+// Every query is scoped by (enterprise_id, livemode); every change writes its event into
+// the outbox in the same transaction. Redemptions live in redemptions.ts.
+import {
+  HallmarkError,
+  newId,
+  notFound,
+  recordEvent,
+  transaction,
+  type Pool,
+  type Queryable,
+  type VoucherId,
+} from '@hallmark/kit';
+import { applyPatch } from './domain/rules.js';
+import type { ListQuery, NewVoucher, VoucherPatch } from './domain/validation.js';
+import { toView, type Scope, type VoucherRecord, type VoucherStatus } from './domain/voucher.js';
+
+export const EVENT_SOURCE = 'vouchers';
+
+/** A voucher read together with the database clock, so status derivation matches SQL's now(). */
+export interface VoucherRead {
+  voucher: VoucherRecord;
+  now: Date;
+}
+
+interface VoucherRow {
+  id: string;
+  enterprise_id: string;
+  livemode: boolean;
+  code: string;
+  type: VoucherRecord['type'];
+  value: number;
+  currency: string | null;
+  status: VoucherStatus;
+  max_uses: number | null;
+  max_uses_per_customer: number | null;
+  times_used: number;
+  expires_at: Date | null;
+  description: string | null;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+  db_now?: Date;
+}
+
+export function voucherFromRow(r: VoucherRow): VoucherRecord {
+  return {
+    id: r.id as VoucherId,
+    enterpriseId: r.enterprise_id,
+    livemode: r.livemode,
+    code: r.code,
+    type: r.type,
+    value: r.value,
+    currency: r.currency,
+    status: r.status,
+    maxUses: r.max_uses,
+    maxUsesPerCustomer: r.max_uses_per_customer,
+    timesUsed: r.times_used,
+    expiresAt: r.expires_at,
+    description: r.description,
+    version: r.version,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export const read = (r: VoucherRow): VoucherRead => ({
+  voucher: voucherFromRow(r),
+  now: r.db_now ?? new Date(),
+});
+
+/** Effective-status filters in SQL, matching domain/voucher.ts effectiveStatus. */
+const STATUS_FILTER: Record<VoucherStatus, string> = {
+  active: "status = 'active' AND (expires_at IS NULL OR expires_at > now())",
+  expired: "(status = 'expired' OR (status = 'active' AND expires_at <= now()))",
+  used: "status = 'used'",
+  inactive: "status = 'inactive'",
+};
+
+export async function recordVoucherEvent(
+  tx: Queryable,
+  type: 'voucher.created' | 'voucher.updated' | 'voucher.deleted',
+  v: VoucherRecord,
+  now: Date,
+): Promise<void> {
+  await recordEvent(tx, EVENT_SOURCE, {
+    type,
+    data: { object: { ...toView(v, now) } },
+    enterpriseId: v.enterpriseId,
+    livemode: v.livemode,
+  });
+}
+
+export class VouchersStore {
+  constructor(readonly pool: Pool) {}
+
+  async create(scope: Scope, input: NewVoucher): Promise<VoucherRead> {
+    try {
+      return await transaction(this.pool, async (tx) => {
+        const { rows } = await tx.query<VoucherRow>(
+          `INSERT INTO vouchers (id, enterprise_id, livemode, code, type, value, currency, max_uses,
+             max_uses_per_customer, expires_at, description)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *, now() AS db_now`,
+          [
+            newId('voucher'),
+            scope.enterpriseId,
+            scope.livemode,
+            input.code,
+            input.type,
+            input.value,
+            input.currency,
+            input.maxUses,
+            input.maxUsesPerCustomer,
+            input.expiresAt,
+            input.description,
+          ],
+        );
+        const created = read(rows[0]!);
+        await recordVoucherEvent(tx, 'voucher.created', created.voucher, created.now);
+        return created;
+      });
+    } catch (err) {
+      if ((err as { constraint?: string }).constraint === 'vouchers_code_key') {
+        throw new HallmarkError('voucher_code_exists', { param: 'code', cause: err });
+      }
+      throw err;
+    }
+  }
+
+  async get(scope: Scope, id: string, db: Queryable = this.pool): Promise<VoucherRead | null> {
+    const { rows } = await db.query<VoucherRow>(
+      'SELECT *, now() AS db_now FROM vouchers WHERE id = $1 AND enterprise_id = $2 AND livemode = $3',
+      [id, scope.enterpriseId, scope.livemode],
+    );
+    return rows[0] ? read(rows[0]) : null;
+  }
+
+  async getOrThrow(scope: Scope, id: string): Promise<VoucherRead> {
+    const found = await this.get(scope, id);
+    if (!found) throw notFound('voucher', id);
+    return found;
+  }
+
+  async findByCode(scope: Scope, code: string): Promise<VoucherRead | null> {
+    const { rows } = await this.pool.query<VoucherRow>(
+      'SELECT *, now() AS db_now FROM vouchers WHERE enterprise_id = $1 AND livemode = $2 AND lower(code) = lower($3)',
+      [scope.enterpriseId, scope.livemode, code],
+    );
+    return rows[0] ? read(rows[0]) : null;
+  }
+
+  async list(scope: Scope, q: ListQuery): Promise<{ vouchers: VoucherRead[]; total: number }> {
+    const where = `enterprise_id = $1 AND livemode = $2${q.status ? ` AND ${STATUS_FILTER[q.status]}` : ''}`;
+    // One snapshot for the page and its total.
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const { rows } = await client.query<VoucherRow>(
+        `SELECT *, now() AS db_now FROM vouchers WHERE ${where}
+         ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
+        [scope.enterpriseId, scope.livemode, q.limit, (q.page - 1) * q.limit],
+      );
+      const total = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM vouchers WHERE ${where}`,
+        [scope.enterpriseId, scope.livemode],
+      );
+      await client.query('COMMIT');
+      return { vouchers: rows.map(read), total: total.rows[0]!.n };
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * Read-modify-write under the row lock: serialised with redemptions (which hold the
+   * same lock from their conditional UPDATE to commit), so once a move to inactive
+   * commits, no redemption can commit after it. FOR NO KEY UPDATE, not FOR UPDATE: every
+   * in-flight redemption holds a KEY SHARE lock on the row (its redemption row's foreign
+   * key), which FOR UPDATE waits on — under a steady stream of redemptions, forever.
+   */
+  async update(scope: Scope, id: string, patch: VoucherPatch): Promise<VoucherRead> {
+    return transaction(this.pool, async (tx) => {
+      const { rows } = await tx.query<VoucherRow>(
+        `SELECT *, now() AS db_now FROM vouchers WHERE id = $1 AND enterprise_id = $2 AND livemode = $3 FOR NO KEY UPDATE`,
+        [id, scope.enterpriseId, scope.livemode],
+      );
+      if (!rows[0]) throw notFound('voucher', id);
+      const current = read(rows[0]);
+      const next = applyPatch(current.voucher, patch, current.now);
+      if (!next.changed) return current;
+      const updated = await tx.query<VoucherRow>(
+        `UPDATE vouchers SET status = $2, max_uses = $3, version = version + 1, updated_at = now()
+         WHERE id = $1 RETURNING *, now() AS db_now`,
+        [id, next.status, next.maxUses],
+      );
+      const after = read(updated.rows[0]!);
+      await recordVoucherEvent(tx, 'voucher.updated', after.voucher, after.now);
+      return after;
+    });
+  }
+
+  /** Permanent: the voucher and its redemption records go (ON DELETE CASCADE). */
+  async delete(scope: Scope, id: string): Promise<VoucherRead> {
+    return transaction(this.pool, async (tx) => {
+      const { rows } = await tx.query<VoucherRow>(
+        'DELETE FROM vouchers WHERE id = $1 AND enterprise_id = $2 AND livemode = $3 RETURNING *, now() AS db_now',
+        [id, scope.enterpriseId, scope.livemode],
+      );
+      if (!rows[0]) throw notFound('voucher', id);
+      const gone = read(rows[0]);
+      await recordVoucherEvent(tx, 'voucher.deleted', gone.voucher, gone.now);
+      return gone;
+    });
+  }
+
+  /**
+   * Persists `expired` for one batch of active vouchers whose expires_at passed, with a
+   * voucher.updated event each. SKIP LOCKED: replicas share the work, and a row locked by
+   * an in-flight redemption is taken on a later pass. Returns how many it moved.
+   */
+  async sweepExpired(batchSize = 500): Promise<number> {
+    return transaction(this.pool, async (tx) => {
+      const { rows } = await tx.query<VoucherRow>(
+        `WITH due AS (
+           SELECT id FROM vouchers WHERE status = 'active' AND expires_at <= now()
+           ORDER BY expires_at LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED)
+         UPDATE vouchers v SET status = 'expired', version = v.version + 1, updated_at = now()
+         FROM due WHERE v.id = due.id RETURNING v.*, now() AS db_now`,
+        [batchSize],
+      );
+      for (const row of rows) {
+        const r = read(row);
+        await recordVoucherEvent(tx, 'voucher.updated', r.voucher, r.now);
+      }
+      return rows.length;
+    });
+  }
+}
