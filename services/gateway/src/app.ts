@@ -2,7 +2,7 @@
 // context, error rendering, auth, rate limits, access log), then one file per route group.
 import helmet from '@fastify/helmet';
 import { createLogger, newId } from '@hallmark/kit';
-import Fastify from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { KeyVerifier } from './auth/key-verifier.js';
 import type { SessionVerifier } from './auth/session.js';
@@ -26,6 +26,8 @@ export interface AppDeps {
   usage: UsageRecorder;
   redis?: Redis;
   logLevel?: string;
+  /** Extra routes (benchmarks mount trivial handlers to measure the gateway's own cost). */
+  extraRoutes?: (app: FastifyInstance) => void;
 }
 
 export async function buildApp(deps: AppDeps) {
@@ -36,7 +38,7 @@ export async function buildApp(deps: AppDeps) {
     trustProxy: false,
     // Our own completion log line (plugins/access-log.ts) never prints the query string,
     // which may hold a discouraged `api_key`.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     return503OnClosing: true,
     ajv: {
       // Closed schemas reject unknown fields (parameter_unknown) instead of dropping them.
@@ -56,6 +58,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(rateLimit, { redis: deps.redis });
   await app.register(accessLog, { usage: deps.usage });
   await app.register(routes, { clients: deps.clients, config: deps.config });
+  if (deps.extraRoutes) await app.register(async (scope) => deps.extraRoutes!(scope));
   return app;
 }
 

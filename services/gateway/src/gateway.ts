@@ -2,6 +2,7 @@
 // subscription, Redis when configured, the app. main.ts and the tests both use this.
 import { createLogger } from '@hallmark/kit';
 import { connect } from '@nats-io/transport-node';
+import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { subscribeKeyInvalidation } from './auth/invalidation.js';
 import { KeyVerifier } from './auth/key-verifier.js';
@@ -20,7 +21,7 @@ export interface Gateway {
 export interface GatewayOptions {
   logLevel?: string;
   /** Extra routes (benchmarks mount trivial handlers to measure the gateway's own cost). */
-  extraRoutes?: (app: App) => void;
+  extraRoutes?: (app: FastifyInstance) => void;
 }
 
 export async function startGateway(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
@@ -46,6 +47,7 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
     usage,
     redis,
     logLevel: opts.logLevel,
+    extraRoutes: opts.extraRoutes,
   });
   const address = await app.listen({ port: config.HALLMARK_PORT, host: config.HALLMARK_HOST });
   return {

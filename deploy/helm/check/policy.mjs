@@ -1,0 +1,209 @@
+// Hallmark's own rules for a rendered release: the security posture of every pod, the probes,
+// the per-pod HALLMARK_<SVC>_ADDR wiring, and that every reference (Service → pods, env →
+// ConfigMap/Secret, HPA/PDB/Ingress → their targets) resolves inside the release.
+
+export const SERVICES = ['gateway', 'keys', 'vouchers', 'certificates', 'bulk', 'notify', 'platform'];
+const BACKENDS = SERVICES.slice(1);
+const DNS_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+// A YAML number passed through toString in a template: 1048576 → "1.048576e+06".
+const FLOATY = /^-?\d(\.\d+)?e[+-]?\d+$/i;
+
+const selects = (selector, labels) =>
+  Object.entries(selector ?? {}).every(([k, v]) => labels?.[k] === v) &&
+  Object.keys(selector ?? {}).length > 0;
+
+function podProblems(pod, ctx, say) {
+  const spec = pod.spec ?? {};
+  if (spec.securityContext?.runAsNonRoot !== true) say('pod securityContext.runAsNonRoot must be true');
+  if (spec.securityContext?.seccompProfile?.type !== 'RuntimeDefault')
+    say('pod seccompProfile must be RuntimeDefault');
+  if (spec.securityContext?.runAsUser === 0) say('pod must not run as uid 0');
+  if (spec.automountServiceAccountToken !== false) say('automountServiceAccountToken must be false');
+  if (spec.hostNetwork || spec.hostPID || spec.hostIPC) say('host namespaces are not allowed');
+  const sa = spec.serviceAccountName ?? 'default';
+  if (sa !== 'default' && !ctx.byKind('ServiceAccount').some((s) => s.metadata.name === sa)) {
+    say(`serviceAccountName ${sa} is not rendered`);
+  }
+  const volumes = new Map((spec.volumes ?? []).map((v) => [v.name, v]));
+  for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
+    const sc = c.securityContext ?? {};
+    const at = (msg) => say(`container ${c.name}: ${msg}`);
+    if (sc.allowPrivilegeEscalation !== false) at('allowPrivilegeEscalation must be false');
+    if (sc.readOnlyRootFilesystem !== true) at('readOnlyRootFilesystem must be true');
+    if (sc.privileged === true) at('privileged is not allowed');
+    if (sc.runAsNonRoot === false || sc.runAsUser === 0) at('must not run as root');
+    if (!(sc.capabilities?.drop ?? []).includes('ALL')) at('capabilities.drop must include ALL');
+    if ((sc.capabilities?.add ?? []).length) at('capabilities.add is not allowed');
+    for (const side of ['requests', 'limits']) {
+      for (const r of ['cpu', 'memory'])
+        if (c.resources?.[side]?.[r] === undefined) at(`resources.${side}.${r} missing`);
+    }
+    if (!c.image || /:latest$/.test(c.image)) at(`image must be set and pinned (got ${c.image})`);
+    for (const m of c.volumeMounts ?? []) if (!volumes.has(m.name)) at(`volumeMount ${m.name} has no volume`);
+    const tmp = (c.volumeMounts ?? []).find((m) => m.mountPath === '/tmp');
+    if (!tmp || !volumes.get(tmp.name)?.emptyDir)
+      at('needs an emptyDir mounted at /tmp (root filesystem is read-only)');
+    for (const p of c.ports ?? [])
+      if (p.name && !/^[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$/.test(p.name)) at(`bad port name ${p.name}`);
+    const seen = new Set();
+    for (const e of c.env ?? []) {
+      if (FLOATY.test(e.value ?? '')) at(`env ${e.name}=${e.value}: a number printed as a float`);
+      if (seen.has(e.name)) at(`env ${e.name} set twice`);
+      seen.add(e.name);
+      const ref = e.valueFrom?.secretKeyRef;
+      if (ref && !ctx.secretExists(ref.name))
+        at(`env ${e.name}: Secret ${ref.name} is neither rendered nor external`);
+      if (
+        ref &&
+        ctx.rendered('Secret', ref.name) &&
+        ref.optional === false &&
+        !ctx.secretHasKey(ref.name, ref.key)
+      ) {
+        at(`env ${e.name}: rendered Secret ${ref.name} lacks required key ${ref.key}`);
+      }
+    }
+    for (const f of c.envFrom ?? []) {
+      if (f.configMapRef && !ctx.rendered('ConfigMap', f.configMapRef.name))
+        at(`envFrom ConfigMap ${f.configMapRef.name} not rendered`);
+      if (f.secretRef && !ctx.secretExists(f.secretRef.name))
+        at(`envFrom Secret ${f.secretRef.name} not found`);
+    }
+  }
+}
+
+function probeProblems(dep, c, say) {
+  const ports = new Map((c.ports ?? []).map((p) => [p.name, p.containerPort]));
+  for (const kind of ['livenessProbe', 'readinessProbe', 'startupProbe']) {
+    const probe = c[kind];
+    if (!probe) {
+      say(`${kind} missing`);
+      continue;
+    }
+    if (ports.has('grpc')) {
+      if (probe.grpc?.port !== ports.get('grpc'))
+        say(`${kind} must be a gRPC probe on port ${ports.get('grpc')}`);
+    } else {
+      const path = { livenessProbe: '/healthz', readinessProbe: '/readyz', startupProbe: '/healthz' }[kind];
+      if (probe.httpGet?.path !== path || !ports.has(probe.httpGet?.port))
+        say(`${kind} must GET ${path} on a named port`);
+    }
+  }
+}
+
+/** HALLMARK_<SVC>_ADDR: own service listens on 0.0.0.0:port, others are dialled by Service name. */
+function addrProblems(dep, c, ctx, say) {
+  const component = dep.spec.template.metadata?.labels?.['app.kubernetes.io/component'];
+  const env = new Map((c.env ?? []).map((e) => [e.name, e.value]));
+  const grpc = (c.ports ?? []).find((p) => p.name === 'grpc');
+  for (const svc of BACKENDS) {
+    const name = `HALLMARK_${svc.toUpperCase()}_ADDR`;
+    const value = env.get(name);
+    if (value === undefined) {
+      say(`env ${name} missing`);
+    } else if (svc === component) {
+      if (value !== `0.0.0.0:${grpc?.containerPort}`)
+        say(`env ${name} must be 0.0.0.0:${grpc?.containerPort} (listen)`);
+    } else {
+      const [host, port] = value.split(':');
+      const target = ctx.byKind('Service').find((s) => s.metadata.name === host);
+      const servesPort = target?.spec.ports?.some((p) => String(p.port) === port);
+      const pods = ctx
+        .byKind('Deployment')
+        .filter((d) => selects(target?.spec.selector, d.spec.template.metadata?.labels));
+      const right =
+        pods.length === 1 && pods[0].spec.template.metadata.labels['app.kubernetes.io/component'] === svc;
+      if (!target || !servesPort || !right) say(`env ${name}=${value} does not reach the ${svc} Service`);
+    }
+  }
+  if (component === 'gateway') {
+    if (env.get('HALLMARK_HOST') !== '0.0.0.0') say('gateway HALLMARK_HOST must be 0.0.0.0');
+    const http = (c.ports ?? []).find((p) => p.name === 'http');
+    if (env.get('HALLMARK_PORT') !== String(http?.containerPort))
+      say('gateway HALLMARK_PORT must match its http port');
+  }
+}
+
+export function policyProblems(docs, external) {
+  const problems = [];
+  const byKind = (k) => docs.filter((d) => d.kind === k);
+  const rendered = (kind, name) => byKind(kind).some((d) => d.metadata.name === name);
+  const ctx = {
+    byKind,
+    rendered,
+    secretExists: (name) => rendered('Secret', name) || external.secrets.includes(name),
+    secretHasKey: (name, key) =>
+      byKind('Secret').some(
+        (s) => s.metadata.name === name && (s.stringData?.[key] ?? s.data?.[key]) !== undefined,
+      ),
+  };
+  const seen = new Set();
+  for (const d of docs) {
+    const id = `${d.kind}/${d.metadata?.name}`;
+    const say = (msg) => problems.push(`${id}: ${msg}`);
+    if (seen.has(id)) say('rendered twice');
+    seen.add(id);
+    const name = d.metadata?.name ?? '';
+    if (
+      d.kind === 'Service'
+        ? !DNS_LABEL.test(name) || name.length > 63
+        : !DNS_SUBDOMAIN.test(name) || name.length > 253
+    ) {
+      say('name is not a valid DNS name for its kind');
+    }
+    for (const [k, v] of Object.entries(d.metadata?.labels ?? {}))
+      if (String(v).length > 63) say(`label ${k} longer than 63`);
+    if (d.kind === 'ConfigMap') {
+      for (const [k, v] of Object.entries(d.data ?? {}))
+        if (FLOATY.test(v)) say(`${k}=${v}: a number printed as a float`);
+    }
+    const pod = d.kind === 'Deployment' || d.kind === 'Job' ? d.spec.template : null;
+    if (pod) podProblems(pod, ctx, say);
+    if (d.kind === 'Deployment') {
+      if (!selects(d.spec.selector?.matchLabels, pod.metadata?.labels))
+        say('selector does not match its pod labels');
+      for (const c of pod.spec.containers) {
+        probeProblems(d, c, (m) => say(`container ${c.name}: ${m}`));
+        addrProblems(d, c, ctx, (m) => say(`container ${c.name}: ${m}`));
+      }
+      const hpa = byKind('HorizontalPodAutoscaler').some((h) => h.spec.scaleTargetRef.name === name);
+      if (hpa && d.spec.replicas !== undefined) say('has an HPA, so must not set spec.replicas');
+    }
+    if (d.kind === 'Service') {
+      const pods = byKind('Deployment').filter((x) =>
+        selects(d.spec.selector, x.spec.template.metadata?.labels),
+      );
+      if (pods.length !== 1) say(`selector matches ${pods.length} Deployments (want 1)`);
+      const ports = pods[0]?.spec.template.spec.containers.flatMap((c) => c.ports ?? []) ?? [];
+      for (const p of d.spec.ports ?? []) {
+        if (!ports.some((cp) => cp.name === p.targetPort || cp.containerPort === p.targetPort))
+          say(`targetPort ${p.targetPort} not on its pods`);
+      }
+    }
+    if (d.kind === 'HorizontalPodAutoscaler') {
+      if (!rendered('Deployment', d.spec.scaleTargetRef.name)) say('scaleTargetRef not rendered');
+      if (d.spec.minReplicas > d.spec.maxReplicas) say('minReplicas > maxReplicas');
+    }
+    if (d.kind === 'PodDisruptionBudget' || d.kind === 'NetworkPolicy') {
+      const sel =
+        d.kind === 'PodDisruptionBudget' ? d.spec.selector?.matchLabels : d.spec.podSelector?.matchLabels;
+      if (!byKind('Deployment').some((x) => selects(sel, x.spec.template.metadata?.labels)))
+        say('selects no pods');
+    }
+    if (d.kind === 'Ingress') {
+      for (const path of (d.spec.rules ?? []).flatMap((r) => r.http?.paths ?? [])) {
+        const { name: svc, port } = path.backend.service ?? {};
+        const target = byKind('Service').find((s) => s.metadata.name === svc);
+        if (!target?.spec.ports?.some((p) => p.port === port?.number || p.name === port?.name))
+          say(`backend ${svc}:${port?.number ?? port?.name} not rendered`);
+      }
+    }
+  }
+  const components = byKind('Deployment').map(
+    (d) => d.spec.template.metadata?.labels?.['app.kubernetes.io/component'],
+  );
+  for (const svc of SERVICES)
+    if (!components.includes(svc)) problems.push(`no Deployment for service ${svc}`);
+  return problems;
+}

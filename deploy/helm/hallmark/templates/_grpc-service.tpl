@@ -1,0 +1,106 @@
+{{/*
+The shape of one gRPC service (keys, vouchers, certificates, bulk, notify, platform): a
+Deployment serving gRPC on 0.0.0.0:<grpcPort> with the standard grpc.health.v1 probes, and a
+ClusterIP Service the gateway and the other services dial. Each service's own template file
+calls these with dict "root" $ "name" "<svc>", so every service has the same shape.
+*/}}
+
+{{- define "hallmark.grpc.deployment" -}}
+{{- $root := .root }}
+{{- $values := index $root.Values.services .name }}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "hallmark.svcName" . }}
+  labels:
+    {{- include "hallmark.componentLabels" . | trim | nindent 4 }}
+spec:
+  replicas: {{ $values.replicas }}
+  revisionHistoryLimit: 5
+  selector:
+    matchLabels:
+      {{- include "hallmark.selectorLabels" . | trim | nindent 6 }}
+  template:
+    metadata:
+      {{- include "hallmark.podMetadata" . | trim | nindent 6 }}
+    spec:
+      {{- include "hallmark.podSpec" . | trim | nindent 6 }}
+      containers:
+        - name: {{ .name }}
+          {{- include "hallmark.containerCommon" . | trim | nindent 10 }}
+          ports:
+            - name: grpc
+              containerPort: {{ $root.Values.grpcPort }}
+              protocol: TCP
+            {{- if gt (int $values.restatePort) 0 }}
+            - name: restate
+              containerPort: {{ $values.restatePort }}
+              protocol: TCP
+            {{- end }}
+          env:
+            {{- include "hallmark.addrEnv" (dict "root" $root "self" .name) | trim | nindent 12 }}
+            {{- include "hallmark.env" . | trim | nindent 12 }}
+          # Migrations run at start under an advisory lock: allow up to ~2 minutes.
+          startupProbe:
+            grpc:
+              port: {{ $root.Values.grpcPort }}
+            periodSeconds: 2
+            failureThreshold: 60
+          livenessProbe:
+            grpc:
+              port: {{ $root.Values.grpcPort }}
+            periodSeconds: 10
+            timeoutSeconds: 2
+            failureThreshold: 3
+          readinessProbe:
+            grpc:
+              port: {{ $root.Values.grpcPort }}
+            periodSeconds: 5
+            timeoutSeconds: 2
+            failureThreshold: 2
+{{- end }}
+
+{{- define "hallmark.grpc.service" -}}
+{{- $values := index .root.Values.services .name }}
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "hallmark.svcName" . }}
+  labels:
+    {{- include "hallmark.componentLabels" . | trim | nindent 4 }}
+spec:
+  type: ClusterIP
+  selector:
+    {{- include "hallmark.selectorLabels" . | trim | nindent 4 }}
+  ports:
+    - name: grpc
+      port: {{ .root.Values.grpcPort }}
+      targetPort: grpc
+      protocol: TCP
+      appProtocol: grpc
+    {{- if gt (int $values.restatePort) 0 }}
+    - name: restate
+      port: {{ $values.restatePort }}
+      targetPort: restate
+      protocol: TCP
+      appProtocol: kubernetes.io/h2c
+    {{- end }}
+{{- end }}
+
+{{/* dict root name → a PodDisruptionBudget for one service, when enabled. */}}
+{{- define "hallmark.pdb" -}}
+{{- if .root.Values.podDisruptionBudget.enabled }}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: {{ include "hallmark.svcName" . }}
+  labels:
+    {{- include "hallmark.componentLabels" . | trim | nindent 4 }}
+spec:
+  maxUnavailable: {{ .root.Values.podDisruptionBudget.maxUnavailable }}
+  selector:
+    matchLabels:
+      {{- include "hallmark.selectorLabels" . | trim | nindent 6 }}
+{{- end }}
+{{- end }}

@@ -1,0 +1,230 @@
+{{/* Names, labels and the pod pieces every Hallmark workload shares. */}}
+
+{{- define "hallmark.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "hallmark.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The gRPC services besides the gateway, in SERVICE_ADDR_ENV order (packages/kit/src/config.ts). */}}
+{{- define "hallmark.backends" -}}
+keys vouchers certificates bulk notify platform
+{{- end }}
+
+{{/* Object name of one service's Deployment/Service: <fullname>-<svc>, a valid DNS label. */}}
+{{- define "hallmark.svcName" -}}
+{{- printf "%s-%s" (include "hallmark.fullname" .root | trunc 50 | trimSuffix "-") .name }}
+{{- end }}
+
+{{- define "hallmark.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+app.kubernetes.io/name: {{ include "hallmark.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: hallmark
+{{- end }}
+
+{{/* dict root name → selector labels of one service. */}}
+{{- define "hallmark.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "hallmark.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .name }}
+{{- end }}
+
+{{/* dict root name → full labels of one service's objects. */}}
+{{- define "hallmark.componentLabels" -}}
+{{ include "hallmark.labels" .root }}
+app.kubernetes.io/component: {{ .name }}
+{{- end }}
+
+{{- define "hallmark.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "hallmark.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "hallmark.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{- define "hallmark.secretName" -}}
+{{- default (printf "%s-secrets" (include "hallmark.fullname" .)) .Values.secrets.existingSecret }}
+{{- end }}
+
+{{/*
+dict root self → HALLMARK_<SVC>_ADDR for every gRPC service. One variable is both the address
+a service listens on and the one its clients dial, so the value differs per pod: the pod's own
+service listens on 0.0.0.0:<grpcPort>, every other one is dialled through its Service name.
+*/}}
+{{- define "hallmark.addrEnv" -}}
+{{- $root := .root }}
+{{- range $svc := splitList " " (include "hallmark.backends" $root) }}
+- name: HALLMARK_{{ upper $svc }}_ADDR
+  {{- if eq $svc $.self }}
+  value: {{ printf "0.0.0.0:%d" (int $root.Values.grpcPort) | quote }}
+  {{- else }}
+  value: {{ printf "%s:%d" (include "hallmark.svcName" (dict "root" $root "name" $svc)) (int $root.Values.grpcPort) | quote }}
+  {{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+dict root name → the secret keys this service's pod gets, one secretKeyRef each, from the
+service's own secretName when set (e.g. a DATABASE_URL whose role owns only that database).
+*/}}
+{{- define "hallmark.secretEnv" -}}
+{{- $root := .root }}
+{{- $values := index $root.Values.services .name }}
+{{- $secret := default (include "hallmark.secretName" $root) $values.secretName }}
+{{- range $key := $values.secretEnv }}
+- name: {{ $key }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ $key }}
+      optional: {{ not (has $key $root.Values.secrets.required) }}
+{{- end }}
+{{- end }}
+
+{{/*
+A value as an environment string. YAML numbers reach templates as float64, and toString would
+print 11155111 as "1.1155111e+07"; whole numbers are printed as integers instead.
+*/}}
+{{- define "hallmark.envValue" -}}
+{{- if and (kindIs "float64" .) (eq . (float64 (int64 .))) }}
+{{- int64 . | toString }}
+{{- else }}
+{{- toString . }}
+{{- end }}
+{{- end }}
+
+{{/* dict root name → env common to a service container, plus its own extra env. */}}
+{{- define "hallmark.env" -}}
+{{- $values := index .root.Values.services .name }}
+{{- include "hallmark.secretEnv" . }}
+{{- range $k, $v := $values.env }}
+- name: {{ $k }}
+  value: {{ include "hallmark.envValue" $v | quote }}
+{{- end }}
+{{- end }}
+
+{{- define "hallmark.containerSecurityContext" -}}
+allowPrivilegeEscalation: false
+privileged: false
+readOnlyRootFilesystem: true
+runAsNonRoot: true
+runAsUser: 10001
+runAsGroup: 10001
+capabilities:
+  drop: [ALL]
+seccompProfile:
+  type: RuntimeDefault
+{{- end }}
+
+{{/* Roll pods when the chart-rendered configuration changes. */}}
+{{- define "hallmark.checksums" -}}
+checksum/config: {{ include (print .Template.BasePath "/configmap.yaml") . | sha256sum }}
+{{- if not .Values.secrets.existingSecret }}
+checksum/secret: {{ include (print .Template.BasePath "/secret.yaml") . | sha256sum }}
+{{- end }}
+{{- end }}
+
+{{/* dict root name → pod metadata (labels + annotations) of one service. */}}
+{{- define "hallmark.podMetadata" -}}
+{{- $root := .root }}
+{{- $values := index $root.Values.services .name }}
+labels:
+  {{- include "hallmark.componentLabels" . | trim | nindent 2 }}
+  {{- with merge (dict) ($values.podLabels | default dict) $root.Values.podLabels }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+annotations:
+  {{- include "hallmark.checksums" $root | trim | nindent 2 }}
+  {{- with merge (dict) ($values.podAnnotations | default dict) $root.Values.podAnnotations }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end }}
+
+{{/*
+dict root name → pod-level settings shared by every service: identity, hardening, the writable
+/tmp (the root filesystem is read-only; tsx keeps its compile cache in /tmp), scheduling.
+*/}}
+{{- define "hallmark.podSpec" -}}
+{{- $root := .root }}
+serviceAccountName: {{ include "hallmark.serviceAccountName" $root }}
+automountServiceAccountToken: false
+enableServiceLinks: false
+terminationGracePeriodSeconds: {{ $root.Values.terminationGracePeriodSeconds }}
+securityContext:
+  runAsNonRoot: true
+  runAsUser: 10001
+  runAsGroup: 10001
+  fsGroup: 10001
+  seccompProfile:
+    type: RuntimeDefault
+{{- with $root.Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+volumes:
+  - name: tmp
+    emptyDir:
+      sizeLimit: {{ $root.Values.tmpSizeLimit }}
+{{- with $root.Values.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $root.Values.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $root.Values.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- if $root.Values.spreadAcrossNodes }}
+topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: kubernetes.io/hostname
+    whenUnsatisfiable: ScheduleAnyway
+    labelSelector:
+      matchLabels:
+        {{- include "hallmark.selectorLabels" . | trim | nindent 8 }}
+{{- end }}
+{{- end }}
+
+{{/* dict root name → container fields shared by every service (image, hardening, /tmp). */}}
+{{- define "hallmark.containerCommon" -}}
+{{- $root := .root }}
+image: {{ include "hallmark.image" $root }}
+imagePullPolicy: {{ $root.Values.image.pullPolicy }}
+args: [{{ printf "services/%s/src/main.ts" .name | quote }}]
+envFrom:
+  - configMapRef:
+      name: {{ include "hallmark.fullname" $root }}-config
+securityContext:
+  {{- include "hallmark.containerSecurityContext" $root | trim | nindent 2 }}
+resources:
+  {{- toYaml (index $root.Values.services .name).resources | nindent 2 }}
+volumeMounts:
+  - name: tmp
+    mountPath: /tmp
+{{- end }}
