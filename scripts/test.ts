@@ -3,7 +3,7 @@
 // Extra arguments go to jest (e.g. `pnpm test services/keys`).
 import { ensureNats, ensurePostgres, stopAll } from '@hallmark/devstack';
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -12,6 +12,7 @@ const postgres = await ensurePostgres({ dataDir, url: process.env.DATABASE_URL }
 const nats = await ensureNats({ dataDir, url: process.env.NATS_URL });
 console.log(`tests: PostgreSQL ${postgres.embedded ? 'embedded' : postgres.url}, NATS ${nats.url}`);
 
+mkdirSync(dataDir, { recursive: true });
 const resultFile = path.join(dataDir, 'jest-results.json');
 rmSync(resultFile, { force: true });
 const code = await new Promise<number>((resolve) => {
