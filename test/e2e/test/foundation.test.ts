@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '@hallmark/kit/testing';
+import { connect } from '@nats-io/transport-node';
 import { startTestStack, type TestStack } from '../src/index.js';
 
 let stack: TestStack;
@@ -118,5 +119,26 @@ describe('gateway errors through the real gateway', () => {
     const docs = await fetch(`${stack.gatewayUrl}/docs/`);
     expect(docs.status).toBe(200);
     expect(await docs.text()).toMatch(/swagger/i);
+  });
+});
+
+describe('request ids', () => {
+  it('travel from the gateway through gRPC into the event the service commits', async () => {
+    const nc = await connect({ servers: stack.nats.url });
+    const sub = nc.subscribe('hallmark.keys.key.created', { max: 1 });
+    const token = await stack.token();
+    const res = await stack.call('POST', '/api/v1/api-keys', {
+      auth: token,
+      body: { name: 'traced', type: 'test', permissions: ['transactions.read'] },
+    });
+    expect(res.status).toBe(201);
+    const requestId = res.headers.get('x-request-id');
+    for await (const msg of sub) {
+      const event = msg.json<{ request_id: string; data: { id: string } }>();
+      expect(event.data.id).toBe(res.body.id);
+      expect(event.request_id).toBe(requestId);
+      expect(msg.headers?.get('x-request-id')).toBe(requestId);
+    }
+    await nc.close();
   });
 });
