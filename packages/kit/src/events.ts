@@ -6,6 +6,44 @@ export const STREAM_NAME = 'HALLMARK';
 export const STREAM_SUBJECTS = ['hallmark.>'];
 
 const Id = z.string().min(1);
+const ObjectEvent = z.object({ object: z.record(z.string(), z.unknown()) });
+const Nullable = <T extends z.ZodType>(t: T) => t.nullable().optional();
+/** Bulk job outcome as the enterprise webhook body carries it (spec › bulk.job.completed). */
+const BulkJobEvent = z.looseObject({
+  jobId: Id,
+  status: z.string(),
+  summary: z.looseObject({
+    totalItems: z.number(),
+    successCount: z.number(),
+    failureCount: z.number(),
+    processingTime: z.number(),
+  }),
+  results: Nullable(
+    z.looseObject({
+      vouchers: z.array(z.looseObject({ id: z.string(), url: z.string(), referenceNumber: z.string() })),
+      transactionHash: Nullable(z.string()),
+      blockNumber: Nullable(z.number()),
+    }),
+  ),
+  shop: Nullable(z.string()),
+  orderId: Nullable(z.string()),
+  orderNumber: Nullable(z.string()),
+  voucher_map: Nullable(
+    z.record(
+      z.string(),
+      z.object({
+        voucherIds: z.array(z.string()),
+        urls: z.array(z.string()),
+        referenceNumbers: z.array(z.string()),
+      }),
+    ),
+  ),
+  voucher_all: Nullable(
+    z.array(
+      z.object({ lineItemGid: z.string(), voucherId: z.string(), url: z.string(), referenceNumber: z.string() }),
+    ),
+  ),
+});
 
 /** Payload schemas by event type. A producer cannot write an event whose type is not here. */
 export const EVENT_SCHEMAS = {
@@ -24,6 +62,27 @@ export const EVENT_SCHEMAS = {
   'transaction.completed': z.object({ object: z.record(z.string(), z.unknown()) }),
   'transaction.updated': z.object({ object: z.record(z.string(), z.unknown()) }),
   'transaction.failed': z.object({ object: z.record(z.string(), z.unknown()) }),
+  // Versioned-surface types not yet emitted by a service (architecture.md › Versioned-surface
+  // events): whoever emits them puts the spec's resource in `object`; notify delivers it as
+  // the envelope's data.object.
+  'user.deleted': ObjectEvent,
+  'user.verified': ObjectEvent,
+  'payment.succeeded': ObjectEvent,
+  'payment.failed': ObjectEvent,
+  'payment.refunded': ObjectEvent,
+  'subscription.created': ObjectEvent,
+  'subscription.updated': ObjectEvent,
+  'subscription.cancelled': ObjectEvent,
+  'subscription.renewed': ObjectEvent,
+  'document.uploaded': ObjectEvent,
+  'document.processed': ObjectEvent,
+  'document.verified': ObjectEvent,
+  // Enterprise webhook events (spec › Enterprise webhook events). `data` is the spec's body
+  // without `event` and `timestamp`, which notify adds; extra fields pass through.
+  'bulk.job.completed': BulkJobEvent,
+  'bulk.job.failed': BulkJobEvent.extend({ error: z.string().optional() }),
+  /** A certificate voucher minted on chain (certificates service); `object` is the voucher. */
+  'voucher.minted': ObjectEvent,
   // Used by the kit's own tests and health probes.
   'kit.probe.sent': z.object({ n: z.number() }),
 } as const;

@@ -14,3 +14,4 @@ export * from './grpc/server.js';
 export * from './grpc/client.js';
 export * from './grpc/health.js';
 export * from './service.js';
+export * from './outbound.js';
