@@ -1,6 +1,6 @@
 // gRPC handlers of KeysService: proto messages in, domain/store calls, proto messages out.
 // The proto's "unset" values (0, '') become null/undefined here and nowhere else.
-import type { CallInfo, ServiceBinding } from '@hallmark/kit';
+import { bind, type AsyncHandlers, type ServiceBinding } from '@hallmark/kit';
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import {
   KeysServiceService,
@@ -14,22 +14,6 @@ import { keyStatus, type ApiKeyRecord } from './domain/keys.js';
 import { isoOrEmpty } from './domain/time.js';
 import type { UsageRecordInput } from './domain/usage.js';
 import type { KeysStore, KeyView } from './store.js';
-
-/**
- * The kit's `AsyncHandlers<S>` matches `(call: { request: infer Req }, …)`, which a
- * `handleUnaryCall` never satisfies under strictFunctionTypes, so every member comes out
- * `never`. This is the same contract, inferred in a way that type-checks (proposed as the
- * kit's definition; then this alias and main.ts's direct binding can go).
- */
-export type UnaryHandlers<S> = {
-  [K in keyof S as string extends K ? never : K]: S[K] extends (call: infer C, callback: infer CB) => void
-    ? C extends { request: infer Req }
-      ? CB extends (err: any, value?: infer Res, ...rest: any[]) => void
-        ? (req: Req, call: CallInfo) => Promise<NonNullable<Res>>
-        : never
-      : never
-    : never;
-};
 
 const principalOf = (p: Principal | undefined): PrincipalInput | undefined =>
   p && {
@@ -91,7 +75,7 @@ const toUsageInput = (r: UsageRecord): UsageRecordInput => ({
   at: r.at,
 });
 
-export function createKeysHandlers(store: KeysStore): UnaryHandlers<KeysServiceServer> {
+export function createKeysHandlers(store: KeysStore): AsyncHandlers<KeysServiceServer> {
   const clock = () => store.now();
   return {
     async resolveSession(req) {
@@ -230,7 +214,5 @@ export function createKeysHandlers(store: KeysStore): UnaryHandlers<KeysServiceS
 }
 
 /** The service binding main.ts serves (and tests start a real server with). */
-export const keysServiceBinding = (store: KeysStore): ServiceBinding => ({
-  definition: KeysServiceService,
-  handlers: createKeysHandlers(store),
-});
+export const keysServiceBinding = (store: KeysStore): ServiceBinding =>
+  bind<KeysServiceServer>(KeysServiceService, createKeysHandlers(store));
