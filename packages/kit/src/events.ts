@@ -40,7 +40,12 @@ const BulkJobEvent = z.looseObject({
   ),
   voucher_all: Nullable(
     z.array(
-      z.object({ lineItemGid: z.string(), voucherId: z.string(), url: z.string(), referenceNumber: z.string() }),
+      z.object({
+        lineItemGid: z.string(),
+        voucherId: z.string(),
+        url: z.string(),
+        referenceNumber: z.string(),
+      }),
     ),
   ),
 });

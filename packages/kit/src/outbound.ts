@@ -12,16 +12,21 @@ import { HallmarkError } from './errors.js';
 type Family = 'ipv4' | 'ipv6';
 interface Rule {
   list: BlockList;
+  family: Family;
   reason: string;
 }
 
 function rule(prefix: string, bits: number, family: Family, reason: string): Rule {
   const list = new BlockList();
   list.addSubnet(prefix, bits, family);
-  return { list, reason };
+  return { list, family, reason };
 }
 
-/** Non-public ranges (IANA special-purpose registries). v4 rules also match v4-mapped v6. */
+/**
+ * Non-public ranges (IANA special-purpose registries). Each applies to its own family only
+ * (BlockList would also match v4 rules against v4-mapped v6 and the reverse); every
+ * v4-mapped v6 address is refused as such.
+ */
 const RULES: Rule[] = [
   rule('0.0.0.0', 8, 'ipv4', '"this network" address'),
   rule('10.0.0.0', 8, 'ipv4', 'private address'),
@@ -62,7 +67,9 @@ function embeddedV4(ipv6: string): string {
   const [head = '', tail = ''] = host.split('::');
   const h = head ? head.split(':') : [];
   const t = tail ? tail.split(':') : [];
-  const groups = [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t].map((g) => parseInt(g, 16));
+  const groups = [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t].map((g) =>
+    parseInt(g, 16),
+  );
   const [a = 0, b = 0] = groups.slice(6);
   return [a >> 8, a & 255, b >> 8, b & 255].join('.');
 }
@@ -70,7 +77,7 @@ function embeddedV4(ipv6: string): string {
 /** Why `ip` is not a public address, or null when it is. Pure. */
 export function nonPublicReason(ip: string): string | null {
   const family = familyOf(ip);
-  for (const r of RULES) if (r.list.check(ip, family)) return r.reason;
+  for (const r of RULES) if (r.family === family && r.list.check(ip, family)) return r.reason;
   if (family === 'ipv6' && NAT64.list.check(ip, 'ipv6')) {
     const inner = nonPublicReason(embeddedV4(ip));
     return inner ? `NAT64 ${inner}` : null;
@@ -93,7 +100,10 @@ export class OutboundGuard {
 
   constructor(allowList = '') {
     for (const raw of allowList.split(',')) {
-      const entry = raw.trim().toLowerCase().replace(/^\[|\]$/g, '');
+      const entry = raw
+        .trim()
+        .toLowerCase()
+        .replace(/^\[|\]$/g, '');
       if (!entry) continue;
       const [addr = '', bits] = entry.split('/');
       if (isIP(addr) && bits !== undefined) this.addresses.addSubnet(addr, Number(bits), familyOf(addr));
@@ -104,7 +114,8 @@ export class OutboundGuard {
 
   /** Whether a connection to `ip` (resolved from `host`) may be made. Pure. */
   check(host: string, ip: string): GuardDecision {
-    if (this.hosts.has(host.toLowerCase()) || this.addresses.check(ip, familyOf(ip))) return { allowed: true };
+    if (this.hosts.has(host.toLowerCase()) || this.addresses.check(ip, familyOf(ip)))
+      return { allowed: true };
     const reason = nonPublicReason(ip);
     return reason ? { allowed: false, reason: `${ip} is a ${reason}` } : { allowed: true };
   }
@@ -148,7 +159,10 @@ export class OutboundGuard {
     try {
       url = new URL(raw);
     } catch {
-      throw new HallmarkError('parameter_invalid', { param: opts.param, message: `Invalid ${opts.param}: not a URL.` });
+      throw new HallmarkError('parameter_invalid', {
+        param: opts.param,
+        message: `Invalid ${opts.param}: not a URL.`,
+      });
     }
     const schemes = opts.allowHttp ? ['https:', 'http:'] : ['https:'];
     if (!schemes.includes(url.protocol))

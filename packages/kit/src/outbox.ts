@@ -19,7 +19,11 @@ export interface EventInput<T extends EventType> {
   id?: string;
 }
 
-function envelopeOf<T extends EventType>(source: string, input: EventInput<T>): EventEnvelope<T> {
+/**
+ * The envelope `recordEvent(s)` would write (id, schema-checked data, request id). For a
+ * statement that writes its outbox rows itself, e.g. only when its update matched.
+ */
+export function envelopeOf<T extends EventType>(source: string, input: EventInput<T>): EventEnvelope<T> {
   return {
     id: input.id ?? newId('event'),
     type: input.type,

@@ -7,12 +7,16 @@ import {
   type ServiceName,
 } from '@hallmark/kit';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
+import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';
+import { WebhooksServiceClient } from '@hallmark/proto/notify/v1/webhooks';
 import { VouchersServiceClient } from '@hallmark/proto/vouchers/v1/vouchers';
 import type { Config } from './config.js';
 
 export interface Clients {
   keys: AsyncClient<KeysServiceClient>;
   vouchers: AsyncClient<VouchersServiceClient>;
+  webhooks: AsyncClient<WebhooksServiceClient>;
+  templates: AsyncClient<TemplatesServiceClient>;
   health: Record<ServiceName, HealthProbe>;
   close(): void;
 }
@@ -21,6 +25,8 @@ export function createClients(config: Config): Clients {
   const opts = { deadlineMs: config.HALLMARK_GRPC_DEADLINE_MS };
   const keys = createGrpcClient(KeysServiceClient, config.HALLMARK_KEYS_ADDR, opts);
   const vouchers = createGrpcClient(VouchersServiceClient, config.HALLMARK_VOUCHERS_ADDR, opts);
+  const webhooks = createGrpcClient(WebhooksServiceClient, config.HALLMARK_NOTIFY_ADDR, opts);
+  const templates = createGrpcClient(TemplatesServiceClient, config.HALLMARK_NOTIFY_ADDR, opts);
   const health: Record<ServiceName, HealthProbe> = {
     keys: createHealthProbe(config.HALLMARK_KEYS_ADDR),
     vouchers: createHealthProbe(config.HALLMARK_VOUCHERS_ADDR),
@@ -32,10 +38,14 @@ export function createClients(config: Config): Clients {
   return {
     keys: keys.api,
     vouchers: vouchers.api,
+    webhooks: webhooks.api,
+    templates: templates.api,
     health,
     close() {
       keys.close();
       vouchers.close();
+      webhooks.close();
+      templates.close();
       for (const probe of Object.values(health)) probe.close();
     },
   };

@@ -1,10 +1,20 @@
 // Typed env config of the notify service, validated once at start (all problems together).
-import { commonEnv, grpcAddr, loadConfig, SERVICE_DEFAULT_PORT } from '@hallmark/kit';
+import { commonEnv, grpcAddr, intList, loadConfig, SERVICE_DEFAULT_PORT } from '@hallmark/kit';
 import { z } from 'zod';
+import { messagingEnv } from './messaging/config.js';
 
 export const configSchema = z.object({
   ...commonEnv,
   HALLMARK_NOTIFY_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.notify),
+  // Webhooks: secrets at rest (AES-256-GCM, newest key first), the outbound guard's
+  // exemptions (hosts, IPs, CIDRs; empty in production), seconds between attempts, and
+  // attempts in flight per process.
+  HALLMARK_ENCRYPTION_KEYS: z.string().min(1, 'required: 32-byte keys, hex or base64, comma-separated'),
+  HALLMARK_OUTBOUND_ALLOW_HOSTS: z.string().default(''),
+  HALLMARK_WEBHOOK_RETRY_SCHEDULE: intList.default([60, 300, 900, 3600, 21600]),
+  HALLMARK_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(64),
+  // Email and SMS providers (messaging/config.ts).
+  ...messagingEnv,
 });
 
 export type Config = z.infer<typeof configSchema>;

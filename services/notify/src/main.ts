@@ -1,8 +1,11 @@
-// Wiring only: config, database, bus, gRPC server, shutdown. The notify service's RPCs
-// arrive with its issue; until then it runs its database, outbox relay and health.
+// Wiring only: config, database, bus, gRPC server, workers, shutdown (webhooks,
+// templates, messaging: see README.md).
 import { runServiceMain } from '@hallmark/kit';
 import path from 'node:path';
 import { loadNotifyConfig } from './config.js';
+import { createMessaging, MESSAGING_PROTO } from './messaging/index.js';
+import { createTemplates, TEMPLATES_PROTO } from './templates/index.js';
+import { createWebhooks, WEBHOOKS_PROTO } from './webhooks/index.js';
 
 const config = loadNotifyConfig();
 
@@ -14,6 +17,27 @@ await runServiceMain({
   databasePrefix: config.HALLMARK_DATABASE_PREFIX,
   logLevel: config.LOG_LEVEL,
   migrationsDirs: [path.join(import.meta.dirname, '..', 'migrations')],
-  protoFiles: [],
-  build: () => ({ services: [] }),
+  protoFiles: [WEBHOOKS_PROTO, TEMPLATES_PROTO, MESSAGING_PROTO],
+  build: (deps) => {
+    const webhooks = createWebhooks(deps, {
+      encryptionKeys: config.HALLMARK_ENCRYPTION_KEYS,
+      outboundAllowHosts: config.HALLMARK_OUTBOUND_ALLOW_HOSTS,
+      retryScheduleS: config.HALLMARK_WEBHOOK_RETRY_SCHEDULE,
+      concurrency: config.HALLMARK_WEBHOOK_CONCURRENCY,
+    });
+    const templates = createTemplates(deps);
+    const messaging = createMessaging(deps, templates.store, {
+      encryptionKeys: config.HALLMARK_ENCRYPTION_KEYS,
+      smtpUrl: config.SMTP_URL,
+      smtpFallbackUrl: config.SMTP_FALLBACK_URL,
+      emailFrom: config.HALLMARK_EMAIL_FROM,
+      smsUrl: config.HALLMARK_SMS_URL,
+      smsFrom: config.HALLMARK_SMS_FROM,
+      providerTimeoutMs: config.HALLMARK_NOTIFY_PROVIDER_TIMEOUT_MS,
+    });
+    return {
+      services: [webhooks.binding, templates.binding, messaging.binding],
+      workers: [...webhooks.workers, messaging.worker],
+    };
+  },
 });

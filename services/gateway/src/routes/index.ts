@@ -2,9 +2,12 @@
 // and thin handlers (validate → authorise → one gRPC call → shape).
 import type { FastifyInstance } from 'fastify';
 import enterpriseApiKeys from './enterprise/api-keys.js';
+import enterpriseWebhooks from './enterprise/webhooks.js';
 import healthRoutes from './health.js';
 import apiKeys from './v1/api-keys.js';
+import templates from './v1/templates.js';
 import vouchers from './v1/vouchers.js';
+import webhooks from './v1/webhooks.js';
 
 import type { RouteDeps } from './shared.js';
 
@@ -13,4 +16,7 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(apiKeys, deps);
   await app.register(vouchers, deps);
   await app.register(enterpriseApiKeys, deps);
+  await app.register(webhooks, deps);
+  await app.register(enterpriseWebhooks, deps);
+  await app.register(templates, deps);
 }

@@ -1,0 +1,162 @@
+// Which domain events become which webhooks, and the exact bytes each receiver gets.
+// Pure: no I/O. Versioned endpoints get the spec's envelope; enterprise subscriptions get
+// the spec's enterprise body (spec › Events).
+import type { EventEnvelope } from '@hallmark/kit';
+
+/** The spec's versioned-surface event types (spec › Versioned-surface webhook events). */
+export const VERSIONED_EVENT_TYPES = [
+  'user.created',
+  'user.updated',
+  'user.deleted',
+  'user.verified',
+  'transaction.created',
+  'transaction.updated',
+  'transaction.completed',
+  'transaction.failed',
+  'payment.succeeded',
+  'payment.failed',
+  'payment.refunded',
+  'subscription.created',
+  'subscription.updated',
+  'subscription.cancelled',
+  'subscription.renewed',
+  'document.uploaded',
+  'document.processed',
+  'document.verified',
+] as const;
+export type VersionedEventType = (typeof VERSIONED_EVENT_TYPES)[number];
+
+export const ENTERPRISE_EVENT_TYPES = [
+  'bulk.job.completed',
+  'bulk.job.failed',
+  'voucher.created',
+  'voucher.minted',
+] as const;
+export type EnterpriseEventType = (typeof ENTERPRISE_EVENT_TYPES)[number];
+
+/** `api_version` of every envelope (spec › Versioning 2: YYYY-MM). */
+export const API_VERSION = '2025-09';
+
+const versioned = new Set<string>(VERSIONED_EVENT_TYPES);
+
+export const isVersionedType = (t: string): t is VersionedEventType => versioned.has(t);
+export const isEnterpriseType = (t: string): t is EnterpriseEventType =>
+  (ENTERPRISE_EVENT_TYPES as readonly string[]).includes(t);
+
+/** The versioned type a domain event is delivered as, or null (internal events). */
+export function versionedTypeOf(event: Pick<EventEnvelope, 'type'>): VersionedEventType | null {
+  return isVersionedType(event.type) ? event.type : null;
+}
+
+/**
+ * The enterprise event a domain event is, or null. `voucher.created` is an enterprise event
+ * only when the certificates service emits it (a certificate voucher); the vouchers
+ * service's `voucher.created` is a discount voucher, internal.
+ */
+export function enterpriseTypeOf(event: Pick<EventEnvelope, 'type' | 'source'>): EnterpriseEventType | null {
+  switch (event.type) {
+    case 'bulk.job.completed':
+    case 'bulk.job.failed':
+    case 'voucher.minted':
+      return event.type;
+    case 'voucher.created':
+      return event.source === 'certificates' ? 'voucher.created' : null;
+    default:
+      return null;
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The resource of an event: `data.object` when there is one, else `data` itself. */
+export function objectOf(data: unknown): Record<string, unknown> {
+  if (isRecord(data) && isRecord(data.object)) return data.object;
+  return isRecord(data) ? data : {};
+}
+
+export interface VersionedEnvelope {
+  id: string;
+  type: string;
+  created_at: string;
+  data: { object: Record<string, unknown> };
+  api_version: string;
+  livemode: boolean;
+}
+
+/** The spec's envelope (spec › Event envelope); `created_at` is when the event occurred. */
+export function versionedBody(event: EventEnvelope, type: string = event.type): string {
+  const body: VersionedEnvelope = {
+    id: event.id,
+    type,
+    created_at: event.occurred_at,
+    data: { object: objectOf(event.data) },
+    api_version: API_VERSION,
+    livemode: event.livemode,
+  };
+  return JSON.stringify(body);
+}
+
+/**
+ * The spec's enterprise body: `{event, timestamp, …}`. Bulk job events carry their fields
+ * at the top level as the spec lists them (jobId, status, summary, results, shop, orderId,
+ * orderNumber, voucher_map, voucher_all); voucher events carry the voucher as `voucher`.
+ */
+export function enterpriseBody(event: EventEnvelope, type: EnterpriseEventType): string {
+  const head = { event: type, timestamp: event.occurred_at };
+  if (type === 'bulk.job.completed' || type === 'bulk.job.failed') {
+    const data = isRecord(event.data) ? event.data : {};
+    return JSON.stringify({ ...head, ...data, event: type, timestamp: event.occurred_at });
+  }
+  return JSON.stringify({ ...head, voucher: objectOf(event.data) });
+}
+
+/**
+ * A synthetic event for SendTestEvent: the requested type with a sample of the resource its
+ * group carries (spec › Event envelope, sampled objects), marked `test: true`.
+ */
+export function testEvent(
+  type: VersionedEventType,
+  scope: { enterpriseId: string; livemode: boolean },
+  ids: { eventId: string; objectId: string },
+  now: Date,
+): EventEnvelope {
+  const at = now.toISOString();
+  const group = type.split('.')[0];
+  const object: Record<string, unknown> =
+    group === 'transaction'
+      ? {
+          id: ids.objectId,
+          type: 'test',
+          amount: 1000,
+          currency: 'USD',
+          status: 'completed',
+          user_id: null,
+          description: 'Test event',
+          metadata: {},
+          created_at: at,
+        }
+      : group === 'payment'
+        ? {
+            id: ids.objectId,
+            transaction_id: null,
+            amount: 1000,
+            currency: 'USD',
+            payment_method: 'test',
+            status: 'succeeded',
+            receipt_url: null,
+          }
+        : group === 'user'
+          ? { id: ids.objectId, email: 'test@example.com', verification_type: 'email', verified_at: at }
+          : { id: ids.objectId, created_at: at };
+  return {
+    id: ids.eventId,
+    type: type as EventEnvelope['type'],
+    source: 'notify',
+    occurred_at: at,
+    enterprise_id: scope.enterpriseId,
+    livemode: scope.livemode,
+    request_id: null,
+    data: { object: { ...object, test: true } } as EventEnvelope['data'],
+  };
+}

@@ -1,0 +1,46 @@
+// The fan-out: a durable JetStream consumer over every domain event that turns each into
+// its deliveries, inside the transaction in which the kit records the event id as
+// processed — so a redelivered event (crash, NATS restart, relay re-publish) creates
+// nothing twice, and a crash before commit loses nothing.
+import { startConsumer, type Bus, type Consumer, type Logger, type Pool } from '@hallmark/kit';
+import type { DeliveriesStore } from './deliveries.js';
+
+export interface FanOutOptions {
+  bus: Bus;
+  pool: Pool;
+  log: Logger;
+  deliveries: DeliveriesStore;
+  /** Durable consumer name, shared by replicas (default notify-webhooks). */
+  durable?: string;
+  /** Subject filter (default every domain event). */
+  filter?: string;
+  /** JetStream ack wait: how soon an unacknowledged event is redelivered (default 30 s). */
+  ackWaitMs?: number;
+}
+
+export class FanOutConsumer {
+  private consumer: Consumer | null = null;
+
+  constructor(private readonly opts: FanOutOptions) {}
+
+  async start(): Promise<void> {
+    const { bus, pool, log, deliveries } = this.opts;
+    this.consumer = await startConsumer({
+      bus,
+      pool,
+      log,
+      durable: this.opts.durable ?? 'notify-webhooks',
+      filter: this.opts.filter ?? 'hallmark.>',
+      ackWaitMs: this.opts.ackWaitMs,
+      handle: async (event, tx) => {
+        const n = await deliveries.fanOut(tx, event);
+        if (n > 0) log.debug({ event_id: event.id, type: event.type, deliveries: n }, 'webhook fan-out');
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.stop();
+    this.consumer = null;
+  }
+}

@@ -1,0 +1,86 @@
+// The webhooks half of notify, assembled from its parts (dependencies by constructor, so
+// tests hand in their own agent, schedule, timeouts and consumer names).
+import {
+  bind,
+  type AsyncHandlers,
+  createGuardedAgent,
+  Encryptor,
+  OutboundGuard,
+  type Bus,
+  type Logger,
+  type Pool,
+  type ServiceBinding,
+} from '@hallmark/kit';
+import { WebhooksServiceService, type WebhooksServiceServer } from '@hallmark/proto/notify/v1/webhooks';
+import type { Dispatcher } from 'undici';
+import { DeliveriesStore } from './deliveries.js';
+import { maxAttemptsOf } from './domain/schedule.js';
+import { FanOutConsumer } from './fanout.js';
+import { createWebhooksHandlers } from './rpc.js';
+import { WebhookSender } from './sender.js';
+import { WebhooksStore } from './store.js';
+import { DeliveryWorker } from './worker.js';
+
+export const WEBHOOKS_PROTO = 'hallmark/notify/v1/webhooks.proto';
+
+export interface WebhooksSettings {
+  encryptionKeys: string;
+  outboundAllowHosts: string;
+  retryScheduleS: number[];
+  concurrency?: number;
+  /** Test seams; production uses the defaults. */
+  agent?: (guard: OutboundGuard) => Dispatcher;
+  timeoutMs?: number;
+  leaseMs?: number;
+  pollIntervalMs?: number;
+  durable?: string;
+  filter?: string;
+  ackWaitMs?: number;
+}
+
+export interface Webhooks {
+  binding: ServiceBinding;
+  api: AsyncHandlers<WebhooksServiceServer>;
+  workers: { start(): Promise<void>; stop(): Promise<void> }[];
+  store: WebhooksStore;
+  deliveries: DeliveriesStore;
+  worker: DeliveryWorker;
+  fanOut: FanOutConsumer;
+}
+
+export function createWebhooks(deps: { pool: Pool; bus: Bus; log: Logger }, s: WebhooksSettings): Webhooks {
+  const { pool, bus, log } = deps;
+  const encryptor = new Encryptor(s.encryptionKeys);
+  const guard = new OutboundGuard(s.outboundAllowHosts);
+  const store = new WebhooksStore(pool, encryptor);
+  const deliveries = new DeliveriesStore(pool, encryptor, maxAttemptsOf(s.retryScheduleS));
+  const agent = s.agent ? s.agent(guard) : createGuardedAgent(guard, { connections: s.concurrency });
+  const worker = new DeliveryWorker(pool, deliveries, new WebhookSender(agent, s.timeoutMs), log, {
+    schedule: s.retryScheduleS,
+    concurrency: s.concurrency,
+    timeoutMs: s.timeoutMs,
+    leaseMs: s.leaseMs,
+    pollIntervalMs: s.pollIntervalMs,
+  });
+  const fanOut = new FanOutConsumer({
+    bus,
+    pool,
+    log,
+    deliveries,
+    durable: s.durable,
+    filter: s.filter,
+    ackWaitMs: s.ackWaitMs,
+  });
+  const closeAgent = { start: async () => undefined, stop: () => agent.close() };
+  const api = createWebhooksHandlers(store, deliveries, guard);
+  return {
+    binding: bind<WebhooksServiceServer>(WebhooksServiceService, api),
+    api,
+    // Stopped in this order: no new deliveries, then in-flight attempts finish, then sockets close.
+    workers: [fanOut, worker, closeAgent],
+    store,
+    deliveries,
+    worker,
+    fanOut,
+  };
+}

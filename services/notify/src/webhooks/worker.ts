@@ -1,0 +1,171 @@
+// The delivery worker: claims due attempts (SKIP LOCKED + lease, so any number of replicas
+// share the work without sending an attempt twice), signs each at the moment it is sent,
+// POSTs it and records the outcome. State lives in PostgreSQL only: a restart picks up
+// every pending attempt at its persisted time; an attempt cut short by a crash is retried
+// as the next attempt once its lease runs out. Woken by NOTIFY on new work, else polls.
+import type { Logger, Pool, PoolClient } from '@hallmark/kit';
+import type { Claim, DeliveriesStore, Outcome } from './deliveries.js';
+import { WAKE_CHANNEL } from './deliveries.js';
+import { enterpriseHeaders, versionedHeaders } from './domain/signing.js';
+import { WEBHOOK_TIMEOUT_MS, type WebhookSender } from './sender.js';
+
+export interface WorkerOptions {
+  /** Seconds between attempts (HALLMARK_WEBHOOK_RETRY_SCHEDULE). */
+  schedule: readonly number[];
+  /** Attempts in flight at once per process. */
+  concurrency?: number;
+  /** Per-attempt budget (spec: 30 s); the lease is this plus a margin. */
+  timeoutMs?: number;
+  /** How long a claimed attempt stays invisible to other workers (default timeout + 15 s). */
+  leaseMs?: number;
+  pollIntervalMs?: number;
+}
+
+export class DeliveryWorker {
+  private running = false;
+  private loopDone: Promise<void> | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
+  private wake: (() => void) | null = null;
+  /** Set by a NOTIFY that arrived while the loop was busy, so it is not lost. */
+  private woken = false;
+  private listener: PoolClient | null = null;
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+  private readonly pollIntervalMs: number;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly deliveries: DeliveriesStore,
+    private readonly sender: WebhookSender,
+    private readonly log: Logger,
+    private readonly opts: WorkerOptions,
+  ) {
+    this.concurrency = opts.concurrency ?? 64;
+    this.leaseMs = opts.leaseMs ?? (opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS) + 15_000;
+    this.pollIntervalMs = opts.pollIntervalMs ?? 1000;
+  }
+
+  async start(): Promise<void> {
+    this.running = true;
+    await this.listen().catch((err) => this.log.warn({ err }, 'webhook worker: LISTEN failed; polling'));
+    this.loopDone = this.loop();
+  }
+
+  /** Stops claiming, lets attempts in flight finish and record (bounded by the timeout). */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loopDone;
+    await Promise.allSettled([...this.inFlight]);
+    if (this.listener) {
+      await this.listener.query(`UNLISTEN ${WAKE_CHANNEL}`).catch(() => undefined);
+      this.listener.release();
+      this.listener = null;
+    }
+  }
+
+  private async listen(): Promise<void> {
+    const client = await this.pool.connect();
+    client.on('notification', () => this.poke());
+    client.on('error', () => {
+      // The connection broke (database restart): poll until a new LISTEN succeeds.
+      if (this.listener === client) this.listener = null;
+      client.release(true);
+    });
+    await client.query(`LISTEN ${WAKE_CHANNEL}`);
+    this.listener = client;
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      let claimed = 0;
+      const free = this.concurrency - this.inFlight.size;
+      if (free > 0) {
+        try {
+          if (!this.listener) await this.listen().catch(() => undefined);
+          const claims = await this.deliveries.claimDue(free, this.leaseMs);
+          claimed = claims.length;
+          for (const c of claims) this.track(this.attempt(c));
+        } catch (err) {
+          this.log.warn({ err }, 'webhook worker: claim failed; will retry');
+        }
+      }
+      // More may be due right away when the batch was full and slots are left.
+      if (claimed > 0 && claimed === free && this.inFlight.size < this.concurrency) continue;
+      if (this.woken && this.inFlight.size < this.concurrency) {
+        this.woken = false;
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.pollIntervalMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = null;
+      this.woken = false;
+    }
+  }
+
+  private poke(): void {
+    this.woken = true;
+    this.wake?.();
+  }
+
+  private track(p: Promise<void>): void {
+    this.inFlight.add(p);
+    void p.finally(() => {
+      this.inFlight.delete(p);
+      // A slot freed while every slot was busy: look for more work.
+      if (this.inFlight.size === this.concurrency - 1) this.poke();
+    });
+  }
+
+  /** Headers for this attempt: signed now, with every live secret. */
+  private headersFor(c: Claim, at: Date): Record<string, string> {
+    const common = { 'x-hallmark-delivery': c.id, 'x-hallmark-attempt': String(c.attempt) };
+    if (c.kind === 'endpoint')
+      return {
+        ...versionedHeaders({
+          id: c.eventId,
+          body: c.body,
+          timestamp: Math.floor(at.getTime() / 1000),
+          secrets: c.secrets,
+        }),
+        ...common,
+      };
+    return {
+      ...enterpriseHeaders({ id: c.eventId, event: c.eventType, body: c.body, at, secret: c.secrets[0]! }),
+      ...common,
+    };
+  }
+
+  private async attempt(c: Claim): Promise<void> {
+    const outcome: Outcome = c.secretError
+      ? { statusCode: null, latencyMs: 0, error: c.secretError }
+      : await this.sender.post(c.url, c.body, this.headersFor(c, new Date()));
+    for (let i = 0; ; i++) {
+      try {
+        const status = await this.deliveries.record(c, outcome, this.opts.schedule);
+        this.log.debug(
+          { delivery: c.id, event_id: c.eventId, attempt: c.attempt, status, code: outcome.statusCode },
+          'webhook attempt',
+        );
+        if (status === 'failed')
+          this.log.warn(
+            { delivery: c.id, event_id: c.eventId, error: outcome.error },
+            'webhook delivery failed',
+          );
+        return;
+      } catch (err) {
+        // The database is unreachable: keep trying; past the lease the attempt is re-made.
+        if (i >= 5) {
+          this.log.error({ err, delivery: c.id }, 'webhook worker: could not record an attempt');
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 200 * 2 ** i));
+      }
+    }
+  }
+}
