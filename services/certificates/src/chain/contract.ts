@@ -1,0 +1,518 @@
+// Typed ethers v6 bindings of the HallmarkCertificates contract (contracts/HallmarkCertificates.sol):
+// deployment, batch minting, ERC-4494 permits and transfers by signature, burn, allowlist, the
+// batch Merkle tree and its proofs. The ABI and bytecode come from the generated artifact
+// (contracts/artifacts/, built by scripts/build-contracts.ts).
+import { readFileSync } from 'node:fs';
+import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
+import {
+  AbiCoder,
+  Contract,
+  ContractFactory,
+  Interface,
+  TransactionReceipt,
+  ZeroHash,
+  getAddress,
+  id as keccakUtf8,
+  keccak256,
+  type BigNumberish,
+  type ContractRunner,
+  type ContractTransactionResponse,
+  type Log,
+  type Overrides,
+  type Signer,
+  type TypedDataDomain,
+  type TypedDataField,
+} from 'ethers';
+
+export type ArtifactName = 'HallmarkCertificates' | 'PlainERC721';
+
+export interface ContractArtifact {
+  contractName: string;
+  abi: unknown[];
+  bytecode: string;
+  deployedBytecode: string;
+  compiler: { version: string };
+}
+
+const artifactCache = new Map<ArtifactName, ContractArtifact>();
+
+/** The committed build output of one contract. */
+export function loadArtifact(name: ArtifactName): ContractArtifact {
+  let artifact = artifactCache.get(name);
+  if (!artifact) {
+    const url = new URL(`../../contracts/artifacts/${name}.json`, import.meta.url);
+    artifact = JSON.parse(readFileSync(url, 'utf8')) as ContractArtifact;
+    artifactCache.set(name, artifact);
+  }
+  return artifact;
+}
+
+export const certificatesInterface = new Interface(
+  loadArtifact('HallmarkCertificates').abi as ConstructorParameters<typeof Interface>[0],
+);
+
+export const BATCH_MINTED_TOPIC = certificatesInterface.getEvent('BatchMinted')!.topicHash;
+export const TRANSFER_TOPIC = certificatesInterface.getEvent('Transfer')!.topicHash;
+
+export const DEFAULT_ADMIN_ROLE = ZeroHash;
+export const MINTER_ROLE = keccakUtf8('MINTER_ROLE');
+/** ERC-165 ids the contract answers true for. */
+export const INTERFACE_IDS = {
+  erc165: '0x01ffc9a7',
+  erc721: '0x80ac58cd',
+  erc721Metadata: '0x5b5e139f',
+  accessControl: '0x7965db0b',
+  erc4494: '0x5604e225',
+  erc4906: '0x49064906',
+} as const;
+
+/** EIP-712 domain of the permits; the same as the contract's `eip712Domain()` (ERC-5267). */
+export function permitDomain(chainId: BigNumberish, verifyingContract: string): TypedDataDomain {
+  return {
+    name: 'HallmarkCertificates',
+    version: '1',
+    chainId,
+    verifyingContract: getAddress(verifyingContract),
+  };
+}
+
+export const PERMIT_TYPES: Record<string, TypedDataField[]> = {
+  Permit: [
+    { name: 'spender', type: 'address' },
+    { name: 'tokenId', type: 'uint256' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'deadline', type: 'uint256' },
+  ],
+};
+
+export const TRANSFER_PERMIT_TYPES: Record<string, TypedDataField[]> = {
+  TransferPermit: [
+    { name: 'to', type: 'address' },
+    { name: 'tokenId', type: 'uint256' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'deadline', type: 'uint256' },
+  ],
+};
+
+export interface PermitValue {
+  spender: string;
+  tokenId: BigNumberish;
+  nonce: BigNumberish;
+  /** Unix seconds; the permit is refused after it. */
+  deadline: BigNumberish;
+}
+
+export interface TransferPermitValue {
+  to: string;
+  tokenId: BigNumberish;
+  nonce: BigNumberish;
+  deadline: BigNumberish;
+}
+
+/** The holder's EIP-712 signature of an ERC-4494 `Permit` (approval of `spender`), offline. */
+export function signPermit(holder: Signer, domain: TypedDataDomain, value: PermitValue): Promise<string> {
+  return holder.signTypedData(domain, PERMIT_TYPES, value);
+}
+
+/** The holder's EIP-712 signature of a `TransferPermit` (move the token to `to`), offline. */
+export function signTransferPermit(
+  holder: Signer,
+  domain: TypedDataDomain,
+  value: TransferPermitValue,
+): Promise<string> {
+  return holder.signTypedData(domain, TRANSFER_PERMIT_TYPES, value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Batch Merkle tree
+
+/** Leaf encoding of the batch trees: (position in the batch, metadata hash). */
+export const LEAF_ENCODING = ['uint256', 'bytes32'] as const;
+
+/**
+ * The leaf the contract checks for the token at `index` (= tokenId − firstTokenId) of its batch:
+ * keccak256(bytes.concat(keccak256(abi.encode(index, metadataHash)))).
+ */
+export function certificateLeaf(index: BigNumberish, metadataHash: string): string {
+  return keccak256(keccak256(AbiCoder.defaultAbiCoder().encode([...LEAF_ENCODING], [index, metadataHash])));
+}
+
+export interface BatchTree {
+  /** The root to pass to `mintBatch`. */
+  root: string;
+  size: number;
+  /** Proof for the certificate at `index` of the batch (its token id is firstTokenId + index). */
+  proof(index: number): string[];
+  leaf(index: number): string;
+  /** JSON-serialisable form (`StandardMerkleTree` format), reloadable with `loadBatchTree`. */
+  dump(): unknown;
+}
+
+// uint256 values are kept as decimal strings so that `dump()` is plain JSON.
+type LeafValue = [index: string, metadataHash: string];
+
+function wrapTree(tree: StandardMerkleTree<LeafValue>): BatchTree {
+  return {
+    root: tree.root,
+    size: tree.length,
+    proof: (index) => tree.getProof(index),
+    leaf: (index) => {
+      const value = tree.at(index);
+      if (!value) throw new RangeError(`no certificate at index ${index} of a batch of ${tree.length}`);
+      return tree.leafHash(value);
+    },
+    dump: () => tree.dump(),
+  };
+}
+
+/**
+ * The Merkle tree of one batch: `metadataHashes[i]` is the 32-byte metadata hash of the batch's
+ * i-th certificate (token firstTokenId + i). Built with OpenZeppelin's StandardMerkleTree, which
+ * hashes leaves and sorted pairs exactly as the contract's MerkleProof check does.
+ */
+export function buildBatchTree(metadataHashes: readonly string[]): BatchTree {
+  if (metadataHashes.length === 0) throw new Error('a batch needs at least one certificate');
+  const values = metadataHashes.map((hash, i): LeafValue => [String(i), hash]);
+  return wrapTree(StandardMerkleTree.of(values, [...LEAF_ENCODING]));
+}
+
+/** Reloads a tree saved with `BatchTree.dump()` (validates it). */
+export function loadBatchTree(dump: unknown): BatchTree {
+  const tree = StandardMerkleTree.load(dump as Parameters<typeof StandardMerkleTree.load<LeafValue>>[0]);
+  tree.validate();
+  return wrapTree(tree);
+}
+
+/** Off-chain twin of `verifyCertificate` given the batch root. */
+export function verifyBatchProof(
+  root: string,
+  index: BigNumberish,
+  metadataHash: string,
+  proof: string[],
+): boolean {
+  return StandardMerkleTree.verify(root, [...LEAF_ENCODING], [BigInt(index).toString(), metadataHash], proof);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contract bindings
+
+const plainLogsGetter = Object.getOwnPropertyDescriptor(TransactionReceipt.prototype, 'logs')!.get!;
+
+/**
+ * The raw logs of a receipt. A `ContractTransactionReceipt` (what `tx.wait()` resolves to)
+ * overrides `logs` to decode every log against the ABI on each access, which takes about a
+ * second for a batch of 1,000 Transfer logs; this reads the plain list instead.
+ */
+export function receiptLogs(receipt: TransactionReceipt): readonly Log[] {
+  return plainLogsGetter.call(receipt) as readonly Log[];
+}
+
+export interface DeployOptions {
+  baseURI: string;
+  /** `Ownable` owner (a burn authority); default: the deployer. */
+  owner?: string;
+  /** `DEFAULT_ADMIN_ROLE` holder; default: the deployer. */
+  admin?: string;
+  /** Initial `MINTER_ROLE` holder (the relayer); default: the deployer. Zero address for none. */
+  minter?: string;
+  name?: string;
+  symbol?: string;
+}
+
+export interface MintBatchArgs {
+  to: string;
+  quantity: BigNumberish;
+  merkleRoot: string;
+  /** The relayer's idempotency key as 32 bytes (see `batchKeyOf`); never zero, never reused. */
+  batchKey: string;
+}
+
+export interface BatchMinted {
+  batchKey: string;
+  firstTokenId: bigint;
+  quantity: bigint;
+  merkleRoot: string;
+  to: string;
+}
+
+/** A batch, identified on chain by its first token id. */
+export interface BatchInfo {
+  firstTokenId: bigint;
+  quantity: bigint;
+  merkleRoot: string;
+  /** The holding address the batch was minted to. */
+  to: string;
+}
+
+/** A 32-byte batch key derived from an idempotency key string (keccak256 of its UTF-8). */
+export function batchKeyOf(idempotencyKey: string): string {
+  return keccakUtf8(idempotencyKey);
+}
+
+export async function deployCertificates(
+  deployer: Signer,
+  opts: DeployOptions,
+): Promise<CertificatesContract> {
+  const artifact = loadArtifact('HallmarkCertificates');
+  const me = await deployer.getAddress();
+  const factory = new ContractFactory(certificatesInterface, artifact.bytecode, deployer);
+  const deployed = await factory.deploy(
+    opts.name ?? 'Hallmark Certificates',
+    opts.symbol ?? 'HALL',
+    opts.baseURI,
+    opts.owner ?? me,
+    opts.admin ?? me,
+    opts.minter ?? me,
+  );
+  await deployed.waitForDeployment();
+  return new CertificatesContract(await deployed.getAddress(), deployer);
+}
+
+/** Typed wrapper over the ethers `Contract`; writes return the sent transaction (wait on it yourself). */
+export class CertificatesContract {
+  readonly contract: Contract;
+
+  constructor(
+    readonly address: string,
+    readonly runner: ContractRunner,
+  ) {
+    this.contract = new Contract(address, certificatesInterface, runner);
+  }
+
+  connect(runner: ContractRunner): CertificatesContract {
+    return new CertificatesContract(this.address, runner);
+  }
+
+  private call<T>(method: string, ...args: unknown[]): Promise<T> {
+    return this.contract.getFunction(method).staticCall(...args) as Promise<T>;
+  }
+
+  private send(method: string, args: unknown[], overrides?: Overrides): Promise<ContractTransactionResponse> {
+    const fn = this.contract.getFunction(method);
+    return (
+      overrides ? fn.send(...args, overrides) : fn.send(...args)
+    ) as Promise<ContractTransactionResponse>;
+  }
+
+  // -- minting --------------------------------------------------------------------------------
+
+  mintBatch(args: MintBatchArgs, overrides?: Overrides): Promise<ContractTransactionResponse> {
+    return this.send('mintBatch', [args.to, args.quantity, args.merkleRoot, args.batchKey], overrides);
+  }
+
+  /** Calldata of `mintBatch`, for a relayer that signs and sends transactions itself. */
+  static encodeMintBatch(args: MintBatchArgs): string {
+    return certificatesInterface.encodeFunctionData('mintBatch', [
+      args.to,
+      args.quantity,
+      args.merkleRoot,
+      args.batchKey,
+    ]);
+  }
+
+  /** The BatchMinted events of this contract in a receipt (or a list of logs). */
+  parseBatchMinted(source: TransactionReceipt | readonly Log[]): BatchMinted[] {
+    const logs = 'logs' in source ? receiptLogs(source) : source;
+    const self = this.address.toLowerCase();
+    const out: BatchMinted[] = [];
+    for (const log of logs) {
+      // cheap filters first: a batch receipt also holds one Transfer log per token
+      if (log.topics[0] !== BATCH_MINTED_TOPIC || log.address.toLowerCase() !== self) continue;
+      const parsed = certificatesInterface.parseLog({ topics: [...log.topics], data: log.data });
+      if (!parsed) continue;
+      out.push({
+        batchKey: parsed.args.batchKey as string,
+        firstTokenId: parsed.args.firstTokenId as bigint,
+        quantity: parsed.args.quantity as bigint,
+        merkleRoot: parsed.args.merkleRoot as string,
+        to: parsed.args.to as string,
+      });
+    }
+    return out;
+  }
+
+  /** Whether `batchKey` was consumed on chain, and by which batch: what a relayer reconciles with. */
+  async batchByKey(batchKey: string): Promise<BatchInfo | undefined> {
+    const r = await this.call<[boolean, bigint, bigint, string, string]>('batchByKey', batchKey);
+    if (!r[0]) return undefined;
+    return { firstTokenId: r[1], quantity: r[2], merkleRoot: r[3], to: r[4] };
+  }
+
+  /** The batch a token was minted in (reverts ERC721NonexistentToken for burned/nonexistent tokens). */
+  async batchOf(tokenId: BigNumberish): Promise<BatchInfo> {
+    const r = await this.call<[bigint, bigint, string, string]>('batchOf', tokenId);
+    return { firstTokenId: r[0], quantity: r[1], merkleRoot: r[2], to: r[3] };
+  }
+
+  nextTokenId(): Promise<bigint> {
+    return this.call('nextTokenId');
+  }
+
+  totalSupply(): Promise<bigint> {
+    return this.call('totalSupply');
+  }
+
+  // -- reads ----------------------------------------------------------------------------------
+
+  ownerOf(tokenId: BigNumberish): Promise<string> {
+    return this.call('ownerOf', tokenId);
+  }
+
+  exists(tokenId: BigNumberish): Promise<boolean> {
+    return this.call('exists', tokenId);
+  }
+
+  balanceOf(owner: string): Promise<bigint> {
+    return this.call('balanceOf', owner);
+  }
+
+  getApproved(tokenId: BigNumberish): Promise<string> {
+    return this.call('getApproved', tokenId);
+  }
+
+  isApprovedForAll(owner: string, operator: string): Promise<boolean> {
+    return this.call('isApprovedForAll', owner, operator);
+  }
+
+  tokenURI(tokenId: BigNumberish): Promise<string> {
+    return this.call('tokenURI', tokenId);
+  }
+
+  nonces(tokenId: BigNumberish): Promise<bigint> {
+    return this.call('nonces', tokenId);
+  }
+
+  supportsInterface(interfaceId: string): Promise<boolean> {
+    return this.call('supportsInterface', interfaceId);
+  }
+
+  hasRole(role: string, account: string): Promise<boolean> {
+    return this.call('hasRole', role, account);
+  }
+
+  owner(): Promise<string> {
+    return this.call('owner');
+  }
+
+  /** Proves the certificate's metadata hash against its batch's root on chain. */
+  verifyCertificate(tokenId: BigNumberish, metadataHash: string, proof: readonly string[]): Promise<boolean> {
+    return this.call('verifyCertificate', tokenId, metadataHash, [...proof]);
+  }
+
+  isAllowlisted(account: string): Promise<boolean> {
+    return this.call('isAllowlisted', account);
+  }
+
+  /** The EIP-712 domain as the chain reports it (ERC-5267 `eip712Domain()`). */
+  async domain(): Promise<TypedDataDomain> {
+    const d = await this.call<[string, string, string, bigint, string, string, bigint[]]>('eip712Domain');
+    return { name: d[1], version: d[2], chainId: d[3], verifyingContract: d[4] };
+  }
+
+  // -- writes ---------------------------------------------------------------------------------
+
+  transferFrom(from: string, to: string, tokenId: BigNumberish, overrides?: Overrides) {
+    return this.send('transferFrom', [from, to, tokenId], overrides);
+  }
+
+  safeTransferFrom(from: string, to: string, tokenId: BigNumberish, overrides?: Overrides) {
+    return this.send('safeTransferFrom(address,address,uint256)', [from, to, tokenId], overrides);
+  }
+
+  approve(to: string, tokenId: BigNumberish, overrides?: Overrides) {
+    return this.send('approve', [to, tokenId], overrides);
+  }
+
+  setApprovalForAll(operator: string, approved: boolean, overrides?: Overrides) {
+    return this.send('setApprovalForAll', [operator, approved], overrides);
+  }
+
+  /** ERC-4494: approve `spender` with the holder's `Permit` signature (see `signPermit`). */
+  permit(
+    spender: string,
+    tokenId: BigNumberish,
+    deadline: BigNumberish,
+    signature: string,
+    overrides?: Overrides,
+  ) {
+    return this.send('permit', [spender, tokenId, deadline, signature], overrides);
+  }
+
+  /** Move the token to `to` with the holder's `TransferPermit` signature; the sender pays the gas. */
+  transferWithPermit(
+    to: string,
+    tokenId: BigNumberish,
+    deadline: BigNumberish,
+    signature: string,
+    overrides?: Overrides,
+  ) {
+    return this.send('transferWithPermit', [to, tokenId, deadline, signature], overrides);
+  }
+
+  /**
+   * Signs (with the holder's key) and submits (with this binding's runner, e.g. the relayer) a
+   * transfer by permit, reading the token's current nonce from the chain.
+   */
+  async relayTransfer(
+    holder: Signer,
+    to: string,
+    tokenId: BigNumberish,
+    opts: { deadline: BigNumberish; chainId: BigNumberish; overrides?: Overrides },
+  ): Promise<ContractTransactionResponse> {
+    const nonce = await this.nonces(tokenId);
+    const sig = await signTransferPermit(holder, permitDomain(opts.chainId, this.address), {
+      to,
+      tokenId,
+      nonce,
+      deadline: opts.deadline,
+    });
+    return this.transferWithPermit(to, tokenId, opts.deadline, sig, opts.overrides);
+  }
+
+  /** Rule 13: owner, approved, operator, admin role or contract owner. */
+  burn(tokenId: BigNumberish, overrides?: Overrides) {
+    return this.send('burn', [tokenId], overrides);
+  }
+
+  addToAllowlist(accounts: readonly string[], overrides?: Overrides) {
+    return this.send('addToAllowlist', [[...accounts]], overrides);
+  }
+
+  removeFromAllowlist(accounts: readonly string[], overrides?: Overrides) {
+    return this.send('removeFromAllowlist', [[...accounts]], overrides);
+  }
+
+  setBaseURI(baseURI: string, overrides?: Overrides) {
+    return this.send('setBaseURI', [baseURI], overrides);
+  }
+
+  grantRole(role: string, account: string, overrides?: Overrides) {
+    return this.send('grantRole', [role, account], overrides);
+  }
+
+  revokeRole(role: string, account: string, overrides?: Overrides) {
+    return this.send('revokeRole', [role, account], overrides);
+  }
+
+  /** The custom error name of a failed call/transaction from this contract, if any (e.g. `ERC721NonexistentToken`). */
+  static revertName(err: unknown): string | undefined {
+    const data = findRevertData(err);
+    if (!data) return undefined;
+    try {
+      return certificatesInterface.parseError(data)?.name;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function findRevertData(err: unknown, depth = 0): string | undefined {
+  if (!err || typeof err !== 'object' || depth > 5) return undefined;
+  const e = err as { data?: unknown; error?: unknown; info?: unknown; revert?: { name?: string } };
+  if (typeof e.data === 'string' && e.data.startsWith('0x') && e.data.length >= 10) return e.data;
+  for (const nested of [e.error, e.info, e.data]) {
+    const found = findRevertData(nested, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
