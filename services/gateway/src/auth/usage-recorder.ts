@@ -28,26 +28,30 @@ export class UsageRecorder {
 
   async flush(): Promise<void> {
     if (this.flushing) return this.flushing;
-    this.flushing = (async () => {
-      try {
-        while (this.pending || this.queue.length > 0) {
-          if (!this.pending) {
-            const records = this.queue.splice(0, this.opts.maxBatch ?? 500);
-            this.pending = { id: newId('event'), records };
-          }
-          await this.keys.recordUsage(
-            { batch_id: this.pending.id, records: this.pending.records },
-            { idempotent: true },
-          );
-          this.pending = null;
-        }
-      } catch (err) {
-        this.log.warn({ err }, 'usage batch not delivered; will retry');
-      } finally {
-        this.flushing = null;
-      }
-    })();
+    // `.finally` runs after the assignment below even when there is nothing to ship, so a
+    // finished flush can never be left behind as the "current" one.
+    this.flushing = this.ship().finally(() => {
+      this.flushing = null;
+    });
     return this.flushing;
+  }
+
+  private async ship(): Promise<void> {
+    try {
+      while (this.pending || this.queue.length > 0) {
+        if (!this.pending) {
+          const records = this.queue.splice(0, this.opts.maxBatch ?? 500);
+          this.pending = { id: newId('event'), records };
+        }
+        await this.keys.recordUsage(
+          { batch_id: this.pending.id, records: this.pending.records },
+          { idempotent: true },
+        );
+        this.pending = null;
+      }
+    } catch (err) {
+      this.log.warn({ err }, 'usage batch not delivered; will retry');
+    }
   }
 
   async stop(): Promise<void> {

@@ -13,6 +13,12 @@ import { hasAnyScope } from '../auth/scopes.js';
 import type { SessionClaims, SessionVerifier } from '../auth/session.js';
 import type { AuthInfo } from '../auth/types.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    keyVerifier: KeyVerifier;
+  }
+}
+
 export interface AuthOptions {
   keys: AsyncClient<KeysServiceClient>;
   verifier: KeyVerifier;
@@ -24,6 +30,9 @@ const SESSION_CACHE_MS = 60_000;
 
 export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
   app.decorateRequest('auth', null);
+  // Routes that change a key drop this gateway's cached answer at once (other replicas
+  // drop theirs on the key.* event).
+  app.decorate('keyVerifier', opts.verifier);
   // Provisioning is idempotent, but one RPC per request is waste: remember it a minute.
   const sessions = new Map<string, { info: AuthInfo; until: number }>();
 

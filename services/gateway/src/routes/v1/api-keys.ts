@@ -56,7 +56,7 @@ export default async function apiKeys(app: FastifyInstance, { clients }: RouteDe
             name: { type: 'string' },
             type: { type: 'string', enum: ['production', 'test', 'restricted'] },
             permissions: scopeList,
-            rateLimit: { type: 'integer' },
+            rateLimit: { type: 'integer', minimum: 1, maximum: 100000 },
             expiresAt: { type: 'string' },
             allowedIps: ipList,
           },
@@ -120,7 +120,7 @@ export default async function apiKeys(app: FastifyInstance, { clients }: RouteDe
           properties: {
             name: { type: 'string' },
             permissions: scopeList,
-            rateLimit: { type: 'integer' },
+            rateLimit: { type: 'integer', minimum: 1, maximum: 100000 },
             allowedIps: ipList,
           },
         },
@@ -128,7 +128,7 @@ export default async function apiKeys(app: FastifyInstance, { clients }: RouteDe
     },
     async (request) => {
       const b = request.body;
-      return presentKey(
+      const updated = presentKey(
         await clients.keys.updateKey({
           principal: principalOf(request),
           key_id: request.params.key_id,
@@ -141,6 +141,8 @@ export default async function apiKeys(app: FastifyInstance, { clients }: RouteDe
           ip_address: request.ip,
         }),
       );
+      app.keyVerifier.invalidate(request.params.key_id);
+      return updated;
     },
   );
 
@@ -150,14 +152,15 @@ export default async function apiKeys(app: FastifyInstance, { clients }: RouteDe
       config: ADMIN,
       schema: { tags: TAGS, summary: 'Revoke an API key (cannot be restored)', params: keyId },
     },
-    async (request) =>
-      presentKey(
-        await clients.keys.revokeKey({
-          principal: principalOf(request),
-          key_id: request.params.key_id,
-          ip_address: request.ip,
-        }),
-      ),
+    async (request) => {
+      const revoked = await clients.keys.revokeKey({
+        principal: principalOf(request),
+        key_id: request.params.key_id,
+        ip_address: request.ip,
+      });
+      app.keyVerifier.invalidate(request.params.key_id);
+      return presentKey(revoked);
+    },
   );
 
   app.post<{ Params: { key_id: string }; Body: { gracePeriodSeconds?: number } | undefined }>(
@@ -182,6 +185,7 @@ export default async function apiKeys(app: FastifyInstance, { clients }: RouteDe
         grace_period_seconds: request.body?.gracePeriodSeconds,
         ip_address: request.ip,
       });
+      app.keyVerifier.invalidate(request.params.key_id);
       return { ...presentKey(res.key!), key: res.secret, previousKeyValidUntil: orNull(res.grace_until) };
     },
   );

@@ -1,0 +1,31 @@
+// A second gateway process on the same stack (same services, NATS, database prefix), as
+// another replica would run: for tests of what every replica must see.
+import { freePort, REPO_ROOT, spawnProcess, type ProcessHandle } from '@hallmark/devstack';
+import path from 'node:path';
+import type { TestStack } from './index.js';
+
+export interface ExtraGateway {
+  url: string;
+  process: ProcessHandle;
+  stop(): Promise<void>;
+}
+
+export async function startExtraGateway(
+  stack: TestStack,
+  opts: { name?: string; env?: Record<string, string> } = {},
+): Promise<ExtraGateway> {
+  const name = opts.name ?? 'gateway2';
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const handle = await spawnProcess({
+    name,
+    cmd: process.execPath,
+    args: ['--import', 'tsx', path.join('services', 'gateway', 'src', 'main.ts')],
+    cwd: REPO_ROOT,
+    env: { ...stack.env, HALLMARK_PORT: String(port), ...opts.env },
+    readyCheck: async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok,
+    readyTimeoutMs: 60_000,
+    logFile: path.join(stack.env.HALLMARK_DATA_DIR!, 'logs', `${name}.log`),
+  });
+  return { url, process: handle, stop: () => handle.stop() };
+}
