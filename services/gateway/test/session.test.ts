@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createSessionVerifier } from '../src/auth/session.js';
+
+const SECRET = 'x'.repeat(40);
+const ENT = 'ent_ABCDEFGHIJKLMNOPQRSTUVWX';
+const hs = (claims: Record<string, unknown>, opts: { exp?: number; alg?: string; secret?: string } = {}) =>
+  new SignJWT(claims)
+    .setProtectedHeader({ alg: opts.alg ?? 'HS256' })
+    .setSubject('alice')
+    .setExpirationTime(opts.exp ?? Math.floor(Date.now() / 1000) + 60)
+    .sign(new TextEncoder().encode(opts.secret ?? SECRET));
+
+describe('HS256 sessions', () => {
+  const verify = createSessionVerifier({ secret: SECRET });
+
+  it('accept a valid token and read sub, ent, email and role', async () => {
+    const claims = await verify(await hs({ ent: ENT, email: 'a@b.test', role: 'admin' }));
+    expect(claims).toEqual({ sub: 'alice', ent: ENT, email: 'a@b.test', role: 'admin' });
+  });
+
+  it('treat an unknown role as member', async () => {
+    expect((await verify(await hs({ ent: ENT, role: 'superuser' }))).role).toBe('member');
+  });
+
+  it('refuse an expired token, a wrong signature, and a token without a valid ent', async () => {
+    await expect(
+      verify(await hs({ ent: ENT }, { exp: Math.floor(Date.now() / 1000) - 10 })),
+    ).rejects.toMatchObject({ code: 'invalid_token' });
+    await expect(verify(await hs({ ent: ENT }, { secret: 'y'.repeat(40) }))).rejects.toMatchObject({
+      code: 'invalid_token',
+    });
+    await expect(verify(await hs({ ent: 'acme' }))).rejects.toMatchObject({ code: 'invalid_token' });
+  });
+
+  it('refuse alg none and a token with no exp', async () => {
+    const header = Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url');
+    const body = Buffer.from(
+      JSON.stringify({ sub: 'alice', ent: ENT, exp: Math.floor(Date.now() / 1000) + 60 }),
+    ).toString('base64url');
+    await expect(verify(`${header}.${body}.`)).rejects.toMatchObject({ code: 'invalid_token' });
+    const noExp = await new SignJWT({ ent: ENT })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('alice')
+      .sign(new TextEncoder().encode(SECRET));
+    await expect(verify(noExp)).rejects.toMatchObject({ code: 'invalid_token' });
+  });
+});
+
+describe('JWKS sessions', () => {
+  let server: Server;
+  let url: string;
+  let privateKey: CryptoKey;
+  let jwk: JWK;
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('RS256');
+    privateKey = pair.privateKey as CryptoKey;
+    jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+    server = createServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ keys: [jwk] }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/.well-known/jwks.json`;
+  });
+
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('accept an RS256 token signed by a key of the JWKS', async () => {
+    const verify = createSessionVerifier({ jwksUrl: url });
+    const token = await new SignJWT({ ent: ENT, role: 'owner' })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setSubject('bob')
+      .setExpirationTime('1m')
+      .sign(privateKey);
+    expect(await verify(token)).toMatchObject({ sub: 'bob', ent: ENT, role: 'owner' });
+  });
+
+  it('refuse an HS256 token when sessions come from a JWKS (no algorithm confusion)', async () => {
+    const verify = createSessionVerifier({ jwksUrl: url });
+    await expect(verify(await hs({ ent: ENT }))).rejects.toMatchObject({ code: 'invalid_token' });
+  });
+});
