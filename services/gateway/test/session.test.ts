@@ -52,12 +52,12 @@ describe('HS256 sessions', () => {
 describe('JWKS sessions', () => {
   let server: Server;
   let url: string;
-  let privateKey: CryptoKey;
+  let privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
   let jwk: JWK;
 
   beforeAll(async () => {
     const pair = await generateKeyPair('RS256');
-    privateKey = pair.privateKey as CryptoKey;
+    privateKey = pair.privateKey;
     jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
     server = createServer((_req, res) => {
       res.setHeader('content-type', 'application/json');
