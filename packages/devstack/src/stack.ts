@@ -13,6 +13,9 @@ import { loadOrCreateSecrets, type StackSecrets } from './secrets.js';
 import { startSmtpSink, type SmtpSinkHandle } from './smtp.js';
 import { freePort } from './wait.js';
 
+/** anvil's default account 0 private key: dev and tests only (the key is public). */
+const ANVIL_RELAYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 
 export interface StackOptions {
@@ -77,7 +80,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     ? await startRestate({ dataDir: opts.dataDir, logFile: logFile('restate') })
     : undefined;
   const anvil = opts.anvil
-    ? await startAnvil({ dataDir: opts.dataDir, logFile: logFile('anvil') })
+    ? await startAnvil({
+        port: opts.fixedPorts ? 8545 : await freePort(),
+        dataDir: opts.dataDir,
+        logFile: logFile('anvil'),
+      })
     : undefined;
   const smtp = opts.smtp ? await startSmtpSink({ port: opts.fixedPorts ? 2525 : 0 }) : undefined;
   const secrets = loadOrCreateSecrets(opts.dataDir);
@@ -96,7 +103,15 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     ...(restate
       ? { HALLMARK_RESTATE_INGRESS_URL: restate.ingressUrl, HALLMARK_RESTATE_ADMIN_URL: restate.adminUrl }
       : {}),
-    ...(anvil ? { HALLMARK_CHAIN_RPC_URL: anvil.rpcUrl, HALLMARK_CHAIN_ID: String(anvil.chainId) } : {}),
+    ...(anvil
+      ? {
+          HALLMARK_CHAIN_RPC_URL: anvil.rpcUrl,
+          HALLMARK_CHAIN_ID: String(anvil.chainId),
+          // anvil's account 0 (public, funded on every fresh anvil): the dev relayer; the
+          // certificates service deploys its dev contract with it at start.
+          HALLMARK_RELAYER_KEY: ANVIL_RELAYER_KEY,
+        }
+      : {}),
     ...(smtp ? { SMTP_URL: smtp.url } : {}),
     ...opts.env,
   };

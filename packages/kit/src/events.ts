@@ -88,6 +88,19 @@ export const EVENT_SCHEMAS = {
   'bulk.job.failed': BulkJobEvent.extend({ error: z.string().optional() }),
   /** A certificate voucher minted on chain (certificates service); `object` is the voucher. */
   'voucher.minted': ObjectEvent,
+  /**
+   * A certificate's token confirmed on chain (certificates service), one event per certificate
+   * of a minted batch; `object` is the certificate (id, tokenId, name, imageUrl, metadata,
+   * metadataHash, batchId, holderAddress, status, transactionHash, blockNumber, …).
+   */
+  'certificate.minted': z.object({
+    object: z.looseObject({
+      id: Id,
+      tokenId: z.number(),
+      transactionHash: z.string(),
+      blockNumber: z.number(),
+    }),
+  }),
   // Used by the kit's own tests and health probes.
   'kit.probe.sent': z.object({ n: z.number() }),
 } as const;

@@ -12,6 +12,7 @@ export const ID_PREFIXES = {
   certificateVoucher: 'v_',
   job: 'job_',
   certificate: 'cert_',
+  certificateBatch: 'batch_',
   gift: 'gift_',
   event: 'evt_',
   request: 'req_',

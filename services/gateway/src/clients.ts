@@ -6,6 +6,7 @@ import {
   type HealthProbe,
   type ServiceName,
 } from '@hallmark/kit';
+import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';
 import { WebhooksServiceClient } from '@hallmark/proto/notify/v1/webhooks';
@@ -17,6 +18,7 @@ export interface Clients {
   vouchers: AsyncClient<VouchersServiceClient>;
   webhooks: AsyncClient<WebhooksServiceClient>;
   templates: AsyncClient<TemplatesServiceClient>;
+  certificates: AsyncClient<CertificatesServiceClient>;
   health: Record<ServiceName, HealthProbe>;
   close(): void;
 }
@@ -27,6 +29,7 @@ export function createClients(config: Config): Clients {
   const vouchers = createGrpcClient(VouchersServiceClient, config.HALLMARK_VOUCHERS_ADDR, opts);
   const webhooks = createGrpcClient(WebhooksServiceClient, config.HALLMARK_NOTIFY_ADDR, opts);
   const templates = createGrpcClient(TemplatesServiceClient, config.HALLMARK_NOTIFY_ADDR, opts);
+  const certificates = createGrpcClient(CertificatesServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const health: Record<ServiceName, HealthProbe> = {
     keys: createHealthProbe(config.HALLMARK_KEYS_ADDR),
     vouchers: createHealthProbe(config.HALLMARK_VOUCHERS_ADDR),
@@ -40,12 +43,14 @@ export function createClients(config: Config): Clients {
     vouchers: vouchers.api,
     webhooks: webhooks.api,
     templates: templates.api,
+    certificates: certificates.api,
     health,
     close() {
       keys.close();
       vouchers.close();
       webhooks.close();
       templates.close();
+      certificates.close();
       for (const probe of Object.values(health)) probe.close();
     },
   };

@@ -1,6 +1,7 @@
 // Every route group of the gateway. Each file holds its routes' schemas, OpenAPI metadata
 // and thin handlers (validate → authorise → one gRPC call → shape).
 import type { FastifyInstance } from 'fastify';
+import certificates from './certificates.js';
 import enterpriseApiKeys from './enterprise/api-keys.js';
 import enterpriseWebhooks from './enterprise/webhooks.js';
 import healthRoutes from './health.js';
@@ -19,4 +20,5 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(webhooks, deps);
   await app.register(enterpriseWebhooks, deps);
   await app.register(templates, deps);
+  await app.register(certificates, deps);
 }

@@ -1,0 +1,172 @@
+// Certificate domain: validation of a MintBatch request, the canonical metadata and its hash
+// (the leaf of the batch's Merkle tree), and the record types the store returns.
+import { createHash } from 'node:crypto';
+import { invalidParam, missingParam } from '@hallmark/kit';
+import { getAddress, id as keccakUtf8, isAddress } from 'ethers';
+
+export const MAX_BATCH_ITEMS = 1000;
+const MAX_METADATA_JSON = 16_384;
+
+export type CertificateStatus = 'pending' | 'minted' | 'burned';
+export type BatchStatus = 'pending' | 'minted' | 'failed';
+export type ProvenanceKind = 'minted' | 'transferred' | 'gifted' | 'claimed' | 'burned' | 'warranty_set';
+
+export interface Scope {
+  enterpriseId: string;
+  livemode: boolean;
+  actorId: string;
+}
+
+export interface MintItemInput {
+  name: string;
+  imageUrl: string | null;
+  /** The spec's metadata object: {name, artist?, category?, description?, …extra}. */
+  metadata: Record<string, unknown>;
+  metadataHash: string;
+}
+
+export interface MintBatchInput {
+  idempotencyKey: string;
+  holderAddress: string;
+  items: MintItemInput[];
+  /** sha256 of the canonical request, to tell a replay from a conflicting reuse of the key. */
+  requestHash: string;
+}
+
+export interface ProvenanceRecord {
+  kind: ProvenanceKind;
+  actor: string | null;
+  from: string | null;
+  to: string | null;
+  transactionHash: string | null;
+  blockNumber: number | null;
+  at: Date;
+}
+
+export interface CertificateRecord {
+  id: string;
+  enterpriseId: string;
+  livemode: boolean;
+  batchId: string;
+  position: number;
+  tokenId: bigint | null;
+  name: string;
+  imageUrl: string | null;
+  metadata: Record<string, unknown>;
+  metadataHash: string;
+  holderAddress: string;
+  status: CertificateStatus;
+  transactionHash: string | null;
+  blockNumber: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** JSON with object keys sorted at every level: the stable form that is hashed. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * The metadata hash of a certificate: keccak256 of the canonical JSON of
+ * {name, imageUrl, metadata}. Stable for a certificate's lifetime (token ids and warranty are
+ * not part of it), so it can be proven against the batch root recorded on chain.
+ */
+export function metadataHashOf(
+  name: string,
+  imageUrl: string | null,
+  metadata: Record<string, unknown>,
+): string {
+  return keccakUtf8(canonicalJson({ name, imageUrl, metadata }));
+}
+
+/** The 32-byte on-chain batch key: keccak256 of the batch's idempotency key in its tenant. */
+export function batchKeyFor(enterpriseId: string, livemode: boolean, idempotencyKey: string): string {
+  return keccakUtf8(`${enterpriseId}:${livemode ? 'live' : 'test'}:${idempotencyKey}`);
+}
+
+function optText(value: string | undefined, param: string, max: number): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value.length > max) throw invalidParam(param, `${param} must be at most ${max} characters.`);
+  return value;
+}
+
+export interface RawMintItem {
+  name?: string;
+  image_url?: string;
+  metadata_json?: string;
+  description?: string;
+  category?: string;
+}
+
+export function parseMintBatch(req: {
+  idempotencyKey?: string;
+  holderAddress?: string;
+  items?: RawMintItem[];
+}): MintBatchInput {
+  const key = req.idempotencyKey ?? '';
+  if (!key) throw missingParam('idempotency_key');
+  if (key.length > 255)
+    throw invalidParam('idempotency_key', 'idempotency_key must be at most 255 characters.');
+  if (!req.holderAddress) throw missingParam('holder_address');
+  if (!isAddress(req.holderAddress) || !/^0x[0-9a-fA-F]{40}$/.test(req.holderAddress)) {
+    throw invalidParam('holder_address', 'holder_address must be a 0x-prefixed 20-byte address.');
+  }
+  const holderAddress = getAddress(req.holderAddress);
+  const raw = req.items ?? [];
+  if (raw.length === 0) throw missingParam('items');
+  if (raw.length > MAX_BATCH_ITEMS) {
+    throw invalidParam('items', `A batch holds at most ${MAX_BATCH_ITEMS} certificates.`);
+  }
+  const items = raw.map((item, i): MintItemInput => {
+    const p = (field: string) => `items[${i}].${field}`;
+    const name = (item.name ?? '').trim();
+    if (!name) throw missingParam(p('name'));
+    if (name.length > 200) throw invalidParam(p('name'), 'name must be at most 200 characters.');
+    const imageUrl = optText(item.image_url, p('image_url'), 2048) ?? null;
+    if (imageUrl !== null && !/^https?:\/\/\S+$/i.test(imageUrl)) {
+      throw invalidParam(p('image_url'), 'image_url must be an http(s) URL.');
+    }
+    let extra: Record<string, unknown> = {};
+    if (item.metadata_json) {
+      if (item.metadata_json.length > MAX_METADATA_JSON) {
+        throw invalidParam(p('metadata'), `metadata must be at most ${MAX_METADATA_JSON} bytes of JSON.`);
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(item.metadata_json);
+      } catch {
+        throw invalidParam(p('metadata'), 'metadata must be a JSON object.');
+      }
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        throw invalidParam(p('metadata'), 'metadata must be a JSON object.');
+      }
+      extra = parsed as Record<string, unknown>;
+      // Chain-derived and warranty fields are the service's, never the caller's.
+      delete extra.tokenId;
+      delete extra.warranty;
+    }
+    const description = optText(item.description, p('description'), 2000) ?? extra.description;
+    const category = optText(item.category, p('category'), 200) ?? extra.category;
+    const metadata: Record<string, unknown> = { ...extra, name };
+    if (description !== undefined) metadata.description = description;
+    if (category !== undefined) metadata.category = category;
+    return { name, imageUrl, metadata, metadataHash: metadataHashOf(name, imageUrl, metadata) };
+  });
+  const requestHash = createHash('sha256')
+    .update(canonicalJson({ holderAddress, items: items.map((i) => i.metadataHash) }))
+    .digest('hex');
+  return { idempotencyKey: key, holderAddress, items, requestHash };
+}
+
+/** The metadata as readers see it: the stored object plus `tokenId` once minted. */
+export function metadataView(c: CertificateRecord): Record<string, unknown> {
+  return c.tokenId === null ? c.metadata : { ...c.metadata, tokenId: Number(c.tokenId) };
+}

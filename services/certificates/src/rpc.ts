@@ -1,0 +1,115 @@
+// gRPC handlers: proto <-> domain, nothing else.
+import { missingParam, type AsyncHandlers } from '@hallmark/kit';
+import type {
+  Certificate,
+  CertificatesServiceServer,
+  ProvenanceEntry,
+} from '@hallmark/proto/certificates/v1/certificates';
+import type { Principal } from '@hallmark/proto/common/v1/common';
+import type { JsonRpcProvider } from 'ethers';
+import { metadataView, parseMintBatch, type ProvenanceRecord, type Scope } from './domain/certificate.js';
+import type { CertificateRead, CertificatesStore } from './store.js';
+
+export function scopeOf(p: Principal | undefined): Scope {
+  if (!p?.enterprise_id) throw missingParam('principal');
+  return { enterpriseId: p.enterprise_id, livemode: p.livemode, actorId: p.actor_id };
+}
+
+export function provenanceToProto(p: ProvenanceRecord): ProvenanceEntry {
+  return {
+    kind: p.kind,
+    actor: p.actor ?? undefined,
+    from: p.from ?? undefined,
+    to: p.to ?? undefined,
+    transaction_hash: p.transactionHash ?? undefined,
+    block_number: p.blockNumber ?? undefined,
+    at: p.at.toISOString(),
+  };
+}
+
+export function toProto({ certificate: c, provenance }: CertificateRead): Certificate {
+  return {
+    id: c.id,
+    token_id: c.tokenId === null ? undefined : Number(c.tokenId),
+    name: c.name,
+    image_url: c.imageUrl ?? undefined,
+    metadata_json: JSON.stringify(metadataView(c)),
+    metadata_hash: c.metadataHash,
+    batch_id: c.batchId,
+    holder_address: c.holderAddress,
+    status: c.status,
+    transaction_hash: c.transactionHash ?? undefined,
+    block_number: c.blockNumber ?? undefined,
+    created_at: c.createdAt.toISOString(),
+    updated_at: c.updatedAt.toISOString(),
+    provenance: provenance.map(provenanceToProto),
+    livemode: c.livemode,
+  };
+}
+
+export interface HandlerDeps {
+  store: CertificatesStore;
+  /** The chain, when configured (health reads its latest block). */
+  provider: JsonRpcProvider | null;
+  /** Called after a batch was recorded, so the mint worker starts on it at once. */
+  onBatchRecorded?: () => void;
+  /** Bound on the chain probe of Health. */
+  chainProbeTimeoutMs?: number;
+}
+
+export function createCertificatesHandlers(deps: HandlerDeps): AsyncHandlers<CertificatesServiceServer> {
+  const { store } = deps;
+  return {
+    async mintBatch(req) {
+      const scope = scopeOf(req.principal);
+      const input = parseMintBatch({
+        idempotencyKey: req.idempotency_key,
+        holderAddress: req.holder_address,
+        items: req.items,
+      });
+      const batch = await store.createBatch(scope, input);
+      if (!batch.replayed || batch.status === 'pending') deps.onBatchRecorded?.();
+      return {
+        batch_id: batch.batchId,
+        status: batch.status,
+        certificates: batch.certificates.map(toProto),
+        replayed: batch.replayed,
+      };
+    },
+
+    async getCertificate(req) {
+      return toProto(await store.get(scopeOf(req.principal), req.certificate_id));
+    },
+
+    async getPublicCertificate(req) {
+      return toProto(await store.getPublic(req.certificate_id));
+    },
+
+    async listProvenance(req) {
+      const read = await store.get(scopeOf(req.principal), req.certificate_id);
+      return { entries: read.provenance.map(provenanceToProto) };
+    },
+
+    async health() {
+      const [database, block] = await Promise.all([store.databaseHealthy(), latestBlock(deps)]);
+      return { database, chain: block !== null, block_number: block ?? undefined };
+    },
+  };
+}
+
+async function latestBlock(deps: HandlerDeps): Promise<number | null> {
+  if (!deps.provider) return null;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      deps.provider.getBlockNumber(),
+      new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), deps.chainProbeTimeoutMs ?? 2000);
+      }),
+    ]);
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,346 @@
+// All SQL of certificates, batches and provenance. MintBatch writes the batch, its
+// certificates and its chain submission in one transaction (so the relayer's record exists
+// before anything can be sent); completion writes chain references, provenance and the
+// certificate.minted events in one transaction with the submission's `confirmed`.
+import {
+  HallmarkError,
+  isId,
+  newId,
+  notFound,
+  recordEvents,
+  transaction,
+  type Pool,
+  type Queryable,
+} from '@hallmark/kit';
+import { buildBatchTree } from './chain/contract.js';
+import {
+  batchKeyFor,
+  metadataView,
+  type BatchStatus,
+  type CertificateRecord,
+  type CertificateStatus,
+  type MintBatchInput,
+  type ProvenanceKind,
+  type ProvenanceRecord,
+  type Scope,
+} from './domain/certificate.js';
+
+export const EVENT_SOURCE = 'certificates';
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+interface CertificateRow {
+  id: string;
+  enterprise_id: string;
+  livemode: boolean;
+  batch_id: string;
+  position: number;
+  token_id: string | null;
+  name: string;
+  image_url: string | null;
+  metadata: Record<string, unknown>;
+  metadata_hash: string;
+  holder_address: string;
+  status: CertificateStatus;
+  transaction_hash: string | null;
+  block_number: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface ProvenanceRow {
+  certificate_id: string;
+  kind: ProvenanceKind;
+  actor: string | null;
+  from_address: string | null;
+  to_address: string | null;
+  transaction_hash: string | null;
+  block_number: string | null;
+  at: Date;
+}
+
+function certificateFromRow(r: CertificateRow): CertificateRecord {
+  return {
+    id: r.id,
+    enterpriseId: r.enterprise_id,
+    livemode: r.livemode,
+    batchId: r.batch_id,
+    position: r.position,
+    tokenId: r.token_id === null ? null : BigInt(r.token_id),
+    name: r.name,
+    imageUrl: r.image_url,
+    metadata: r.metadata,
+    metadataHash: r.metadata_hash,
+    holderAddress: r.holder_address,
+    status: r.status,
+    transactionHash: r.transaction_hash,
+    blockNumber: r.block_number === null ? null : Number(r.block_number),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+function provenanceFromRow(r: ProvenanceRow): ProvenanceRecord {
+  return {
+    kind: r.kind,
+    actor: r.actor,
+    from: r.from_address,
+    to: r.to_address,
+    transactionHash: r.transaction_hash,
+    blockNumber: r.block_number === null ? null : Number(r.block_number),
+    at: r.at,
+  };
+}
+
+export interface CertificateRead {
+  certificate: CertificateRecord;
+  provenance: ProvenanceRecord[];
+}
+
+export interface BatchRead {
+  batchId: string;
+  status: BatchStatus;
+  certificates: CertificateRead[];
+  replayed: boolean;
+}
+
+/** What the relayer learnt from the chain about a confirmed batch. */
+export interface MintedOnChain {
+  firstTokenId: bigint;
+  transactionHash: string;
+  blockNumber: number;
+  signer: string;
+}
+
+/** The certificate.minted payload: the certificate as the public read shows it, plus refs. */
+export function certificateEventObject(c: CertificateRecord): Record<string, unknown> {
+  return {
+    id: c.id,
+    tokenId: c.tokenId === null ? null : Number(c.tokenId),
+    name: c.name,
+    imageUrl: c.imageUrl,
+    metadata: metadataView(c),
+    metadataHash: c.metadataHash,
+    batchId: c.batchId,
+    holderAddress: c.holderAddress,
+    status: c.status,
+    transactionHash: c.transactionHash,
+    blockNumber: c.blockNumber,
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
+  };
+}
+
+export class CertificatesStore {
+  constructor(
+    readonly pool: Pool,
+    /** The contract batches are minted on; null when the service runs without a chain. */
+    private readonly contractAddress: () => string | null,
+  ) {}
+
+  /**
+   * Records a batch, its certificates and its chain submission, or answers the batch an
+   * earlier call with the same key recorded (replayed). The same key with another request
+   * is a conflict.
+   */
+  async createBatch(scope: Scope, input: MintBatchInput): Promise<BatchRead> {
+    const contract = this.contractAddress();
+    if (!contract) {
+      throw new HallmarkError('service_unavailable', { message: 'No chain is configured for minting.' });
+    }
+    const existing = await this.findBatch(scope, input);
+    if (existing) return existing;
+    try {
+      const batchId = await transaction(this.pool, async (tx) => {
+        const id = newId('certificateBatch');
+        const tree = buildBatchTree(input.items.map((i) => i.metadataHash));
+        await tx.query(
+          `INSERT INTO certificate_batches (id, enterprise_id, livemode, idempotency_key, request_hash,
+             holder_address, quantity, merkle_root, actor_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [
+            id,
+            scope.enterpriseId,
+            scope.livemode,
+            input.idempotencyKey,
+            input.requestHash,
+            input.holderAddress,
+            input.items.length,
+            tree.root,
+            scope.actorId || null,
+          ],
+        );
+        const rows = input.items.map((item, position) => ({
+          id: newId('certificate'),
+          position,
+          name: item.name,
+          image_url: item.imageUrl,
+          metadata: item.metadata,
+          metadata_hash: item.metadataHash,
+        }));
+        await tx.query(
+          `INSERT INTO certificates (id, enterprise_id, livemode, batch_id, position, name, image_url,
+             metadata, metadata_hash, holder_address)
+           SELECT r.id, $1, $2, $3, r.position, r.name, r.image_url, r.metadata, r.metadata_hash, $4
+           FROM jsonb_to_recordset($5::jsonb) AS r(id text, position int, name text, image_url text,
+             metadata jsonb, metadata_hash text)`,
+          [scope.enterpriseId, scope.livemode, id, input.holderAddress, JSON.stringify(rows)],
+        );
+        await tx.query(
+          `INSERT INTO chain_submissions (batch_id, batch_key, contract_address) VALUES ($1, $2, $3)`,
+          [id, batchKeyFor(scope.enterpriseId, scope.livemode, input.idempotencyKey), contract],
+        );
+        return id;
+      });
+      return { ...(await this.readBatch(batchId)), replayed: false };
+    } catch (err) {
+      if ((err as { constraint?: string }).constraint === 'certificate_batches_idempotency') {
+        const raced = await this.findBatch(scope, input);
+        if (raced) return raced;
+      }
+      throw err;
+    }
+  }
+
+  private async findBatch(scope: Scope, input: MintBatchInput): Promise<BatchRead | null> {
+    const { rows } = await this.pool.query<{ id: string; request_hash: string }>(
+      `SELECT id, request_hash FROM certificate_batches
+       WHERE enterprise_id = $1 AND livemode = $2 AND idempotency_key = $3`,
+      [scope.enterpriseId, scope.livemode, input.idempotencyKey],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    if (row.request_hash !== input.requestHash) {
+      throw new HallmarkError('resource_already_exists', {
+        param: 'idempotency_key',
+        message: 'This idempotency key was used with a different request.',
+      });
+    }
+    return { ...(await this.readBatch(row.id)), replayed: true };
+  }
+
+  async readBatch(batchId: string, db: Queryable = this.pool): Promise<Omit<BatchRead, 'replayed'>> {
+    const { rows: batch } = await db.query<{ status: BatchStatus }>(
+      'SELECT status FROM certificate_batches WHERE id = $1',
+      [batchId],
+    );
+    if (!batch[0]) throw notFound('batch', batchId);
+    const { rows } = await db.query<CertificateRow>(
+      'SELECT * FROM certificates WHERE batch_id = $1 ORDER BY position',
+      [batchId],
+    );
+    const provenance = await this.provenanceOf(
+      rows.map((r) => r.id),
+      db,
+    );
+    return {
+      batchId,
+      status: batch[0].status,
+      certificates: rows.map((r) => ({
+        certificate: certificateFromRow(r),
+        provenance: provenance.get(r.id) ?? [],
+      })),
+    };
+  }
+
+  private async provenanceOf(
+    ids: string[],
+    db: Queryable = this.pool,
+  ): Promise<Map<string, ProvenanceRecord[]>> {
+    const out = new Map<string, ProvenanceRecord[]>();
+    if (ids.length === 0) return out;
+    const { rows } = await db.query<ProvenanceRow>(
+      'SELECT * FROM provenance WHERE certificate_id = ANY($1::text[]) ORDER BY seq',
+      [ids],
+    );
+    for (const r of rows) {
+      const list = out.get(r.certificate_id) ?? [];
+      list.push(provenanceFromRow(r));
+      out.set(r.certificate_id, list);
+    }
+    return out;
+  }
+
+  /** A certificate of the scope's enterprise and mode; malformed or foreign ids are not found. */
+  async get(scope: Scope, id: string): Promise<CertificateRead> {
+    if (!isId('certificate', id)) throw notFound('certificate', id);
+    const { rows } = await this.pool.query<CertificateRow>(
+      'SELECT * FROM certificates WHERE id = $1 AND enterprise_id = $2 AND livemode = $3',
+      [id, scope.enterpriseId, scope.livemode],
+    );
+    if (!rows[0]) throw notFound('certificate', id);
+    return {
+      certificate: certificateFromRow(rows[0]),
+      provenance: (await this.provenanceOf([id])).get(id) ?? [],
+    };
+  }
+
+  /** Public read: any certificate by id. */
+  async getPublic(id: string): Promise<CertificateRead> {
+    if (!isId('certificate', id)) throw notFound('certificate', id);
+    const { rows } = await this.pool.query<CertificateRow>('SELECT * FROM certificates WHERE id = $1', [id]);
+    if (!rows[0]) throw notFound('certificate', id);
+    return {
+      certificate: certificateFromRow(rows[0]),
+      provenance: (await this.provenanceOf([id])).get(id) ?? [],
+    };
+  }
+
+  /**
+   * Marks a batch minted inside the relayer's confirming transaction: token ids, chain refs,
+   * one `minted` provenance entry and one certificate.minted event per certificate. Idempotent:
+   * a batch already minted is left as it is.
+   */
+  async completeBatch(tx: Queryable, batchId: string, minted: MintedOnChain): Promise<void> {
+    const { rows: batch } = await tx.query<{
+      status: BatchStatus;
+      quantity: number;
+      actor_id: string | null;
+    }>('SELECT status, quantity, actor_id FROM certificate_batches WHERE id = $1 FOR UPDATE', [batchId]);
+    if (!batch[0] || batch[0].status === 'minted') return;
+    const { rows } = await tx.query<CertificateRow>(
+      `UPDATE certificates SET token_id = $2::numeric + position, status = 'minted',
+         transaction_hash = $3, block_number = $4, updated_at = now()
+       WHERE batch_id = $1 AND status = 'pending' RETURNING *`,
+      [batchId, minted.firstTokenId.toString(), minted.transactionHash, minted.blockNumber],
+    );
+    await tx.query(
+      `INSERT INTO provenance (certificate_id, kind, actor, from_address, to_address, transaction_hash, block_number)
+       SELECT c.id, 'minted', $2, $3, c.holder_address, c.transaction_hash, c.block_number
+       FROM certificates c WHERE c.batch_id = $1 ORDER BY c.position`,
+      [batchId, batch[0].actor_id ?? minted.signer, ZERO_ADDRESS],
+    );
+    await tx.query(`UPDATE certificate_batches SET status = 'minted', updated_at = now() WHERE id = $1`, [
+      batchId,
+    ]);
+    const certs = rows.map(certificateFromRow).sort((a, b) => a.position - b.position);
+    if (certs.length > 0) {
+      await recordEvents(
+        tx,
+        EVENT_SOURCE,
+        certs.map((c) => ({
+          type: 'certificate.minted' as const,
+          data: { object: certificateEventObject(c) },
+          enterpriseId: c.enterpriseId,
+          livemode: c.livemode,
+        })),
+      );
+    }
+  }
+
+  /** Marks a batch failed (its transaction reverted for a reason other than a used key). */
+  async failBatch(tx: Queryable, batchId: string): Promise<void> {
+    await tx.query(
+      `UPDATE certificate_batches SET status = 'failed', updated_at = now() WHERE id = $1 AND status = 'pending'`,
+      [batchId],
+    );
+  }
+
+  async databaseHealthy(): Promise<boolean> {
+    try {
+      await this.pool.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
