@@ -1,8 +1,12 @@
 // `pnpm bench [name…]`: runs the benchmarks (all by default) and prints their ratios.
 import { benchGateway } from './gateway.js';
+import { benchContractGas } from './contract-gas.js';
+import { benchVouchers } from './vouchers.js';
 
 const benches: Record<string, () => Promise<void>> = {
   gateway: benchGateway,
+  'contract-gas': benchContractGas,
+  vouchers: benchVouchers,
 };
 
 const wanted = process.argv.slice(2);

@@ -138,12 +138,17 @@ export class OutboxRelay {
          ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [this.opts.batchSize ?? 200],
       );
-      for (const row of rows) {
-        const h = natsHeaders();
-        if (row.payload.request_id) h.set(REQUEST_ID_HEADER, row.payload.request_id);
-        h.set('hallmark-event-type', row.payload.type);
-        await this.opts.js.publish(row.subject, JSON.stringify(row.payload), { msgID: row.id, headers: h });
-      }
+      // Published together and acknowledged together: messages leave in order on one
+      // connection, so the stream keeps the outbox order, and one slow ack no longer
+      // serialises the batch.
+      await Promise.all(
+        rows.map((row) => {
+          const h = natsHeaders();
+          if (row.payload.request_id) h.set(REQUEST_ID_HEADER, row.payload.request_id);
+          h.set('hallmark-event-type', row.payload.type);
+          return this.opts.js.publish(row.subject, JSON.stringify(row.payload), { msgID: row.id, headers: h });
+        }),
+      );
       if (rows.length > 0) {
         await client.query('UPDATE outbox SET published_at = now() WHERE seq = ANY($1)', [
           rows.map((r) => r.seq),

@@ -1,29 +1,45 @@
 // All SQL of redemptions: redeem, validate (dry run) and rollback.
 //
-// Exactness. A redemption is one transaction:
-//   1. INSERT the redemption row ON CONFLICT (voucher_id, order_id) DO NOTHING. A concurrent
-//      duplicate of the same order blocks here until the first commits (then it is a
-//      replay) or rolls back (then it proceeds) — so an order consumes at most one use.
-//   2. ONE conditional UPDATE of the voucher (active, not expired, uses left) … RETURNING.
-//      It takes the row lock and holds it to commit; waiters re-check the condition on the
-//      committed row (READ COMMITTED re-evaluation), so uses can never exceed max_uses.
-//      No read-then-write: the values read before the transaction (type, value, currency)
-//      are immutable.
-//   3. The per-customer count (only for vouchers with that limit), as a new statement
-//      after the lock, so it sees every redemption of the voucher committed before ours.
-// The outbox events are written between 1 and 2, so the row lock is held for the UPDATE
-// and the commit only (the lock-hold time bounds the throughput on a hot voucher).
-// When the UPDATE matches nothing the transaction rolls back and a follow-up read says
-// why; `transaction.failed` is then committed on its own.
+// Exactness. A redemption commits in ONE conditional UPDATE of the voucher (active, not
+// expired, uses left) … RETURNING, which takes the row lock and holds it to commit; waiters
+// re-check the condition on the committed row (READ COMMITTED re-evaluation), so uses can
+// never exceed max_uses. No read-then-write: what is read before (type, value, currency) is
+// immutable. The lock-hold time bounds the throughput on a hot voucher, so there are two
+// ways to run it:
 //
-// Lock order everywhere: redemption row, then voucher row (no deadlock between redeem,
-// re-redeem and rollback).
+//  - Fast path, the common case (a new order, uses to spare, no per-customer limit): one
+//    autocommit statement whose CTEs do the conditional UPDATE, then — only for the row it
+//    returned — INSERT the redemption row and the outbox events. The lock is held inside
+//    PostgreSQL only (statement + commit), never across a round trip to this process. An
+//    order that already redeemed fails its INSERT on the primary key (voucher_id, order_id),
+//    which aborts the whole statement (the UPDATE with it): nothing consumed, and the slow
+//    path answers the replay. Its UPDATE refuses the voucher's last use and any refusal, so
+//    that those (status → used and its voucher.updated event; the reason for a refusal) are
+//    all decided in one place, the slow path.
+//  - Slow path, one transaction:
+//     1. INSERT the redemption row ON CONFLICT (voucher_id, order_id) DO NOTHING. A
+//        concurrent duplicate of the same order blocks here until the first commits (then
+//        it is a replay) or rolls back (then it proceeds) — an order consumes at most one use.
+//     2. The outbox events whose content is known, in one statement.
+//     3. The conditional UPDATE.
+//     4. The per-customer count (only for vouchers with that limit), as a new statement
+//        after the lock, so it sees every redemption of the voucher committed before ours.
+//    When the UPDATE matches nothing the transaction rolls back and a follow-up read says
+//    why; `transaction.failed` is then committed on its own.
+//
+// Lock order: the slow path and rollback take the redemption row, then the voucher row; the
+// fast path (like a delete) the voucher row, then the redemption key. They can only cross on
+// one (voucher, order) at once, which PostgreSQL reports as a deadlock (40P01): retried.
 import {
+  envelopeOf,
   HallmarkError,
   newId,
   notFound,
-  recordEvent,
+  recordEvents,
+  subjectFor,
   transaction,
+  type EventInput,
+  type EventType,
   type Pool,
   type PoolClient,
   type Queryable,
@@ -112,13 +128,17 @@ export class RedemptionsStore {
 
   async redeem(scope: Scope, input: Redemption): Promise<RedemptionResult> {
     for (let attempt = 1; ; attempt++) {
-      const found = await this.vouchers.findByCode(scope, input.code);
+      const found = await this.lookup(scope, input.code, input.orderId);
       if (!found) throw voucherNotFound();
       const v = found.voucher;
       const plan = this.plan(scope, v, input);
       try {
         const mismatch = this.currencyMismatch(v, plan.currency);
         if (mismatch) throw new Refusal(mismatch);
+        if (attempt === 1 && !found.orderSeen && this.fastPathApplies(v, found.now)) {
+          const result = await this.redeemInOneStatement(scope, v, plan);
+          if (result) return result;
+        }
         return await transaction(this.pool, (tx) => this.redeemTx(tx, scope, v, plan));
       } catch (err) {
         if (err instanceof Retry) {
@@ -211,6 +231,107 @@ export class RedemptionsStore {
     });
   }
 
+  /** The voucher by code (case-insensitive) and whether this order has a redemption row of it. */
+  private async lookup(
+    scope: Scope,
+    code: string,
+    orderId: string,
+  ): Promise<(VoucherRead & { orderSeen: boolean }) | null> {
+    const { rows } = await this.pool.query(
+      `SELECT v.*, now() AS db_now,
+         EXISTS (SELECT 1 FROM redemptions r WHERE r.voucher_id = v.id AND r.order_id = $4) AS order_seen
+       FROM vouchers v WHERE v.enterprise_id = $1 AND v.livemode = $2 AND lower(v.code) = lower($3)`,
+      [scope.enterpriseId, scope.livemode, code, orderId],
+    );
+    return rows[0] ? { ...read(rows[0]), orderSeen: rows[0].order_seen as boolean } : null;
+  }
+
+  /**
+   * The fast path is for a voucher that, as last read, can be redeemed and has a use to
+   * spare after this one; its statement re-checks all of that under the lock.
+   */
+  private fastPathApplies(v: VoucherRecord, now: Date): boolean {
+    return (
+      v.maxUsesPerCustomer === null &&
+      refusalFor(v, now) === null &&
+      (v.maxUses === null || v.timesUsed + 1 < v.maxUses)
+    );
+  }
+
+  /**
+   * The whole redemption in one autocommit statement (see the top of this file). Null when
+   * it did not redeem — the voucher cannot give this use now, or the order has a
+   * redemption row already — and the slow path must decide.
+   */
+  private async redeemInOneStatement(
+    scope: Scope,
+    v: VoucherRecord,
+    plan: Plan,
+  ): Promise<RedemptionResult | null> {
+    const { input } = plan;
+    const redemption: RedemptionRecord = {
+      voucherId: v.id,
+      orderId: input.orderId,
+      transactionId: newId('transaction'),
+      customerId: input.customerId,
+      userId: plan.userId,
+      amount: input.amount,
+      currency: plan.currency,
+      discountApplied: plan.discount,
+      voucherVersion: null,
+      createdAt: new Date(),
+      rolledBackAt: null,
+    };
+    const events = this.redemptionEvents(v, redemption).map((e) => {
+      const event = envelopeOf(EVENT_SOURCE, e);
+      return { subject: subjectFor(EVENT_SOURCE, event.type), event };
+    });
+    try {
+      const { rows } = await this.pool.query<{ redeemed: number }>(
+        `WITH v AS (
+           UPDATE vouchers SET times_used = times_used + 1, version = version + 1, updated_at = now()
+           WHERE id = $1 AND enterprise_id = $2 AND livemode = $3
+             AND status = 'active'
+             AND (max_uses IS NULL OR times_used + 1 < max_uses) -- the last use takes the slow path
+             AND (expires_at IS NULL OR expires_at > now())
+           RETURNING id, version),
+         r AS (
+           INSERT INTO redemptions (voucher_id, order_id, transaction_id, customer_id, user_id, amount, currency,
+             discount_applied, enterprise_id, livemode, voucher_version, created_at)
+           SELECT v.id, $4, $5, $6, $7, $8, $9, $10, $2, $3, v.version, $11 FROM v
+           RETURNING 1),
+         e AS (
+           INSERT INTO outbox (id, subject, type, payload)
+           SELECT x->'event'->>'id', x->>'subject', x->'event'->>'type', x->'event'
+           FROM v, jsonb_array_elements($12::jsonb) AS x
+           RETURNING 1)
+         SELECT (SELECT count(*) FROM r)::int AS redeemed, (SELECT count(*) FROM e)::int AS events,
+           pg_notify('hallmark_outbox', '')
+         FROM v`,
+        [
+          v.id,
+          scope.enterpriseId,
+          scope.livemode,
+          input.orderId,
+          redemption.transactionId,
+          input.customerId,
+          plan.userId,
+          input.amount,
+          plan.currency,
+          plan.discount,
+          redemption.createdAt,
+          JSON.stringify(events),
+        ],
+      );
+      if (rows[0]?.redeemed !== 1) return null;
+      return redemptionResult(v, redemption, false);
+    } catch (err) {
+      // The order redeemed meanwhile (primary key), or crossed a rollback of the same order.
+      if (pgCode(err) === '23505' || pgCode(err) === '40P01') return null;
+      throw err;
+    }
+  }
+
   private plan(scope: Scope, v: VoucherRecord, input: Redemption): Plan {
     if (v.maxUsesPerCustomer !== null && !input.customerId) {
       throw new HallmarkError('parameter_missing', {
@@ -279,14 +400,7 @@ export class RedemptionsStore {
     const redemption = fromRow(record);
     // Every event whose content is known before the lock is written before it: the lock is
     // then held for the conditional UPDATE and the commit only. A refusal rolls them back.
-    await this.recordTransaction(tx, 'transaction.created', v, redemption, 'pending');
-    await this.recordTransaction(tx, 'transaction.completed', v, redemption, 'completed');
-    await recordEvent(tx, EVENT_SOURCE, {
-      type: 'voucher.redeemed',
-      data: { object: redeemedObject(v, redemption), order_id: input.orderId },
-      enterpriseId: v.enterpriseId,
-      livemode: v.livemode,
-    });
+    await recordEvents(tx, EVENT_SOURCE, this.redemptionEvents(v, redemption));
 
     const { rows } = await tx.query(
       `WITH v AS (
@@ -387,6 +501,35 @@ export class RedemptionsStore {
     );
   }
 
+  /** What a redemption emits with its commit: the Transaction, pending then completed, and voucher.redeemed. */
+  private redemptionEvents(v: VoucherRecord, r: RedemptionRecord): EventInput<EventType>[] {
+    return [
+      this.transactionEvent('transaction.created', v, r, 'pending'),
+      this.transactionEvent('transaction.completed', v, r, 'completed'),
+      {
+        type: 'voucher.redeemed',
+        data: { object: redeemedObject(v, r), order_id: r.orderId },
+        enterpriseId: v.enterpriseId,
+        livemode: v.livemode,
+      },
+    ];
+  }
+
+  private transactionEvent(
+    type: 'transaction.created' | 'transaction.completed' | 'transaction.failed' | 'transaction.updated',
+    v: VoucherRecord,
+    r: RedemptionRecord,
+    status: 'pending' | 'completed' | 'failed' | 'reversed',
+    extra: Record<string, unknown> = {},
+  ): EventInput<EventType> {
+    return {
+      type,
+      data: { object: transactionObject(v, r, status, extra) },
+      enterpriseId: v.enterpriseId,
+      livemode: v.livemode,
+    };
+  }
+
   private async recordTransaction(
     tx: Queryable,
     type: 'transaction.created' | 'transaction.completed' | 'transaction.failed' | 'transaction.updated',
@@ -395,11 +538,6 @@ export class RedemptionsStore {
     status: 'pending' | 'completed' | 'failed' | 'reversed',
     extra: Record<string, unknown> = {},
   ): Promise<void> {
-    await recordEvent(tx, EVENT_SOURCE, {
-      type,
-      data: { object: transactionObject(v, r, status, extra) },
-      enterpriseId: v.enterpriseId,
-      livemode: v.livemode,
-    });
+    await recordEvents(tx, EVENT_SOURCE, [this.transactionEvent(type, v, r, status, extra)]);
   }
 }

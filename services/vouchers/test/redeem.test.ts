@@ -115,6 +115,58 @@ describe('redeem', () => {
     );
   });
 
+  it('one statement (uses to spare) and one transaction (the last use) store and emit the same things', async () => {
+    const p = principal();
+    const v = await voucher(p, { max_uses: 2 });
+    const fast = await redeem(p, v.code, { order_id: 'order_fast', customer_id: 'cus_f' });
+    expect(await get(p, v.id)).toMatchObject({ status: 'active', uses_remaining: 1, times_used: 1 });
+    const last = await redeem(p, v.code, { order_id: 'order_last' });
+    expect(await get(p, v.id)).toMatchObject({ status: 'used', uses_remaining: 0, times_used: 2 });
+
+    const { rows } = await svc.pool.query(
+      `SELECT r.order_id, r.transaction_id, r.customer_id, r.user_id, r.amount, r.discount_applied, r.currency,
+         r.created_at, r.voucher_version, r.enterprise_id, r.livemode
+       FROM redemptions r WHERE r.voucher_id = $1 ORDER BY r.voucher_version`,
+      [v.id],
+    );
+    expect(rows.map((r) => r.order_id)).toEqual(['order_fast', 'order_last']);
+    expect(rows[0]).toMatchObject({
+      transaction_id: fast.transaction_id,
+      customer_id: 'cus_f',
+      user_id: 'cus_f',
+      amount: 999,
+      discount_applied: 150,
+      currency: 'USD',
+      enterprise_id: p.enterprise_id,
+      livemode: true,
+    });
+    expect(rows[0].created_at.toISOString()).toBe(fast.redeemed_at);
+    expect(rows[1].created_at.toISOString()).toBe(last.redeemed_at);
+    // Each redemption carries the voucher version it produced: consecutive, after the creation's.
+    expect(rows.map((r) => r.voucher_version)).toEqual([2, 3]);
+
+    for (const r of [fast, last]) {
+      for (const type of ['transaction.created', 'transaction.completed']) {
+        const [e] = (await outboxEvents(svc.pool, type)).filter((x) => x.data.object.id === r.transaction_id);
+        expect(e!.data.object).toMatchObject({ amount: 150, created_at: r.redeemed_at });
+      }
+      const redeemed = (await outboxEvents(svc.pool, 'voucher.redeemed')).filter(
+        (x) => x.data.object.transaction_id === r.transaction_id,
+      );
+      expect(redeemed.map((x) => x.data.object.redeemed_at)).toEqual([r.redeemed_at]);
+    }
+    // Only the last use changed the status, so only it emitted voucher.updated.
+    const updated = (await outboxEvents(svc.pool, 'voucher.updated')).filter(
+      (e) => e.data.object.id === v.id,
+    );
+    expect(updated.map((e) => [e.data.object.status, e.data.object.times_used])).toEqual([['used', 2]]);
+    // A replay of either answers its stored result.
+    expect(await redeem(p, v.code, { order_id: 'order_fast', customer_id: 'cus_f' })).toEqual({
+      ...fast,
+      replayed: true,
+    });
+  });
+
   it('the last use moves the voucher to used; the next is voucher_max_uses_reached with transaction.failed', async () => {
     const p = principal();
     const v = await voucher(p, { max_uses: 1 });

@@ -1,0 +1,314 @@
+// Voucher redemption, in one run on one database:
+//  1. baseline: the bare conditional UPDATE a redemption is built around, over `pg`, on a
+//     voucher row of the service's own database, at the same concurrency;
+//  2. redemptions/s and p99 through the real gateway (auth, scopes, rate limits, gRPC, the
+//     service's statement with its redemption row and outbox events) on an unlimited voucher,
+//     every request a distinct order. Goal: ≥ 0.5× the baseline. The two alternate for
+//     BENCH_ROUNDS rounds and the median ratio is reported; CPU per redemption of every
+//     process on the path is printed, to show where the time goes.
+//  3. the race: 1,000 concurrent redeems of a voucher with max_uses 100 through the gateway;
+//     prints the over-redemption count (must be 0).
+//
+// Rate limits stay on. The voucher_redeem group allows 200 redemptions per minute per key
+// (and a production key 100 per second), so the load is spread over enough keys of one
+// enterprise that no key comes near either limit: every request still goes through key
+// verification and every rate-limit window, and a single 429 would show as non-2xx.
+import { startTestStack, type TestStack } from '@hallmark/e2e';
+import { newId } from '@hallmark/kit';
+import autocannon from 'autocannon';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { percentile, table, type LoadResult } from './lib.js';
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const REQUESTS = Number(process.env.BENCH_VOUCHER_REQUESTS ?? 5_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Redemptions per key in the measured run: under the group's 200/min with room to spare. */
+const PER_KEY = 150;
+
+const BASELINE_SQL = `UPDATE vouchers SET times_used = times_used + 1
+  WHERE id = $1 AND status = 'active' AND (max_uses IS NULL OR times_used < max_uses)
+  RETURNING id, times_used`;
+
+async function issueKeys(stack: TestStack, session: string, n: number): Promise<string[]> {
+  const keys: string[] = [];
+  while (keys.length < n) {
+    const res = await stack.call('POST', '/api/v1/api-keys', {
+      auth: session,
+      body: { name: `bench ${keys.length}`, type: 'production', permissions: ['transactions.*'] },
+    });
+    if (res.status === 429) {
+      await new Promise((r) => setTimeout(r, 1000 * (res.body?.error?.retry_after ?? 1)));
+      continue;
+    }
+    if (res.status !== 201) throw new Error(`could not create a bench key: ${res.status} ${res.text}`);
+    keys.push(res.body.key);
+  }
+  return keys;
+}
+
+async function createVoucher(stack: TestStack, key: string, body: Record<string, unknown>): Promise<any> {
+  const res = await stack.call('POST', '/api/v1/vouchers', { auth: key, body });
+  if (res.status !== 201) throw new Error(`could not create a voucher: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** `amount` redeems of `code` through the gateway, distinct orders, keys round-robin. */
+async function redeemLoad(
+  name: string,
+  url: string,
+  code: string,
+  keys: string[],
+  amount: number,
+  orderPrefix: string,
+): Promise<LoadResult & { statuses: Record<string, number> }> {
+  let i = 0;
+  const r = await autocannon({
+    url: `${url}/api/v1/vouchers/redeem`,
+    connections: CONNECTIONS,
+    amount,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest(req) {
+          const n = i++;
+          return {
+            ...req,
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${keys[n % keys.length]}` },
+            body: JSON.stringify({ code, order_id: `${orderPrefix}-${n}`, amount: 1999 }),
+          };
+        },
+      },
+    ],
+  });
+  const ok = r['2xx'];
+  return {
+    name,
+    rps: ok / r.duration,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx + r.errors + r.timeouts,
+    statuses: r.statusCodeStats as unknown as Record<string, number>,
+  };
+}
+
+/** The bare conditional UPDATE, `total` times over `concurrency` connections. */
+async function baselineLoad(dbUrl: string, voucherId: string, total: number): Promise<LoadResult> {
+  const pool = new pg.Pool({ connectionString: dbUrl, max: CONNECTIONS });
+  try {
+    const clients = await Promise.all(Array.from({ length: CONNECTIONS }, () => pool.connect()));
+    const latencies: number[] = [];
+    let next = 0;
+    let failed = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      clients.map(async (client) => {
+        while (next++ < total) {
+          const t = performance.now();
+          const res = await client.query(BASELINE_SQL, [voucherId]);
+          latencies.push(performance.now() - t);
+          if (res.rowCount !== 1) failed++;
+        }
+      }),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    for (const c of clients) c.release();
+    latencies.sort((a, b) => a - b);
+    return {
+      name: 'bare conditional UPDATE … RETURNING over pg (baseline)',
+      rps: latencies.length / seconds,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      non2xx: failed,
+    };
+  } finally {
+    await pool.end();
+  }
+}
+
+/** CPU milliseconds (user + system) a process has used so far; Linux /proc, clock ticks of 10 ms. */
+function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+/** PostgreSQL backends serving `database` (the service's pool) now. */
+async function backendsOf(dbUrl: string, database: string): Promise<number[]> {
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [database],
+    );
+    return rows.map((r) => r.pid);
+  } finally {
+    await db.end();
+  }
+}
+
+/**
+ * CPU used per redemption during `run` by each process of the stack (services, gateway,
+ * NATS), the vouchers database's backends, and this process (the load generator).
+ */
+async function cpuPerRedemption<T>(
+  stack: TestStack,
+  dbUrl: URL,
+  redemptions: number,
+  run: () => Promise<T>,
+): Promise<[T, string]> {
+  const database = dbUrl.pathname.slice(1);
+  const natsPid = Number(readFileSync(path.join(stack.env.HALLMARK_DATA_DIR!, 'nats.pid'), 'utf8'));
+  const procs = [
+    ...[...stack.processes].map(([name, proc]) => ({ name, pid: proc.pid })),
+    { name: 'nats', pid: natsPid },
+  ];
+  const before = procs.map((p) => cpuMs(p.pid));
+  const pgBefore = new Map((await backendsOf(dbUrl.toString(), database)).map((pid) => [pid, cpuMs(pid)]));
+  const self = process.cpuUsage();
+  const result = await run();
+  const selfUs = process.cpuUsage(self);
+  // Backends opened during the run count from zero; any closed during it are missed.
+  const pgMs = (await backendsOf(dbUrl.toString(), database)).reduce(
+    (sum, pid) => sum + cpuMs(pid) - (pgBefore.get(pid) ?? 0),
+    0,
+  );
+  // Every process of the stack: those off the request path (e.g. notify consuming the events) compete for the CPUs.
+  const parts = procs
+    .map((p, i) => [p.name, (cpuMs(p.pid) - before[i]!) / redemptions] as const)
+    .filter(([, ms]) => ms >= 0.01);
+  parts.push(
+    ['postgres', pgMs / redemptions],
+    ['load generator', (selfUs.user + selfUs.system) / 1000 / redemptions],
+  );
+  const total = parts.reduce((sum, [, ms]) => sum + ms, 0);
+  return [
+    result,
+    `CPU ms per redemption: ${parts.map(([n, ms]) => `${n} ${ms.toFixed(2)}`).join(', ')}; total ${total.toFixed(2)} ` +
+      `→ CPU-bound ceiling on ${os.cpus().length} CPUs ≈ ${((os.cpus().length * 1000) / total).toFixed(0)}/s ` +
+      `(load average ${os.loadavg()[0]!.toFixed(1)})`,
+  ];
+}
+
+export async function benchVouchers(): Promise<void> {
+  const stack = await startTestStack({ logLevel: 'warn' });
+  try {
+    const session = await stack.token({ ent: newId('enterprise') });
+    const warmRequests = Math.min(2_000, REQUESTS);
+    const raceKeysN = 20; // 50 racing requests per key
+    const perRoundKeysN = Math.ceil(REQUESTS / PER_KEY);
+    const warmKeysN = Math.ceil(warmRequests / PER_KEY);
+    const keys = await issueKeys(stack, session, 1 + warmKeysN + ROUNDS * perRoundKeysN + raceKeysN);
+    const admin = keys.shift()!;
+    const take = (n: number) => keys.splice(0, n);
+    const warmKeys = take(warmKeysN);
+    const roundKeys = Array.from({ length: ROUNDS }, () => take(perRoundKeysN));
+    const raceKeys = take(raceKeysN);
+
+    const hot = await createVoucher(stack, admin, { code: 'BENCHHOT', type: 'percentage', value: 15 });
+    const bare = await createVoucher(stack, admin, { code: 'BENCHBARE', type: 'percentage', value: 15 });
+    const dbUrl = new URL(stack.postgres.url);
+    dbUrl.pathname = `/${stack.prefix}_vouchers`;
+
+    console.log(
+      `
+${ROUNDS} rounds of ${REQUESTS} redemptions each way, ${CONNECTIONS} concurrent; the gateway's load spread ` +
+        `over ${perRoundKeysN} keys per round (≤ ${PER_KEY} per key: voucher_redeem allows 200/min per key); ` +
+        `one unlimited voucher, distinct order ids; baseline on another voucher row of the same table`,
+    );
+    // Warm both paths (JIT, connection pools, key cache, PostgreSQL caches).
+    await baselineLoad(dbUrl.toString(), bare.id, warmRequests);
+    await redeemLoad('warm-up', stack.gatewayUrl, hot.code, warmKeys, warmRequests, 'warm');
+
+    // Alternating rounds: on a shared machine either side's speed drifts within minutes.
+    const results: LoadResult[] = [];
+    const ratios: number[] = [];
+    const p99s: number[] = [];
+    let cpu = '';
+    for (let round = 0; round < ROUNDS; round++) {
+      const baseline = await baselineLoad(dbUrl.toString(), bare.id, REQUESTS);
+      const [gateway, roundCpu] = await cpuPerRedemption(stack, dbUrl, REQUESTS, () =>
+        redeemLoad(
+          `round ${round + 1}: redeem through the gateway`,
+          stack.gatewayUrl,
+          hot.code,
+          roundKeys[round]!,
+          REQUESTS,
+          `bench${round}`,
+        ),
+      );
+      baseline.name = `round ${round + 1}: bare conditional UPDATE over pg`;
+      results.push(baseline, gateway);
+      if (gateway.non2xx > 0) console.log(`gateway non-2xx by status: ${JSON.stringify(gateway.statuses)}`);
+      ratios.push(gateway.rps / baseline.rps);
+      p99s.push(gateway.p99);
+      cpu = roundCpu;
+    }
+    table(results, results[0]!);
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const ratio = median(ratios);
+    console.log(
+      `
+redemptions/s through the gateway ÷ bare UPDATE, per round: ${ratios.map((r) => r.toFixed(2)).join(', ')}; ` +
+        `median ${ratio.toFixed(2)}× (goal ≥ 0.5×: ${ratio >= 0.5 ? 'met' : 'NOT met'}); ` +
+        `gateway p99 median ${median(p99s).toFixed(0)} ms`,
+    );
+    console.log(`last round's ${cpu}`);
+    const after = await stack.call('GET', `/api/v1/vouchers/${hot.id}`, { auth: admin });
+    const sent = warmRequests + ROUNDS * REQUESTS;
+    console.log(
+      `check: voucher times_used ${after.body.times_used} ${after.body.times_used === sent ? '=' : '≠'} ${sent} redemptions sent`,
+    );
+
+    // The race: 1,000 concurrent redeems (distinct orders) of a voucher with max_uses 100.
+    const racer = await createVoucher(stack, admin, {
+      code: 'BENCHRACE',
+      type: 'fixed_amount',
+      value: 500,
+      max_uses: 100,
+    });
+    const t0 = performance.now();
+    const replies = await Promise.all(
+      Array.from({ length: 1_000 }, (_, i) =>
+        stack.call('POST', '/api/v1/vouchers/redeem', {
+          auth: raceKeys[i % raceKeys.length],
+          body: { code: racer.code, order_id: `race-${i}`, amount: 1999 },
+        }),
+      ),
+    );
+    const raceMs = performance.now() - t0;
+    const tally: Record<string, number> = {};
+    for (const r of replies) {
+      const k = r.status === 200 ? '200' : `${r.status} ${r.body?.error?.code ?? ''}`.trim();
+      tally[k] = (tally[k] ?? 0) + 1;
+    }
+    const db = new pg.Client({ connectionString: dbUrl.toString() });
+    await db.connect();
+    const { rows } = await db.query<{ times_used: string; redemptions: string }>(
+      `SELECT v.times_used, (SELECT count(*) FROM redemptions r WHERE r.voucher_id = v.id AND r.rolled_back_at IS NULL)
+         AS redemptions FROM vouchers v WHERE v.id = $1`,
+      [racer.id],
+    );
+    await db.end();
+    const succeeded = tally['200'] ?? 0;
+    const timesUsed = Number(rows[0]!.times_used);
+    const stored = Number(rows[0]!.redemptions);
+    const over = Math.max(0, succeeded - 100, timesUsed - 100, stored - 100);
+    console.log(
+      `\nrace through the gateway: 1,000 concurrent redeems (distinct orders, ${raceKeys.length} keys) of max_uses 100 ` +
+        `in ${raceMs.toFixed(0)} ms → ${JSON.stringify(tally)}; times_used ${timesUsed}, redemption rows ${stored}`,
+    );
+    console.log(
+      `over-redemption: ${over}${over === 0 && succeeded === 100 ? ' (exactly 100 succeeded)' : ''}`,
+    );
+  } finally {
+    await stack.close();
+  }
+}
