@@ -2,11 +2,13 @@
 import { benchGateway } from './gateway.js';
 import { benchContractGas } from './contract-gas.js';
 import { benchVouchers } from './vouchers.js';
+import { benchNotify } from './notify.js';
 
 const benches: Record<string, () => Promise<void>> = {
   gateway: benchGateway,
   'contract-gas': benchContractGas,
   vouchers: benchVouchers,
+  notify: benchNotify,
 };
 
 const wanted = process.argv.slice(2);

@@ -1,13 +1,15 @@
 // `pnpm test`: makes sure PostgreSQL and NATS are there (the running ones when they
 // answer, else local ones under .hallmark-test/), then runs every jest suite against them.
 // Extra arguments go to jest (e.g. `pnpm test services/keys`).
-import { ensureNats, ensurePostgres, stopAll } from '@hallmark/devstack';
+import { debianBinary, ensureNats, ensurePostgres, stopAll } from '@hallmark/devstack';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dataDir = path.join(root, '.hallmark-test');
+// The browser tests drive Debian's Chromium (no browser download is possible here).
+await debianBinary('chromium', 'chromium');
 const postgres = await ensurePostgres({ dataDir, url: process.env.DATABASE_URL });
 const nats = await ensureNats({ dataDir, url: process.env.NATS_URL });
 console.log(`tests: PostgreSQL ${postgres.embedded ? 'embedded' : postgres.url}, NATS ${nats.url}`);

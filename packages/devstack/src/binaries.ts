@@ -93,29 +93,27 @@ function run(cmd: string, args: string[]): Promise<number> {
 const isRoot = (): boolean => process.getuid?.() === 0;
 
 /**
- * nats-server is not on npm; Debian ships it. Installed on demand when we are root (the
- * dev/CI machines), otherwise we say exactly what to run.
+ * A binary that only Debian ships (nats-server, chromium): installed on demand with apt
+ * when we are root (the dev/CI machines), otherwise we say exactly what to run.
  */
-export async function natsServerBinary(): Promise<string> {
+export async function debianBinary(binary: string, pkg: string, hint = ''): Promise<string> {
   const extra = ['/usr/sbin', '/usr/bin', '/usr/local/bin'];
-  const found = which('nats-server', extra);
+  const found = which(binary, extra);
   if (found) return found;
-  if (!isRoot()) {
-    throw new Error(
-      'nats-server is not installed. Install it with: sudo apt-get install nats-server (or set NATS_URL)',
-    );
-  }
-  process.stderr.write('[nats] nats-server not found; installing it with apt-get\n');
-  if ((await run('apt-get', ['install', '-y', 'nats-server'])) !== 0) {
+  const advice = `Install it with: sudo apt-get install ${pkg}${hint}`;
+  if (!isRoot()) throw new Error(`${binary} is not installed. ${advice}`);
+  process.stderr.write(`[${binary}] not found; installing Debian package ${pkg} with apt-get\n`);
+  if ((await run('apt-get', ['install', '-y', pkg])) !== 0) {
     // A fresh machine often has no package lists yet.
     await run('apt-get', ['update']);
-    if ((await run('apt-get', ['install', '-y', 'nats-server'])) !== 0) {
-      throw new Error(
-        'Could not install nats-server. Install it with: apt-get install nats-server (or set NATS_URL)',
-      );
-    }
+    if ((await run('apt-get', ['install', '-y', pkg])) !== 0)
+      throw new Error(`Could not install ${pkg}. ${advice}`);
   }
-  const installed = which('nats-server', extra);
-  if (!installed) throw new Error('nats-server still not found after apt-get install nats-server');
+  const installed = which(binary, extra);
+  if (!installed) throw new Error(`${binary} still not found after apt-get install ${pkg}`);
   return installed;
 }
+
+/** nats-server is not on npm; Debian ships it. */
+export const natsServerBinary = (): Promise<string> =>
+  debianBinary('nats-server', 'nats-server', ' (or set NATS_URL)');

@@ -17,7 +17,14 @@ export type { SpawnOptions, ProcessHandle } from './process.js';
 export { acquireStackLock } from './lock.js';
 export { freePort, portInUse, waitFor, sleep } from './wait.js';
 export type { WaitOptions } from './wait.js';
-export { restateServerBinary, anvilBinary, postgresBinaries, natsServerBinary, which } from './binaries.js';
+export {
+  restateServerBinary,
+  anvilBinary,
+  postgresBinaries,
+  natsServerBinary,
+  debianBinary,
+  which,
+} from './binaries.js';
 export { startStack, REPO_ROOT } from './stack.js';
 export type { Stack, StackOptions } from './stack.js';
 export { loadOrCreateSecrets } from './secrets.js';

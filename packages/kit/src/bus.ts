@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { REQUEST_ID_HEADER, requestIdFrom, runWithContext } from './context.js';
 import { transaction, type Pool, type PoolClient } from './db.js';
 import { STREAM_NAME, STREAM_SUBJECTS, type EventEnvelope } from './events.js';
+import { newId } from './ids.js';
 
 export interface Bus {
   nc: NatsConnection;
@@ -67,6 +68,22 @@ export interface Consumer {
  * crash finds the id and only acks. A failing handler is retried with back-off.
  */
 export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
+  await ensureDurable(opts);
+  const consumer = await opts.bus.js.consumers.get(STREAM_NAME, opts.durable);
+  const messages = await consumer.consume({ max_messages: 256 });
+  const done = (async () => {
+    for await (const msg of messages) await handleOne(opts, msg);
+  })();
+  return {
+    async stop() {
+      await messages.close();
+      await done;
+    },
+  };
+}
+
+/** Creates the durable consumer, or brings an existing one's ack wait and max deliver up to date. */
+async function ensureDurable(opts: Omit<ConsumerOptions, 'handle'>): Promise<void> {
   const jsm = await jetstreamManager(opts.bus.nc);
   const cfg = {
     durable_name: opts.durable,
@@ -85,17 +102,6 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
   } catch {
     await jsm.consumers.add(STREAM_NAME, cfg);
   }
-  const consumer = await opts.bus.js.consumers.get(STREAM_NAME, opts.durable);
-  const messages = await consumer.consume({ max_messages: 256 });
-  const done = (async () => {
-    for await (const msg of messages) await handleOne(opts, msg);
-  })();
-  return {
-    async stop() {
-      await messages.close();
-      await done;
-    },
-  };
 }
 
 async function handleOne(opts: ConsumerOptions, msg: JsMsg): Promise<void> {
@@ -128,4 +134,109 @@ async function handleOne(opts: ConsumerOptions, msg: JsMsg): Promise<void> {
       msg.nak(delayMs);
     }
   });
+}
+
+export interface BatchConsumerOptions extends Omit<ConsumerOptions, 'handle'> {
+  /**
+   * Runs inside the one transaction that records every id of the batch, with the events
+   * whose ids were new (in delivery order; never empty), so effects and dedupe commit together.
+   */
+  handle: (events: EventEnvelope[], tx: PoolClient) => Promise<void>;
+  /** Most messages handled in one transaction (default 100). */
+  maxBatch?: number;
+}
+
+/**
+ * `startConsumer`'s guarantees at a batch per transaction: takes every message already
+ * received (up to `maxBatch`), records all their ids in `processed_events` in one statement
+ * (`ON CONFLICT DO NOTHING RETURNING` tells which are new), runs the handler once for the new
+ * ones, commits, then acks every message of the batch. A message is acked only after the
+ * transaction that recorded its id committed, so a crash anywhere redelivers it and the
+ * recorded id makes the redelivery a no-op. When the batch's transaction fails, its events
+ * are handled again one per transaction, so one failing event is nak'ed with back-off alone
+ * and never holds back the others. Waits for no one: a lone message is a batch of one.
+ */
+export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Consumer> {
+  await ensureDurable(opts);
+  const maxBatch = Math.max(1, opts.maxBatch ?? 100);
+  const consumer = await opts.bus.js.consumers.get(STREAM_NAME, opts.durable);
+  const messages = await consumer.consume({ max_messages: Math.max(256, 2 * maxBatch) });
+  const buffer: JsMsg[] = [];
+  let ended = false;
+  // One wake-up slot each: the handler loop waits for messages, the pump for room.
+  let wakeLoop: (() => void) | null = null;
+  let wakePump: (() => void) | null = null;
+  const fire = (f: (() => void) | null) => f?.();
+  // The pump moves received messages into the buffer, pausing while a full batch waits so
+  // the consumer's own flow control (and so the ack wait) stays bounded.
+  const pump = (async () => {
+    try {
+      for await (const msg of messages) {
+        buffer.push(msg);
+        fire(wakeLoop);
+        while (buffer.length >= maxBatch) await new Promise<void>((r) => (wakePump = r));
+      }
+    } finally {
+      ended = true;
+      fire(wakeLoop);
+    }
+  })();
+  const done = (async () => {
+    for (;;) {
+      if (buffer.length === 0) {
+        if (ended) return;
+        await new Promise<void>((r) => (wakeLoop = r));
+        continue;
+      }
+      const batch = buffer.splice(0, maxBatch);
+      fire(wakePump);
+      await handleBatch(opts, batch);
+    }
+  })();
+  return {
+    async stop() {
+      await messages.close();
+      await pump;
+      await done;
+    },
+  };
+}
+
+async function handleBatch(opts: BatchConsumerOptions, batch: JsMsg[]): Promise<void> {
+  const items: { msg: JsMsg; event: EventEnvelope }[] = [];
+  for (const msg of batch) {
+    try {
+      items.push({ msg, event: msg.json<EventEnvelope>() });
+    } catch {
+      opts.log.error({ subject: msg.subject, seq: msg.seq }, 'consumer: undecodable event; terminating it');
+      msg.term();
+    }
+  }
+  if (items.length === 0) return;
+  const one = (msg: JsMsg) => handleOne({ ...opts, handle: (event, tx) => opts.handle([event], tx) }, msg);
+  if (items.length === 1) return one(items[0]!.msg);
+  try {
+    await runWithContext({ requestId: newId('request') }, () =>
+      transaction(opts.pool, async (tx) => {
+        const ids = [...new Set(items.map((i) => i.event.id))];
+        const { rows } = await tx.query<{ event_id: string }>(
+          `INSERT INTO processed_events (consumer, event_id) SELECT $1, unnest($2::text[])
+           ON CONFLICT DO NOTHING RETURNING event_id`,
+          [opts.durable, ids],
+        );
+        const fresh = new Set(rows.map((r) => r.event_id));
+        // The first message of each new id is handled; a repeat inside the batch is only acked.
+        const events = items.filter((i) => fresh.delete(i.event.id)).map((i) => i.event);
+        if (events.length > 0) await opts.handle(events, tx);
+      }),
+    );
+  } catch (err) {
+    opts.log.warn(
+      { err, events: items.length },
+      'consumer: batch failed; handling its events one per transaction',
+    );
+    for (const { msg } of items) await one(msg);
+    return;
+  }
+  for (const { msg } of items) msg.ack();
 }

@@ -101,6 +101,35 @@ export const EVENT_SCHEMAS = {
       blockNumber: z.number(),
     }),
   }),
+  /**
+   * A certificate's token burned on chain (certificates service, burn indexer), once per
+   * certificate, after HALLMARK_CHAIN_CONFIRMATIONS confirmations; `object` is the certificate
+   * (status `burned`), `burn` the Transfer-to-zero that burned it.
+   */
+  'certificate.burned': z.object({
+    object: z.looseObject({ id: Id, tokenId: z.number(), status: z.literal('burned') }),
+    burn: z.object({
+      transactionHash: z.string(),
+      blockNumber: z.number(),
+      actor: z.string(),
+      from: z.string(),
+    }),
+  }),
+  /**
+   * A certificate moved by its holder's signature (certificates service, Transfer), once per
+   * transfer, after HALLMARK_CHAIN_CONFIRMATIONS confirmations; `object` is the certificate
+   * (holderAddress = the new holder), `transfer` the transaction that moved it.
+   */
+  'certificate.transferred': z.object({
+    object: z.looseObject({ id: Id, tokenId: z.number(), holderAddress: z.string() }),
+    transfer: z.object({
+      from: z.string(),
+      to: z.string(),
+      toUserId: z.string().nullable(),
+      transactionHash: z.string(),
+      blockNumber: z.number(),
+    }),
+  }),
   // Used by the kit's own tests and health probes.
   'kit.probe.sent': z.object({ n: z.number() }),
 } as const;

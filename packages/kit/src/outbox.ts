@@ -146,7 +146,10 @@ export class OutboxRelay {
           const h = natsHeaders();
           if (row.payload.request_id) h.set(REQUEST_ID_HEADER, row.payload.request_id);
           h.set('hallmark-event-type', row.payload.type);
-          return this.opts.js.publish(row.subject, JSON.stringify(row.payload), { msgID: row.id, headers: h });
+          return this.opts.js.publish(row.subject, JSON.stringify(row.payload), {
+            msgID: row.id,
+            headers: h,
+          });
         }),
       );
       if (rows.length > 0) {

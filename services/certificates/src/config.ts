@@ -20,12 +20,32 @@ export const configSchema = z
       .string()
       .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte address')
       .optional(),
+    /**
+     * Keys of the custodial wallets' encryption at rest (kit Encryptor: 32-byte keys, hex or
+     * base64, comma-separated, newest first). Unset: EnsureWallet, holder_account and Transfer
+     * answer service_unavailable.
+     */
+    HALLMARK_ENCRYPTION_KEYS: z.string().min(1).optional(),
     /** Blocks (including the mining block) before chain references are recorded. */
     HALLMARK_CHAIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).default(1),
     /** How often the mint worker looks for open submissions (it also wakes on each MintBatch). */
     HALLMARK_CERTIFICATES_MINT_INTERVAL_MS: z.coerce.number().int().min(50).default(2000),
     /** How long one worker pass waits for a receipt before retrying in a later pass. */
     HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+    /** How often the burn indexer looks for confirmed Transfer-to-zero logs. */
+    HALLMARK_BURN_INDEXER_INTERVAL_MS: z.coerce.number().int().min(50).default(2000),
+    /** Largest block range of one getLogs call of the burn indexer. */
+    HALLMARK_BURN_INDEXER_BLOCK_RANGE: z.coerce.number().int().min(1).max(100_000).default(1000),
+    /** First block the burn indexer scans when it has no checkpoint (the contract's deployment block). */
+    HALLMARK_BURN_INDEXER_START_BLOCK: z.coerce.number().int().min(0).default(0),
+    /** How often the allowlist worker sends pending addresses (it also wakes on each request). */
+    HALLMARK_ALLOWLIST_INTERVAL_MS: z.coerce.number().int().min(50).default(2000),
+    /** Addresses per addToAllowlist transaction (and per retry-job pass). */
+    HALLMARK_ALLOWLIST_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(100),
+    /** Times the retry job re-queues a failed address before leaving it failed. */
+    HALLMARK_ALLOWLIST_MAX_RETRIES: z.coerce.number().int().min(0).max(100).default(5),
+    /** Time after a failed attempt before the retry job re-queues the address. */
+    HALLMARK_ALLOWLIST_RETRY_DELAY_MS: z.coerce.number().int().min(0).default(30_000),
   })
   .superRefine((c, ctx) => {
     if (c.HALLMARK_CHAIN_RPC_URL && !c.HALLMARK_RELAYER_KEY) {

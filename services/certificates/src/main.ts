@@ -1,9 +1,19 @@
-// Wiring only: config, database, bus, chain, gRPC server, mint worker, shutdown.
-import { bind, runServiceMain } from '@hallmark/kit';
+// Wiring only: config, database, bus, chain, gRPC server, mint worker, burn indexer,
+// allowlist worker, shutdown.
+import { bind, runServiceMain, type Logger, type Pool } from '@hallmark/kit';
 import {
   CertificatesServiceService,
   type CertificatesServiceServer,
 } from '@hallmark/proto/certificates/v1/certificates';
+import {
+  CertificateVerificationServiceService,
+  type CertificateVerificationServiceServer,
+} from '@hallmark/proto/certificates/v1/verification';
+import { WarrantyServiceService, type WarrantyServiceServer } from '@hallmark/proto/certificates/v1/warranty';
+import {
+  AllowlistServiceService,
+  type AllowlistServiceServer,
+} from '@hallmark/proto/certificates/v1/allowlist';
 import path from 'node:path';
 import { Relayer } from './chain/relayer.js';
 import { connectChain, type Chain } from './chain/setup.js';
@@ -11,6 +21,17 @@ import { loadCertificatesConfig } from './config.js';
 import { MintWorker } from './minter.js';
 import { createCertificatesHandlers } from './rpc.js';
 import { CertificatesStore } from './store.js';
+import { createVerificationHandlers } from './verify/rpc.js';
+import { Verifier } from './verify/verifier.js';
+import { createWarrantyHandlers } from './warranty/rpc.js';
+import { BurnIndexer } from './indexer/burn-indexer.js';
+import { IntervalWorker } from './indexer/interval-worker.js';
+import { AllowlistProcessor } from './allowlist/processor.js';
+import { createAllowlistHandlers } from './allowlist/rpc.js';
+import { AllowlistStore } from './allowlist/store.js';
+import { TransferService } from './transfers/service.js';
+import { withTransfers } from './transfers/worker.js';
+import { WalletStore } from './wallets/store.js';
 
 const config = loadCertificatesConfig();
 
@@ -22,7 +43,12 @@ await runServiceMain({
   databasePrefix: config.HALLMARK_DATABASE_PREFIX,
   logLevel: config.LOG_LEVEL,
   migrationsDirs: [path.join(import.meta.dirname, '..', 'migrations')],
-  protoFiles: ['hallmark/certificates/v1/certificates.proto'],
+  protoFiles: [
+    'hallmark/certificates/v1/certificates.proto',
+    'hallmark/certificates/v1/verification.proto',
+    'hallmark/certificates/v1/warranty.proto',
+    'hallmark/certificates/v1/allowlist.proto',
+  ],
   build: async ({ pool, log }) => {
     let chain: Chain | null = null;
     if (config.HALLMARK_CHAIN_RPC_URL && config.HALLMARK_RELAYER_KEY) {
@@ -42,24 +68,54 @@ await runServiceMain({
       log.warn('no HALLMARK_CHAIN_RPC_URL: running without a chain (MintBatch unavailable)');
     }
     const store = new CertificatesStore(pool, () => chain?.contract.address ?? null);
-    const worker = chain
+    const relayer = chain
+      ? new Relayer({
+          pool,
+          provider: chain.provider,
+          signer: chain.signer,
+          contract: chain.contract,
+          chainId: chain.chainId,
+          confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
+          store,
+          log,
+          receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
+        })
+      : null;
+    const wallets = config.HALLMARK_ENCRYPTION_KEYS
+      ? new WalletStore(pool, config.HALLMARK_ENCRYPTION_KEYS)
+      : undefined;
+    const transfers = wallets
+      ? new TransferService({
+          pool,
+          store,
+          wallets,
+          chain: () =>
+            chain && relayer
+              ? {
+                  relayer,
+                  provider: chain.provider,
+                  signer: chain.signer,
+                  chainId: chain.chainId,
+                  confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
+                }
+              : null,
+          log,
+          onRecorded: () => worker?.wake(),
+          receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
+        })
+      : undefined;
+    // The mint worker's pass also sends transfers (one signer, one nonce sequence).
+    const worker = relayer
       ? new MintWorker(
           pool,
-          new Relayer({
-            pool,
-            provider: chain.provider,
-            signer: chain.signer,
-            contract: chain.contract,
-            chainId: chain.chainId,
-            confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
-            store,
-            log,
-            receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
-          }),
+          transfers ? withTransfers(relayer, transfers) : relayer,
           log,
           config.HALLMARK_CERTIFICATES_MINT_INTERVAL_MS,
         )
       : null;
+    const allowlistStore = new AllowlistStore(pool);
+    const allowlistWorker =
+      chain && relayer ? allowlistWorkerOf(chain, relayer, allowlistStore, pool, log) : null;
     return {
       services: [
         bind<CertificatesServiceServer>(
@@ -68,10 +124,84 @@ await runServiceMain({
             store,
             provider: chain?.provider ?? null,
             onBatchRecorded: () => worker?.wake(),
+            wallets,
+            transfers,
+          }),
+        ),
+        bind<CertificateVerificationServiceServer>(
+          CertificateVerificationServiceService,
+          createVerificationHandlers({
+            store,
+            verifier: new Verifier({ pool, store, chain: () => chain }),
+          }),
+        ),
+        bind<WarrantyServiceServer>(WarrantyServiceService, createWarrantyHandlers({ certificates: store })),
+        bind<AllowlistServiceServer>(
+          AllowlistServiceService,
+          createAllowlistHandlers({
+            store: allowlistStore,
+            contract: () => chain?.contract ?? null,
+            onRequested: () => allowlistWorker?.wake(),
           }),
         ),
       ],
-      workers: worker ? [worker] : [],
+      workers: [
+        ...(worker ? [worker] : []),
+        ...(chain ? [burnIndexerWorker(chain, pool, log)] : []),
+        ...(allowlistWorker ? [allowlistWorker] : []),
+      ],
     };
   },
 });
+
+function burnIndexerWorker(chain: Chain, pool: Pool, log: Logger): IntervalWorker {
+  const indexer = new BurnIndexer({
+    pool,
+    provider: chain.provider,
+    contractAddress: chain.contract.address,
+    chainId: chain.chainId,
+    confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
+    blockRange: config.HALLMARK_BURN_INDEXER_BLOCK_RANGE,
+    startBlock: config.HALLMARK_BURN_INDEXER_START_BLOCK,
+    log,
+  });
+  return new IntervalWorker(
+    { name: 'burn indexer', intervalMs: config.HALLMARK_BURN_INDEXER_INTERVAL_MS, log },
+    () => indexer.runOnce(),
+  );
+}
+
+/**
+ * The allowlist worker: sends with the relayer's key under the relayer's signer mutex, and
+ * runs only in the replica holding the allowlist advisory lock.
+ */
+function allowlistWorkerOf(
+  chain: Chain,
+  relayer: Relayer,
+  store: AllowlistStore,
+  pool: Pool,
+  log: Logger,
+): IntervalWorker {
+  const processor = new AllowlistProcessor({
+    store,
+    provider: chain.provider,
+    contract: chain.contract,
+    send: (addresses) => relayer.exclusive(() => relayer.contract.addToAllowlist(addresses)),
+    confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
+    batchSize: config.HALLMARK_ALLOWLIST_BATCH_SIZE,
+    maxRetries: config.HALLMARK_ALLOWLIST_MAX_RETRIES,
+    retryDelayMs: config.HALLMARK_ALLOWLIST_RETRY_DELAY_MS,
+    receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
+    log,
+  });
+  return new IntervalWorker(
+    {
+      name: 'allowlist worker',
+      intervalMs: config.HALLMARK_ALLOWLIST_INTERVAL_MS,
+      log,
+      pool,
+      lockKey: `certificates-allowlist:${chain.contract.address.toLowerCase()}`,
+    },
+    () => processor.runOnce(),
+  );
+}

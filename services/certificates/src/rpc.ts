@@ -1,5 +1,5 @@
 // gRPC handlers: proto <-> domain, nothing else.
-import { missingParam, type AsyncHandlers } from '@hallmark/kit';
+import { HallmarkError, invalidParam, missingParam, type AsyncHandlers } from '@hallmark/kit';
 import type {
   Certificate,
   CertificatesServiceServer,
@@ -9,6 +9,9 @@ import type { Principal } from '@hallmark/proto/common/v1/common';
 import type { JsonRpcProvider } from 'ethers';
 import { metadataView, parseMintBatch, type ProvenanceRecord, type Scope } from './domain/certificate.js';
 import type { CertificateRead, CertificatesStore } from './store.js';
+import type { TransferService } from './transfers/service.js';
+import { ensureWalletOf, walletToProto } from './wallets/rpc.js';
+import type { WalletStore } from './wallets/store.js';
 
 export function scopeOf(p: Principal | undefined): Scope {
   if (!p?.enterprise_id) throw missingParam('principal');
@@ -55,6 +58,14 @@ export interface HandlerDeps {
   onBatchRecorded?: () => void;
   /** Bound on the chain probe of Health. */
   chainProbeTimeoutMs?: number;
+  /** Custodial wallets (EnsureWallet, MintBatch holder_account); unset: those answer unavailable. */
+  wallets?: WalletStore;
+  /** Transfers by the holder's signature; unset: Transfer answers unavailable. */
+  transfers?: TransferService;
+}
+
+function unavailable(what: string): HallmarkError {
+  return new HallmarkError('service_unavailable', { message: `${what} is not available.` });
 }
 
 export function createCertificatesHandlers(deps: HandlerDeps): AsyncHandlers<CertificatesServiceServer> {
@@ -62,9 +73,18 @@ export function createCertificatesHandlers(deps: HandlerDeps): AsyncHandlers<Cer
   return {
     async mintBatch(req) {
       const scope = scopeOf(req.principal);
+      let holderAddress = req.holder_address;
+      if (req.holder_account) {
+        if (holderAddress) {
+          throw invalidParam('holder_account', 'Give either holder_address or holder_account, not both.');
+        }
+        if (!deps.wallets) throw unavailable('Custodial wallets');
+        holderAddress = (await ensureWalletOf(deps.wallets, scope, req.holder_account, 'holder_account'))
+          .wallet.address;
+      }
       const input = parseMintBatch({
         idempotencyKey: req.idempotency_key,
-        holderAddress: req.holder_address,
+        holderAddress,
         items: req.items,
       });
       const batch = await store.createBatch(scope, input);
@@ -88,6 +108,36 @@ export function createCertificatesHandlers(deps: HandlerDeps): AsyncHandlers<Cer
     async listProvenance(req) {
       const read = await store.get(scopeOf(req.principal), req.certificate_id);
       return { entries: read.provenance.map(provenanceToProto) };
+    },
+
+    async ensureWallet(req) {
+      const scope = scopeOf(req.principal);
+      if (!deps.wallets) throw unavailable('Custodial wallets');
+      return walletToProto(await ensureWalletOf(deps.wallets, scope, req.owner, 'owner'));
+    },
+
+    async transfer(req) {
+      const scope = scopeOf(req.principal);
+      if (!deps.transfers) throw unavailable('Transfer');
+      const {
+        transfer: t,
+        certificate,
+        replayed,
+      } = await deps.transfers.transfer(scope, {
+        certificateId: req.certificate_id,
+        idempotencyKey: req.idempotency_key,
+        toUserId: req.to_user_id,
+        toAddress: req.to_address,
+      });
+      return {
+        status: t.status,
+        certificate: toProto(certificate),
+        from_address: t.from_address,
+        to_address: t.to_address,
+        transaction_hash: t.tx_hash ?? undefined,
+        block_number: t.block_number === null ? undefined : Number(t.block_number),
+        replayed,
+      };
     },
 
     async health() {

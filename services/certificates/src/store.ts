@@ -24,11 +24,12 @@ import {
   type ProvenanceRecord,
   type Scope,
 } from './domain/certificate.js';
+import type { Warranty } from './warranty/domain.js';
 
 export const EVENT_SOURCE = 'certificates';
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
-interface CertificateRow {
+export interface CertificateRow {
   id: string;
   enterprise_id: string;
   livemode: boolean;
@@ -43,6 +44,7 @@ interface CertificateRow {
   status: CertificateStatus;
   transaction_hash: string | null;
   block_number: string | null;
+  warranty?: Warranty | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -58,7 +60,7 @@ interface ProvenanceRow {
   at: Date;
 }
 
-function certificateFromRow(r: CertificateRow): CertificateRecord {
+export function certificateFromRow(r: CertificateRow): CertificateRecord {
   return {
     id: r.id,
     enterpriseId: r.enterprise_id,
@@ -74,6 +76,7 @@ function certificateFromRow(r: CertificateRow): CertificateRecord {
     status: r.status,
     transactionHash: r.transaction_hash,
     blockNumber: r.block_number === null ? null : Number(r.block_number),
+    warranty: r.warranty ?? null,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

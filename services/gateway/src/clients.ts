@@ -6,7 +6,10 @@ import {
   type HealthProbe,
   type ServiceName,
 } from '@hallmark/kit';
+import { AllowlistServiceClient } from '@hallmark/proto/certificates/v1/allowlist';
 import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
+import { CertificateVerificationServiceClient } from '@hallmark/proto/certificates/v1/verification';
+import { WarrantyServiceClient } from '@hallmark/proto/certificates/v1/warranty';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';
 import { WebhooksServiceClient } from '@hallmark/proto/notify/v1/webhooks';
@@ -19,6 +22,9 @@ export interface Clients {
   webhooks: AsyncClient<WebhooksServiceClient>;
   templates: AsyncClient<TemplatesServiceClient>;
   certificates: AsyncClient<CertificatesServiceClient>;
+  verification: AsyncClient<CertificateVerificationServiceClient>;
+  warranty: AsyncClient<WarrantyServiceClient>;
+  allowlist: AsyncClient<AllowlistServiceClient>;
   health: Record<ServiceName, HealthProbe>;
   close(): void;
 }
@@ -30,6 +36,13 @@ export function createClients(config: Config): Clients {
   const webhooks = createGrpcClient(WebhooksServiceClient, config.HALLMARK_NOTIFY_ADDR, opts);
   const templates = createGrpcClient(TemplatesServiceClient, config.HALLMARK_NOTIFY_ADDR, opts);
   const certificates = createGrpcClient(CertificatesServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const verification = createGrpcClient(
+    CertificateVerificationServiceClient,
+    config.HALLMARK_CERTIFICATES_ADDR,
+    opts,
+  );
+  const warranty = createGrpcClient(WarrantyServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const allowlist = createGrpcClient(AllowlistServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const health: Record<ServiceName, HealthProbe> = {
     keys: createHealthProbe(config.HALLMARK_KEYS_ADDR),
     vouchers: createHealthProbe(config.HALLMARK_VOUCHERS_ADDR),
@@ -44,6 +57,9 @@ export function createClients(config: Config): Clients {
     webhooks: webhooks.api,
     templates: templates.api,
     certificates: certificates.api,
+    verification: verification.api,
+    warranty: warranty.api,
+    allowlist: allowlist.api,
     health,
     close() {
       keys.close();
@@ -51,6 +67,9 @@ export function createClients(config: Config): Clients {
       webhooks.close();
       templates.close();
       certificates.close();
+      verification.close();
+      warranty.close();
+      allowlist.close();
       for (const probe of Object.values(health)) probe.close();
     },
   };

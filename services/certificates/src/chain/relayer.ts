@@ -121,6 +121,14 @@ export class Relayer {
     this.address = opts.signer.address;
   }
 
+  /**
+   * Runs `fn` (nonce read → sign → broadcast of another transaction of this signer, e.g. the
+   * allowlist worker's) under the signer's mutex, so it never takes a nonce a mint is using.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.mutex.run(fn);
+  }
+
   /** Submissions not final yet on this relayer's contract, oldest first. */
   async openSubmissions(limit = 100): Promise<Submission[]> {
     const { rows } = await this.opts.pool.query<SubmissionRow>(

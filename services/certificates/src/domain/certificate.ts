@@ -3,13 +3,15 @@
 import { createHash } from 'node:crypto';
 import { invalidParam, missingParam } from '@hallmark/kit';
 import { getAddress, id as keccakUtf8, isAddress } from 'ethers';
+import { warrantyView, type Warranty } from '../warranty/domain.js';
 
 export const MAX_BATCH_ITEMS = 1000;
 const MAX_METADATA_JSON = 16_384;
 
 export type CertificateStatus = 'pending' | 'minted' | 'burned';
 export type BatchStatus = 'pending' | 'minted' | 'failed';
-export type ProvenanceKind = 'minted' | 'transferred' | 'gifted' | 'claimed' | 'burned' | 'warranty_set';
+export type ProvenanceKind =
+  'minted' | 'transferred' | 'gifted' | 'claimed' | 'burned' | 'warranty_set' | 'warranty_changed';
 
 export interface Scope {
   enterpriseId: string;
@@ -58,6 +60,8 @@ export interface CertificateRecord {
   status: CertificateStatus;
   transactionHash: string | null;
   blockNumber: number | null;
+  /** Set with SetWarranty; kept out of `metadata` (and so out of the metadata hash). */
+  warranty?: Warranty | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -166,7 +170,13 @@ export function parseMintBatch(req: {
   return { idempotencyKey: key, holderAddress, items, requestHash };
 }
 
-/** The metadata as readers see it: the stored object plus `tokenId` once minted. */
-export function metadataView(c: CertificateRecord): Record<string, unknown> {
-  return c.tokenId === null ? c.metadata : { ...c.metadata, tokenId: Number(c.tokenId) };
+/**
+ * The metadata as readers see it: the stored object plus `tokenId` once minted and
+ * `warranty` (with its derived status) once set.
+ */
+export function metadataView(c: CertificateRecord, now: Date = new Date()): Record<string, unknown> {
+  const view: Record<string, unknown> =
+    c.tokenId === null ? { ...c.metadata } : { ...c.metadata, tokenId: Number(c.tokenId) };
+  if (c.warranty) view.warranty = warrantyView(c.warranty, now);
+  return view;
 }

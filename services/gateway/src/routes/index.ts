@@ -5,10 +5,13 @@ import certificates from './certificates.js';
 import enterpriseApiKeys from './enterprise/api-keys.js';
 import enterpriseWebhooks from './enterprise/webhooks.js';
 import healthRoutes from './health.js';
+import allowlist from './v1/allowlist.js';
 import apiKeys from './v1/api-keys.js';
 import templates from './v1/templates.js';
 import vouchers from './v1/vouchers.js';
 import webhooks from './v1/webhooks.js';
+import verify from './verify.js';
+import warranty from './warranty.js';
 
 import type { RouteDeps } from './shared.js';
 
@@ -21,4 +24,7 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(enterpriseWebhooks, deps);
   await app.register(templates, deps);
   await app.register(certificates, deps);
+  await app.register(verify, deps);
+  await app.register(warranty, deps);
+  await app.register(allowlist, deps);
 }

@@ -47,6 +47,11 @@ export interface MintBatchRequest {
   holder_address: string;
   /** 1..1000 items; token ids follow the item order. */
   items: MintItem[];
+  /**
+   * Instead of holder_address: the custodial wallet the batch is minted to (e.g. the
+   * enterprise holding account {kind: "enterprise"}), created if needed. Exactly one of the two.
+   */
+  holder_account?: WalletOwner | undefined;
 }
 
 export interface MintBatchResponse {
@@ -117,6 +122,49 @@ export interface HealthResponse {
   database: boolean;
   chain: boolean;
   block_number?: number | undefined;
+}
+
+export interface WalletOwner {
+  /** enterprise | user */
+  kind: string;
+  /** The user id, or the enterprise id (empty: the principal's enterprise). */
+  id: string;
+}
+
+export interface EnsureWalletRequest {
+  principal?: Principal | undefined;
+  owner?: WalletOwner | undefined;
+}
+
+export interface Wallet {
+  owner_kind: string;
+  owner_id: string;
+  /** 0x… checksummed address. */
+  address: string;
+  created_at: string;
+  /** True when this call created the wallet. */
+  created: boolean;
+}
+
+export interface TransferRequest {
+  principal?: Principal | undefined;
+  certificate_id: string;
+  /** 1..255 characters; unique per (enterprise, livemode). */
+  idempotency_key: string;
+  /** Exactly one of to_user_id (that user's custodial wallet) and to_address. */
+  to_user_id?: string | undefined;
+  to_address?: string | undefined;
+}
+
+export interface TransferResponse {
+  /** pending | signed | sent | confirmed | failed */
+  status: string;
+  certificate?: Certificate | undefined;
+  from_address: string;
+  to_address: string;
+  transaction_hash?: string | undefined;
+  block_number?: number | undefined;
+  replayed: boolean;
 }
 
 function createBaseMintItem(): MintItem {
@@ -248,7 +296,7 @@ export const MintItem: MessageFns<MintItem> = {
 };
 
 function createBaseMintBatchRequest(): MintBatchRequest {
-  return { principal: undefined, idempotency_key: "", holder_address: "", items: [] };
+  return { principal: undefined, idempotency_key: "", holder_address: "", items: [], holder_account: undefined };
 }
 
 export const MintBatchRequest: MessageFns<MintBatchRequest> = {
@@ -264,6 +312,9 @@ export const MintBatchRequest: MessageFns<MintBatchRequest> = {
     }
     for (const v of message.items) {
       MintItem.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.holder_account !== undefined) {
+      WalletOwner.encode(message.holder_account, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -313,6 +364,14 @@ export const MintBatchRequest: MessageFns<MintBatchRequest> = {
             message.items.push(MintItem.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.holder_account = WalletOwner.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -339,6 +398,11 @@ export const MintBatchRequest: MessageFns<MintBatchRequest> = {
         ? globalThis.String(object.holder_address)
         : "",
       items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => MintItem.fromJSON(e)) : [],
+      holder_account: isSet(object.holderAccount)
+        ? WalletOwner.fromJSON(object.holderAccount)
+        : isSet(object.holder_account)
+        ? WalletOwner.fromJSON(object.holder_account)
+        : undefined,
     };
   },
 
@@ -355,6 +419,9 @@ export const MintBatchRequest: MessageFns<MintBatchRequest> = {
     }
     if (message.items?.length) {
       obj.items = message.items.map((e) => MintItem.toJSON(e));
+    }
+    if (message.holder_account !== undefined) {
+      obj.holderAccount = WalletOwner.toJSON(message.holder_account);
     }
     return obj;
   },
@@ -1387,6 +1454,604 @@ export const HealthResponse: MessageFns<HealthResponse> = {
   },
 };
 
+function createBaseWalletOwner(): WalletOwner {
+  return { kind: "", id: "" };
+}
+
+export const WalletOwner: MessageFns<WalletOwner> = {
+  encode(message: WalletOwner, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== "") {
+      writer.uint32(10).string(message.kind);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WalletOwner {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWalletOwner();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WalletOwner {
+    return {
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: WalletOwner): unknown {
+    const obj: any = {};
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+};
+
+function createBaseEnsureWalletRequest(): EnsureWalletRequest {
+  return { principal: undefined, owner: undefined };
+}
+
+export const EnsureWalletRequest: MessageFns<EnsureWalletRequest> = {
+  encode(message: EnsureWalletRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.owner !== undefined) {
+      WalletOwner.encode(message.owner, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EnsureWalletRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEnsureWalletRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.owner = WalletOwner.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EnsureWalletRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      owner: isSet(object.owner) ? WalletOwner.fromJSON(object.owner) : undefined,
+    };
+  },
+
+  toJSON(message: EnsureWalletRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.owner !== undefined) {
+      obj.owner = WalletOwner.toJSON(message.owner);
+    }
+    return obj;
+  },
+};
+
+function createBaseWallet(): Wallet {
+  return { owner_kind: "", owner_id: "", address: "", created_at: "", created: false };
+}
+
+export const Wallet: MessageFns<Wallet> = {
+  encode(message: Wallet, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.owner_kind !== "") {
+      writer.uint32(10).string(message.owner_kind);
+    }
+    if (message.owner_id !== "") {
+      writer.uint32(18).string(message.owner_id);
+    }
+    if (message.address !== "") {
+      writer.uint32(26).string(message.address);
+    }
+    if (message.created_at !== "") {
+      writer.uint32(34).string(message.created_at);
+    }
+    if (message.created !== false) {
+      writer.uint32(40).bool(message.created);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Wallet {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWallet();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.owner_kind = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.owner_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.address = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.created_at = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.created = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Wallet {
+    return {
+      owner_kind: isSet(object.ownerKind)
+        ? globalThis.String(object.ownerKind)
+        : isSet(object.owner_kind)
+        ? globalThis.String(object.owner_kind)
+        : "",
+      owner_id: isSet(object.ownerId)
+        ? globalThis.String(object.ownerId)
+        : isSet(object.owner_id)
+        ? globalThis.String(object.owner_id)
+        : "",
+      address: isSet(object.address) ? globalThis.String(object.address) : "",
+      created_at: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      created: isSet(object.created) ? globalThis.Boolean(object.created) : false,
+    };
+  },
+
+  toJSON(message: Wallet): unknown {
+    const obj: any = {};
+    if (message.owner_kind !== "") {
+      obj.ownerKind = message.owner_kind;
+    }
+    if (message.owner_id !== "") {
+      obj.ownerId = message.owner_id;
+    }
+    if (message.address !== "") {
+      obj.address = message.address;
+    }
+    if (message.created_at !== "") {
+      obj.createdAt = message.created_at;
+    }
+    if (message.created !== false) {
+      obj.created = message.created;
+    }
+    return obj;
+  },
+};
+
+function createBaseTransferRequest(): TransferRequest {
+  return {
+    principal: undefined,
+    certificate_id: "",
+    idempotency_key: "",
+    to_user_id: undefined,
+    to_address: undefined,
+  };
+}
+
+export const TransferRequest: MessageFns<TransferRequest> = {
+  encode(message: TransferRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.certificate_id !== "") {
+      writer.uint32(18).string(message.certificate_id);
+    }
+    if (message.idempotency_key !== "") {
+      writer.uint32(26).string(message.idempotency_key);
+    }
+    if (message.to_user_id !== undefined) {
+      writer.uint32(34).string(message.to_user_id);
+    }
+    if (message.to_address !== undefined) {
+      writer.uint32(42).string(message.to_address);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TransferRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTransferRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.certificate_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.idempotency_key = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.to_user_id = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.to_address = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TransferRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      certificate_id: isSet(object.certificateId)
+        ? globalThis.String(object.certificateId)
+        : isSet(object.certificate_id)
+        ? globalThis.String(object.certificate_id)
+        : "",
+      idempotency_key: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+      to_user_id: isSet(object.toUserId)
+        ? globalThis.String(object.toUserId)
+        : isSet(object.to_user_id)
+        ? globalThis.String(object.to_user_id)
+        : undefined,
+      to_address: isSet(object.toAddress)
+        ? globalThis.String(object.toAddress)
+        : isSet(object.to_address)
+        ? globalThis.String(object.to_address)
+        : undefined,
+    };
+  },
+
+  toJSON(message: TransferRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.certificate_id !== "") {
+      obj.certificateId = message.certificate_id;
+    }
+    if (message.idempotency_key !== "") {
+      obj.idempotencyKey = message.idempotency_key;
+    }
+    if (message.to_user_id !== undefined) {
+      obj.toUserId = message.to_user_id;
+    }
+    if (message.to_address !== undefined) {
+      obj.toAddress = message.to_address;
+    }
+    return obj;
+  },
+};
+
+function createBaseTransferResponse(): TransferResponse {
+  return {
+    status: "",
+    certificate: undefined,
+    from_address: "",
+    to_address: "",
+    transaction_hash: undefined,
+    block_number: undefined,
+    replayed: false,
+  };
+}
+
+export const TransferResponse: MessageFns<TransferResponse> = {
+  encode(message: TransferResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.status !== "") {
+      writer.uint32(10).string(message.status);
+    }
+    if (message.certificate !== undefined) {
+      Certificate.encode(message.certificate, writer.uint32(18).fork()).join();
+    }
+    if (message.from_address !== "") {
+      writer.uint32(26).string(message.from_address);
+    }
+    if (message.to_address !== "") {
+      writer.uint32(34).string(message.to_address);
+    }
+    if (message.transaction_hash !== undefined) {
+      writer.uint32(42).string(message.transaction_hash);
+    }
+    if (message.block_number !== undefined) {
+      writer.uint32(48).int64(message.block_number);
+    }
+    if (message.replayed !== false) {
+      writer.uint32(56).bool(message.replayed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TransferResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTransferResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.certificate = Certificate.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.from_address = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.to_address = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.transaction_hash = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.block_number = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TransferResponse {
+    return {
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      certificate: isSet(object.certificate) ? Certificate.fromJSON(object.certificate) : undefined,
+      from_address: isSet(object.fromAddress)
+        ? globalThis.String(object.fromAddress)
+        : isSet(object.from_address)
+        ? globalThis.String(object.from_address)
+        : "",
+      to_address: isSet(object.toAddress)
+        ? globalThis.String(object.toAddress)
+        : isSet(object.to_address)
+        ? globalThis.String(object.to_address)
+        : "",
+      transaction_hash: isSet(object.transactionHash)
+        ? globalThis.String(object.transactionHash)
+        : isSet(object.transaction_hash)
+        ? globalThis.String(object.transaction_hash)
+        : undefined,
+      block_number: isSet(object.blockNumber)
+        ? globalThis.Number(object.blockNumber)
+        : isSet(object.block_number)
+        ? globalThis.Number(object.block_number)
+        : undefined,
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
+    };
+  },
+
+  toJSON(message: TransferResponse): unknown {
+    const obj: any = {};
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.certificate !== undefined) {
+      obj.certificate = Certificate.toJSON(message.certificate);
+    }
+    if (message.from_address !== "") {
+      obj.fromAddress = message.from_address;
+    }
+    if (message.to_address !== "") {
+      obj.toAddress = message.to_address;
+    }
+    if (message.transaction_hash !== undefined) {
+      obj.transactionHash = message.transaction_hash;
+    }
+    if (message.block_number !== undefined) {
+      obj.blockNumber = Math.round(message.block_number);
+    }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
+    }
+    return obj;
+  },
+};
+
 /**
  * Certificates: a database record (metadata, provenance) plus a token of the
  * HallmarkCertificates contract on an EVM chain (spec: What the service does 1, 2, 12;
@@ -1468,6 +2133,43 @@ export const CertificatesServiceService = {
     responseSerialize: (value: HealthResponse): Buffer => Buffer.from(HealthResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): HealthResponse => HealthResponse.decode(value),
   },
+  /**
+   * The custodial wallet of a user or of an enterprise holding account, created on first use
+   * (key generated by the service, encrypted at rest with HALLMARK_ENCRYPTION_KEYS). Idempotent:
+   * the same owner always answers the same address (created = true only the first time). An
+   * enterprise owner must be the principal's enterprise (empty id = it); a user's wallet belongs
+   * to the principal's enterprise, another enterprise's user wallet is resource_not_found.
+   */
+  ensureWallet: {
+    path: "/hallmark.certificates.v1.CertificatesService/EnsureWallet" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EnsureWalletRequest): Buffer => Buffer.from(EnsureWalletRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EnsureWalletRequest => EnsureWalletRequest.decode(value),
+    responseSerialize: (value: Wallet): Buffer => Buffer.from(Wallet.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Wallet => Wallet.decode(value),
+  },
+  /**
+   * Moves a minted certificate held by one of the enterprise's custodial wallets to a user's
+   * custodial wallet (created if needed) or to an address: the holder's key signs an EIP-712
+   * TransferPermit, the relayer submits transferWithPermit and pays the gas. Idempotency key:
+   * (enterprise, livemode, idempotency_key); a replay answers the same transfer (replayed =
+   * true) and sends nothing; the key with another request is resource_already_exists. Answers
+   * `confirmed` (after HALLMARK_CHAIN_CONFIRMATIONS; the certificate's holder, a `transferred`
+   * provenance entry and certificate.transferred recorded together) or, when the wait is cut
+   * short, `sent` (completed later by the transfer worker). A certificate not minted, burned,
+   * not held by a custodial wallet of the enterprise, or with a transfer in flight:
+   * validation_failed; transfer to the current holder: parameter_invalid.
+   */
+  transfer: {
+    path: "/hallmark.certificates.v1.CertificatesService/Transfer" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: TransferRequest): Buffer => Buffer.from(TransferRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): TransferRequest => TransferRequest.decode(value),
+    responseSerialize: (value: TransferResponse): Buffer => Buffer.from(TransferResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): TransferResponse => TransferResponse.decode(value),
+  },
 } as const;
 
 export interface CertificatesServiceServer extends UntypedServiceImplementation {
@@ -1493,6 +2195,27 @@ export interface CertificatesServiceServer extends UntypedServiceImplementation 
   listProvenance: handleUnaryCall<ListProvenanceRequest, ListProvenanceResponse>;
   /** Database and chain reachability (the chain's latest block when it answers). Read-only. */
   health: handleUnaryCall<HealthRequest, HealthResponse>;
+  /**
+   * The custodial wallet of a user or of an enterprise holding account, created on first use
+   * (key generated by the service, encrypted at rest with HALLMARK_ENCRYPTION_KEYS). Idempotent:
+   * the same owner always answers the same address (created = true only the first time). An
+   * enterprise owner must be the principal's enterprise (empty id = it); a user's wallet belongs
+   * to the principal's enterprise, another enterprise's user wallet is resource_not_found.
+   */
+  ensureWallet: handleUnaryCall<EnsureWalletRequest, Wallet>;
+  /**
+   * Moves a minted certificate held by one of the enterprise's custodial wallets to a user's
+   * custodial wallet (created if needed) or to an address: the holder's key signs an EIP-712
+   * TransferPermit, the relayer submits transferWithPermit and pays the gas. Idempotency key:
+   * (enterprise, livemode, idempotency_key); a replay answers the same transfer (replayed =
+   * true) and sends nothing; the key with another request is resource_already_exists. Answers
+   * `confirmed` (after HALLMARK_CHAIN_CONFIRMATIONS; the certificate's holder, a `transferred`
+   * provenance entry and certificate.transferred recorded together) or, when the wait is cut
+   * short, `sent` (completed later by the transfer worker). A certificate not minted, burned,
+   * not held by a custodial wallet of the enterprise, or with a transfer in flight:
+   * validation_failed; transfer to the current holder: parameter_invalid.
+   */
+  transfer: handleUnaryCall<TransferRequest, TransferResponse>;
 }
 
 export interface CertificatesServiceClient extends Client {
@@ -1587,6 +2310,55 @@ export interface CertificatesServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: HealthResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The custodial wallet of a user or of an enterprise holding account, created on first use
+   * (key generated by the service, encrypted at rest with HALLMARK_ENCRYPTION_KEYS). Idempotent:
+   * the same owner always answers the same address (created = true only the first time). An
+   * enterprise owner must be the principal's enterprise (empty id = it); a user's wallet belongs
+   * to the principal's enterprise, another enterprise's user wallet is resource_not_found.
+   */
+  ensureWallet(
+    request: EnsureWalletRequest,
+    callback: (error: ServiceError | null, response: Wallet) => void,
+  ): ClientUnaryCall;
+  ensureWallet(
+    request: EnsureWalletRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Wallet) => void,
+  ): ClientUnaryCall;
+  ensureWallet(
+    request: EnsureWalletRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Wallet) => void,
+  ): ClientUnaryCall;
+  /**
+   * Moves a minted certificate held by one of the enterprise's custodial wallets to a user's
+   * custodial wallet (created if needed) or to an address: the holder's key signs an EIP-712
+   * TransferPermit, the relayer submits transferWithPermit and pays the gas. Idempotency key:
+   * (enterprise, livemode, idempotency_key); a replay answers the same transfer (replayed =
+   * true) and sends nothing; the key with another request is resource_already_exists. Answers
+   * `confirmed` (after HALLMARK_CHAIN_CONFIRMATIONS; the certificate's holder, a `transferred`
+   * provenance entry and certificate.transferred recorded together) or, when the wait is cut
+   * short, `sent` (completed later by the transfer worker). A certificate not minted, burned,
+   * not held by a custodial wallet of the enterprise, or with a transfer in flight:
+   * validation_failed; transfer to the current holder: parameter_invalid.
+   */
+  transfer(
+    request: TransferRequest,
+    callback: (error: ServiceError | null, response: TransferResponse) => void,
+  ): ClientUnaryCall;
+  transfer(
+    request: TransferRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: TransferResponse) => void,
+  ): ClientUnaryCall;
+  transfer(
+    request: TransferRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: TransferResponse) => void,
   ): ClientUnaryCall;
 }
 

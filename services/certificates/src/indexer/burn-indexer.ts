@@ -1,0 +1,209 @@
+// The burn indexer: follows the contract's Transfer(owner, 0, tokenId) logs from a persisted
+// checkpoint and marks the certificates burned.
+//
+// - Reorg-safe: only blocks with HALLMARK_CHAIN_CONFIRMATIONS confirmations (counting the
+//   mining block, as the relayer does) are read: up to latest − confirmations + 1.
+// - Bounded: logs are asked for in ranges of at most `blockRange` blocks, a few ranges a pass.
+// - Checkpoint: `chain_state` key `burn-indexer:<chainId>:<contract>` = the last block fully
+//   indexed, advanced in the same database transaction that records the range's burns (and
+//   only if it still holds the value the range started from, so two indexers never both
+//   record a range).
+// - Idempotent: a certificate moves minted → burned once (the update matches `minted` only,
+//   and provenance holds at most one `burned` entry per certificate), so re-scanning a range
+//   changes nothing: one provenance entry and one certificate.burned event per burn.
+// - A burn of a token the database does not know yet while a batch of this contract is still
+//   being confirmed (its token ids not recorded) holds the checkpoint just before that block
+//   until the relayer has recorded the batch; a token no batch of ours minted is ignored.
+import { recordEvents, transaction, type Logger, type Pool, type Queryable } from '@hallmark/kit';
+import { getAddress, ZeroAddress, zeroPadValue, type Log, type Provider } from 'ethers';
+import { TRANSFER_TOPIC } from '../chain/contract.js';
+import { certificateEventObject, certificateFromRow, EVENT_SOURCE, type CertificateRow } from '../store.js';
+
+const ZERO_TOPIC = zeroPadValue(ZeroAddress, 32);
+
+export interface BurnIndexerOptions {
+  pool: Pool;
+  provider: Provider;
+  contractAddress: string;
+  chainId: bigint;
+  /** Blocks including the mining block before a burn is indexed (≥ 1). */
+  confirmations: number;
+  /** Largest block range of one getLogs call. */
+  blockRange: number;
+  /** First block to scan when there is no checkpoint yet (e.g. the contract's deployment block). */
+  startBlock: number;
+  /** Ranges indexed per pass at most (the next pass continues). */
+  maxRangesPerPass?: number;
+  log: Logger;
+}
+
+interface Burn {
+  tokenId: bigint;
+  from: string;
+  transactionHash: string;
+  blockNumber: number;
+  logIndex: number;
+}
+
+export interface PassResult {
+  /** Last block indexed after the pass (null: nothing indexed yet). */
+  checkpoint: number | null;
+  burned: number;
+}
+
+export class BurnIndexer {
+  readonly checkpointKey: string;
+  private readonly senders = new Map<string, string>();
+
+  constructor(private readonly opts: BurnIndexerOptions) {
+    this.checkpointKey = `burn-indexer:${opts.chainId}:${opts.contractAddress.toLowerCase()}`;
+  }
+
+  async checkpoint(db: Queryable = this.opts.pool): Promise<number | null> {
+    const { rows } = await db.query<{ value: string }>('SELECT value FROM chain_state WHERE key = $1', [
+      this.checkpointKey,
+    ]);
+    return rows[0] ? Number(rows[0].value) : null;
+  }
+
+  /** Indexes confirmed blocks from the checkpoint on, a bounded number of ranges. */
+  async runOnce(): Promise<PassResult> {
+    const { provider, confirmations, blockRange } = this.opts;
+    const latest = await provider.getBlockNumber();
+    const safe = latest - confirmations + 1;
+    let last = (await this.checkpoint()) ?? this.opts.startBlock - 1;
+    let burned = 0;
+    for (let i = 0; i < (this.opts.maxRangesPerPass ?? 20) && last < safe; i++) {
+      const from = last + 1;
+      const to = Math.min(safe, from + blockRange - 1);
+      const outcome = await this.indexRange(last, from, to);
+      if (!outcome) break;
+      burned += outcome.burned;
+      if (outcome.upTo === last) break; // held back: wait for the relayer
+      last = outcome.upTo;
+    }
+    return { checkpoint: (await this.checkpoint()) ?? null, burned };
+  }
+
+  private async indexRange(
+    previous: number,
+    from: number,
+    to: number,
+  ): Promise<{ upTo: number; burned: number } | null> {
+    const logs = await this.opts.provider.getLogs({
+      address: this.opts.contractAddress,
+      topics: [TRANSFER_TOPIC, null, ZERO_TOPIC],
+      fromBlock: from,
+      toBlock: to,
+    });
+    let burns = logs.map(burnOf).sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
+    let upTo = to;
+    const held = await this.firstUnknownWhileMinting(burns);
+    if (held !== null) {
+      upTo = held - 1;
+      burns = burns.filter((b) => b.blockNumber < held);
+    }
+    for (const b of burns) await this.senderOf(b.transactionHash);
+
+    return transaction(this.opts.pool, async (tx) => {
+      const { rows } = await tx.query<{ value: string }>(
+        'SELECT value FROM chain_state WHERE key = $1 FOR UPDATE',
+        [this.checkpointKey],
+      );
+      const current = rows[0] ? Number(rows[0].value) : this.opts.startBlock - 1;
+      if (current !== previous) return null; // another indexer moved on: start over next pass
+      let burned = 0;
+      for (const b of burns) if (await this.recordBurn(tx, b)) burned++;
+      if (upTo > previous) {
+        await tx.query(
+          `INSERT INTO chain_state (key, value) VALUES ($1, $2)
+           ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+          [this.checkpointKey, String(upTo)],
+        );
+      }
+      if (burned > 0) this.opts.log.info({ from, to: upTo, burned }, 'burn indexer: certificates burned');
+      return { upTo: Math.max(upTo, previous), burned };
+    });
+  }
+
+  /**
+   * The block of the first burn of a token no certificate of this contract has while a batch
+   * of this contract awaits confirmation (its ids may be the unknown ones), else null.
+   */
+  private async firstUnknownWhileMinting(burns: Burn[]): Promise<number | null> {
+    if (burns.length === 0) return null;
+    const { rows } = await this.opts.pool.query<{ token_id: string }>(
+      `SELECT c.token_id FROM certificates c JOIN chain_submissions s ON s.batch_id = c.batch_id
+       WHERE lower(s.contract_address) = lower($1) AND c.token_id = ANY($2::numeric[])`,
+      [this.opts.contractAddress, burns.map((b) => b.tokenId.toString())],
+    );
+    const known = new Set(rows.map((r) => BigInt(r.token_id)));
+    const unknown = burns.find((b) => !known.has(b.tokenId));
+    if (!unknown) return null;
+    const { rows: open } = await this.opts.pool.query(
+      `SELECT 1 FROM chain_submissions
+       WHERE lower(contract_address) = lower($1) AND status IN ('pending', 'signed', 'sent') LIMIT 1`,
+      [this.opts.contractAddress],
+    );
+    return open.length > 0 ? unknown.blockNumber : null;
+  }
+
+  /** The account that sent the burning transaction (the provenance actor). */
+  private async senderOf(hash: string): Promise<string> {
+    const cached = this.senders.get(hash);
+    if (cached) return cached;
+    const tx = await this.opts.provider.getTransaction(hash);
+    if (!tx) throw new Error(`burn transaction ${hash} not found`);
+    if (this.senders.size > 10_000) this.senders.clear();
+    this.senders.set(hash, tx.from);
+    return tx.from;
+  }
+
+  private async recordBurn(tx: Queryable, b: Burn): Promise<boolean> {
+    const { rows } = await tx.query<CertificateRow>(
+      `UPDATE certificates c SET status = 'burned', updated_at = now()
+       FROM chain_submissions s
+       WHERE s.batch_id = c.batch_id AND lower(s.contract_address) = lower($1)
+         AND c.token_id = $2::numeric AND c.status = 'minted'
+       RETURNING c.*`,
+      [this.opts.contractAddress, b.tokenId.toString()],
+    );
+    const row = rows[0];
+    if (!row) return false;
+    const actor = await this.senderOf(b.transactionHash);
+    const { rowCount } = await tx.query(
+      `INSERT INTO provenance (certificate_id, kind, actor, from_address, to_address, transaction_hash, block_number)
+       VALUES ($1, 'burned', $2, $3, $4, $5, $6)
+       ON CONFLICT (certificate_id) WHERE kind = 'burned' DO NOTHING`,
+      [row.id, actor, b.from, ZeroAddress, b.transactionHash, b.blockNumber],
+    );
+    if (rowCount === 0) return false;
+    const cert = certificateFromRow(row);
+    await recordEvents(tx, EVENT_SOURCE, [
+      {
+        type: 'certificate.burned' as const,
+        data: {
+          object: {
+            ...certificateEventObject(cert),
+            status: 'burned' as const,
+            tokenId: Number(cert.tokenId),
+          },
+          burn: { transactionHash: b.transactionHash, blockNumber: b.blockNumber, actor, from: b.from },
+        },
+        enterpriseId: cert.enterpriseId,
+        livemode: cert.livemode,
+      },
+    ]);
+    return true;
+  }
+}
+
+function burnOf(log: Log): Burn {
+  return {
+    tokenId: BigInt(log.topics[3]!),
+    from: getAddress(`0x${log.topics[1]!.slice(26)}`),
+    transactionHash: log.transactionHash,
+    blockNumber: log.blockNumber,
+    logIndex: log.index,
+  };
+}

@@ -1,0 +1,314 @@
+// Public verification of a certificate: its database record checked against the chain, check by
+// check, each with a reason a reader of the verification page understands. Chain failures make
+// checks fail (with why); they never fail the call. Every verification of a known certificate
+// records a document.verified event.
+import { recordEvent, type Pool } from '@hallmark/kit';
+import { getAddress, ZeroHash, zeroPadValue, toBeHex, type JsonRpcProvider } from 'ethers';
+import {
+  buildBatchTree,
+  CertificatesContract,
+  receiptLogs,
+  TRANSFER_TOPIC,
+  type BatchTree,
+} from '../chain/contract.js';
+import { metadataHashOf, type CertificateRecord } from '../domain/certificate.js';
+import { EVENT_SOURCE, type CertificateRead, type CertificatesStore } from '../store.js';
+
+export type CheckName = 'record_found' | 'on_chain' | 'holder' | 'metadata' | 'not_burned';
+
+export interface Check {
+  name: CheckName;
+  passed: boolean;
+  detail: string;
+}
+
+export interface Verification {
+  read: CertificateRead;
+  checks: Check[];
+  verified: boolean;
+  burned: boolean;
+  verifiedAt: Date;
+  chainOwner: string | null;
+}
+
+export interface VerifierChain {
+  provider: JsonRpcProvider;
+  contract: CertificatesContract;
+}
+
+export interface VerifierOptions {
+  pool: Pool;
+  store: CertificatesStore;
+  /** The chain, when configured; without one every chain check fails with that reason. */
+  chain: () => VerifierChain | null;
+  /** Bound on each chain read. */
+  chainTimeoutMs?: number;
+}
+
+const ZERO_TOPIC = ZeroHash;
+const TREE_CACHE_SIZE = 64;
+
+class ChainTimeout extends Error {}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ChainTimeout('the chain did not answer in time')), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** A chain read as a value: the result, the token being gone, or the chain failing. */
+type Read<T> = { ok: true; value: T } | { ok: false; nonexistent: boolean; reason: string };
+
+async function read<T>(p: () => Promise<T>, ms: number): Promise<Read<T>> {
+  try {
+    return { ok: true, value: await withTimeout(p(), ms) };
+  } catch (err) {
+    const name = CertificatesContract.revertName(err);
+    if (name === 'ERC721NonexistentToken') return { ok: false, nonexistent: true, reason: name };
+    const reason =
+      err instanceof ChainTimeout
+        ? 'the chain did not answer in time'
+        : name
+          ? `the contract refused (${name})`
+          : 'the chain could not be reached';
+    return { ok: false, nonexistent: false, reason };
+  }
+}
+
+const short = (hash: string) => `${hash.slice(0, 10)}…${hash.slice(-6)}`;
+
+/**
+ * The metadata hash of a stored certificate, recomputed exactly as MintBatch computed it:
+ * keccak256 of the canonical JSON of {name, imageUrl, metadata}, where metadata is the stored
+ * object without the fields the service adds after minting (`tokenId`, `warranty`).
+ */
+export function recomputeMetadataHash(c: CertificateRecord): string {
+  const { tokenId: _tokenId, warranty: _warranty, ...metadata } = c.metadata;
+  return metadataHashOf(c.name, c.imageUrl, metadata);
+}
+
+export class Verifier {
+  private readonly trees = new Map<string, { hashes: string[]; tree: BatchTree }>();
+
+  constructor(private readonly opts: VerifierOptions) {}
+
+  private get timeoutMs() {
+    return this.opts.chainTimeoutMs ?? 5000;
+  }
+
+  /** Verifies a certificate by id (unknown or malformed: resource_not_found, from the store). */
+  async verify(id: string): Promise<Verification> {
+    const readCert = await this.opts.store.getPublic(id);
+    const c = readCert.certificate;
+    const checks: Check[] = [
+      { name: 'record_found', passed: true, detail: `Hallmark has a record of certificate ${c.id}.` },
+    ];
+    let chainOwner: string | null = null;
+    let chainBurned = false;
+    const chain = this.opts.chain();
+    if (c.tokenId === null || c.transactionHash === null || c.blockNumber === null) {
+      const why =
+        c.status === 'pending'
+          ? 'Not minted yet: the certificate is waiting for its blockchain transaction.'
+          : 'The record has no blockchain reference.';
+      for (const name of ['on_chain', 'holder', 'metadata', 'not_burned'] as const) {
+        checks.push({ name, passed: false, detail: why });
+      }
+    } else if (!chain) {
+      for (const name of ['on_chain', 'holder', 'metadata', 'not_burned'] as const) {
+        checks.push({ name, passed: false, detail: 'No blockchain is configured to check against.' });
+      }
+    } else {
+      const tokenId = c.tokenId;
+      const [onChain, owner, metadata, exists] = await Promise.all([
+        this.checkOnChain(chain, c, tokenId),
+        read(() => chain.contract.ownerOf(tokenId), this.timeoutMs),
+        this.checkMetadata(chain, c, tokenId),
+        read(() => chain.contract.exists(tokenId), this.timeoutMs),
+      ]);
+      checks.push(onChain);
+      chainBurned = (exists.ok && !exists.value) || (!owner.ok && owner.nonexistent);
+      if (owner.ok) {
+        chainOwner = getAddress(owner.value);
+        const matches = chainOwner === getAddress(c.holderAddress);
+        checks.push({
+          name: 'holder',
+          passed: matches,
+          detail: matches
+            ? `The chain reports the recorded holder ${chainOwner} as the token's owner.`
+            : `The chain reports ${chainOwner} as the owner, but the record says ${getAddress(c.holderAddress)}.`,
+        });
+      } else {
+        checks.push({
+          name: 'holder',
+          passed: false,
+          detail: owner.nonexistent
+            ? 'The token no longer exists on chain, so it has no holder.'
+            : `Could not read the token's owner: ${owner.reason}.`,
+        });
+      }
+      checks.push(metadata);
+      checks.push(await this.checkNotBurned(chain, c, tokenId, exists, chainBurned));
+    }
+    const verified = checks.every((k) => k.passed);
+    const burned = c.status === 'burned' || chainBurned;
+    const verifiedAt = new Date();
+    await recordEvent(this.opts.pool, EVENT_SOURCE, {
+      type: 'document.verified',
+      data: {
+        object: {
+          id: c.id,
+          verified_at: verifiedAt.toISOString(),
+          result: verified ? 'verified' : 'failed',
+          failed_checks: checks.filter((k) => !k.passed).map((k) => k.name),
+        },
+      },
+      enterpriseId: c.enterpriseId,
+      livemode: c.livemode,
+    });
+    return { read: readCert, checks, verified, burned, verifiedAt, chainOwner };
+  }
+
+  /** The recorded transaction exists, succeeded, sits in the recorded block and minted this token. */
+  private async checkOnChain(chain: VerifierChain, c: CertificateRecord, tokenId: bigint): Promise<Check> {
+    const name = 'on_chain';
+    const tx = c.transactionHash!;
+    const r = await read(() => chain.provider.getTransactionReceipt(tx), this.timeoutMs);
+    if (!r.ok)
+      return { name, passed: false, detail: `Could not read transaction ${short(tx)}: ${r.reason}.` };
+    const receipt = r.value;
+    if (!receipt) return { name, passed: false, detail: `The chain has no transaction ${short(tx)}.` };
+    if (receipt.status !== 1) {
+      return { name, passed: false, detail: `Transaction ${short(tx)} reverted: it minted nothing.` };
+    }
+    if (receipt.blockNumber !== c.blockNumber) {
+      return {
+        name,
+        passed: false,
+        detail: `Transaction ${short(tx)} is in block ${receipt.blockNumber}, but the record says block ${c.blockNumber}.`,
+      };
+    }
+    const batch = chain.contract
+      .parseBatchMinted(receiptLogs(receipt))
+      .find((e) => e.firstTokenId <= tokenId && tokenId < e.firstTokenId + e.quantity);
+    if (!batch) {
+      return {
+        name,
+        passed: false,
+        detail: `Transaction ${short(tx)} did not mint token #${tokenId} on this certificate's contract.`,
+      };
+    }
+    return {
+      name,
+      passed: true,
+      detail: `Token #${tokenId} was minted in transaction ${short(tx)}, block ${receipt.blockNumber} (a batch of ${batch.quantity} from #${batch.firstTokenId}).`,
+    };
+  }
+
+  /** The batch's tree over its certificates' metadata hashes, this certificate's recomputed. */
+  private async treeFor(c: CertificateRecord, leafHash: string): Promise<BatchTree> {
+    let cached = this.trees.get(c.batchId);
+    if (!cached) {
+      const { rows } = await this.opts.pool.query<{ metadata_hash: string }>(
+        'SELECT metadata_hash FROM certificates WHERE batch_id = $1 ORDER BY position',
+        [c.batchId],
+      );
+      const hashes = rows.map((r) => r.metadata_hash);
+      cached = { hashes, tree: buildBatchTree(hashes) };
+      this.trees.set(c.batchId, cached);
+      if (this.trees.size > TREE_CACHE_SIZE) this.trees.delete(this.trees.keys().next().value!);
+    }
+    if (cached.hashes[c.position] === leafHash) return cached.tree;
+    const hashes = [...cached.hashes];
+    hashes[c.position] = leafHash;
+    return buildBatchTree(hashes);
+  }
+
+  /** The recomputed metadata hash is proven against the batch's Merkle root on chain. */
+  private async checkMetadata(chain: VerifierChain, c: CertificateRecord, tokenId: bigint): Promise<Check> {
+    const name = 'metadata';
+    const hash = recomputeMetadataHash(c);
+    const tree = await this.treeFor(c, hash);
+    const proof = tree.proof(c.position);
+    const r = await read(() => chain.contract.verifyCertificate(tokenId, hash, proof), this.timeoutMs);
+    if (!r.ok) {
+      return {
+        name,
+        passed: false,
+        detail: r.nonexistent
+          ? 'The token no longer exists on chain, so its metadata cannot be proven.'
+          : `Could not prove the metadata: ${r.reason}.`,
+      };
+    }
+    if (!r.value) {
+      return {
+        name,
+        passed: false,
+        detail:
+          hash === c.metadataHash
+            ? 'The metadata does not match the Merkle root recorded on chain for its batch.'
+            : 'The metadata was changed after minting: it no longer matches the Merkle root recorded on chain.',
+      };
+    }
+    return {
+      name,
+      passed: true,
+      detail: `The metadata (hash ${short(hash)}) is proven against its batch's Merkle root on chain.`,
+    };
+  }
+
+  private async checkNotBurned(
+    chain: VerifierChain,
+    c: CertificateRecord,
+    tokenId: bigint,
+    exists: Read<boolean>,
+    chainBurned: boolean,
+  ): Promise<Check> {
+    const name = 'not_burned';
+    if (chainBurned || c.status === 'burned') {
+      const burn = chainBurned ? await this.findBurn(chain, tokenId, c.blockNumber!) : null;
+      return {
+        name,
+        passed: false,
+        detail: burn
+          ? `This certificate was burned (permanently destroyed) in transaction ${short(burn.tx)}, block ${burn.block}.`
+          : 'This certificate was burned (permanently destroyed): its token no longer exists.',
+      };
+    }
+    if (!exists.ok) return { name, passed: false, detail: `Could not check the token: ${exists.reason}.` };
+    return { name, passed: true, detail: `Token #${tokenId} exists on chain: it has not been burned.` };
+  }
+
+  /** The burn of a token (its Transfer to the zero address), best effort. */
+  private async findBurn(
+    chain: VerifierChain,
+    tokenId: bigint,
+    fromBlock: number,
+  ): Promise<{ tx: string; block: number } | null> {
+    const r = await read(
+      () =>
+        chain.provider.getLogs({
+          address: chain.contract.address,
+          fromBlock,
+          toBlock: 'latest',
+          topics: [TRANSFER_TOPIC, null, ZERO_TOPIC, zeroPadValue(toBeHex(tokenId), 32)],
+        }),
+      this.timeoutMs,
+    );
+    const log = r.ok ? r.value[0] : undefined;
+    return log ? { tx: log.transactionHash, block: log.blockNumber } : null;
+  }
+
+  /** The id of the certificate of a token, or null. */
+  async certificateIdOfToken(tokenId: bigint): Promise<string | null> {
+    const { rows } = await this.opts.pool.query<{ id: string }>(
+      'SELECT id FROM certificates WHERE token_id = $1',
+      [tokenId.toString()],
+    );
+    return rows[0]?.id ?? null;
+  }
+}

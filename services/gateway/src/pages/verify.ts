@@ -1,0 +1,298 @@
+// The public verification page (`/verify/:id`): server-rendered, no JavaScript, one small
+// inline stylesheet, mobile first. Every value from the certificate is escaped by `html`.
+import type { ProvenanceEntry } from '@hallmark/proto/certificates/v1/certificates';
+import type { VerifyCertificateResponse } from '@hallmark/proto/certificates/v1/verification';
+import { html, unsafeRaw, type Html } from './html.js';
+
+/** The page's policy: nothing but its own inline styles and images (https, data, its QR code). */
+export const PAGE_CSP =
+  "default-src 'none'; img-src 'self' https: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const CHECK_LABELS: Record<string, string> = {
+  record_found: 'Record found',
+  on_chain: 'Token on the blockchain',
+  holder: 'Holder matches',
+  metadata: 'Metadata proven on chain',
+  not_burned: 'Not burned',
+};
+
+const PROVENANCE_LABELS: Record<string, string> = {
+  minted: 'Minted',
+  transferred: 'Transferred',
+  gifted: 'Gifted',
+  claimed: 'Claimed',
+  burned: 'Burned',
+  warranty_set: 'Warranty set',
+};
+
+const STYLE = unsafeRaw(`
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f4f5f7}
+main{max-width:40rem;margin:0 auto;padding:1rem}
+header{font-weight:700;letter-spacing:.04em;color:#555;font-size:.85rem;text-transform:uppercase;margin:.25rem 0 1rem}
+.card{background:#fff;border-radius:12px;padding:1rem;margin:0 0 1rem;box-shadow:0 1px 3px rgba(0,0,0,.08)}
+.banner{border-radius:12px;padding:1rem;margin:0 0 1rem;font-weight:600}
+.banner.ok{background:#e3f6e8;color:#0f5a26}
+.banner.bad{background:#fde8e8;color:#8a1414}
+.banner.burned{background:#2b2b2b;color:#fff}
+.banner small{display:block;font-weight:400}
+h1{font-size:1.4rem;margin:.25rem 0 .5rem;overflow-wrap:anywhere}
+h2{font-size:1.05rem;margin:0 0 .5rem}
+img.photo{display:block;width:100%;max-height:22rem;object-fit:contain;border-radius:8px;background:#eee}
+dl{display:grid;grid-template-columns:minmax(6rem,35%) 1fr;gap:.35rem .75rem;margin:0}
+dt{color:#666}
+dd{margin:0;overflow-wrap:anywhere}
+ul.checks,ol.timeline{list-style:none;margin:0;padding:0}
+.checks li{padding:.5rem 0;border-top:1px solid #eee}
+.checks li:first-child{border-top:0}
+.checks .mark{display:inline-block;width:1.5rem;font-weight:700}
+.checks .pass .mark{color:#137a35}
+.checks .fail .mark{color:#b3261e}
+.checks .why{display:block;color:#555;font-size:.9rem;margin-left:1.5rem;overflow-wrap:anywhere}
+.timeline li{border-left:3px solid #c9ced6;padding:0 0 .75rem .75rem;margin-left:.3rem}
+.timeline .when{color:#666;font-size:.85rem}
+.timeline .refs{color:#555;font-size:.85rem;overflow-wrap:anywhere}
+.badge{display:inline-block;border-radius:999px;padding:.05rem .6rem;font-size:.85rem;font-weight:600}
+.badge.active{background:#e3f6e8;color:#0f5a26}
+.badge.future{background:#e7effc;color:#1d4ea3}
+.badge.expired{background:#eee;color:#555}
+.qr{text-align:center}
+.qr img{width:10rem;height:10rem}
+footer{color:#777;font-size:.8rem;text-align:center;padding:1rem 0}
+`);
+
+function page(title: string, body: Html): string {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex" />
+        <title>${title}</title>
+        <style>
+          ${STYLE}
+        </style>
+      </head>
+      <body>
+        <main>
+          <header>Hallmark · Certificate verification</header>
+          ${body}
+          <footer>Checked against the blockchain record by Hallmark.</footer>
+        </main>
+      </body>
+    </html>`.value;
+}
+
+const shortHex = (s: string) => (/^0x[0-9a-fA-F]{16,}$/.test(s) ? `${s.slice(0, 8)}…${s.slice(-6)}` : s);
+
+function formatValue(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return JSON.stringify(v);
+}
+
+function formatDate(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime())
+    ? iso
+    : d
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC');
+}
+
+export type WarrantyStatus = 'active' | 'expired' | 'future';
+
+/**
+ * The spec's derived warranty status: the one the service derived when present, else before
+ * startDate future, after endDate expired, active in between.
+ */
+export function warrantyStatus(w: Record<string, unknown>, now = new Date()): WarrantyStatus | null {
+  if (w.status === 'active' || w.status === 'expired' || w.status === 'future') return w.status;
+  const start = typeof w.startDate === 'string' ? new Date(w.startDate) : null;
+  const end = typeof w.endDate === 'string' ? new Date(w.endDate) : null;
+  if (!start || Number.isNaN(start.getTime())) return null;
+  if (now < start) return 'future';
+  if (end && !Number.isNaN(end.getTime()) && now > end) return 'expired';
+  return 'active';
+}
+
+const WARRANTY_FIELDS: [string, string][] = [
+  ['period', 'Period'],
+  ['type', 'Type'],
+  ['startDate', 'Starts'],
+  ['endDate', 'Ends'],
+  ['coverage', 'Coverage'],
+  ['exclusions', 'Exclusions'],
+  ['claimProcess', 'How to claim'],
+  ['contactInfo', 'Contact'],
+];
+
+function warrantySection(w: Record<string, unknown>): Html {
+  const status = warrantyStatus(w);
+  const terms = typeof w.termsUrl === 'string' && /^https?:\/\//i.test(w.termsUrl) ? w.termsUrl : null;
+  return html`<section class="card" id="warranty">
+    <h2>
+      Warranty
+      ${status ? html`<span class="badge ${status}" data-warranty-status="${status}">${status}</span>` : null}
+    </h2>
+    <dl>
+      ${WARRANTY_FIELDS.filter(([k]) => w[k] !== undefined && w[k] !== null && w[k] !== '').map(
+        ([k, label]) =>
+          html`<dt>${label}</dt>
+            <dd>
+              ${k === 'period' && typeof w[k] === 'number' ? `${w[k]} year${w[k] === 1 ? '' : 's'}` : formatValue(w[k])}
+            </dd>`,
+      )}${
+        terms
+          ? html`<dt>Terms</dt>
+              <dd><a href="${terms}" rel="nofollow noopener">${terms}</a></dd>`
+          : null
+      }
+    </dl>
+  </section>`;
+}
+
+function provenanceItem(p: ProvenanceEntry): Html {
+  const label = PROVENANCE_LABELS[p.kind] ?? p.kind;
+  const ZERO = /^0x0{40}$/;
+  const from = p.from && !ZERO.test(p.from) ? p.from : null;
+  const to = p.to && !ZERO.test(p.to) ? p.to : null;
+  return html`<li data-kind="${p.kind}">
+    <strong>${label}</strong> <span class="when">${formatDate(p.at)}</span>${
+      from || to
+        ? html`<div class="refs">
+            ${from ? html`from <span title="${from}">${shortHex(from)}</span> ` : null}${
+              to ? html`to <span title="${to}">${shortHex(to)}</span>` : null
+            }
+          </div>`
+        : null
+    }${
+      p.transaction_hash
+        ? html`<div class="refs">
+            tx <span title="${p.transaction_hash}">${shortHex(p.transaction_hash)}</span>${
+              p.block_number !== undefined ? html`, block ${p.block_number}` : null
+            }
+          </div>`
+        : null
+    }
+  </li>`;
+}
+
+/** The verification page of a known certificate. `qrPath` is the page's QR code image. */
+export function renderVerifyPage(v: VerifyCertificateResponse, qrPath: string): string {
+  const c = v.certificate!;
+  let metadata: Record<string, unknown> = {};
+  try {
+    metadata = JSON.parse(c.metadata_json) as Record<string, unknown>;
+  } catch {
+    metadata = {};
+  }
+  const warranty =
+    metadata.warranty && typeof metadata.warranty === 'object' && !Array.isArray(metadata.warranty)
+      ? (metadata.warranty as Record<string, unknown>)
+      : null;
+  // name is the heading, tokenId the Token row, warranty its own section.
+  const fields = Object.entries(metadata).filter(
+    ([k, val]) => !['name', 'tokenId', 'warranty'].includes(k) && val !== null && val !== undefined,
+  );
+  const image = c.image_url && /^https?:\/\//i.test(c.image_url) ? c.image_url : null;
+  const banner = v.burned
+    ? html`<div class="banner burned" id="result" data-result="burned">
+        This certificate was burned<small
+          >Its token was permanently destroyed on the blockchain; it no longer certifies anything.</small
+        >
+      </div>`
+    : v.verified
+      ? html`<div class="banner ok" id="result" data-result="verified">
+          ✓ Genuine: every check passed<small>Verified ${formatDate(v.verified_at)}</small>
+        </div>`
+      : html`<div class="banner bad" id="result" data-result="failed">
+          ✗ Verification failed<small
+            >${v.checks.filter((k) => !k.passed).length} of ${v.checks.length} checks did not pass; see why
+            below.</small
+          >
+        </div>`;
+
+  const body = html`${banner}
+    <section class="card">
+      ${image ? html`<img class="photo" src="${image}" alt="${c.name}" referrerpolicy="no-referrer" />` : null}
+      <h1 id="name">${c.name}</h1>
+      <dl>
+        ${fields.map(
+          ([k, val]) =>
+            html`<dt>${k}</dt>
+              <dd>${formatValue(val)}</dd>`,
+        )}
+        <dt>Certificate</dt>
+        <dd>${c.id}</dd>
+        ${
+          c.token_id !== undefined
+            ? html`<dt>Token</dt>
+                <dd>#${c.token_id}</dd>`
+            : null
+        }
+        <dt>Status</dt>
+        <dd id="status">${v.burned ? 'burned' : c.status}</dd>
+      </dl>
+    </section>
+    <section class="card" id="checks">
+      <h2>Checks</h2>
+      <ul class="checks">
+        ${v.checks.map(
+          (k) =>
+            html`<li
+              class="${k.passed ? 'pass' : 'fail'}"
+              data-check="${k.name}"
+              data-passed="${k.passed ? 'true' : 'false'}"
+            >
+              <span class="mark">${k.passed ? '✓' : '✗'}</span>${CHECK_LABELS[k.name] ?? k.name}:
+              <strong>${k.passed ? 'pass' : 'fail'}</strong><span class="why">${k.detail}</span>
+            </li>`,
+        )}
+      </ul>
+    </section>
+    ${warranty ? warrantySection(warranty) : null}
+    <section class="card" id="provenance">
+      <h2>Provenance</h2>
+      ${
+        c.provenance.length === 0
+          ? html`<p>No history yet.</p>`
+          : html`<ol class="timeline">
+              ${c.provenance.map(provenanceItem)}
+            </ol>`
+      }
+    </section>
+    <section class="card qr">
+      <h2>Share</h2>
+      <img src="${qrPath}" alt="QR code of this page" width="160" height="160" />
+    </section>`;
+  return page(`${c.name} · Hallmark verification`, body);
+}
+
+/** The friendly page of an unknown certificate (status 404). */
+export function renderNotFoundPage(id: string): string {
+  return page(
+    'Certificate not found · Hallmark',
+    html`<div class="banner bad" id="result" data-result="not_found">
+        Certificate not found<small>Hallmark has no certificate with the id <code>${id}</code>.</small>
+      </div>
+      <section class="card">
+        <p>
+          Check that you scanned the whole QR code or typed the link exactly. A certificate that is not in
+          Hallmark's records cannot be verified, so treat the item with care.
+        </p>
+      </section>`,
+  );
+}
+
+/** The page shown when verification could not run (a service or chain outage). */
+export function renderUnavailablePage(): string {
+  return page(
+    'Verification unavailable · Hallmark',
+    html`<div class="banner bad" id="result" data-result="unavailable">
+      Verification is unavailable right now<small>Please try again in a minute.</small>
+    </div>`,
+  );
+}

@@ -1,0 +1,250 @@
+// The public verification page in a real browser: headless Chromium (Debian's `chromium`, driven
+// by playwright-core) opens the page of certificates minted on anvil through the real processes:
+// a genuine one (every check passes), an unknown one (friendly 404) and one its holder burned on
+// chain (says so; not_burned fails). Also the QR codes, the token metadata JSON of tokenURI, the
+// page's CSP and escaping, and the document.verified event each verification records.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createGrpcClient, newId, serviceDatabaseUrl, type GrpcClient } from '@hallmark/kit';
+import { eventually } from '@hallmark/kit/testing';
+import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
+import { Contract, HDNodeWallet, JsonRpcProvider } from 'ethers';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startTestStack, type TestStack } from '../src/index.js';
+
+// anvil account 5: the batch's holding address; as the token owner it may burn.
+const HOLDER_INDEX = 5;
+const HOLDER = '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc';
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const CHECKS = ['record_found', 'on_chain', 'holder', 'metadata', 'not_burned'];
+
+let stack: TestStack;
+let client: GrpcClient<CertificatesServiceClient>;
+let browser: Browser;
+let shots: string;
+let genuine: { id: string; tokenId: number };
+let toBurn: { id: string; tokenId: number };
+
+beforeAll(async () => {
+  shots = mkdtempSync(path.join(tmpdir(), 'hallmark-verify-page-'));
+  [stack, browser] = await Promise.all([
+    startTestStack({ anvil: true }),
+    chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    }),
+  ]);
+  client = createGrpcClient(CertificatesServiceClient, stack.env.HALLMARK_CERTIFICATES_ADDR!);
+  const res = await client.api.mintBatch({
+    principal: {
+      enterprise_id: newId('enterprise'),
+      livemode: true,
+      actor_id: newId('apiKey'),
+      actor_type: 'api_key',
+      scopes: [],
+    },
+    idempotency_key: 'verify-page-1',
+    holder_address: HOLDER,
+    items: [
+      {
+        name: 'Gold Watch <b>"No. 1"</b> & Co',
+        image_url: 'https://img.hallmark.test/watch.png',
+        metadata_json: JSON.stringify({ artist: '<script>alert(1)</script>', edition: 1 }),
+        description: 'A gold watch',
+        category: 'Watches',
+      },
+      { name: 'Silver Ring', metadata_json: '{"artist":"Ada"}' },
+    ],
+  });
+  const [a, b] = await Promise.all(
+    res.certificates.map((c) =>
+      eventually(
+        async () => {
+          const r = await stack.call('GET', `/api/certificate/public/${c.id}`);
+          expect(r.body?.status).toBe('minted');
+          return { id: c.id, tokenId: r.body.tokenId as number };
+        },
+        { timeoutMs: 30_000, intervalMs: 200 },
+      ),
+    ),
+  );
+  genuine = a!;
+  toBurn = b!;
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  client?.close();
+  await stack?.close();
+  // E2E_KEEP_SCREENSHOTS=1 keeps them to look at (the directory is printed).
+  if (process.env.E2E_KEEP_SCREENSHOTS) console.log(`verify-page screenshots: ${shots}`);
+  else rmSync(shots, { recursive: true, force: true });
+}, 60_000);
+
+async function open(urlPath: string): Promise<{ page: Page; status: number }> {
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  const response = await page.goto(stack.gatewayUrl + urlPath, { waitUntil: 'load' });
+  return { page, status: response!.status() };
+}
+
+async function checks(page: Page): Promise<Record<string, string>> {
+  const items = await page.locator('[data-check]').all();
+  const out: Record<string, string> = {};
+  for (const li of items)
+    out[(await li.getAttribute('data-check'))!] = (await li.getAttribute('data-passed'))!;
+  return out;
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  const file = path.join(shots, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  expect(statSync(file).size).toBeGreaterThan(1000);
+  expect(readFileSync(file).subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
+  await page.close();
+}
+
+describe('the verification page in headless Chromium', () => {
+  it('a genuine certificate: every check passes, values are escaped, the CSP is strict', async () => {
+    const { page, status } = await open(`/verify/${genuine.id}`);
+    expect(status).toBe(200);
+    expect(await page.locator('#result').getAttribute('data-result')).toBe('verified');
+    expect(await checks(page)).toEqual(Object.fromEntries(CHECKS.map((c) => [c, 'true'])));
+    expect(await page.locator('h1#name').textContent()).toBe('Gold Watch <b>"No. 1"</b> & Co');
+    expect(await page.locator('script').count()).toBe(0);
+    expect(await page.locator('#provenance [data-kind="minted"]').count()).toBe(1);
+    await screenshot(page, 'genuine');
+
+    const raw = await stack.call('GET', `/verify/${genuine.id}`);
+    expect(raw.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(raw.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(raw.text).not.toContain('<script>');
+    expect(raw.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  }, 60_000);
+
+  it('an unknown certificate: a friendly 404 page', async () => {
+    const { page, status } = await open(`/verify/${newId('certificate')}`);
+    expect(status).toBe(404);
+    expect(await page.locator('#result').getAttribute('data-result')).toBe('not_found');
+    await screenshot(page, 'unknown');
+    expect((await stack.call('GET', '/verify/not-an-id')).status).toBe(404);
+  }, 60_000);
+
+  it('a certificate burned on chain: the page says so and not_burned fails', async () => {
+    const provider = new JsonRpcProvider(stack.env.HALLMARK_CHAIN_RPC_URL);
+    const holder = HDNodeWallet.fromPhrase(
+      'test test test test test test test test test test test junk',
+      undefined,
+      `m/44'/60'/0'/0/${HOLDER_INDEX}`,
+    ).connect(provider);
+    const contract = new Contract(await devContract(), ['function burn(uint256 tokenId)'], holder);
+    await (await contract.getFunction('burn')(toBurn.tokenId)).wait();
+    provider.destroy();
+
+    const { page, status } = await open(`/verify/${toBurn.id}`);
+    expect(status).toBe(200);
+    expect(await page.locator('#result').getAttribute('data-result')).toBe('burned');
+    const results = await checks(page);
+    expect(results).toMatchObject({ record_found: 'true', on_chain: 'true', not_burned: 'false' });
+    expect(await page.locator('[data-check="not_burned"] .why').textContent()).toMatch(/burned/);
+    await screenshot(page, 'burned');
+  }, 60_000);
+
+  it('QR codes (SVG, PNG), token metadata JSON, and a document.verified event per verification', async () => {
+    const svg = await stack.call('GET', `/verify/${genuine.id}/qr.svg`);
+    expect(svg.status).toBe(200);
+    expect(svg.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(svg.text).toMatch(/^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    const png = await fetch(`${stack.gatewayUrl}/verify/${genuine.id}/qr.png`);
+    expect(png.status).toBe(200);
+    expect(png.headers.get('content-type')).toBe('image/png');
+    expect(
+      Buffer.from(await png.arrayBuffer())
+        .subarray(0, 8)
+        .equals(PNG_SIGNATURE),
+    ).toBe(true);
+    expect((await stack.call('GET', `/verify/${newId('certificate')}/qr.svg`)).status).toBe(404);
+
+    const meta = await stack.call('GET', `/api/certificate/metadata/${genuine.tokenId}`);
+    expect(meta.status).toBe(200);
+    expect(meta.body).toEqual({
+      name: 'Gold Watch <b>"No. 1"</b> & Co',
+      description: 'A gold watch',
+      image: 'https://img.hallmark.test/watch.png',
+      external_url: `${stack.env.HALLMARK_PUBLIC_URL}/verify/${genuine.id}`,
+      attributes: expect.arrayContaining([
+        { trait_type: 'artist', value: '<script>alert(1)</script>' },
+        { trait_type: 'category', value: 'Watches' },
+        { trait_type: 'certificate', value: genuine.id },
+      ]),
+    });
+    expect((await stack.call('GET', '/api/certificate/metadata/999999')).status).toBe(404);
+
+    const events = await certificatesDb(async (db) => {
+      const { rows } = await db.query<{ payload: { data: { object: Record<string, unknown> } } }>(
+        "SELECT payload FROM outbox WHERE type = 'document.verified'",
+      );
+      return rows.map((r) => r.payload.data.object);
+    });
+    expect(events).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: genuine.id, result: 'verified', verified_at: expect.any(String) }),
+        expect.objectContaining({ id: toBurn.id, result: 'failed' }),
+      ]),
+    );
+  }, 60_000);
+});
+
+describe('verification against a tampered record', () => {
+  it('changed metadata or holder in the database fail their checks with the reason', async () => {
+    await certificatesDb((db) =>
+      db.query(
+        `UPDATE certificates SET metadata = metadata || '{"artist":"Forger"}',
+           holder_address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' WHERE id = $1`,
+        [genuine.id],
+      ),
+    );
+    const page = await stack.call('GET', `/verify/${genuine.id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('data-result="failed"');
+    // The markup of one check, from its data-check attribute to the next one.
+    const check = (name: string) => page.text.split('data-check="').find((s) => s.startsWith(`${name}"`))!;
+    expect(check('metadata')).toContain('data-passed="false"');
+    expect(check('metadata')).toContain('changed after minting');
+    expect(check('holder')).toContain('data-passed="false"');
+    expect(check('holder')).toContain('0x70997970C51812dc3A010C7d01b50e0d17dc79C8');
+    expect(check('on_chain')).toContain('data-passed="true"');
+  }, 30_000);
+});
+
+async function certificatesDb<T>(fn: (db: pg.Client) => Promise<T>): Promise<T> {
+  const db = new pg.Client({
+    connectionString: serviceDatabaseUrl(stack.postgres.url, `${stack.prefix}_certificates`),
+  });
+  await db.connect();
+  try {
+    return await fn(db);
+  } finally {
+    await db.end();
+  }
+}
+
+async function devContract(): Promise<string> {
+  return certificatesDb(async (db) => {
+    const { rows } = await db.query<{ value: string }>(
+      "SELECT value FROM chain_state WHERE key = 'contract:31337'",
+    );
+    return rows[0]!.value;
+  });
+}
