@@ -3,12 +3,14 @@ import { benchGateway } from './gateway.js';
 import { benchContractGas } from './contract-gas.js';
 import { benchVouchers } from './vouchers.js';
 import { benchNotify } from './notify.js';
+import { benchPublicRead } from './public-read.js';
 
 const benches: Record<string, () => Promise<void>> = {
   gateway: benchGateway,
   'contract-gas': benchContractGas,
   vouchers: benchVouchers,
   notify: benchNotify,
+  'public-read': benchPublicRead,
 };
 
 const wanted = process.argv.slice(2);
