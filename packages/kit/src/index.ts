@@ -15,3 +15,4 @@ export * from './grpc/client.js';
 export * from './grpc/health.js';
 export * from './service.js';
 export * from './outbound.js';
+export * from './interval-worker.js';

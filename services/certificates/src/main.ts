@@ -1,6 +1,6 @@
 // Wiring only: config, database, bus, chain, gRPC server, mint worker, burn indexer,
 // allowlist worker, shutdown.
-import { bind, runServiceMain, type Logger, type Pool } from '@hallmark/kit';
+import { bind, IntervalWorker, runServiceMain, type Logger, type Pool } from '@hallmark/kit';
 import {
   CertificatesServiceService,
   type CertificatesServiceServer,
@@ -25,7 +25,7 @@ import { createVerificationHandlers } from './verify/rpc.js';
 import { Verifier } from './verify/verifier.js';
 import { createWarrantyHandlers } from './warranty/rpc.js';
 import { BurnIndexer } from './indexer/burn-indexer.js';
-import { IntervalWorker } from './indexer/interval-worker.js';
+
 import { AllowlistProcessor } from './allowlist/processor.js';
 import { createAllowlistHandlers } from './allowlist/rpc.js';
 import { AllowlistStore } from './allowlist/store.js';

@@ -16,7 +16,7 @@ import { createAllowlistHandlers } from '../src/allowlist/rpc.js';
 import { AllowlistStore } from '../src/allowlist/store.js';
 import { anvilWallet } from '../src/chain/dev-accounts.js';
 import { connectChain, type Chain } from '../src/chain/setup.js';
-import { IntervalWorker } from '../src/indexer/interval-worker.js';
+import { IntervalWorker } from '@hallmark/kit';
 
 const CALL = { requestId: 'req_test', deadlineMs: Infinity };
 const log = createLogger('allowlist-test', 'silent');

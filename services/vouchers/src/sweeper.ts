@@ -1,29 +1,19 @@
 // The expiry sweeper: persists `expired` on vouchers whose expires_at passed (reads
 // already show it; this makes it durable and emits voucher.updated). Runs every
 // interval in each replica; SKIP LOCKED in the store lets replicas share the work.
-import type { Logger } from '@hallmark/kit';
+import { IntervalWorker, type Logger } from '@hallmark/kit';
 import type { VouchersStore } from './store.js';
 
-export class ExpirySweeper {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
-
+export class ExpirySweeper extends IntervalWorker {
   constructor(
     private readonly store: VouchersStore,
-    private readonly log: Logger,
-    private readonly intervalMs: number,
-  ) {}
-
-  async start(): Promise<void> {
-    this.stopped = false;
-    this.schedule(0);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    log: Logger,
+    intervalMs: number,
+  ) {
+    super({ name: 'expiry sweeper', intervalMs, log }, async () => {
+      const n = await this.sweepOnce();
+      if (n > 0) log.info({ expired: n }, 'expiry sweeper: vouchers expired');
+    });
   }
 
   /** Sweeps until no due voucher is left; returns how many moved. Exposed for tests. */
@@ -32,23 +22,7 @@ export class ExpirySweeper {
     for (;;) {
       const n = await this.store.sweepExpired(batchSize);
       total += n;
-      if (n < batchSize || this.stopped) return total;
+      if (n < batchSize) return total;
     }
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.sweepOnce()
-        .then((n) => {
-          if (n > 0) this.log.info({ expired: n }, 'expiry sweeper: vouchers expired');
-        })
-        .catch((err) => this.log.warn({ err }, 'expiry sweeper: pass failed; will retry'))
-        .finally(() => {
-          this.running = null;
-          this.schedule(this.intervalMs);
-        });
-    }, delayMs);
-    this.timer.unref();
   }
 }

@@ -2,7 +2,9 @@
 // `wake`), one pass at a time, logging a failed pass and trying again at the next interval.
 // With `lockKey` only the replica holding that PostgreSQL advisory lock runs passes (the lock
 // is held on a dedicated connection for the worker's lifetime; a lost connection frees it).
-import type { Logger, Pool, PoolClient } from '@hallmark/kit';
+import type { PoolClient } from 'pg';
+import type { Pool } from './db.js';
+import type { Logger } from './log.js';
 
 export interface IntervalWorkerOptions {
   name: string;
