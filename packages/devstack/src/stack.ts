@@ -77,7 +77,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     logFile: logFile('nats'),
   });
   const restate = opts.restate
-    ? await startRestate({ dataDir: opts.dataDir, logFile: logFile('restate') })
+    ? await startRestate({
+        dataDir: opts.dataDir,
+        logFile: logFile('restate'),
+        // Tests run stacks side by side: free ports; the dev stack keeps the documented ones.
+        ...(opts.fixedPorts
+          ? {}
+          : { ingressPort: await freePort(), adminPort: await freePort(), nodePort: await freePort() }),
+      })
     : undefined;
   const anvil = opts.anvil
     ? await startAnvil({

@@ -24,6 +24,12 @@ export const protobufPackage = "hallmark.certificates.v1";
 
 export const protobufFileName = "hallmark/certificates/v1/certificates.proto";
 
+export interface GetMintBatchRequest {
+  principal?: Principal | undefined;
+  batch_id: string;
+  wait_ms: number;
+}
+
 export interface MintItem {
   /** 1..200 characters. */
   name: string;
@@ -166,6 +172,104 @@ export interface TransferResponse {
   block_number?: number | undefined;
   replayed: boolean;
 }
+
+function createBaseGetMintBatchRequest(): GetMintBatchRequest {
+  return { principal: undefined, batch_id: "", wait_ms: 0 };
+}
+
+export const GetMintBatchRequest: MessageFns<GetMintBatchRequest> = {
+  encode(message: GetMintBatchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.batch_id !== "") {
+      writer.uint32(18).string(message.batch_id);
+    }
+    if (message.wait_ms !== 0) {
+      writer.uint32(24).int32(message.wait_ms);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetMintBatchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetMintBatchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.batch_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.wait_ms = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetMintBatchRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      batch_id: isSet(object.batchId)
+        ? globalThis.String(object.batchId)
+        : isSet(object.batch_id)
+        ? globalThis.String(object.batch_id)
+        : "",
+      wait_ms: isSet(object.waitMs)
+        ? globalThis.Number(object.waitMs)
+        : isSet(object.wait_ms)
+        ? globalThis.Number(object.wait_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: GetMintBatchRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.batch_id !== "") {
+      obj.batchId = message.batch_id;
+    }
+    if (message.wait_ms !== 0) {
+      obj.waitMs = Math.round(message.wait_ms);
+    }
+    return obj;
+  },
+};
 
 function createBaseMintItem(): MintItem {
   return { name: "", image_url: undefined, metadata_json: undefined, description: undefined, category: undefined };
@@ -2170,6 +2274,20 @@ export const CertificatesServiceService = {
     responseSerialize: (value: TransferResponse): Buffer => Buffer.from(TransferResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): TransferResponse => TransferResponse.decode(value),
   },
+  /**
+   * One batch of the principal's enterprise with its certificates. With wait_ms > 0 the call
+   * waits (at most wait_ms, capped at 30,000) while the batch is `pending`, answering as soon
+   * as it is minted or failed. Read-only.
+   */
+  getMintBatch: {
+    path: "/hallmark.certificates.v1.CertificatesService/GetMintBatch" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetMintBatchRequest): Buffer => Buffer.from(GetMintBatchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetMintBatchRequest => GetMintBatchRequest.decode(value),
+    responseSerialize: (value: MintBatchResponse): Buffer => Buffer.from(MintBatchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MintBatchResponse => MintBatchResponse.decode(value),
+  },
 } as const;
 
 export interface CertificatesServiceServer extends UntypedServiceImplementation {
@@ -2216,6 +2334,12 @@ export interface CertificatesServiceServer extends UntypedServiceImplementation 
    * validation_failed; transfer to the current holder: parameter_invalid.
    */
   transfer: handleUnaryCall<TransferRequest, TransferResponse>;
+  /**
+   * One batch of the principal's enterprise with its certificates. With wait_ms > 0 the call
+   * waits (at most wait_ms, capped at 30,000) while the batch is `pending`, answering as soon
+   * as it is minted or failed. Read-only.
+   */
+  getMintBatch: handleUnaryCall<GetMintBatchRequest, MintBatchResponse>;
 }
 
 export interface CertificatesServiceClient extends Client {
@@ -2359,6 +2483,26 @@ export interface CertificatesServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: TransferResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * One batch of the principal's enterprise with its certificates. With wait_ms > 0 the call
+   * waits (at most wait_ms, capped at 30,000) while the batch is `pending`, answering as soon
+   * as it is minted or failed. Read-only.
+   */
+  getMintBatch(
+    request: GetMintBatchRequest,
+    callback: (error: ServiceError | null, response: MintBatchResponse) => void,
+  ): ClientUnaryCall;
+  getMintBatch(
+    request: GetMintBatchRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: MintBatchResponse) => void,
+  ): ClientUnaryCall;
+  getMintBatch(
+    request: GetMintBatchRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: MintBatchResponse) => void,
   ): ClientUnaryCall;
 }
 
