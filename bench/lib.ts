@@ -1,7 +1,11 @@
-// Shared bench helpers: autocannon runs with a fixed shape, and ratio printing. Every
-// bench measures a baseline in the same process and prints ratios, never absolute goals
+// Shared bench helpers: load runs with a fixed shape (autocannon, or a generator spreading
+// its connections over client addresses), CPU per request by process, and ratio printing.
+// Every bench measures a baseline in the same run and prints ratios, never absolute goals
 // alone, so results compare across machines.
 import autocannon from 'autocannon';
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { Client } from 'undici';
 
 export interface LoadResult {
   name: string;
@@ -9,6 +13,8 @@ export interface LoadResult {
   p50: number;
   p99: number;
   non2xx: number;
+  /** Requests answered, where the generator counts them. */
+  count?: number;
 }
 
 export async function load(
@@ -35,15 +41,127 @@ export async function load(
 
 export function table(rows: LoadResult[], baseline: LoadResult): void {
   console.log(
-    `\n${'case'.padEnd(44)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'non2xx'.padStart(7)} ${'× baseline'.padStart(11)}`,
+    `\n${'case'.padEnd(56)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'non2xx'.padStart(7)} ${'× baseline'.padStart(11)}`,
   );
   for (const r of rows) {
     console.log(
-      `${r.name.padEnd(44)} ${r.rps.toFixed(0).padStart(9)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${String(r.non2xx).padStart(7)} ${(r.rps / baseline.rps).toFixed(3).padStart(11)}`,
+      `${r.name.padEnd(56)} ${r.rps.toFixed(0).padStart(9)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${String(r.non2xx).padStart(7)} ${(r.rps / baseline.rps).toFixed(3).padStart(11)}`,
     );
   }
 }
 
 export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+let addressesUsed = 0;
+
+/**
+ * A loopback source address never handed out before in this process (127.100.0.1 onwards):
+ * all of 127.0.0.0/8 reaches the local servers, and each address is a distinct client IP.
+ */
+function freshLoopbackAddress(): string {
+  let n: number;
+  do n = ++addressesUsed;
+  while ((n & 255) === 0 || (n & 255) === 255);
+  return `127.${100 + (n >> 16)}.${(n >> 8) & 255}.${n & 255}`;
+}
+
+/**
+ * Closed-loop load like `load`, `connections` keep-alive connections each sending its next
+ * request when the previous answer is read, but every connection moves to a fresh client
+ * address after `perAddress` requests. A server that limits per client IP (the gateway's
+ * public group: 300 a minute) then measures its route, not its limiter, while every request
+ * still runs through the limiter. Both sides of a comparison should use the same generator.
+ */
+export async function loadSpread(
+  name: string,
+  url: string,
+  opts: { connections?: number; seconds?: number; perAddress?: number } = {},
+): Promise<LoadResult> {
+  const target = new URL(url);
+  const connections = opts.connections ?? 32;
+  const perAddress = opts.perAddress ?? 250;
+  const latencies: number[] = [];
+  let non2xx = 0;
+  const t0 = performance.now();
+  const end = t0 + 1000 * (opts.seconds ?? Number(process.env.BENCH_SECONDS ?? 5));
+  const worker = async () => {
+    while (performance.now() < end) {
+      const client = new Client(target.origin, { localAddress: freshLoopbackAddress(), pipelining: 1 });
+      try {
+        for (let i = 0; i < perAddress && performance.now() < end; i++) {
+          const t = performance.now();
+          const res = await client.request({ method: 'GET', path: target.pathname + target.search });
+          await res.body.dump();
+          latencies.push(performance.now() - t);
+          if (res.statusCode < 200 || res.statusCode > 299) non2xx++;
+        }
+      } finally {
+        await client.close();
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, worker));
+  const seconds = (performance.now() - t0) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    name,
+    rps: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    non2xx,
+    count: latencies.length,
+  };
+}
+
+/** CPU milliseconds (user + system) a process has used so far; Linux /proc, clock ticks of 10 ms. */
+export function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+/** PostgreSQL backends serving `database` now (`dbUrl` may name any database of the server). */
+export async function backendsOf(dbUrl: string, database: string): Promise<number[]> {
+  const db = new pg.Client({ connectionString: dbUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [database],
+    );
+    return rows.map((r) => r.pid);
+  } finally {
+    await db.end();
+  }
+}
+
+/**
+ * CPU ms per request that each named process, the backends of `database` and this process
+ * (the load generator) spent while `run` served `requests()` requests.
+ */
+export async function cpuPerRequest<T>(
+  procs: { name: string; pid: number }[],
+  db: { url: string; database: string },
+  run: () => Promise<T>,
+  requests: (result: T) => number,
+): Promise<{ result: T; parts: [string, number][] }> {
+  const before = procs.map((p) => cpuMs(p.pid));
+  const pgBefore = new Map((await backendsOf(db.url, db.database)).map((pid) => [pid, cpuMs(pid)]));
+  const self = process.cpuUsage();
+  const result = await run();
+  const selfUs = process.cpuUsage(self);
+  const n = requests(result);
+  // Backends opened during the run count from zero; any closed during it are missed.
+  const pgMs = (await backendsOf(db.url, db.database)).reduce(
+    (sum, pid) => sum + cpuMs(pid) - (pgBefore.get(pid) ?? 0),
+    0,
+  );
+  const parts: [string, number][] = procs.map((p, i) => [p.name, (cpuMs(p.pid) - before[i]!) / n]);
+  parts.push(['postgres', pgMs / n], ['load generator', (selfUs.user + selfUs.system) / 1000 / n]);
+  return { result, parts };
 }

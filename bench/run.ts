@@ -4,6 +4,7 @@ import { benchContractGas } from './contract-gas.js';
 import { benchVouchers } from './vouchers.js';
 import { benchNotify } from './notify.js';
 import { benchPublicRead } from './public-read.js';
+import { benchBulk } from './bulk.js';
 
 const benches: Record<string, () => Promise<void>> = {
   gateway: benchGateway,
@@ -11,6 +12,7 @@ const benches: Record<string, () => Promise<void>> = {
   vouchers: benchVouchers,
   notify: benchNotify,
   'public-read': benchPublicRead,
+  bulk: benchBulk,
 };
 
 const wanted = process.argv.slice(2);

@@ -20,7 +20,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { percentile, table, type LoadResult } from './lib.js';
+import { backendsOf, cpuMs, percentile, table, type LoadResult } from './lib.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const REQUESTS = Number(process.env.BENCH_VOUCHER_REQUESTS ?? 5_000);
@@ -126,31 +126,6 @@ async function baselineLoad(dbUrl: string, voucherId: string, total: number): Pr
     };
   } finally {
     await pool.end();
-  }
-}
-
-/** CPU milliseconds (user + system) a process has used so far; Linux /proc, clock ticks of 10 ms. */
-function cpuMs(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return NaN;
-  }
-}
-
-/** PostgreSQL backends serving `database` (the service's pool) now. */
-async function backendsOf(dbUrl: string, database: string): Promise<number[]> {
-  const db = new pg.Client({ connectionString: dbUrl });
-  await db.connect();
-  try {
-    const { rows } = await db.query<{ pid: number }>(
-      'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
-      [database],
-    );
-    return rows.map((r) => r.pid);
-  } finally {
-    await db.end();
   }
 }
 

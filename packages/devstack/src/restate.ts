@@ -19,7 +19,12 @@ export interface RestateHandle {
   ingressUrl: string;
   /** Admin API and operator UI (`<adminUrl>/ui`). */
   adminUrl: string;
+  /** The server process (e.g. for a test that kills it). */
+  pid: number;
+  exited: Promise<unknown>;
   stop(): Promise<void>;
+  /** Starts the server again on the same ports and base dir (after it stopped or was killed). */
+  restart(): Promise<RestateHandle>;
 }
 
 export async function startRestate(opts: RestateOptions): Promise<RestateHandle> {
@@ -58,7 +63,14 @@ export async function startRestate(opts: RestateOptions): Promise<RestateHandle>
     ports: [ingressPort, adminPort, nodePort],
     ...(opts.logFile ? { logFile: opts.logFile } : {}),
   });
-  return { ingressUrl, adminUrl, stop: () => proc.stop() };
+  return {
+    ingressUrl,
+    adminUrl,
+    pid: proc.pid,
+    exited: proc.exited,
+    stop: () => proc.stop(),
+    restart: () => startRestate({ ...opts, ingressPort, adminPort, nodePort }),
+  };
 }
 
 /**

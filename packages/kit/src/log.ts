@@ -24,6 +24,14 @@ export const REDACT_PATHS = [
   'password',
 ];
 
+const REQUEST_BINDING = '"request_id":';
+
+/** True when the logger's own bindings carry a request id (pino keeps them serialised). */
+function boundToRequest(logger: Logger): boolean {
+  const bindings = (logger as unknown as Record<symbol, unknown>)[pino.symbols.chindingsSym];
+  return typeof bindings === 'string' && bindings.includes(REQUEST_BINDING);
+}
+
 export function createLogger(service: string, level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
   return pino({
     name: service,
@@ -31,8 +39,10 @@ export function createLogger(service: string, level: string = process.env.LOG_LE
     base: { service },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
-    // The request id is read from async context, so no handler has to pass it along.
-    mixin() {
+    // The request id is read from async context, so no handler has to pass it along; a
+    // logger bound to its request already (the gateway's per-request child) names it once.
+    mixin(_object, _level, logger) {
+      if (boundToRequest(logger)) return {};
       const requestId = currentRequestId();
       return requestId ? { request_id: requestId } : {};
     },

@@ -2,9 +2,52 @@
 import { commonEnv, grpcAddr, loadConfig, SERVICE_DEFAULT_PORT } from '@hallmark/kit';
 import { z } from 'zod';
 
+const bool = z
+  .enum(['true', 'false', '1', '0'])
+  .default('true')
+  .transform((v) => v === 'true' || v === '1');
+
 export const configSchema = z.object({
   ...commonEnv,
   HALLMARK_BULK_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.bulk),
+  HALLMARK_CERTIFICATES_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.certificates),
+  /** Contacts (recipient e-mail and name) are stored encrypted with these keys. */
+  HALLMARK_ENCRYPTION_KEYS: z.string().min(1),
+  /** Restate ingress (jobs are submitted here) and admin API (the endpoint registers itself). */
+  HALLMARK_RESTATE_INGRESS_URL: z.string().url().default('http://127.0.0.1:9080'),
+  HALLMARK_RESTATE_ADMIN_URL: z.string().url().default('http://127.0.0.1:9070'),
+  /** Port of this service's Restate endpoint (HTTP/2), and the URL Restate reaches it at. */
+  HALLMARK_BULK_RESTATE_PORT: z.coerce.number().int().min(0).max(65535).default(9180),
+  HALLMARK_BULK_RESTATE_HOST: z.string().default('127.0.0.1'),
+  HALLMARK_BULK_RESTATE_URL: z.string().url().optional(),
+  /** Register the endpoint with Restate at start (off when a deploy job registers it). */
+  HALLMARK_BULK_RESTATE_REGISTER: bool,
+  /** Orders with at most this many items are minted within the request (spec › Limits 4). */
+  SYNC_MINT_MAX_ITEMS: z.coerce.number().int().min(0).max(100).default(5),
+  /** Items per MintBatch (the certificates service takes at most 1,000). */
+  HALLMARK_BULK_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(1000),
+  /** Batches submitted ahead of the one being completed (minting overlaps recording). */
+  HALLMARK_BULK_PIPELINE_DEPTH: z.coerce.number().int().min(1).max(10).default(3),
+  /** How often queued jobs whose workflow Restate has not acknowledged are re-submitted. */
+  HALLMARK_BULK_SUBMIT_INTERVAL_MS: z.coerce.number().int().min(100).default(2000),
+  /** Fetch (and hash) image URLs through the outbound guard before minting. */
+  HALLMARK_BULK_FETCH_IMAGES: bool,
+  HALLMARK_BULK_IMAGE_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  HALLMARK_BULK_IMAGE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
+  HALLMARK_OUTBOUND_ALLOW_HOSTS: z.string().default(''),
+  /** Pricing of the cost preview (minor units per certificate). */
+  HALLMARK_PRICE_PER_CERTIFICATE: z.coerce.number().int().min(0).default(50),
+  HALLMARK_PRICE_CURRENCY: z
+    .string()
+    .regex(/^[a-z]{3}$/)
+    .default('usd'),
+  /** Gas estimate: per certificate in a batch, plus per batch transaction (measured on anvil). */
+  HALLMARK_GAS_PER_CERTIFICATE: z.coerce.number().int().min(0).default(3100),
+  HALLMARK_GAS_PER_BATCH: z.coerce.number().int().min(0).default(90_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

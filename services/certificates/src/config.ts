@@ -1,6 +1,7 @@
 // Typed env config of the certificates service, validated once at start (all problems together).
 import { commonEnv, grpcAddr, loadConfig, SERVICE_DEFAULT_PORT } from '@hallmark/kit';
 import { z } from 'zod';
+import type { FeePolicy } from './chain/replacement.js';
 
 export const configSchema = z
   .object({
@@ -32,6 +33,13 @@ export const configSchema = z
     HALLMARK_CERTIFICATES_MINT_INTERVAL_MS: z.coerce.number().int().min(50).default(2000),
     /** How long one worker pass waits for a receipt before retrying in a later pass. */
     HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+    /**
+     * How long a broadcast mint or transfer transaction may stay unmined before it is signed
+     * again with the same nonce and +20% fees (fee bump).
+     */
+    HALLMARK_CHAIN_REPLACE_AFTER_MS: z.coerce.number().int().min(1000).default(60_000),
+    /** Highest maxFeePerGas (gwei) the relayer ever signs, first signing and fee bumps alike. */
+    HALLMARK_CHAIN_MAX_FEE_GWEI: z.coerce.number().positive().max(1_000_000).default(500),
     /** How often the burn indexer looks for confirmed Transfer-to-zero logs. */
     HALLMARK_BURN_INDEXER_INTERVAL_MS: z.coerce.number().int().min(50).default(2000),
     /** Largest block range of one getLogs call of the burn indexer. */
@@ -61,3 +69,9 @@ export type Config = z.infer<typeof configSchema>;
 
 export const loadCertificatesConfig = (env: NodeJS.ProcessEnv = process.env): Config =>
   loadConfig(configSchema, env);
+
+/** The relayer's fee-bump policy (mints and transfers) from the config. */
+export const feePolicyOf = (c: Config): FeePolicy => ({
+  replaceAfterMs: c.HALLMARK_CHAIN_REPLACE_AFTER_MS,
+  maxFeePerGas: BigInt(Math.round(c.HALLMARK_CHAIN_MAX_FEE_GWEI * 1e9)),
+});

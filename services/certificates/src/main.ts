@@ -14,10 +14,14 @@ import {
   AllowlistServiceService,
   type AllowlistServiceServer,
 } from '@hallmark/proto/certificates/v1/allowlist';
+import {
+  CertificateVoucherServiceService,
+  type CertificateVoucherServiceServer,
+} from '@hallmark/proto/certificates/v1/vouchers';
 import path from 'node:path';
 import { Relayer } from './chain/relayer.js';
 import { connectChain, type Chain } from './chain/setup.js';
-import { loadCertificatesConfig } from './config.js';
+import { feePolicyOf, loadCertificatesConfig } from './config.js';
 import { MintWorker } from './minter.js';
 import { createCertificatesHandlers } from './rpc.js';
 import { CertificatesStore } from './store.js';
@@ -27,11 +31,15 @@ import { createWarrantyHandlers } from './warranty/rpc.js';
 import { BurnIndexer } from './indexer/burn-indexer.js';
 
 import { AllowlistProcessor } from './allowlist/processor.js';
+import { ProvisioningConsumer } from './allowlist/provisioning.js';
 import { createAllowlistHandlers } from './allowlist/rpc.js';
 import { AllowlistStore } from './allowlist/store.js';
 import { TransferService } from './transfers/service.js';
 import { withTransfers } from './transfers/worker.js';
 import { WalletStore } from './wallets/store.js';
+import { VoucherClaims } from './vouchers/claim.js';
+import { createVoucherHandlers } from './vouchers/rpc.js';
+import { VoucherStore } from './vouchers/store.js';
 
 const config = loadCertificatesConfig();
 
@@ -48,8 +56,9 @@ await runServiceMain({
     'hallmark/certificates/v1/verification.proto',
     'hallmark/certificates/v1/warranty.proto',
     'hallmark/certificates/v1/allowlist.proto',
+    'hallmark/certificates/v1/vouchers.proto',
   ],
-  build: async ({ pool, log }) => {
+  build: async ({ pool, bus, log }) => {
     let chain: Chain | null = null;
     if (config.HALLMARK_CHAIN_RPC_URL && config.HALLMARK_RELAYER_KEY) {
       chain = await connectChain(
@@ -79,6 +88,7 @@ await runServiceMain({
           store,
           log,
           receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
+          feePolicy: feePolicyOf(config),
         })
       : null;
     const wallets = config.HALLMARK_ENCRYPTION_KEYS
@@ -102,6 +112,7 @@ await runServiceMain({
           log,
           onRecorded: () => worker?.wake(),
           receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
+          feePolicy: feePolicyOf(config),
         })
       : undefined;
     // The mint worker's pass also sends transfers (one signer, one nonce sequence).
@@ -113,6 +124,10 @@ await runServiceMain({
           config.HALLMARK_CERTIFICATES_MINT_INTERVAL_MS,
         )
       : null;
+    const vouchers = new VoucherStore(pool, {
+      publicUrl: config.HALLMARK_PUBLIC_URL,
+      encryptionKeys: config.HALLMARK_ENCRYPTION_KEYS,
+    });
     const allowlistStore = new AllowlistStore(pool);
     const allowlistWorker =
       chain && relayer ? allowlistWorkerOf(chain, relayer, allowlistStore, pool, log) : null;
@@ -135,6 +150,15 @@ await runServiceMain({
             verifier: new Verifier({ pool, store, chain: () => chain }),
           }),
         ),
+        bind<CertificateVoucherServiceServer>(
+          CertificateVoucherServiceService,
+          createVoucherHandlers({
+            vouchers,
+            certificates: store,
+            claims:
+              wallets && transfers ? new VoucherClaims({ store: vouchers, wallets, transfers }) : undefined,
+          }),
+        ),
         bind<WarrantyServiceServer>(WarrantyServiceService, createWarrantyHandlers({ certificates: store })),
         bind<AllowlistServiceServer>(
           AllowlistServiceService,
@@ -149,6 +173,19 @@ await runServiceMain({
         ...(worker ? [worker] : []),
         ...(chain ? [burnIndexerWorker(chain, pool, log)] : []),
         ...(allowlistWorker ? [allowlistWorker] : []),
+        // Allowlist on user provisioning (user.created → custodial wallet → allowlist request).
+        ...(wallets
+          ? [
+              new ProvisioningConsumer({
+                bus,
+                pool,
+                log,
+                wallets,
+                allowlist: allowlistStore,
+                onRequested: () => allowlistWorker?.wake(),
+              }),
+            ]
+          : []),
       ],
     };
   },

@@ -62,7 +62,16 @@ export interface HandlerDeps {
   wallets?: WalletStore;
   /** Transfers by the holder's signature; unset: Transfer answers unavailable. */
   transfers?: TransferService;
+  /** How often GetMintBatch looks at a pending batch while it waits (default 150 ms). */
+  batchPollMs?: number;
 }
+
+/** GetMintBatch waits at most this long, whatever wait_ms asks (proto contract). */
+export const MAX_BATCH_WAIT_MS = 30_000;
+/** Left of the caller's deadline for reading and answering the batch after a wait. */
+const ANSWER_MARGIN_MS = 500;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function unavailable(what: string): HallmarkError {
   return new HallmarkError('service_unavailable', { message: `${what} is not available.` });
@@ -94,6 +103,33 @@ export function createCertificatesHandlers(deps: HandlerDeps): AsyncHandlers<Cer
         status: batch.status,
         certificates: batch.certificates.map(toProto),
         replayed: batch.replayed,
+      };
+    },
+
+    async getMintBatch(req, call) {
+      const scope = scopeOf(req.principal);
+      if (!req.batch_id) throw missingParam('batch_id');
+      if (!Number.isInteger(req.wait_ms) || req.wait_ms < 0) {
+        throw invalidParam('wait_ms', 'wait_ms must be a non-negative number of milliseconds.');
+      }
+      // Polls the batch's status (one indexed read) while it is pending: the confirmation is
+      // written by whichever replica holds the relayer's lock, so a database read is what
+      // every replica can see.
+      const until =
+        Date.now() +
+        Math.max(0, Math.min(req.wait_ms, MAX_BATCH_WAIT_MS, call.deadlineMs - ANSWER_MARGIN_MS));
+      let status = await store.batchStatus(scope, req.batch_id);
+      while (status === 'pending' && Date.now() < until) {
+        await sleep(Math.min(deps.batchPollMs ?? 150, until - Date.now()));
+        status = await store.batchStatus(scope, req.batch_id);
+      }
+      if (req.status_only) return { batch_id: req.batch_id, status, certificates: [], replayed: false };
+      const batch = await store.readBatch(req.batch_id);
+      return {
+        batch_id: batch.batchId,
+        status: batch.status,
+        certificates: batch.certificates.map(toProto),
+        replayed: false,
       };
     },
 

@@ -15,6 +15,7 @@ import {
 import { buildBatchTree } from './chain/contract.js';
 import {
   batchKeyFor,
+  EVENT_SOURCE,
   metadataView,
   type BatchStatus,
   type CertificateRecord,
@@ -24,9 +25,10 @@ import {
   type ProvenanceRecord,
   type Scope,
 } from './domain/certificate.js';
+import { recordVouchersMinted } from './vouchers/store.js';
 import type { Warranty } from './warranty/domain.js';
 
-export const EVENT_SOURCE = 'certificates';
+export { EVENT_SOURCE };
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 export interface CertificateRow {
@@ -92,6 +94,33 @@ function provenanceFromRow(r: ProvenanceRow): ProvenanceRecord {
     blockNumber: r.block_number === null ? null : Number(r.block_number),
     at: r.at,
   };
+}
+
+/**
+ * The public read's statement. Columns are named, not `*`: a prepared statement whose result
+ * type changes under it (a migration adding a column) fails until its connection is dropped.
+ */
+const PUBLIC_READ = {
+  name: 'certificates_public_read',
+  text: `SELECT c.id, c.enterprise_id, c.livemode, c.batch_id, c.position, c.token_id, c.name, c.image_url,
+           c.metadata, c.metadata_hash, c.holder_address, c.status, c.transaction_hash, c.block_number,
+           c.warranty, c.created_at, c.updated_at,
+           p.kind AS p_kind, p.actor AS p_actor, p.from_address AS p_from, p.to_address AS p_to,
+           p.transaction_hash AS p_transaction_hash, p.block_number AS p_block_number, p.at AS p_at
+         FROM certificates c LEFT JOIN provenance p ON p.certificate_id = c.id
+         WHERE c.id = $1
+         ORDER BY p.seq`,
+};
+
+/** A certificate row with one of its provenance entries (all null when it has none). */
+interface PublicReadRow extends CertificateRow {
+  p_kind: ProvenanceKind | null;
+  p_actor: string | null;
+  p_from: string | null;
+  p_to: string | null;
+  p_transaction_hash: string | null;
+  p_block_number: string | null;
+  p_at: Date | null;
 }
 
 export interface CertificateRead {
@@ -245,6 +274,20 @@ export class CertificatesStore {
     };
   }
 
+  /**
+   * The status of a batch of the scope's enterprise and mode (cheap: no certificates read);
+   * malformed, unknown or foreign ids are not found.
+   */
+  async batchStatus(scope: Scope, batchId: string): Promise<BatchStatus> {
+    if (!isId('certificateBatch', batchId)) throw notFound('batch', batchId);
+    const { rows } = await this.pool.query<{ status: BatchStatus }>(
+      'SELECT status FROM certificate_batches WHERE id = $1 AND enterprise_id = $2 AND livemode = $3',
+      [batchId, scope.enterpriseId, scope.livemode],
+    );
+    if (!rows[0]) throw notFound('batch', batchId);
+    return rows[0].status;
+  }
+
   private async provenanceOf(
     ids: string[],
     db: Queryable = this.pool,
@@ -277,15 +320,29 @@ export class CertificatesStore {
     };
   }
 
-  /** Public read: any certificate by id. */
+  /**
+   * Public read: any certificate by id. The hottest read of the service, so one prepared
+   * statement (one round trip, planned once per connection) for the certificate and its
+   * provenance.
+   */
   async getPublic(id: string): Promise<CertificateRead> {
     if (!isId('certificate', id)) throw notFound('certificate', id);
-    const { rows } = await this.pool.query<CertificateRow>('SELECT * FROM certificates WHERE id = $1', [id]);
+    const { rows } = await this.pool.query<PublicReadRow>({ ...PUBLIC_READ, values: [id] });
     if (!rows[0]) throw notFound('certificate', id);
-    return {
-      certificate: certificateFromRow(rows[0]),
-      provenance: (await this.provenanceOf([id])).get(id) ?? [],
-    };
+    const provenance: ProvenanceRecord[] = [];
+    for (const r of rows) {
+      if (r.p_kind === null) continue; // LEFT JOIN: no provenance yet
+      provenance.push({
+        kind: r.p_kind,
+        actor: r.p_actor,
+        from: r.p_from,
+        to: r.p_to,
+        transactionHash: r.p_transaction_hash,
+        blockNumber: r.p_block_number === null ? null : Number(r.p_block_number),
+        at: r.p_at!,
+      });
+    }
+    return { certificate: certificateFromRow(rows[0]), provenance };
   }
 
   /**
@@ -326,6 +383,12 @@ export class CertificatesStore {
           enterpriseId: c.enterpriseId,
           livemode: c.livemode,
         })),
+      );
+      // Vouchers created while their certificates were pending: voucher.minted now, in this
+      // transaction (the batch row lock above serialises with CreateVouchers).
+      await recordVouchersMinted(
+        tx,
+        certs.map((c) => c.id),
       );
     }
   }

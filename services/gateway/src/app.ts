@@ -1,6 +1,6 @@
-// The gateway as Fastify plugins: external ones (helmet, swagger), app ones (request
-// context, error rendering, auth, rate limits, access log), then one file per route group.
-import helmet from '@fastify/helmet';
+// The gateway as Fastify plugins: external ones (swagger), app ones (request context, error
+// rendering, helmet's security headers, auth, rate limits, access log), then one file per
+// route group.
 import { createLogger, newId } from '@hallmark/kit';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -16,6 +16,8 @@ import openapi from './plugins/openapi.js';
 import rateLimit from './plugins/rate-limit.js';
 import requestContext from './plugins/request-context.js';
 import routeCatalog from './plugins/route-catalog.js';
+import securityHeaders from './plugins/security-headers.js';
+import certificateVouchers from './routes/certificate-vouchers.js';
 import routes from './routes/index.js';
 
 export interface AppDeps {
@@ -47,7 +49,7 @@ export async function buildApp(deps: AppDeps) {
   });
   await app.register(requestContext);
   await app.register(errors);
-  await app.register(helmet, { global: true, contentSecurityPolicy: false });
+  await app.register(securityHeaders); // helmet's headers, computed once
   await app.register(routeCatalog);
   await app.register(openapi);
   await app.register(auth, {
@@ -58,6 +60,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(rateLimit, { redis: deps.redis });
   await app.register(accessLog, { usage: deps.usage });
   await app.register(routes, { clients: deps.clients, config: deps.config });
+  await app.register(certificateVouchers, { clients: deps.clients, config: deps.config });
   if (deps.extraRoutes) await app.register(async (scope) => deps.extraRoutes!(scope));
   return app;
 }

@@ -3,9 +3,11 @@ import {
   createGrpcClient,
   createHealthProbe,
   type AsyncClient,
+  type CallOptions,
   type HealthProbe,
   type ServiceName,
 } from '@hallmark/kit';
+import { BulkServiceClient } from '@hallmark/proto/bulk/v1/bulk';
 import { AllowlistServiceClient } from '@hallmark/proto/certificates/v1/allowlist';
 import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
 import { CertificateVerificationServiceClient } from '@hallmark/proto/certificates/v1/verification';
@@ -25,8 +27,27 @@ export interface Clients {
   verification: AsyncClient<CertificateVerificationServiceClient>;
   warranty: AsyncClient<WarrantyServiceClient>;
   allowlist: AsyncClient<AllowlistServiceClient>;
+  bulk: AsyncClient<BulkServiceClient>;
   health: Record<ServiceName, HealthProbe>;
   close(): void;
+}
+
+/**
+ * Bulk calls that do long work inside the call: a synchronous order job mints on chain
+ * before answering, and a CSV job carries up to 110 MB of upload to validate and store.
+ */
+const BULK_DEADLINES_MS = { createOrderJob: 60_000, createCsvJob: 60_000 };
+
+/** The same client with a longer default deadline on the named methods. */
+function withDeadlines<C extends object>(api: C, deadlines: Partial<Record<keyof C, number>>): C {
+  return new Proxy(api, {
+    get(target, method) {
+      const fn = Reflect.get(target, method) as (req: unknown, opts?: CallOptions) => Promise<unknown>;
+      const deadlineMs = deadlines[method as keyof C];
+      if (deadlineMs === undefined) return fn;
+      return (req: unknown, opts: CallOptions = {}) => fn(req, { deadlineMs, ...opts });
+    },
+  });
 }
 
 export function createClients(config: Config): Clients {
@@ -43,6 +64,7 @@ export function createClients(config: Config): Clients {
   );
   const warranty = createGrpcClient(WarrantyServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const allowlist = createGrpcClient(AllowlistServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const bulk = createGrpcClient(BulkServiceClient, config.HALLMARK_BULK_ADDR, opts);
   const health: Record<ServiceName, HealthProbe> = {
     keys: createHealthProbe(config.HALLMARK_KEYS_ADDR),
     vouchers: createHealthProbe(config.HALLMARK_VOUCHERS_ADDR),
@@ -60,6 +82,7 @@ export function createClients(config: Config): Clients {
     verification: verification.api,
     warranty: warranty.api,
     allowlist: allowlist.api,
+    bulk: withDeadlines(bulk.api, BULK_DEADLINES_MS),
     health,
     close() {
       keys.close();
@@ -70,6 +93,7 @@ export function createClients(config: Config): Clients {
       verification.close();
       warranty.close();
       allowlist.close();
+      bulk.close();
       for (const probe of Object.values(health)) probe.close();
     },
   };

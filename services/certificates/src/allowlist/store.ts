@@ -35,8 +35,12 @@ export class AllowlistStore {
    * Requests an address: a new entry is pending; a failed one is queued again (pending, its
    * error cleared); a pending or successful one stays as it is.
    */
-  async request(address: string, requestedBy: string | null): Promise<AllowlistEntryRecord> {
-    const { rows } = await this.pool.query<EntryRow>(
+  async request(
+    address: string,
+    requestedBy: string | null,
+    db: Queryable = this.pool,
+  ): Promise<AllowlistEntryRecord> {
+    const { rows } = await db.query<EntryRow>(
       `INSERT INTO allowlist_entries (address, requested_by) VALUES ($1, $2)
        ON CONFLICT (address) DO UPDATE SET
          status = CASE WHEN allowlist_entries.status = 'failed' THEN 'pending' ELSE allowlist_entries.status END,

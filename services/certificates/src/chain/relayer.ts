@@ -10,7 +10,13 @@
 //   signed | sent    → the transaction is known to the node: wait for it; unknown: broadcast
 //                      the same signed bytes again (same hash: it can be mined at most once);
 //                      refused as `nonce too low` (the nonce went to another transaction, so
-//                      this one can never be mined): sign again with a fresh nonce.
+//                      this one can never be mined): sign again with a fresh nonce;
+//   sent, not mined  → after HALLMARK_CHAIN_REPLACE_AFTER_MS (counted from `sent_at`, so across
+//                      restarts too) signed again with the SAME nonce and +20% fees (capped by
+//                      HALLMARK_CHAIN_MAX_FEE_GWEI), the new bytes and hash persisted before the
+//                      broadcast and the replaced hash kept in `replaced_hashes`
+//                      (./replacement.ts). One nonce: at most one of the hashes can be mined;
+//                      the wait watches all of them and the mined one is recorded.
 // It then waits for HALLMARK_CHAIN_CONFIRMATIONS confirmations and records the batch's first
 // token id, transaction hash and block (`confirmed`) in the same database transaction that
 // marks the certificates minted. The contract refuses a batch key twice, so even a bug here
@@ -27,61 +33,28 @@ import { transaction } from '@hallmark/kit';
 import { Transaction, type JsonRpcProvider, type TransactionReceipt, type Wallet } from 'ethers';
 import type { CertificatesStore } from '../store.js';
 import { BATCH_MINTED_TOPIC, CertificatesContract, type BatchInfo } from './contract.js';
+import {
+  bumpedFees,
+  DEFAULT_FEE_POLICY,
+  feesOf,
+  findMined,
+  initialFees,
+  isAlreadyKnown,
+  isNonceTooLow,
+  isUnderpriced,
+  signReplacement,
+  waitMined,
+  type FeePolicy,
+} from './replacement.js';
+import {
+  hashesOf,
+  SUBMISSION_SELECT,
+  submissionFromRow,
+  type Submission,
+  type SubmissionRow,
+} from './submission.js';
 
-export type SubmissionStatus = 'pending' | 'signed' | 'sent' | 'confirmed' | 'failed';
-
-export interface Submission {
-  id: string;
-  batchId: string;
-  batchKey: string;
-  contractAddress: string;
-  signer: string | null;
-  nonce: number | null;
-  rawTx: string | null;
-  txHash: string | null;
-  status: SubmissionStatus;
-  attempts: number;
-  holderAddress: string;
-  quantity: number;
-  merkleRoot: string;
-}
-
-interface SubmissionRow {
-  id: string;
-  batch_id: string;
-  batch_key: string;
-  contract_address: string;
-  signer: string | null;
-  nonce: string | null;
-  raw_tx: string | null;
-  tx_hash: string | null;
-  status: SubmissionStatus;
-  attempts: number;
-  holder_address: string;
-  quantity: number;
-  merkle_root: string;
-}
-
-const SUBMISSION_SELECT = `SELECT s.*, b.holder_address, b.quantity, b.merkle_root
-  FROM chain_submissions s JOIN certificate_batches b ON b.id = s.batch_id`;
-
-function fromRow(r: SubmissionRow): Submission {
-  return {
-    id: r.id,
-    batchId: r.batch_id,
-    batchKey: r.batch_key,
-    contractAddress: r.contract_address,
-    signer: r.signer,
-    nonce: r.nonce === null ? null : Number(r.nonce),
-    rawTx: r.raw_tx,
-    txHash: r.tx_hash,
-    status: r.status,
-    attempts: r.attempts,
-    holderAddress: r.holder_address,
-    quantity: r.quantity,
-    merkleRoot: r.merkle_root,
-  };
-}
+export type { Submission, SubmissionStatus } from './submission.js';
 
 /** Serialises async sections (one signer's nonce → sign → broadcast). */
 class Mutex {
@@ -107,7 +80,14 @@ export interface RelayerOptions {
   receiptTimeoutMs?: number;
   /** Submissions driven at once in one pass (signing is serialised anyway). */
   concurrency?: number;
+  /** When a stuck transaction is replaced, and the fee cap (default: after 60 s, no cap). */
+  feePolicy?: FeePolicy;
+  /** How often a waiting pass looks for a receipt (default: the provider's polling interval). */
+  pollMs?: number;
 }
+
+/** What a replacement attempt did. */
+export type ReplaceOutcome = 'replaced' | 'capped' | 'lost' | 'underpriced';
 
 export type DriveOutcome = 'confirmed' | 'failed' | 'waiting';
 
@@ -116,9 +96,12 @@ export class Relayer {
   readonly contract: CertificatesContract;
   readonly address: string;
 
+  private readonly fees: FeePolicy;
+
   constructor(private readonly opts: RelayerOptions) {
     this.contract = opts.contract.connect(opts.signer);
     this.address = opts.signer.address;
+    this.fees = opts.feePolicy ?? DEFAULT_FEE_POLICY;
   }
 
   /**
@@ -136,7 +119,7 @@ export class Relayer {
        ORDER BY s.id LIMIT $2`,
       [this.contract.address, limit],
     );
-    return rows.map(fromRow);
+    return rows.map(submissionFromRow);
   }
 
   async submission(batchId: string): Promise<Submission> {
@@ -144,7 +127,7 @@ export class Relayer {
       batchId,
     ]);
     if (!rows[0]) throw new Error(`no chain submission for batch ${batchId}`);
-    return fromRow(rows[0]);
+    return submissionFromRow(rows[0]);
   }
 
   /** One pass over the open submissions; returns how many reached a final state. */
@@ -170,14 +153,13 @@ export class Relayer {
   async drive(sub: Submission): Promise<DriveOutcome> {
     const onChain = await this.contract.batchByKey(sub.batchKey);
     if (onChain) return this.recordFound(sub, onChain);
-    let hash = sub.txHash;
-    if ((sub.status === 'signed' || sub.status === 'sent') && sub.rawTx && hash) {
-      const known = await this.opts.provider.getTransaction(hash);
-      if (!known) hash = await this.rebroadcast(sub);
+    if ((sub.status === 'signed' || sub.status === 'sent') && sub.rawTx && sub.txHash) {
+      const known = await this.opts.provider.getTransaction(sub.txHash);
+      if (!known) await this.rebroadcast(sub);
     } else {
-      hash = (await this.submit(sub)).txHash;
+      await this.submit(sub);
     }
-    return this.awaitAndRecord(sub, hash!);
+    return this.awaitAndRecord(sub);
   }
 
   /**
@@ -206,17 +188,28 @@ export class Relayer {
         data,
         nonce,
         gasLimit: (gas * 12n) / 10n,
-        maxFeePerGas: fees.maxFeePerGas,
-        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        ...initialFees(fees, this.fees),
       });
       const txHash = Transaction.from(raw).hash!;
+      // A re-signing (the old nonce went elsewhere) keeps the old hash with the others.
       await this.opts.pool.query(
         `UPDATE chain_submissions SET status = 'signed', signer = $2, nonce = $3, raw_tx = $4, tx_hash = $5,
-           attempts = attempts + 1, last_error = NULL
+           replaced_hashes = CASE WHEN tx_hash IS NULL THEN replaced_hashes
+                                  ELSE array_append(replaced_hashes, tx_hash) END,
+           sent_at = NULL, attempts = attempts + 1, last_error = NULL
          WHERE id = $1 AND status IN ('pending', 'signed', 'sent')`,
         [sub.id, signer.address, nonce, raw, txHash],
       );
-      Object.assign(sub, { status: 'signed', signer: signer.address, nonce, rawTx: raw, txHash });
+      const replacedHashes = sub.txHash ? [...sub.replacedHashes, sub.txHash] : sub.replacedHashes;
+      Object.assign(sub, {
+        status: 'signed',
+        signer: signer.address,
+        nonce,
+        rawTx: raw,
+        txHash,
+        replacedHashes,
+        sentAgeMs: null,
+      });
       if (broadcast) {
         await provider.broadcastTransaction(raw);
         await this.markSent(sub);
@@ -234,6 +227,9 @@ export class Relayer {
         } catch (err) {
           if (isAlreadyKnown(err)) return sub.txHash!;
           if (isNonceTooLow(err)) return null;
+          // Another transaction with this nonce is pending (only one of all can be mined):
+          // wait on every hash; the fee bump outbids it in time.
+          if (isUnderpriced(err)) return sub.txHash!;
           throw err;
         }
         await this.markSent(sub);
@@ -250,14 +246,83 @@ export class Relayer {
 
   private async markSent(sub: Submission): Promise<void> {
     await this.opts.pool.query(
-      `UPDATE chain_submissions SET status = 'sent', sent_at = now() WHERE id = $1 AND status IN ('signed', 'sent')`,
+      `UPDATE chain_submissions SET status = 'sent', sent_at = COALESCE(sent_at, now())
+       WHERE id = $1 AND status IN ('signed', 'sent')`,
       [sub.id],
     );
     sub.status = 'sent';
+    sub.sentAgeMs ??= 0;
   }
 
-  private async awaitAndRecord(sub: Submission, hash: string): Promise<DriveOutcome> {
-    const receipt = await this.waitConfirmed(hash);
+  /**
+   * Replaces the submission's pending transaction: the same nonce, gas and data with +20%
+   * fees (capped), persisted (`signed`, the old hash kept) before it is broadcast (`sent`).
+   * `lost`: the nonce is already mined (by an earlier hash: the wait finds it);
+   * `underpriced`: the node keeps another transaction of this nonce for now; `capped`: the
+   * fee cap leaves no room, nothing signed. `broadcast: false` stops where a crash between
+   * persisting and sending would (tests).
+   */
+  async replace(
+    sub: Submission,
+    { broadcast = true }: { broadcast?: boolean } = {},
+  ): Promise<ReplaceOutcome> {
+    const { provider, signer, pool, log } = this.opts;
+    const prev = sub.txHash!;
+    const next = bumpedFees(feesOf(sub.rawTx!), await provider.getFeeData(), this.fees);
+    if (!next) {
+      log.warn({ batchId: sub.batchId, tx: prev }, 'relayer: stuck transaction already at the fee cap');
+      return 'capped';
+    }
+    const { raw, hash } = await signReplacement(signer, sub.rawTx!, next);
+    const { rowCount } = await pool.query(
+      `UPDATE chain_submissions SET status = 'signed', raw_tx = $3, tx_hash = $4,
+         replaced_hashes = array_append(replaced_hashes, tx_hash), sent_at = NULL, attempts = attempts + 1
+       WHERE id = $1 AND tx_hash = $2 AND status IN ('signed', 'sent')`,
+      [sub.id, prev, raw, hash],
+    );
+    if (!rowCount) throw new Error(`submission of batch ${sub.batchId} changed while replacing ${prev}`);
+    Object.assign(sub, {
+      status: 'signed',
+      rawTx: raw,
+      txHash: hash,
+      replacedHashes: [...sub.replacedHashes, prev],
+      sentAgeMs: null,
+    });
+    log.info(
+      { batchId: sub.batchId, nonce: sub.nonce, replaced: prev, tx: hash, maxFeePerGas: next.maxFeePerGas },
+      'relayer: replacing a stuck transaction with higher fees',
+    );
+    if (!broadcast) return 'replaced';
+    try {
+      await provider.broadcastTransaction(raw);
+    } catch (err) {
+      if (isNonceTooLow(err)) {
+        log.info({ batchId: sub.batchId, tx: hash }, 'relayer: replacement lost: the nonce is already mined');
+        return 'lost';
+      }
+      if (isUnderpriced(err)) return 'underpriced';
+      if (!isAlreadyKnown(err)) throw err;
+    }
+    await this.markSent(sub);
+    return 'replaced';
+  }
+
+  /** Waits for any of the submission's hashes to be mined, replacing it when it is stuck. */
+  private waitAny(sub: Submission): Promise<TransactionReceipt | null> {
+    return waitMined({
+      provider: this.opts.provider,
+      hashes: () => hashesOf(sub),
+      confirmations: this.opts.confirmations,
+      timeoutMs: this.opts.receiptTimeoutMs ?? 120_000,
+      pollMs: this.opts.pollMs ?? this.opts.provider.pollingInterval,
+      replaceInMs: this.fees.replaceAfterMs - (sub.sentAgeMs ?? 0),
+      replaceAfterMs: this.fees.replaceAfterMs,
+      replace: () => this.replace(sub),
+    });
+  }
+
+  private async awaitAndRecord(sub: Submission): Promise<DriveOutcome> {
+    const receipt = await this.waitAny(sub);
     if (!receipt) return 'waiting';
     if (receipt.status === 1) {
       const event = this.contract.parseBatchMinted(receipt).find((e) => e.batchKey === sub.batchKey);
@@ -282,18 +347,16 @@ export class Relayer {
   /** The batch is on chain: find the transaction that minted it, wait for depth, record. */
   private async recordFound(sub: Submission, info: BatchInfo): Promise<DriveOutcome> {
     let txHash: string | null = null;
-    if (sub.txHash) {
-      const receipt = await this.opts.provider.getTransactionReceipt(sub.txHash);
-      if (
-        receipt?.status === 1 &&
-        this.contract.parseBatchMinted(receipt).some((e) => e.batchKey === sub.batchKey)
-      ) {
-        txHash = receipt.hash;
-      }
+    const receipt = await findMined(this.opts.provider, hashesOf(sub));
+    if (
+      receipt?.status === 1 &&
+      this.contract.parseBatchMinted(receipt).some((e) => e.batchKey === sub.batchKey)
+    ) {
+      txHash = receipt.hash;
     }
     if (!txHash) {
-      // Not by the transaction we persisted (e.g. an earlier signing of this batch): the
-      // BatchMinted log indexed by the batch key names it.
+      // Not by a transaction we persisted (e.g. a signing lost in a crash before it was
+      // persisted): the BatchMinted log indexed by the batch key names it.
       const [log] = await this.opts.provider.getLogs({
         address: this.contract.address,
         topics: [BATCH_MINTED_TOPIC, sub.batchKey],
@@ -303,9 +366,9 @@ export class Relayer {
       if (!log) return 'waiting';
       txHash = log.transactionHash;
     }
-    const receipt = await this.waitConfirmed(txHash);
-    if (!receipt) return 'waiting';
-    return this.record(sub, info.firstTokenId, receipt);
+    const confirmed = await this.waitConfirmed(txHash);
+    if (!confirmed) return 'waiting';
+    return this.record(sub, info.firstTokenId, confirmed);
   }
 
   private async waitConfirmed(hash: string): Promise<TransactionReceipt | null> {
@@ -322,8 +385,12 @@ export class Relayer {
     receipt: TransactionReceipt,
   ): Promise<DriveOutcome> {
     await transaction(this.opts.pool, async (tx: PoolClient) => {
+      // tx_hash becomes the mined hash; when that was an earlier one, the current one joins
+      // the replaced hashes in its place.
       const { rowCount } = await tx.query(
         `UPDATE chain_submissions SET status = 'confirmed', first_token_id = $2, tx_hash = $3, block_number = $4,
+           replaced_hashes = CASE WHEN tx_hash IS NULL OR tx_hash = $3 THEN replaced_hashes
+                                  ELSE array_append(array_remove(replaced_hashes, $3), tx_hash) END,
            confirmed_at = now(), last_error = NULL
          WHERE id = $1 AND status <> 'confirmed'`,
         [sub.id, firstTokenId.toString(), receipt.hash, receipt.blockNumber],
@@ -336,7 +403,10 @@ export class Relayer {
         signer: this.address,
       });
     });
-    sub.status = 'confirmed';
+    if (sub.txHash && sub.txHash !== receipt.hash) {
+      sub.replacedHashes = [...sub.replacedHashes.filter((h) => h !== receipt.hash), sub.txHash];
+    }
+    Object.assign(sub, { status: 'confirmed', txHash: receipt.hash });
     this.opts.log.info(
       {
         batchId: sub.batchId,
@@ -357,17 +427,4 @@ export class Relayer {
       ])
       .catch(() => undefined);
   }
-}
-
-function errorText(err: unknown): string {
-  const e = err as { code?: string; message?: string; error?: { message?: string }; info?: unknown };
-  return `${e?.code ?? ''} ${e?.message ?? ''} ${e?.error?.message ?? ''} ${JSON.stringify(e?.info ?? '')}`;
-}
-
-function isNonceTooLow(err: unknown): boolean {
-  return (err as { code?: string })?.code === 'NONCE_EXPIRED' || /nonce too low/i.test(errorText(err));
-}
-
-function isAlreadyKnown(err: unknown): boolean {
-  return /already known|known transaction|already imported/i.test(errorText(err));
 }

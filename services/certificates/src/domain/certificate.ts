@@ -5,6 +5,8 @@ import { invalidParam, missingParam } from '@hallmark/kit';
 import { getAddress, id as keccakUtf8, isAddress } from 'ethers';
 import { warrantyView, type Warranty } from '../warranty/domain.js';
 
+/** The outbox source of every event of this service (subjects hallmark.certificates.*). */
+export const EVENT_SOURCE = 'certificates';
 export const MAX_BATCH_ITEMS = 1000;
 const MAX_METADATA_JSON = 16_384;
 

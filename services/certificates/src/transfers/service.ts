@@ -1,17 +1,13 @@
 // Transfers of certificates by their holder's signature: the custodial wallet holding the
 // token signs an EIP-712 TransferPermit, the relayer submits transferWithPermit and pays gas.
 //
-// Life of a transfer (`certificate_transfers`, migration 0301): the Transfer RPC records it
-// `pending` with its transfer key (idempotency) under a row lock of the certificate, then the
-// sending side (`processOpen`, run by the mint worker's pass, so only the replica holding the
-// relayer's advisory lock signs with the relayer's nonces) signs the permit and the
-// transaction under the relayer's signer mutex, persists nonce, bytes and hash (`signed`),
-// broadcasts (`sent`), waits for HALLMARK_CHAIN_CONFIRMATIONS and records in one database
-// transaction: `confirmed`, the certificate's new holder, a `transferred` provenance entry and
-// certificate.transferred. After a restart a `signed`/`sent` transfer the node knows is
-// awaited, one it does not know is re-broadcast as the same bytes, one whose nonce went to
-// another transaction is signed again (the token's permit nonce makes a signature usable once,
-// so the token can never move twice for one transfer).
+// Life of a transfer (`certificate_transfers`, migrations 0301 and 0501): the Transfer RPC
+// records it `pending` with its transfer key (idempotency) under a row lock of the
+// certificate; the sending side (./sender.ts, run by the mint worker's pass, so only the
+// replica holding the relayer's advisory lock signs with the relayer's nonces) signs, persists
+// (`signed`), broadcasts (`sent`), replaces a stuck transaction with higher fees, waits for
+// HALLMARK_CHAIN_CONFIRMATIONS and records in one database transaction: `confirmed`, the
+// certificate's new holder, a `transferred` provenance entry and certificate.transferred.
 import { createHash } from 'node:crypto';
 import {
   HallmarkError,
@@ -19,34 +15,24 @@ import {
   isId,
   missingParam,
   notFound,
-  recordEvents,
   transaction,
   type Logger,
   type Pool,
 } from '@hallmark/kit';
-import { getAddress, isAddress, Transaction, type JsonRpcProvider, type Wallet } from 'ethers';
-import {
-  certificatesInterface,
-  CertificatesContract,
-  permitDomain,
-  signTransferPermit,
-} from '../chain/contract.js';
-import type { Relayer } from '../chain/relayer.js';
+import { getAddress, isAddress } from 'ethers';
+import type { FeePolicy } from '../chain/replacement.js';
 import type { Scope } from '../domain/certificate.js';
 import {
-  certificateEventObject,
   certificateFromRow,
-  EVENT_SOURCE,
   type CertificateRead,
   type CertificateRow,
   type CertificatesStore,
 } from '../store.js';
 import type { WalletStore } from '../wallets/store.js';
+import { TransferSender, type TransferChain } from './sender.js';
 
 export type TransferStatus = 'pending' | 'signed' | 'sent' | 'confirmed' | 'failed';
 const OPEN: TransferStatus[] = ['pending', 'signed', 'sent'];
-/** Lifetime of a TransferPermit signature. */
-const PERMIT_TTL_SECONDS = 3600;
 
 export interface TransferRow {
   id: string;
@@ -63,6 +49,8 @@ export interface TransferRow {
   nonce: string | null;
   raw_tx: string | null;
   tx_hash: string | null;
+  /** Earlier hashes of this transfer (fee bumps, re-signings), oldest first. */
+  replaced_hashes: string[];
   block_number: string | null;
   status: TransferStatus;
   last_error: string | null;
@@ -86,13 +74,7 @@ export interface TransferServiceOptions {
   store: CertificatesStore;
   wallets: WalletStore;
   /** The chain side; null when the service runs without a chain (Transfer unavailable). */
-  chain: () => {
-    relayer: Relayer;
-    provider: JsonRpcProvider;
-    signer: Wallet;
-    chainId: bigint;
-    confirmations: number;
-  } | null;
+  chain: () => TransferChain | null;
   log: Logger;
   /** Called after a transfer was recorded, so the sending worker starts on it at once. */
   onRecorded?: () => void;
@@ -100,6 +82,10 @@ export interface TransferServiceOptions {
   waitMs?: number;
   /** How long one sending pass waits for a receipt. */
   receiptTimeoutMs?: number;
+  /** When a stuck transaction is replaced, and the fee cap (default: after 60 s, no cap). */
+  feePolicy?: FeePolicy;
+  /** How often a waiting pass looks for a receipt (default: the provider's polling interval). */
+  pollMs?: number;
 }
 
 function parseRequest(req: TransferRequestInput) {
@@ -129,7 +115,12 @@ const refused = (message: string) =>
   new HallmarkError('validation_failed', { param: 'certificate_id', message });
 
 export class TransferService {
-  constructor(private readonly opts: TransferServiceOptions) {}
+  /** The sending side (exposed for crash tests). */
+  readonly sender: TransferSender;
+
+  constructor(private readonly opts: TransferServiceOptions) {
+    this.sender = new TransferSender(opts);
+  }
 
   /** The Transfer RPC: record (or find by key), let the worker send, wait a bounded time. */
   async transfer(scope: Scope, req: TransferRequestInput): Promise<TransferResult> {
@@ -242,14 +233,10 @@ export class TransferService {
    */
   async processOpen(limit = 50): Promise<number> {
     if (!this.opts.chain()) return 0;
-    const { rows } = await this.opts.pool.query<TransferRow>(
-      `SELECT * FROM certificate_transfers WHERE status IN ('pending', 'signed', 'sent') ORDER BY id LIMIT $1`,
-      [limit],
-    );
     let done = 0;
-    for (const row of rows) {
+    for (const row of await this.sender.open(limit)) {
       try {
-        if (await this.drive(row)) done++;
+        if (await this.sender.drive(row)) done++;
       } catch (err) {
         this.opts.log.warn({ err, transfer: row.id }, 'transfers: not completed; will retry');
         await this.opts.pool
@@ -261,174 +248,5 @@ export class TransferService {
       }
     }
     return done;
-  }
-
-  /** Brings one transfer as far as it goes; true when it became final. */
-  private async drive(row: TransferRow): Promise<boolean> {
-    const chain = this.opts.chain()!;
-    let hash = row.tx_hash;
-    if ((row.status === 'signed' || row.status === 'sent') && row.raw_tx && hash) {
-      if (!(await chain.provider.getTransaction(hash))) hash = await this.rebroadcast(row);
-    } else {
-      hash = await this.send(row);
-    }
-    if (!hash) return true; // refused before sending: failed
-    const receipt = await chain.provider.waitForTransaction(
-      hash,
-      chain.confirmations,
-      this.opts.receiptTimeoutMs ?? 120_000,
-    );
-    if (!receipt) return false;
-    if (receipt.status !== 1) {
-      await this.fail(row.id, `transaction ${receipt.hash} reverted`, receipt.blockNumber);
-      return true;
-    }
-    await this.confirm(row, receipt.hash, receipt.blockNumber, chain.relayer.address);
-    return true;
-  }
-
-  /**
-   * Signs the holder's TransferPermit and the relayer's transaction under the signer's mutex,
-   * persists them (`signed`), broadcasts (`sent`). Null when the chain refuses the transfer
-   * (e.g. the wallet no longer holds the token): the transfer is marked failed.
-   */
-  private send(row: TransferRow): Promise<string | null> {
-    const chain = this.opts.chain()!;
-    const contract = chain.relayer.contract;
-    return chain.relayer.exclusive(async () => {
-      const owner = getAddress(await contract.ownerOf(row.token_id));
-      if (owner !== getAddress(row.from_address)) {
-        await this.fail(row.id, `the token is held by ${owner}, not by ${row.from_address}`, null);
-        return null;
-      }
-      const holder = await this.opts.wallets.signer(row.from_address);
-      const deadline = BigInt(Math.floor(Date.now() / 1000) + PERMIT_TTL_SECONDS);
-      const signature = await signTransferPermit(holder, permitDomain(chain.chainId, contract.address), {
-        to: row.to_address,
-        tokenId: row.token_id,
-        nonce: await contract.nonces(row.token_id),
-        deadline,
-      });
-      const data = certificatesInterface.encodeFunctionData('transferWithPermit', [
-        row.to_address,
-        row.token_id,
-        deadline,
-        signature,
-      ]);
-      const { provider, signer } = chain;
-      let gas: bigint;
-      try {
-        gas = await provider.estimateGas({ from: signer.address, to: contract.address, data });
-      } catch (err) {
-        const reason = CertificatesContract.revertName(err);
-        if (!reason) throw err;
-        await this.fail(row.id, `refused by the contract: ${reason}`, null);
-        return null;
-      }
-      const [nonce, fees] = await Promise.all([
-        provider.getTransactionCount(signer.address, 'pending'),
-        provider.getFeeData(),
-      ]);
-      const raw = await signer.signTransaction({
-        type: 2,
-        chainId: chain.chainId,
-        to: contract.address,
-        data,
-        nonce,
-        gasLimit: (gas * 12n) / 10n,
-        maxFeePerGas: fees.maxFeePerGas,
-        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-      });
-      const txHash = Transaction.from(raw).hash!;
-      await this.opts.pool.query(
-        `UPDATE certificate_transfers SET status = 'signed', signer = $2, nonce = $3, raw_tx = $4, tx_hash = $5,
-           last_error = NULL, updated_at = now()
-         WHERE id = $1 AND status IN ('pending', 'signed', 'sent')`,
-        [row.id, signer.address, nonce, raw, txHash],
-      );
-      await provider.broadcastTransaction(raw);
-      await this.opts.pool.query(
-        `UPDATE certificate_transfers SET status = 'sent', updated_at = now() WHERE id = $1 AND status = 'signed'`,
-        [row.id],
-      );
-      return txHash;
-    });
-  }
-
-  /** Sends the persisted bytes again; signs anew when their nonce went to another transaction. */
-  private async rebroadcast(row: TransferRow): Promise<string | null> {
-    const chain = this.opts.chain()!;
-    const taken = await chain.relayer.exclusive(async () => {
-      try {
-        await chain.provider.broadcastTransaction(row.raw_tx!);
-        return false;
-      } catch (err) {
-        const text = `${(err as { code?: string }).code ?? ''} ${(err as Error).message ?? ''}`;
-        if (/already known|known transaction|already imported/i.test(text)) return false;
-        if (/NONCE_EXPIRED|nonce too low/i.test(text)) return true;
-        throw err;
-      }
-    });
-    if (!taken) return row.tx_hash;
-    this.opts.log.info({ transfer: row.id }, 'transfers: nonce taken, signing again');
-    return this.send(row);
-  }
-
-  private async fail(id: string, reason: string, blockNumber: number | null): Promise<void> {
-    await this.opts.pool.query(
-      `UPDATE certificate_transfers SET status = 'failed', last_error = $2, block_number = $3, updated_at = now()
-       WHERE id = $1 AND status IN ('pending', 'signed', 'sent')`,
-      [id, reason, blockNumber],
-    );
-    this.opts.log.warn({ transfer: id, reason }, 'transfers: transfer failed');
-  }
-
-  /** Records a confirmed transfer: holder, provenance and the event, with the transfer's `confirmed`. */
-  private async confirm(
-    row: TransferRow,
-    txHash: string,
-    blockNumber: number,
-    relayer: string,
-  ): Promise<void> {
-    await transaction(this.opts.pool, async (tx) => {
-      const { rowCount } = await tx.query(
-        `UPDATE certificate_transfers SET status = 'confirmed', tx_hash = $2, block_number = $3, last_error = NULL,
-           updated_at = now()
-         WHERE id = $1 AND status <> 'confirmed'`,
-        [row.id, txHash, blockNumber],
-      );
-      if (!rowCount) return;
-      const { rows } = await tx.query<CertificateRow>(
-        `UPDATE certificates SET holder_address = $2, updated_at = now() WHERE id = $1 RETURNING *`,
-        [row.certificate_id, row.to_address],
-      );
-      await tx.query(
-        `INSERT INTO provenance (certificate_id, kind, actor, from_address, to_address, transaction_hash, block_number)
-         VALUES ($1, 'transferred', $2, $3, $4, $5, $6)`,
-        [row.certificate_id, row.actor_id ?? relayer, row.from_address, row.to_address, txHash, blockNumber],
-      );
-      const cert = certificateFromRow(rows[0]!);
-      await recordEvents(tx, EVENT_SOURCE, [
-        {
-          type: 'certificate.transferred' as const,
-          data: {
-            object: certificateEventObject(cert) as { id: string; tokenId: number; holderAddress: string },
-            transfer: {
-              from: row.from_address,
-              to: row.to_address,
-              toUserId: row.to_user_id,
-              transactionHash: txHash,
-              blockNumber,
-            },
-          },
-          enterpriseId: cert.enterpriseId,
-          livemode: cert.livemode,
-        },
-      ]);
-    });
-    this.opts.log.info(
-      { transfer: row.id, certificate: row.certificate_id, tx: txHash },
-      'transfers: confirmed',
-    );
   }
 }

@@ -86,6 +86,23 @@ export class WalletStore {
     return { wallet: this.owned(raced!, enterpriseId), created: false };
   }
 
+  /**
+   * A user's own wallet, whichever enterprise asks (a voucher recipient claims from any issuer):
+   * wallets are keyed by (owner kind, owner id) alone and a user id names one user of one
+   * enterprise, so the first use creates it in `homeEnterpriseId` (the user's own enterprise,
+   * from their session) and every later use answers that same wallet.
+   */
+  async ensureUser(userId: string, homeEnterpriseId: string): Promise<EnsuredWallet> {
+    const existing = await this.find('user', userId);
+    if (existing) return { wallet: fromRow(existing), created: false };
+    return this.ensure(homeEnterpriseId, 'user', userId).catch(async (err: unknown) => {
+      // Created concurrently under another enterprise (a Transfer to this user id): still theirs.
+      const raced = await this.find('user', userId);
+      if (raced) return { wallet: fromRow(raced), created: false };
+      throw err;
+    });
+  }
+
   /** The custodial wallet at `address`, if the service keeps one. */
   async byAddress(address: string): Promise<WalletRecord | null> {
     const { rows } = await this.pool.query<WalletRow>('SELECT * FROM wallets WHERE address = $1', [

@@ -33,6 +33,8 @@ declare module 'fastify' {
     /** Scope(s) the route needs; any one of a list suffices. */
     scope?: string | string[];
     rateGroup?: RateGroup;
+    /** When one route serves forms with different limits: the group for this request. */
+    rateGroupFor?: (request: FastifyRequest) => RateGroup | undefined;
   }
   interface FastifyRequest {
     auth: AuthInfo | null;

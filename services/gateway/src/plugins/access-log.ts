@@ -5,7 +5,8 @@ import fp from 'fastify-plugin';
 import type { UsageRecorder } from '../auth/usage-recorder.js';
 
 export default fp(async function accessLog(app: FastifyInstance, opts: { usage: UsageRecorder }) {
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: nothing here waits, so no promise per request.
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const latency = reply.elapsedTime;
     request.log.info(
@@ -24,5 +25,6 @@ export default fp(async function accessLog(app: FastifyInstance, opts: { usage: 
         at: new Date().toISOString(),
       });
     }
+    done();
   });
 });

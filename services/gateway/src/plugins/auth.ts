@@ -4,14 +4,14 @@
 // scope or a request from outside the key's IP allowlist is a 403 naming what is needed.
 import { HallmarkError, type AsyncClient } from '@hallmark/kit';
 import type { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { extractCredential } from '../auth/credentials.js';
 import { ipAllowed } from '../auth/ip.js';
 import type { KeyVerifier } from '../auth/key-verifier.js';
 import { hasAnyScope } from '../auth/scopes.js';
 import type { SessionClaims, SessionVerifier } from '../auth/session.js';
-import type { AuthInfo } from '../auth/types.js';
+import type { AuthInfo, AuthMode } from '../auth/types.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -85,9 +85,7 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
     };
   }
 
-  app.addHook('onRequest', async (request, reply) => {
-    const mode = request.routeOptions.config?.auth ?? 'public';
-    if (mode === 'public') return;
+  async function authenticate(request: FastifyRequest, reply: FastifyReply, mode: AuthMode): Promise<void> {
     const credential = extractCredential(request);
     if (credential.kind === 'none') throw new HallmarkError('missing_api_key');
     if (credential.kind === 'session') {
@@ -103,6 +101,9 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
         });
       }
       if (credential.fromQuery) {
+        // The credential is not a parameter of the route: routes' query schemas refuse
+        // unknown names, and the secret must not travel further than this check.
+        delete (request.query as Record<string, unknown>).api_key;
         void reply.header(
           'warning',
           '299 - "api_key in the query string is deprecated; send the Authorization header"',
@@ -120,5 +121,12 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
         });
       }
     }
+  }
+
+  // A callback hook, so a public route (no credential to check) passes without a promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    const mode = request.routeOptions.config?.auth ?? 'public';
+    if (mode === 'public') return done();
+    authenticate(request, reply, mode).then(() => done(), done);
   });
 });

@@ -40,7 +40,8 @@ export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimit
   }
 
   app.addHook('onRequest', async (request, reply) => {
-    const group = request.routeOptions.config?.rateGroup;
+    const config = request.routeOptions.config;
+    const group = config?.rateGroupFor ? config.rateGroupFor(request) : config?.rateGroup;
     const auth = request.auth;
     let windows: Window[];
     let subject: string;

@@ -1,6 +1,7 @@
 // Every route group of the gateway. Each file holds its routes' schemas, OpenAPI metadata
 // and thin handlers (validate → authorise → one gRPC call → shape).
 import type { FastifyInstance } from 'fastify';
+import bulk from './bulk/index.js';
 import certificates from './certificates.js';
 import enterpriseApiKeys from './enterprise/api-keys.js';
 import enterpriseWebhooks from './enterprise/webhooks.js';
@@ -27,4 +28,5 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(verify, deps);
   await app.register(warranty, deps);
   await app.register(allowlist, deps);
+  await app.register(bulk, deps);
 }

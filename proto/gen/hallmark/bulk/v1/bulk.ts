@@ -24,6 +24,9 @@ export const protobufPackage = "hallmark.bulk.v1";
 
 export const protobufFileName = "hallmark/bulk/v1/bulk.proto";
 
+export interface CsvTemplateRequest {
+}
+
 export interface CreateCsvJobRequest {
   principal?: Principal | undefined;
   csv: Buffer;
@@ -165,6 +168,50 @@ export interface CostPreviewResponse {
   estimated_gas_per_certificate: number;
   batches: number;
 }
+
+function createBaseCsvTemplateRequest(): CsvTemplateRequest {
+  return {};
+}
+
+export const CsvTemplateRequest: MessageFns<CsvTemplateRequest> = {
+  encode(_: CsvTemplateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CsvTemplateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCsvTemplateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): CsvTemplateRequest {
+    return {};
+  },
+
+  toJSON(_: CsvTemplateRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+};
 
 function createBaseCreateCsvJobRequest(): CreateCsvJobRequest {
   return {
@@ -2387,6 +2434,16 @@ export const BulkServiceService = {
     responseSerialize: (value: CostPreviewResponse): Buffer => Buffer.from(CostPreviewResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CostPreviewResponse => CostPreviewResponse.decode(value),
   },
+  /** The CSV template (every column and an example row), public. Read-only. */
+  csvTemplate: {
+    path: "/hallmark.bulk.v1.BulkService/CsvTemplate" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CsvTemplateRequest): Buffer => Buffer.from(CsvTemplateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CsvTemplateRequest => CsvTemplateRequest.decode(value),
+    responseSerialize: (value: ExportJobResponse): Buffer => Buffer.from(ExportJobResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExportJobResponse => ExportJobResponse.decode(value),
+  },
 } as const;
 
 export interface BulkServiceServer extends UntypedServiceImplementation {
@@ -2430,6 +2487,8 @@ export interface BulkServiceServer extends UntypedServiceImplementation {
   getMedia: handleUnaryCall<GetMediaRequest, GetMediaResponse>;
   /** Price and estimated gas for `count` certificates from configured pricing. Read-only. */
   costPreview: handleUnaryCall<CostPreviewRequest, CostPreviewResponse>;
+  /** The CSV template (every column and an example row), public. Read-only. */
+  csvTemplate: handleUnaryCall<CsvTemplateRequest, ExportJobResponse>;
 }
 
 export interface BulkServiceClient extends Client {
@@ -2592,6 +2651,22 @@ export interface BulkServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CostPreviewResponse) => void,
+  ): ClientUnaryCall;
+  /** The CSV template (every column and an example row), public. Read-only. */
+  csvTemplate(
+    request: CsvTemplateRequest,
+    callback: (error: ServiceError | null, response: ExportJobResponse) => void,
+  ): ClientUnaryCall;
+  csvTemplate(
+    request: CsvTemplateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExportJobResponse) => void,
+  ): ClientUnaryCall;
+  csvTemplate(
+    request: CsvTemplateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExportJobResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -28,6 +28,8 @@ export interface GetMintBatchRequest {
   principal?: Principal | undefined;
   batch_id: string;
   wait_ms: number;
+  /** Answer the status only (certificates left out): for callers that wait on a large batch. */
+  status_only: boolean;
 }
 
 export interface MintItem {
@@ -174,7 +176,7 @@ export interface TransferResponse {
 }
 
 function createBaseGetMintBatchRequest(): GetMintBatchRequest {
-  return { principal: undefined, batch_id: "", wait_ms: 0 };
+  return { principal: undefined, batch_id: "", wait_ms: 0, status_only: false };
 }
 
 export const GetMintBatchRequest: MessageFns<GetMintBatchRequest> = {
@@ -187,6 +189,9 @@ export const GetMintBatchRequest: MessageFns<GetMintBatchRequest> = {
     }
     if (message.wait_ms !== 0) {
       writer.uint32(24).int32(message.wait_ms);
+    }
+    if (message.status_only !== false) {
+      writer.uint32(32).bool(message.status_only);
     }
     return writer;
   },
@@ -228,6 +233,14 @@ export const GetMintBatchRequest: MessageFns<GetMintBatchRequest> = {
             message.wait_ms = reader.int32();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.status_only = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -253,6 +266,11 @@ export const GetMintBatchRequest: MessageFns<GetMintBatchRequest> = {
         : isSet(object.wait_ms)
         ? globalThis.Number(object.wait_ms)
         : 0,
+      status_only: isSet(object.statusOnly)
+        ? globalThis.Boolean(object.statusOnly)
+        : isSet(object.status_only)
+        ? globalThis.Boolean(object.status_only)
+        : false,
     };
   },
 
@@ -266,6 +284,9 @@ export const GetMintBatchRequest: MessageFns<GetMintBatchRequest> = {
     }
     if (message.wait_ms !== 0) {
       obj.waitMs = Math.round(message.wait_ms);
+    }
+    if (message.status_only !== false) {
+      obj.statusOnly = message.status_only;
     }
     return obj;
   },

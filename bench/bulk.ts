@@ -1,0 +1,198 @@
+// Bulk issuance, in one run:
+//  1. CSV parse + validate throughput (rows/s) of the bulk service's streamed parser on 50,000
+//     generated rows, next to csv-parse alone on the same bytes (the baseline: what parsing
+//     costs without our validation and streaming);
+//  2. a 50,000-item order job end to end through the real gateway on anvil and Restate: time,
+//     items/s and gas per certificate (goal ≤ 2 minutes on this 2-core machine);
+//  3. peak RSS of the bulk process while it runs a 1,000-item and a 50,000-item job, and while
+//     it takes a 50,000-row CSV upload (goal: flat — ≤ 100 MB growth).
+import { startTestStack, type TestStack } from '@hallmark/e2e';
+import { idempotencyKeyOf, orderBody, serviceQuery, startImageServer, waitForJob } from '@hallmark/e2e/bulk';
+import { parse } from 'csv-parse/sync';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { JsonRpcProvider } from 'ethers';
+import { parseCsv } from '../services/bulk/src/domain/csv.js';
+
+const ROWS = 50_000;
+
+function csvOf(rows: number, imageBase = 'https://img.example.com'): Buffer {
+  const lines = [
+    'name,description,category,recipientEmail,recipientName,imageUrl,expiryDays,attribute_Color',
+  ];
+  for (let i = 1; i <= rows; i++) {
+    lines.push(
+      `Watch ${i},"Hand-made watch, No. ${i}",Watches,owner${i}@example.com,Owner ${i},${imageBase}/${i}.png,30,Blue`,
+    );
+  }
+  return Buffer.from(lines.join('\n'));
+}
+
+async function benchCsvParse(): Promise<void> {
+  const csv = csvOf(ROWS);
+  const ours = async () => {
+    let n = 0;
+    for await (const row of parseCsv(csv, { hasZip: false, maxRows: ROWS })) if (row.ok) n++;
+    if (n !== ROWS) throw new Error(`parsed ${n} valid rows`);
+  };
+  const baseline = async () => {
+    const rows = parse(csv, { columns: true }) as unknown[];
+    if (rows.length !== ROWS) throw new Error('baseline parse');
+  };
+  await ours();
+  await baseline();
+  const time = async (fn: () => Promise<void>) => {
+    const t = performance.now();
+    await fn();
+    return performance.now() - t;
+  };
+  const oursMs: number[] = [];
+  const baseMs: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    oursMs.push(await time(ours));
+    baseMs.push(await time(baseline));
+  }
+  const median = (a: number[]) => a.sort((x, y) => x - y)[1]!;
+  const o = median(oursMs);
+  const b = median(baseMs);
+  console.log(`\nCSV of ${ROWS.toLocaleString()} rows (${(csv.length / 1e6).toFixed(1)} MB):`);
+  console.log(`  parse + validate (streamed)   ${Math.round((ROWS / o) * 1000).toLocaleString()} rows/s`);
+  console.log(`  csv-parse alone (baseline)    ${Math.round((ROWS / b) * 1000).toLocaleString()} rows/s`);
+  console.log(`  ratio                         ${(b / o).toFixed(2)}× of the bare parser`);
+}
+
+/** Samples a process's resident set (VmRSS) until stopped; answers the peak in MB. */
+function rssSampler(pid: number) {
+  let peak = 0;
+  const read = () => {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    if (m) peak = Math.max(peak, Number(m[1]) / 1024);
+  };
+  read();
+  const timer = setInterval(read, 50);
+  return {
+    stop() {
+      clearInterval(timer);
+      read();
+      return peak;
+    },
+  };
+}
+
+/** Runs an order job to its end, polling the job's row (not the API) so only the job loads bulk. */
+async function runOrderJob(stack: TestStack, auth: string, units: number, imageUrl: string) {
+  const body = orderBody(units);
+  for (const m of body.metadata as { imageUrl: string }[]) m.imageUrl = imageUrl;
+  const t = performance.now();
+  const res = await stack.call('POST', '/api/bulk-mint', {
+    auth,
+    body,
+    headers: { 'idempotency-key': idempotencyKeyOf(body) },
+  });
+  if (res.status !== 201) throw new Error(`job refused: ${res.status} ${res.text.slice(0, 300)}`);
+  const jobId: string = res.body.jobId;
+  for (;;) {
+    const [row] = await serviceQuery<{ status: string }>(
+      stack,
+      'bulk',
+      'SELECT status FROM jobs WHERE id = $1',
+      [jobId],
+    );
+    if (row && ['completed', 'failed', 'cancelled'].includes(row.status)) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const seconds = (performance.now() - t) / 1000;
+  return { jobId, seconds };
+}
+
+async function gasPerCertificate(stack: TestStack, job: any): Promise<number> {
+  const provider = new JsonRpcProvider(stack.anvil!.rpcUrl, undefined, { staticNetwork: true });
+  const hashes = new Set<string>(
+    (job.results.vouchers as { transactionHash: string }[]).map((v) => v.transactionHash),
+  );
+  let gas = 0n;
+  for (const hash of hashes) gas += (await provider.getTransactionReceipt(hash))!.gasUsed;
+  provider.destroy();
+  return Number(gas) / job.results.vouchers.length;
+}
+
+async function benchJobs(): Promise<void> {
+  const images = await startImageServer(mkdtempSync(path.join(tmpdir(), 'hallmark-bench-images-')));
+  const stack = await startTestStack({
+    anvil: true,
+    restate: true,
+    logLevel: 'warn',
+    env: { NODE_EXTRA_CA_CERTS: images.caFile, HALLMARK_OUTBOUND_ALLOW_HOSTS: '127.0.0.1' },
+  });
+  try {
+    const auth = await stack.token();
+    // Each measured phase starts with a fresh bulk process (a heap grown by one phase would
+    // otherwise count in the next), warmed up by a small job.
+    const freshBulk = async () => {
+      await stack.processes.get('bulk')!.stop();
+      const proc = await stack.startService('bulk');
+      await runOrderJob(stack, auth, 10, `${images.url}/warm.png`);
+      return proc.pid;
+    };
+    let bulkPid = await freshBulk();
+    const idle = rssSampler(bulkPid).stop();
+    const small = rssSampler(bulkPid);
+    await runOrderJob(stack, auth, 1_000, `${images.url}/small.png`);
+    const smallPeak = small.stop();
+
+    bulkPid = await freshBulk();
+    const upload = rssSampler(bulkPid);
+    const form = new FormData();
+    form.append('metadata', new Blob([csvOf(ROWS, images.url)], { type: 'text/csv' }), 'bench.csv');
+    const res = await fetch(`${stack.gatewayUrl}/api/bulk-mint`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${auth}` },
+      body: form,
+    });
+    const created = (await res.json()) as { data: { jobId: string; totalCount: number } };
+    if (res.status !== 202 || created.data.totalCount !== ROWS) throw new Error(`CSV upload: ${res.status}`);
+    await stack.call('POST', `/api/bulk-mint/${created.data.jobId}/cancel`, { auth });
+    await waitForJob(stack, auth, created.data.jobId);
+    const uploadPeak = upload.stop();
+
+    bulkPid = await freshBulk();
+    const big = rssSampler(bulkPid);
+    const { jobId, seconds } = await runOrderJob(stack, auth, ROWS, `${images.url}/big.png`);
+    const bigPeak = big.stop();
+    // Reading the results of 50,000 items in one answer is a cost of its own, shown apart.
+    const read = rssSampler(bulkPid);
+    const job = await waitForJob(stack, auth, jobId);
+    const readPeak = read.stop();
+    if (job.status !== 'completed' || job.summary.successCount !== ROWS) {
+      throw new Error(`job ended ${job.status}: ${JSON.stringify(job.summary)}`);
+    }
+    const gas = await gasPerCertificate(stack, job);
+
+    console.log(
+      `\n${ROWS.toLocaleString()}-item order job end to end (gateway → bulk → Restate → certificates → anvil):`,
+    );
+    console.log(`  time                          ${seconds.toFixed(1)} s (goal ≤ 120 s)`);
+    console.log(`  throughput                    ${Math.round(ROWS / seconds).toLocaleString()} items/s`);
+    console.log(
+      `  gas per certificate           ${Math.round(gas).toLocaleString()} (mint transactions only)`,
+    );
+    console.log(`\nbulk process peak RSS (idle ${idle.toFixed(0)} MB):`);
+    console.log(`  1,000-item job                ${smallPeak.toFixed(0)} MB`);
+    console.log(`  50,000-item job               ${bigPeak.toFixed(0)} MB`);
+    console.log(`  50,000-row CSV upload         ${uploadPeak.toFixed(0)} MB`);
+    const growth = Math.max(bigPeak, uploadPeak) - smallPeak;
+    console.log(`  growth 1,000 → 50,000         ${growth.toFixed(0)} MB (goal ≤ 100 MB)`);
+    console.log(
+      `  reading all 50,000 results    ${readPeak.toFixed(0)} MB (one GET answering every voucher)`,
+    );
+  } finally {
+    await stack.close();
+    await images.close();
+  }
+}
+
+export async function benchBulk(): Promise<void> {
+  await benchCsvParse();
+  await benchJobs();
+}

@@ -1,0 +1,75 @@
+// The public-read bench's baseline, run as its own process like the gateway and the
+// certificates service are: a bare Fastify + `pg` handler answering
+// GET /api/certificate/public/:id with the statement the certificates service runs
+// (CertificatesStore.getPublic: the certificate and its provenance in one prepared
+// statement) on the same database, with a pool of the same size, in the same JSON shape.
+// Env: BARE_DATABASE_URL, BARE_PORT.
+import Fastify from 'fastify';
+import pg from 'pg';
+
+interface Row {
+  id: string;
+  name: string;
+  image_url: string | null;
+  metadata: Record<string, unknown>;
+  token_id: string | null;
+  status: string;
+  transaction_hash: string | null;
+  block_number: string | null;
+  p_kind: string | null;
+  p_actor: string | null;
+  p_from: string | null;
+  p_to: string | null;
+  p_transaction_hash: string | null;
+  p_block_number: string | null;
+  p_at: Date | null;
+}
+
+/** Word for word the statement of services/certificates/src/store.ts (PUBLIC_READ). */
+const PUBLIC_READ = {
+  name: 'certificates_public_read',
+  text: `SELECT c.id, c.enterprise_id, c.livemode, c.batch_id, c.position, c.token_id, c.name, c.image_url,
+           c.metadata, c.metadata_hash, c.holder_address, c.status, c.transaction_hash, c.block_number,
+           c.warranty, c.created_at, c.updated_at,
+           p.kind AS p_kind, p.actor AS p_actor, p.from_address AS p_from, p.to_address AS p_to,
+           p.transaction_hash AS p_transaction_hash, p.block_number AS p_block_number, p.at AS p_at
+         FROM certificates c LEFT JOIN provenance p ON p.certificate_id = c.id
+         WHERE c.id = $1
+         ORDER BY p.seq`,
+};
+
+const num = (v: string | null) => (v === null ? null : Number(v));
+
+const db = new pg.Pool({ connectionString: process.env.BARE_DATABASE_URL, max: 10 });
+const app = Fastify();
+app.get<{ Params: { id: string } }>('/api/certificate/public/:id', async (request, reply) => {
+  const { rows } = await db.query<Row>({ ...PUBLIC_READ, values: [request.params.id] });
+  const c = rows[0];
+  if (!c) return reply.status(404).send({ success: false });
+  return {
+    id: c.id,
+    name: c.name,
+    imageUrl: c.image_url,
+    metadata: c.token_id === null ? c.metadata : { ...c.metadata, tokenId: Number(c.token_id) },
+    provenance: rows
+      .filter((p) => p.p_kind !== null)
+      .map((p) => ({
+        kind: p.p_kind,
+        actor: p.p_actor,
+        from: p.p_from,
+        to: p.p_to,
+        transactionHash: p.p_transaction_hash,
+        blockNumber: num(p.p_block_number),
+        at: p.p_at!.toISOString(),
+      })),
+    status: c.status,
+    burned: c.status === 'burned',
+    tokenId: num(c.token_id),
+    transactionHash: c.transaction_hash,
+    blockNumber: num(c.block_number),
+  };
+});
+await app.listen({ port: Number(process.env.BARE_PORT), host: '127.0.0.1' });
+const stop = () => void app.close().then(() => db.end().then(() => process.exit(0)));
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);

@@ -1,0 +1,174 @@
+// Creating jobs: the CSV upload (rows streamed from csv-parse, images streamed from the ZIP)
+// and the JSON order form. Everything of a job — the job row, every item, every image and the
+// document.uploaded event — is written in one transaction: a file refused half-way leaves
+// nothing behind. The run is submitted to Restate after the commit.
+import { HallmarkError, invalidParam, newId, randomBase62, transaction, type Queryable } from '@hallmark/kit';
+import { checkCsvSize, parseCsv } from './domain/csv.js';
+import type { JobRecord, Scope } from './domain/job.js';
+import { idempotencyKeyProblem, parseOrderForm } from './domain/order.js';
+import { matchImage, readZipImages, ZIP_MAX_BYTES } from './domain/zip.js';
+import { conflictOf, type JobsStore, type NewItem } from './store.js';
+
+const CHUNK = 1000;
+export const MAX_JOB_ITEMS = 50_000;
+
+interface StoredImage {
+  mediaId: string;
+  sha256: string;
+  contentType: string;
+}
+
+export class JobCreator {
+  constructor(private readonly jobs: JobsStore) {}
+
+  async createCsvJob(
+    scope: Scope,
+    input: { csv: Buffer; zip?: Buffer; createBatch: boolean; csvFilename?: string },
+  ): Promise<JobRecord> {
+    if (input.csv.length === 0) throw invalidParam('metadata', 'The CSV file is empty.');
+    checkCsvSize(input.csv.length);
+    if (input.zip && input.zip.length > ZIP_MAX_BYTES) {
+      throw invalidParam('images', `The images ZIP is larger than ${ZIP_MAX_BYTES / 1024 / 1024} MB.`);
+    }
+    const id = newId('job');
+    await transaction(this.jobs.pool, async (tx) => {
+      await this.jobs.insertJob(tx, {
+        id,
+        scope,
+        form: 'csv',
+        createBatch: input.createBatch,
+        csvFilename: input.csvFilename ?? null,
+      });
+      const images = input.zip ? await this.storeImages(tx, scope, id, input.zip) : null;
+      let chunk: NewItem[] = [];
+      let idx = 0;
+      for await (const parsed of parseCsv(input.csv, { hasZip: images !== null, maxRows: MAX_JOB_ITEMS })) {
+        chunk.push(csvItem(idx++, parsed, images));
+        if (chunk.length >= CHUNK) {
+          await this.jobs.insertItems(tx, id, chunk);
+          chunk = [];
+        }
+      }
+      if (chunk.length > 0) await this.jobs.insertItems(tx, id, chunk);
+      const job = await this.jobs.get(scope, id, tx);
+      if (job.totalCount === 0) throw invalidParam('metadata', 'The CSV file has a header but no rows.');
+      await this.jobs.recordUploaded(tx, job);
+    });
+    return this.jobs.get(scope, id);
+  }
+
+  /** Stores each ZIP image (streamed entry by entry) and indexes it by file name and stem. */
+  private async storeImages(tx: Queryable, scope: Scope, jobId: string, zip: Buffer) {
+    const byKey = new Map<string, StoredImage>();
+    const byStem = new Map<string, StoredImage>();
+    for await (const img of readZipImages(zip)) {
+      const stored = { mediaId: `med_${randomBase62(24)}`, sha256: img.sha256, contentType: img.contentType };
+      await tx.query(
+        `INSERT INTO media (id, enterprise_id, job_id, path, content_type, sha256, bytes)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [stored.mediaId, scope.enterpriseId, jobId, img.path, img.contentType, img.sha256, img.bytes],
+      );
+      if (!byKey.has(img.key)) byKey.set(img.key, stored);
+      if (!byStem.has(img.stem)) byStem.set(img.stem, stored);
+    }
+    return { byKey, byStem };
+  }
+
+  async createOrderJob(scope: Scope, idempotencyKey: string, bodyJson: string): Promise<JobRecord> {
+    let body: unknown;
+    try {
+      body = JSON.parse(bodyJson);
+    } catch {
+      throw new HallmarkError('malformed_json', { message: 'The request body is not valid JSON.' });
+    }
+    const form = parseOrderForm(body, { maxItems: MAX_JOB_ITEMS });
+    // The key names this order: {shop}#{orderId}#{lineItemGid}#{random_hash}.
+    const keyProblem = idempotencyKeyProblem(idempotencyKey, form.externalContext);
+    if (keyProblem) throw invalidParam('Idempotency-Key', keyProblem);
+    const existing = await this.jobs.byIdempotencyKey(scope, idempotencyKey);
+    if (existing) throw conflictOf(existing);
+    const customer = form.externalContext.customer;
+    const recipientName = [customer?.firstName, customer?.lastName].filter(Boolean).join(' ') || null;
+    const id = newId('job');
+    try {
+      await transaction(this.jobs.pool, async (tx) => {
+        await this.jobs.insertJob(tx, {
+          id,
+          scope,
+          form: 'order',
+          idempotencyKey,
+          externalContext: form.externalContext,
+        });
+        for (let i = 0; i < form.items.length; i += CHUNK) {
+          const items = form.items.slice(i, i + CHUNK).map((item): NewItem => ({
+            idx: item.index,
+            row: item.index + 1,
+            name: String(item.metadata.name),
+            error: null,
+            input: { metadata: item.metadata, lineItemGid: item.lineItemGid, expiryDays: 30 },
+            recipientEmail: customer?.email ?? null,
+            recipientName,
+          }));
+          await this.jobs.insertItems(tx, id, items);
+        }
+      });
+    } catch (err) {
+      // A concurrent duplicate lost the race on the unique index: answer its job.
+      if ((err as { code?: string }).code === '23505') {
+        const winner = await this.jobs.byIdempotencyKey(scope, idempotencyKey);
+        if (winner) throw conflictOf(winner);
+      }
+      throw err;
+    }
+    return this.jobs.get(scope, id);
+  }
+}
+
+type Parsed = Awaited<ReturnType<ReturnType<typeof parseCsv>['next']>>['value'];
+
+/** One CSV row as a job item: valid rows keep their fields; bad rows keep their error. */
+function csvItem(
+  idx: number,
+  parsed: NonNullable<Parsed>,
+  images: { byKey: Map<string, StoredImage>; byStem: Map<string, StoredImage> } | null,
+): NewItem {
+  if (!parsed.ok) {
+    return {
+      idx,
+      row: parsed.row,
+      name: parsed.name ?? '',
+      error: parsed.error,
+      input: {},
+      recipientEmail: parsed.recipientEmail ?? null,
+    };
+  }
+  const r = parsed.value;
+  let image: StoredImage | undefined;
+  if (images && (r.imageFile || !r.imageUrl)) {
+    image = matchImage({ row: r.row, name: r.name, imageFile: r.imageFile }, images);
+    if (!image) {
+      const error = r.imageFile
+        ? `No image named ${r.imageFile} in the ZIP.`
+        : `No image for this row in the ZIP (looked for ${r.row}.png/.jpg/.webp and the name) and no imageUrl.`;
+      return { idx, row: r.row, name: r.name, error, input: {}, recipientEmail: r.recipientEmail };
+    }
+  }
+  return {
+    idx,
+    row: r.row,
+    name: r.name,
+    error: null,
+    input: {
+      name: r.name,
+      description: r.description,
+      category: r.category,
+      imageUrl: image ? undefined : r.imageUrl,
+      attributes: r.attributes,
+      expiryDays: r.expiryDays,
+      ...(image ? { imageSha256: image.sha256, imageContentType: image.contentType } : {}),
+    },
+    recipientEmail: r.recipientEmail,
+    recipientName: r.recipientName ?? null,
+    mediaId: image?.mediaId ?? null,
+  };
+}

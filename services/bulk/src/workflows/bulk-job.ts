@@ -1,0 +1,129 @@
+// The bulk-job workflow on Restate.
+//
+// Why Restate: a job of 50,000 items runs for minutes across three processes (bulk,
+// certificates, the chain); any of them, or Restate itself, may die at any point. Restate
+// journals each completed step, so a re-invoked run skips what is done and repeats only the
+// step that was in flight, and the operator UI (admin port, /ui) shows every job's run.
+//
+// How it is keyed: a virtual object `BulkJob` keyed by the job id, handler `run({pass})`.
+// One key runs one invocation at a time, so two runs of one job can never interleave. Each
+// run (the first, and each accepted retry) is sent with the idempotency key
+// `<jobId>:<pass>`, so a duplicate submission attaches to the same invocation; a stale pass
+// ends at once. (A Restate *workflow* runs once per key, which does not fit retries.)
+//
+// Batches: item batches of up to 1,000 are taken in order under the MintBatch idempotency
+// key `<jobId>:<batch>` (`<jobId>:r<pass>:<batch>` for retries, `…:a<batch>` for the
+// automatic second attempt of failed items), up to `pipelineDepth` batches ahead of the one
+// being completed. Cancellation is checked before each new batch.
+//
+// Failures: a domain refusal (bad item, conflict) is recorded on the batch's items and is
+// final for that attempt. A transport failure (certificates down, deadline) is retried with
+// backoff capped at 10 s between attempts and never turned into an item failure: whether the
+// call took effect is unknown, and re-sending those items under a new key could mint them
+// twice. So the run waits, visible in the Restate UI, until the service answers again.
+import * as restate from '@restatedev/restate-sdk';
+import type { JobSteps } from './steps.js';
+
+export interface BulkJobOptions {
+  pipelineDepth: number;
+  /** How long one wait step waits for a batch's confirmation (ms). */
+  waitMs?: number;
+}
+
+/** Transport failures: retried with exponential backoff, at most 10 s apart, until they pass. */
+const STEP_RETRY = {
+  initialRetryInterval: 200,
+  retryIntervalFactor: 2,
+  maxRetryInterval: 10_000,
+};
+
+interface InFlight {
+  key: string;
+  batchId: string | null;
+}
+
+export function bulkJobObject(steps: JobSteps, opts: BulkJobOptions) {
+  const waitMs = opts.waitMs ?? 20_000;
+  return restate.object({
+    name: 'BulkJob',
+    handlers: {
+      run: async (ctx: restate.ObjectContext, input: { pass: number }): Promise<{ status: string }> => {
+        const jobId = ctx.key;
+        const pass = Number(input?.pass ?? 0);
+        const start = await ctx.run('start', () => steps.start(jobId, pass), STEP_RETRY);
+        if (!start.run) return { status: start.status };
+
+        const base = pass === 0 ? jobId : `${jobId}:r${pass}`;
+        let cancelled = await runRound(ctx, steps, `${base}:`, opts.pipelineDepth, waitMs);
+        if (!cancelled) {
+          // Failed items are retried automatically once (spec › Bulk job).
+          const again = await ctx.run('auto-retry', () => steps.resetForAutoRetry(jobId), STEP_RETRY);
+          if (again > 0) cancelled = await runRound(ctx, steps, `${base}:a`, opts.pipelineDepth, waitMs);
+        }
+        if (cancelled) {
+          await ctx.run('cancelled', () => steps.cancelRemaining(jobId), STEP_RETRY);
+          return { status: 'cancelled' };
+        }
+        const status = await ctx.run('finish', () => steps.finish(jobId, pass), STEP_RETRY);
+        return { status };
+      },
+    },
+    options: {
+      // A step may wait on the chain for a while; do not suspend it half-way.
+      inactivityTimeout: 5 * 60_000,
+      abortTimeout: 10 * 60_000,
+    },
+  });
+}
+
+/** One round over the pending items in batches; answers whether the job was cancelled. */
+async function runRound(
+  ctx: restate.ObjectContext,
+  steps: JobSteps,
+  prefix: string,
+  depth: number,
+  waitMs: number,
+): Promise<boolean> {
+  const jobId = ctx.key;
+  const inFlight: InFlight[] = [];
+  let next = 0;
+  let exhausted = false;
+  let cancelled = false;
+  for (;;) {
+    while (!exhausted && inFlight.length < depth) {
+      const key = `${prefix}${next}`;
+      const res = await ctx.run(`mint ${key}`, () => steps.mint(jobId, key), STEP_RETRY);
+      if (res.done) {
+        exhausted = true;
+        cancelled = res.cancelled;
+        break;
+      }
+      inFlight.push({ key: res.key, batchId: res.batchId });
+      next++;
+    }
+    const head = inFlight.shift();
+    if (!head) return cancelled;
+    if (!head.batchId) continue;
+    await completeBatch(ctx, steps, head.key, head.batchId, waitMs);
+  }
+}
+
+async function completeBatch(
+  ctx: restate.ObjectContext,
+  steps: JobSteps,
+  key: string,
+  batchId: string,
+  waitMs: number,
+): Promise<void> {
+  const jobId = ctx.key;
+  // A batch accepted by MintBatch is awaited until the chain settles it (minted or failed).
+  for (let i = 0; ; i++) {
+    const status = await ctx.run(
+      `wait ${key} #${i}`,
+      () => steps.waitMinted(jobId, batchId, waitMs),
+      STEP_RETRY,
+    );
+    if (status !== 'pending') break;
+  }
+  await ctx.run(`vouchers ${key}`, () => steps.complete(jobId, key, batchId), STEP_RETRY);
+}

@@ -1,0 +1,267 @@
+// The side effects of one bulk-job run, each one a Restate `ctx.run` step of the workflow
+// (bulk-job.ts). Every step is safe to repeat: a repeated step finds its own earlier writes
+// (items taken under the batch key, results recorded only for still-pending items) and calls
+// the certificates service with the same idempotency keys, so it mints and creates nothing
+// twice. Domain refusals are recorded on the batch's items and end the step normally;
+// transport failures throw, and Restate retries the step.
+import { HallmarkError, type AsyncClient, type Logger } from '@hallmark/kit';
+import type { CertificatesServiceClient, MintItem } from '@hallmark/proto/certificates/v1/certificates';
+import type { CertificateVoucherServiceClient, VoucherItem } from '@hallmark/proto/certificates/v1/vouchers';
+import type { Principal } from '@hallmark/proto/common/v1/common';
+import { isFinished, type JobRecord } from '../domain/job.js';
+import type { BatchesStore, BatchItem, ItemResult } from '../batches-store.js';
+import type { JobsStore } from '../store.js';
+
+export interface StepDeps {
+  jobs: JobsStore;
+  batches: BatchesStore;
+  certificates: AsyncClient<CertificatesServiceClient>;
+  vouchers: AsyncClient<CertificateVoucherServiceClient>;
+  /** Fetches and hashes an image URL (outbound guard); throws a user-facing Error. */
+  fetchImage?: (url: string) => Promise<{ sha256: string; contentType: string }>;
+  publicUrl: string;
+  batchSize: number;
+  log: Logger;
+}
+
+export type StartResult = { run: true } | { run: false; status: string };
+/** A submitted batch: `batchId` null when its items failed before minting (or it was empty). */
+export type MintResult =
+  { done: true; cancelled: boolean } | { done: false; key: string; batchId: string | null };
+
+type ImageRef = { sha256: string | null; contentType: string | null; error: string | null };
+
+/** Image URLs fetched at once while a batch is prepared. */
+const IMAGE_CONCURRENCY = 16;
+
+/** Certificates refuses a metadata object larger than this (JSON bytes). */
+const MAX_METADATA_JSON = 16_000;
+
+const principalOf = (job: JobRecord): Principal => ({
+  enterprise_id: job.enterpriseId,
+  livemode: job.livemode,
+  actor_id: job.actorId,
+  actor_type: job.actorType,
+  scopes: [],
+});
+
+/** A refusal that repeating cannot change (bad input, conflict): recorded, not retried. */
+export const isDomainRefusal = (err: unknown): err is HallmarkError =>
+  err instanceof HallmarkError && err.httpStatus >= 400 && err.httpStatus < 500 && err.httpStatus !== 429;
+
+export class JobSteps {
+  constructor(private readonly d: StepDeps) {}
+
+  private async job(jobId: string): Promise<JobRecord> {
+    const job = await this.d.jobs.byId(jobId);
+    if (!job) throw new HallmarkError('resource_not_found', { message: `No such job: ${jobId}` });
+    return job;
+  }
+
+  async start(jobId: string, pass: number): Promise<StartResult> {
+    const job = await this.d.batches.start(jobId, pass);
+    if (!job) return { run: false, status: 'missing' };
+    if (job.pass !== pass || job.status !== 'processing') return { run: false, status: job.status };
+    return { run: true };
+  }
+
+  /**
+   * Takes the next batch of pending items under `key` and submits it to MintBatch. Answers
+   * `done` when nothing is left (or the job was cancelled: checked between batches).
+   */
+  async mint(jobId: string, key: string): Promise<MintResult> {
+    const job = await this.job(jobId);
+    if (job.status === 'cancelled') return { done: true, cancelled: true };
+    if (isFinished(job.status)) return { done: true, cancelled: false };
+    const items = await this.d.batches.claim(jobId, key, this.d.batchSize);
+    if (items.length === 0) return { done: true, cancelled: false };
+    const prepared = await this.prepare(jobId, key, items);
+    if (prepared.length === 0) return { done: false, key, batchId: null };
+    try {
+      const res = await this.d.certificates.mintBatch(
+        {
+          principal: principalOf(job),
+          idempotency_key: key,
+          holder_address: '',
+          holder_account: { kind: 'enterprise', id: '' },
+          items: prepared.map((p) => p.mint),
+        },
+        { deadlineMs: 60_000, idempotent: true },
+      );
+      return { done: false, key, batchId: res.batch_id };
+    } catch (err) {
+      if (!isDomainRefusal(err)) throw err;
+      await this.d.batches.recordFailure(jobId, key, `Minting refused: ${err.message}`);
+      return { done: false, key, batchId: null };
+    }
+  }
+
+  /**
+   * The MintBatch items of a batch (item order). Items whose image cannot be fetched or whose
+   * metadata is too large fail here, before the call, and are left out of it — the same way
+   * on every repeat, because fetched images are kept per job and failures are recorded first.
+   */
+  private async prepare(jobId: string, key: string, items: BatchItem[]) {
+    const failures: { idx: number; error: string }[] = [];
+    const ready: ({ item: BatchItem; mint: MintItem } | null)[] = new Array(items.length).fill(null);
+    // One fetch per distinct image URL per batch attempt (kept per job once it succeeded),
+    // IMAGE_CONCURRENCY at a time; the batch keeps the items' order whatever finishes first.
+    const images = new Map<string, Promise<ImageRef>>();
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < items.length; i = next++) {
+        const item = items[i]!;
+        try {
+          ready[i] = { item, mint: await this.mintItemOf(jobId, item, images) };
+        } catch (err) {
+          failures.push({ idx: item.idx, error: (err as Error).message });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: IMAGE_CONCURRENCY }, worker));
+    await this.d.batches.failItems(jobId, key, failures);
+    return ready.filter((r): r is { item: BatchItem; mint: MintItem } => r !== null);
+  }
+
+  private async mintItemOf(
+    jobId: string,
+    item: BatchItem,
+    images: Map<string, Promise<ImageRef>>,
+  ): Promise<MintItem> {
+    const input = item.input;
+    const base = (input.metadata as Record<string, unknown> | undefined) ?? {};
+    const { name: _n, description: _d, imageUrl: _i, ...custom } = base;
+    const extra: Record<string, unknown> = { ...custom };
+    if (Array.isArray(input.attributes) && input.attributes.length > 0) extra.attributes = input.attributes;
+    let imageUrl = (input.imageUrl as string | undefined) ?? (base.imageUrl as string | undefined);
+    if (item.mediaId) {
+      imageUrl = new URL(`/media/${item.mediaId}`, this.d.publicUrl).toString();
+      extra.image = { sha256: input.imageSha256, contentType: input.imageContentType };
+    } else if (imageUrl && this.d.fetchImage) {
+      const url = imageUrl;
+      let pending = images.get(url);
+      if (!pending) {
+        const fetchImage = this.d.fetchImage;
+        pending = this.d.batches.imageOf(jobId, url, async () => {
+          try {
+            return await fetchImage(url);
+          } catch (err) {
+            return { error: (err as Error).message };
+          }
+        });
+        images.set(url, pending);
+      }
+      const got = await pending;
+      if (got.error) throw new Error(`Image ${imageUrl}: ${got.error}`);
+      extra.image = { sha256: got.sha256, contentType: got.contentType };
+    }
+    const metadataJson = JSON.stringify(extra);
+    if (metadataJson.length > MAX_METADATA_JSON) {
+      throw new Error(`The item's metadata is larger than ${MAX_METADATA_JSON} bytes of JSON.`);
+    }
+    return {
+      name: item.name,
+      image_url: imageUrl,
+      metadata_json: metadataJson,
+      description: (input.description as string | undefined) ?? (base.description as string | undefined),
+      category: input.category as string | undefined,
+    };
+  }
+
+  /** Waits (bounded) for the batch's confirmation on chain: pending | minted | failed. */
+  async waitMinted(jobId: string, batchId: string, waitMs: number): Promise<string> {
+    const job = await this.job(jobId);
+    const res = await this.d.certificates.getMintBatch(
+      { principal: principalOf(job), batch_id: batchId, wait_ms: waitMs, status_only: true },
+      { deadlineMs: waitMs + 10_000, idempotent: true },
+    );
+    return res.status;
+  }
+
+  /**
+   * A minted batch: one voucher per certificate (idempotency key `<key>:v`), then the items
+   * recorded succeeded with their vouchers and chain references. A failed batch: its items
+   * recorded failed (the automatic retry takes them again).
+   */
+  async complete(jobId: string, key: string, batchId: string): Promise<number> {
+    const job = await this.job(jobId);
+    const principal = principalOf(job);
+    const batch = await this.d.certificates.getMintBatch(
+      { principal, batch_id: batchId, wait_ms: 0, status_only: false },
+      { idempotent: true },
+    );
+    if (batch.status !== 'minted') {
+      return this.d.batches.recordFailure(jobId, key, `Minting failed on chain (batch ${batch.status}).`);
+    }
+    // The items that were sent: the batch's items less those that failed before the call.
+    const pendingItems = await this.d.batches.sentItems(jobId, key);
+    if (pendingItems.length !== batch.certificates.length) {
+      // Certificates follow the MintBatch item order. A mismatch means the batch's items were
+      // changed under us: stop here (Restate retries; an operator sees it) rather than guess.
+      throw new Error(
+        `batch ${key}: ${batch.certificates.length} certificates for ${pendingItems.length} items`,
+      );
+    }
+    const voucherItems: VoucherItem[] = pendingItems.map((item, i) => ({
+      certificate_id: batch.certificates[i]!.id,
+      metadata_json: JSON.stringify(voucherMetadataOf(item)),
+      recipient_email: item.recipientEmail ?? undefined,
+      recipient_name: item.recipientName ?? undefined,
+      expiry_days: Number(item.input.expiryDays ?? 30),
+      line_item_gid: (item.input.lineItemGid as string | undefined) ?? undefined,
+    }));
+    let vouchers;
+    try {
+      vouchers = await this.d.vouchers.createVouchers(
+        { principal, idempotency_key: `${key}:v`, items: voucherItems },
+        { deadlineMs: 60_000, idempotent: true },
+      );
+    } catch (err) {
+      if (!isDomainRefusal(err)) throw err;
+      return this.d.batches.recordFailure(jobId, key, `Vouchers refused: ${err.message}`);
+    }
+    const results: ItemResult[] = pendingItems.map((item, i) => {
+      const cert = batch.certificates[i]!;
+      const v = vouchers.vouchers[i]!;
+      return {
+        idx: item.idx,
+        certificateId: cert.id,
+        voucherId: v.id,
+        url: v.url,
+        referenceNumber: v.reference_number,
+        expiresAt: v.expires_at,
+        tokenId: cert.token_id ?? null,
+        transactionHash: cert.transaction_hash ?? null,
+        blockNumber: cert.block_number ?? null,
+      };
+    });
+    return this.d.batches.recordSuccess(jobId, key, results);
+  }
+
+  resetForAutoRetry(jobId: string): Promise<number> {
+    return this.d.batches.resetForAutoRetry(jobId);
+  }
+
+  async cancelRemaining(jobId: string): Promise<void> {
+    await this.d.batches.markCancelled(jobId);
+    const job = await this.job(jobId);
+    await this.d.batches.recordCancelledDocument(job);
+  }
+
+  async finish(jobId: string, pass: number): Promise<string> {
+    const job = await this.d.batches.finish(jobId, pass);
+    return job?.status ?? 'missing';
+  }
+
+  async failBatch(jobId: string, key: string, error: string): Promise<number> {
+    return this.d.batches.recordFailure(jobId, key, error);
+  }
+}
+
+/** A voucher carries the order item's metadata as given, or a CSV row's certificate fields. */
+function voucherMetadataOf(item: BatchItem): Record<string, unknown> {
+  const input = item.input;
+  if (input.metadata && typeof input.metadata === 'object') return input.metadata as Record<string, unknown>;
+  const { name, description, category, imageUrl, attributes } = input;
+  return { name, description, category, imageUrl, attributes };
+}

@@ -1,0 +1,208 @@
+// The public view page of a certificate voucher (`/vouchers/:id`): server-rendered, no
+// JavaScript, one small inline stylesheet, mobile first, served with the verification page's
+// strict CSP. Every value is escaped by `html`. It shows the certificate the voucher refers to,
+// the voucher's status, expiry and reference number, and how its recipient claims it.
+import type { VoucherView } from '@hallmark/proto/certificates/v1/vouchers';
+import { html, unsafeRaw, type Html } from './html.js';
+
+const STYLE = unsafeRaw(`
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f4f5f7}
+main{max-width:40rem;margin:0 auto;padding:1rem}
+header{font-weight:700;letter-spacing:.04em;color:#555;font-size:.85rem;text-transform:uppercase;margin:.25rem 0 1rem}
+.card{background:#fff;border-radius:12px;padding:1rem;margin:0 0 1rem;box-shadow:0 1px 3px rgba(0,0,0,.08)}
+.banner{border-radius:12px;padding:1rem;margin:0 0 1rem;font-weight:600}
+.banner.available{background:#e3f6e8;color:#0f5a26}
+.banner.claimed{background:#e7effc;color:#1d4ea3}
+.banner.expired,.banner.bad{background:#fde8e8;color:#8a1414}
+.banner small{display:block;font-weight:400}
+h1{font-size:1.4rem;margin:.25rem 0 .5rem;overflow-wrap:anywhere}
+h2{font-size:1.05rem;margin:0 0 .5rem}
+img.photo{display:block;width:100%;max-height:22rem;object-fit:contain;border-radius:8px;background:#eee}
+dl{display:grid;grid-template-columns:minmax(6rem,35%) 1fr;gap:.35rem .75rem;margin:0}
+dt{color:#666}
+dd{margin:0;overflow-wrap:anywhere}
+.ref{font:600 1.15rem ui-monospace,SFMono-Regular,Menlo,monospace;letter-spacing:.05em}
+code,pre{font:.85rem ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere;white-space:pre-wrap}
+pre{background:#f4f5f7;border-radius:8px;padding:.6rem;margin:.5rem 0}
+footer{color:#777;font-size:.8rem;text-align:center;padding:1rem 0}
+`);
+
+function page(title: string, body: Html): string {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex" />
+        <title>${title}</title>
+        <style>
+          ${STYLE}
+        </style>
+      </head>
+      <body>
+        <main>
+          <header>Hallmark · Certificate voucher</header>
+          ${body}
+          <footer>Certificates are recorded on a public blockchain by Hallmark.</footer>
+        </main>
+      </body>
+    </html>`.value;
+}
+
+function formatValue(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return JSON.stringify(v);
+}
+
+function formatDate(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime())
+    ? iso
+    : d
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC')
+        .replace(/:\d\d UTC$/, ' UTC');
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function parseObject(json: string | undefined): Record<string, unknown> {
+  try {
+    const v = JSON.parse(json ?? '{}') as unknown;
+    return isRecord(v) ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+export interface VoucherPageLinks {
+  /** The certificate's verification page. */
+  verify: string;
+  /** The claim endpoint (absolute URL). */
+  claim: string;
+}
+
+function banner(status: string, expiresAt: string, claimedAt: string | undefined): Html {
+  if (status === 'claimed') {
+    return html`<div class="banner claimed" id="status" data-status="claimed">
+      This voucher has been
+      claimed${claimedAt ? html`<small>Claimed ${formatDate(claimedAt)}.</small>` : null}
+    </div>`;
+  }
+  if (status === 'expired') {
+    return html`<div class="banner expired" id="status" data-status="expired">
+      This voucher has expired<small
+        >It expired on ${formatDate(expiresAt)} and can no longer be claimed.</small
+      >
+    </div>`;
+  }
+  return html`<div class="banner available" id="status" data-status="available">
+    This certificate is waiting for its owner<small>Claim it before ${formatDate(expiresAt)}.</small>
+  </div>`;
+}
+
+function claimSection(
+  v: NonNullable<VoucherView['voucher']>,
+  minted: boolean,
+  links: VoucherPageLinks,
+): Html {
+  if (v.status !== 'available') return html``;
+  return html`<section class="card" id="claim">
+    <h2>How to claim</h2>
+    ${
+      minted
+        ? null
+        : html`<p>The certificate is still being recorded on the blockchain; you can claim it shortly.</p>`
+    }
+    <ol>
+      <li>Sign in to Hallmark (the voucher may be meant for one e-mail address: use that one).</li>
+      <li>
+        Claim it with your session; the certificate then moves to your own Hallmark wallet:
+        <pre>
+POST ${links.claim}
+Authorization: Bearer &lt;your session token&gt;</pre>
+      </li>
+    </ol>
+    <p>Keep the reference number <strong>${v.reference_number}</strong> to find this voucher again.</p>
+  </section>`;
+}
+
+/** The page of a known voucher. */
+export function renderVoucherPage(view: VoucherView, links: VoucherPageLinks): string {
+  const v = view.voucher!;
+  const certificate = parseObject(view.certificate_json);
+  const metadata = isRecord(certificate.metadata) ? certificate.metadata : {};
+  const name = typeof certificate.name === 'string' ? certificate.name : 'Certificate';
+  const imageUrl = typeof certificate.imageUrl === 'string' ? certificate.imageUrl : null;
+  const image = imageUrl && /^https?:\/\//i.test(imageUrl) ? imageUrl : null;
+  const minted = certificate.status === 'minted';
+  // name is the heading, tokenId the Token row; the warranty is on the verification page.
+  const fields = [
+    ...Object.entries(metadata).filter(([k]) => !['name', 'tokenId', 'warranty'].includes(k)),
+    ...Object.entries(parseObject(v.metadata_json)).filter(([k]) => !(k in metadata)),
+  ].filter(([, val]) => val !== null && val !== undefined && val !== '');
+
+  const body = html`${banner(v.status, v.expires_at, v.claimed_at)}
+    <section class="card">
+      ${image ? html`<img class="photo" src="${image}" alt="${name}" referrerpolicy="no-referrer" />` : null}
+      <h1 id="name">${name}</h1>
+      <dl>
+        ${fields.map(
+          ([k, val]) =>
+            html`<dt>${k}</dt>
+              <dd>${formatValue(val)}</dd>`,
+        )}
+        <dt>Reference number</dt>
+        <dd class="ref" id="reference">${v.reference_number}</dd>
+        <dt>Status</dt>
+        <dd id="voucher-status">${v.status}</dd>
+        <dt>${v.status === 'expired' ? 'Expired' : 'Expires'}</dt>
+        <dd id="expires">${formatDate(v.expires_at)}</dd>
+        <dt>Certificate</dt>
+        <dd><a id="verify" href="${links.verify}">${v.certificate_id}</a></dd>
+        ${
+          v.token_id !== undefined
+            ? html`<dt>Token</dt>
+                <dd>#${v.token_id}</dd>`
+            : html`<dt>Token</dt>
+                <dd>being minted</dd>`
+        }
+      </dl>
+    </section>
+    ${claimSection(v, minted, links)}
+    <section class="card">
+      <p>
+        Anyone can check this certificate against the blockchain on its
+        <a href="${links.verify}">verification page</a>.
+      </p>
+    </section>`;
+  return page(`${name} · Hallmark voucher`, body);
+}
+
+/** The friendly page of an unknown voucher (status 404). */
+export function renderVoucherNotFoundPage(id: string): string {
+  return page(
+    'Voucher not found · Hallmark',
+    html`<div class="banner bad" id="status" data-status="not_found">
+        Voucher not found<small>Hallmark has no voucher <code>${id}</code>.</small>
+      </div>
+      <section class="card">
+        <p>Check that you typed the link or the reference number exactly (it looks like HM-XXXX-XXXX-X).</p>
+      </section>`,
+  );
+}
+
+/** The page shown when the voucher could not be read (an outage). */
+export function renderVoucherUnavailablePage(): string {
+  return page(
+    'Voucher unavailable · Hallmark',
+    html`<div class="banner bad" id="status" data-status="unavailable">
+      This voucher cannot be shown right now<small>Please try again in a minute.</small>
+    </div>`,
+  );
+}

@@ -1,0 +1,114 @@
+// The bulk service's reads outside a job: the public CSV template, public media (images
+// from uploaded ZIPs, as certificate image URLs point at them) and the cost preview.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { idParam, principalOf, type RouteDeps } from '../shared.js';
+import { PUBLIC, TAGS } from './common.js';
+import { attachment } from './present.js';
+
+/** Spec › Limits 4: up to 50,000 items per job. */
+const MAX_PREVIEW_COUNT = 50_000;
+
+/** True when If-None-Match names this entity tag (weak comparison, RFC 9110 § 13.1.2). */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+function mediaHeaders(etag: string) {
+  return {
+    etag,
+    // Content-addressed: the bytes under an id never change.
+    'cache-control': 'public, max-age=31536000, immutable',
+    'x-content-type-options': 'nosniff',
+    // Uploaded bytes are served as inert data, never as a document that could run script.
+    'content-security-policy': "default-src 'none'; sandbox",
+    // Certificate pages and stores on other origins embed these images.
+    'cross-origin-resource-policy': 'cross-origin',
+  };
+}
+
+export default async function publicRoutes(app: FastifyInstance, { clients }: RouteDeps) {
+  app.get(
+    '/api/bulk-mint/template/csv',
+    {
+      config: PUBLIC,
+      schema: {
+        tags: TAGS,
+        summary: 'CSV template for the CSV form (public)',
+        description: 'Every column with an example row, as a text/csv attachment.',
+      },
+    },
+    async (_request, reply) => {
+      const file = await clients.bulk.csvTemplate({}, { idempotent: true });
+      return reply
+        .header('content-type', file.content_type || 'text/csv; charset=utf-8')
+        .header('content-disposition', attachment(file.filename, 'bulk-mint-template.csv'))
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'public, max-age=300')
+        .send(file.content);
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/media/:id',
+    {
+      config: PUBLIC,
+      schema: {
+        tags: TAGS,
+        summary: 'An image from an uploaded ZIP (public, immutable)',
+        description: 'The stored bytes with their content type; ETag is the sha256; 304 on If-None-Match.',
+        params: idParam('id'),
+      },
+    },
+    async (request: FastifyRequest<{ Params: { id: string } }>, reply) => {
+      const media = await clients.bulk.getMedia({ media_id: request.params.id }, { idempotent: true });
+      const etag = `"${media.sha256}"`;
+      void reply.headers(mediaHeaders(etag));
+      if (etagMatches(request.headers['if-none-match'], etag)) return reply.status(304).send();
+      return reply
+        .header('content-type', media.content_type || 'application/octet-stream')
+        .send(media.content);
+    },
+  );
+
+  app.get<{ Params: { count: number } }>(
+    '/api/billing/cost-preview/:count',
+    {
+      // A bulk key may preview what its jobs cost; billing keys too (architecture › scopes).
+      config: { auth: 'either', scope: ['billing.read', 'bulk:mint'] },
+      schema: {
+        tags: ['Billing'],
+        summary: 'Price and estimated gas for minting `count` certificates',
+        description:
+          '`{success, data:{count, currency, unitPrice, totalPrice (minor units), estimatedGas, ' +
+          'estimatedGasPerCertificate, batches, note}}`. Failed certificates are not charged.',
+        params: {
+          type: 'object',
+          required: ['count'],
+          additionalProperties: false,
+          properties: { count: { type: 'integer', minimum: 1, maximum: MAX_PREVIEW_COUNT } },
+        },
+      },
+    },
+    async (request) => {
+      const p = await clients.bulk.costPreview(
+        { principal: principalOf(request), count: request.params.count },
+        { idempotent: true },
+      );
+      return {
+        success: true,
+        data: {
+          count: p.count,
+          currency: p.currency,
+          unitPrice: p.unit_price,
+          totalPrice: p.total_price,
+          estimatedGas: p.estimated_gas,
+          estimatedGasPerCertificate: p.estimated_gas_per_certificate,
+          batches: p.batches,
+          note: 'Failed certificates are not charged.',
+        },
+      };
+    },
+  );
+}

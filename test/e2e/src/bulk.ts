@@ -1,0 +1,169 @@
+// Helpers for bulk-mint tests: order bodies, Idempotency-Keys, polling a job to its end, and
+// reading what the certificates service recorded.
+import { randomBase62 } from '@hallmark/kit';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import path from 'node:path';
+import pg from 'pg';
+import { generate } from 'selfsigned';
+import yauzl from 'yauzl';
+import yazl from 'yazl';
+import type { TestStack } from './index.js';
+
+export const SHOP = 'hallmark-demo.myshopify.com';
+
+export function orderBody(
+  units: number,
+  opts: {
+    orderId?: string;
+    lineItems?: { lineItemGid: string; quantity: number }[];
+    metadata?: unknown[];
+  } = {},
+) {
+  const orderId = opts.orderId ?? `gid://shopify/Order/${Date.now()}${Math.floor(Math.random() * 1000)}`;
+  const lineItems = opts.lineItems ?? [{ lineItemGid: 'gid://shopify/LineItem/1001', quantity: units }];
+  return {
+    schemaVersion: '2025-09-01',
+    metadata: opts.metadata ?? [
+      {
+        name: 'Chronograph No. 7',
+        description: 'Hand-assembled chronograph',
+        imageUrl: 'https://images.example.com/chrono-7.png',
+        sku: 'CHR-7',
+        serialNumber: 'SN-0007',
+      },
+    ],
+    externalContext: {
+      source: 'shopify',
+      shop: SHOP,
+      orderId,
+      orderNumber: '1007',
+      lineItems,
+      customer: { email: 'buyer@example.com', firstName: 'Ada', lastName: 'Lovelace' },
+    },
+  };
+}
+
+export const idempotencyKeyOf = (body: ReturnType<typeof orderBody>) =>
+  `${SHOP}#${body.externalContext.orderId}#${body.externalContext.lineItems[0]!.lineItemGid}#${randomBase62(16)}`;
+
+/** Polls GET /api/bulk-mint/:id until the job ends (tolerating a gateway or service restart). */
+export async function waitForJob(stack: TestStack, auth: string, jobId: string, timeoutMs = 180_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last: any;
+  while (Date.now() < deadline) {
+    const res = await stack.call('GET', `/api/bulk-mint/${jobId}`, { auth }).catch(() => null);
+    if (res?.status === 200) {
+      last = res.body.job ?? res.body.data;
+      if (['completed', 'failed', 'cancelled'].includes(last.status)) return last;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`job ${jobId} did not finish: ${JSON.stringify(last)?.slice(0, 500)}`);
+}
+
+/** A query on one service's database of the stack. */
+export async function serviceQuery<T extends pg.QueryResultRow>(
+  stack: TestStack,
+  service: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  const url = new URL(stack.postgres.url);
+  url.pathname = `/${stack.prefix}_${service}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+// A 1×1 PNG; bytes after IEND make each image distinct without breaking it.
+const PNG_1X1 = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
+export const png = (tag: string) => Buffer.concat([PNG_1X1, Buffer.from(`\0${tag}`)]);
+
+export async function zipOf(entries: { name: string; data: Buffer }[]): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const e of entries) zip.addBuffer(e.data, e.name, { compress: false });
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const c of zip.outputStream as AsyncIterable<Buffer>) chunks.push(c);
+  return Buffer.concat(chunks);
+}
+
+/** Reads a ZIP's entry names (the download's contents). */
+export async function zipNames(zip: Buffer): Promise<string[]> {
+  const file = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.fromBuffer(zip, { lazyEntries: false }, (err, z) => (err ? reject(err) : resolve(z!))),
+  );
+  const names: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    file.on('entry', (e: yauzl.Entry) => names.push(e.fileName));
+    file.on('end', () => resolve());
+    file.on('error', reject);
+  });
+  return names;
+}
+
+export interface ImageServer {
+  url: string;
+  caFile: string;
+  /** Paths answered 404 until removed. */
+  missing: Set<string>;
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * An HTTPS image host on 127.0.0.1 with its own CA (written to `caFile` for
+ * NODE_EXTRA_CA_CERTS): bulk fetches image URLs from it through the outbound guard.
+ */
+export async function startImageServer(dir: string): Promise<ImageServer> {
+  const pems = await generate([{ name: 'commonName', value: 'hallmark-test-images' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notAfterDate: new Date(Date.now() + 24 * 3600_000),
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'keyUsage', digitalSignature: true, keyCertSign: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
+    ],
+  });
+  const caFile = path.join(dir, 'image-ca.pem');
+  writeFileSync(caFile, pems.cert);
+  const missing = new Set<string>();
+  const requests: string[] = [];
+  const server = createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+    requests.push(req.url ?? '');
+    if (missing.has(req.url ?? '')) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'image/png' }).end(png(req.url ?? ''));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    caFile,
+    missing,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A multipart body for the CSV form. */
+export function csvForm(csv: string | Buffer, zip?: Buffer, fields: Record<string, string> = {}): FormData {
+  const form = new FormData();
+  form.append('metadata', new Blob([csv], { type: 'text/csv' }), 'products.csv');
+  if (zip) form.append('images', new Blob([zip], { type: 'application/zip' }), 'images.zip');
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  return form;
+}
