@@ -41,6 +41,9 @@ export interface HandlerDeps {
   syncTimeoutMs?: number;
 }
 
+/** Row errors shown per job in a list. */
+const LIST_ERRORS = 100;
+
 export function scopeOf(p: Principal | undefined): Scope {
   if (!p?.enterprise_id) throw missingParam('principal');
   return {
@@ -161,8 +164,14 @@ export function createBulkHandlers(deps: HandlerDeps): AsyncHandlers<BulkService
       if (page < 1) throw invalidParam('page', 'page must be at least 1.');
       if (limit < 1 || limit > 100) throw invalidParam('limit', 'limit must be between 1 and 100.');
       const { jobs: list, total } = await jobs.list(scope, status, page, limit);
+      // Each listed job shows its first row errors (GET /:jobId has them all).
+      const listed = await Promise.all(
+        list.map(async (j) =>
+          jobToProto(j, { errors: j.failedCount > 0 ? await jobs.errors(j.id, LIST_ERRORS) : [] }),
+        ),
+      );
       return {
-        jobs: list.map((j) => jobToProto(j)),
+        jobs: listed,
         page: { page, limit, total, total_pages: Math.ceil(total / limit) },
       };
     },
