@@ -2,7 +2,7 @@
 // inline stylesheet, mobile first. Every value from the certificate is escaped by `html`.
 import type { ProvenanceEntry } from '@hallmark/proto/certificates/v1/certificates';
 import type { VerifyCertificateResponse } from '@hallmark/proto/certificates/v1/verification';
-import { html, unsafeRaw, type Html } from './html.js';
+import { html, pageShell, unsafeRaw, type Html } from './html.js';
 
 /** The page's policy: nothing but its own inline styles and images (https, data, its QR code). */
 export const PAGE_CSP =
@@ -62,25 +62,13 @@ footer{color:#777;font-size:.8rem;text-align:center;padding:1rem 0}
 `);
 
 function page(title: string, body: Html): string {
-  return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex" />
-        <title>${title}</title>
-        <style>
-          ${STYLE}
-        </style>
-      </head>
-      <body>
-        <main>
-          <header>Hallmark · Certificate verification</header>
-          ${body}
-          <footer>Checked against the blockchain record by Hallmark.</footer>
-        </main>
-      </body>
-    </html>`.value;
+  return pageShell({
+    title,
+    heading: 'Hallmark · Certificate verification',
+    footer: 'Checked against the blockchain record by Hallmark.',
+    style: STYLE,
+    body,
+  });
 }
 
 const shortHex = (s: string) => (/^0x[0-9a-fA-F]{16,}$/.test(s) ? `${s.slice(0, 8)}…${s.slice(-6)}` : s);

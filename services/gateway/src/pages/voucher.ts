@@ -3,7 +3,7 @@
 // strict CSP. Every value is escaped by `html`. It shows the certificate the voucher refers to,
 // the voucher's status, expiry and reference number, and how its recipient claims it.
 import type { VoucherView } from '@hallmark/proto/certificates/v1/vouchers';
-import { html, unsafeRaw, type Html } from './html.js';
+import { html, pageShell, unsafeRaw, type Html } from './html.js';
 
 const STYLE = unsafeRaw(`
 *{box-sizing:border-box}
@@ -29,25 +29,13 @@ footer{color:#777;font-size:.8rem;text-align:center;padding:1rem 0}
 `);
 
 function page(title: string, body: Html): string {
-  return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex" />
-        <title>${title}</title>
-        <style>
-          ${STYLE}
-        </style>
-      </head>
-      <body>
-        <main>
-          <header>Hallmark · Certificate voucher</header>
-          ${body}
-          <footer>Certificates are recorded on a public blockchain by Hallmark.</footer>
-        </main>
-      </body>
-    </html>`.value;
+  return pageShell({
+    title,
+    heading: 'Hallmark · Certificate voucher',
+    footer: 'Certificates are recorded on a public blockchain by Hallmark.',
+    style: STYLE,
+    body,
+  });
 }
 
 function formatValue(v: unknown): string {
