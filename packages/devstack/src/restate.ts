@@ -4,7 +4,6 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { restateServerBinary } from './binaries.js';
 import { spawnProcess } from './process.js';
-import { sleep } from './wait.js';
 
 export interface RestateOptions {
   dataDir: string;
@@ -73,38 +72,5 @@ export async function startRestate(opts: RestateOptions): Promise<RestateHandle>
   };
 }
 
-/**
- * Registers (or re-registers, `force: true`) a service deployment, e.g. a service's Restate
- * endpoint `http://127.0.0.1:9180`. Retries only while the admin API is unreachable or answers
- * 503 (still starting); any other refusal (e.g. the endpoint does not answer) is thrown at once.
- */
-export async function registerDeployment(
-  adminUrl: string,
-  uri: string,
-  opts: { timeoutMs?: number } = {},
-): Promise<unknown> {
-  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
-  for (;;) {
-    let status = 0;
-    let body = '';
-    try {
-      const res = await fetch(`${adminUrl}/deployments`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ uri, force: true }),
-        // Restate calls the endpoint for discovery before answering; that is bounded too.
-        signal: AbortSignal.timeout(Math.max(1000, deadline - Date.now())),
-      });
-      status = res.status;
-      body = await res.text();
-      if (res.ok) return body ? (JSON.parse(body) as unknown) : {};
-    } catch (err) {
-      body = (err as Error).message;
-    }
-    const retryable = status === 0 || status === 503;
-    if (!retryable || Date.now() >= deadline) {
-      throw new Error(`Restate refused deployment ${uri} (${status || 'no response'}): ${body}`);
-    }
-    await sleep(250);
-  }
-}
+/** The kit's registration, under the name the dev stack's callers know. */
+export { registerRestateDeployment as registerDeployment } from '@hallmark/kit';

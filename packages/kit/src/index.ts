@@ -16,3 +16,4 @@ export * from './grpc/health.js';
 export * from './service.js';
 export * from './outbound.js';
 export * from './interval-worker.js';
+export * from './restate.js';

@@ -4,7 +4,7 @@
 import type { Pool } from '@hallmark/kit';
 import yazl from 'yazl';
 import { resultCsvHeader, resultCsvLine } from './domain/export.js';
-import type { JobRecord } from './domain/job.js';
+import { voucherMetadataOf, type JobRecord } from './domain/job.js';
 import type { JobsStore } from './store.js';
 
 const PAGE = 2000;
@@ -103,12 +103,7 @@ export async function exportZip(jobs: JobsStore, job: JobRecord): Promise<Buffer
         transactionHash: r.transaction_hash,
         blockNumber: r.block_number === null ? null : Number(r.block_number),
         name: r.name,
-        metadata: r.input.metadata ?? {
-          description: r.input.description,
-          category: r.input.category,
-          imageUrl: r.input.imageUrl,
-          attributes: r.input.attributes,
-        },
+        metadata: voucherMetadataOf(r.input),
       };
       zip.addBuffer(Buffer.from(JSON.stringify(meta, null, 2)), `metadata/${base}.json`);
       const image = r.media_id ? media.get(r.media_id) : undefined;

@@ -6,6 +6,7 @@ import {
   createGuardedAgent,
   Encryptor,
   OutboundGuard,
+  registerRestateDeployment,
   runServiceMain,
   type Logger,
 } from '@hallmark/kit';
@@ -22,7 +23,7 @@ import { createBulkHandlers } from './rpc.js';
 import { JobsStore } from './store.js';
 import { bulkJobObject } from './workflows/bulk-job.js';
 import { JobSteps } from './workflows/steps.js';
-import { registerEndpoint, restateIngress, submitterWorker } from './workflows/submit.js';
+import { restateIngress, submitterWorker } from './workflows/submit.js';
 
 const config = loadBulkConfig();
 
@@ -111,8 +112,9 @@ function restateEndpoint(steps: JobSteps, log: Logger, onStop: () => void) {
       if (config.HALLMARK_BULK_RESTATE_REGISTER) {
         // In the background: the service answers (reads, job creation) while Restate starts;
         // runs submitted meanwhile are re-sent by the submitter.
-        void registerEndpoint(config.HALLMARK_RESTATE_ADMIN_URL, uri, log, Infinity).catch((err: unknown) =>
-          log.error({ err }, 'restate endpoint registration refused'),
+        void registerRestateDeployment(config.HALLMARK_RESTATE_ADMIN_URL, uri, { timeoutMs: Infinity }).then(
+          () => log.info({ uri }, 'restate endpoint registered'),
+          (err: unknown) => log.error({ err }, 'restate endpoint registration refused'),
         );
       }
     },

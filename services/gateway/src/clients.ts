@@ -11,6 +11,7 @@ import { BulkServiceClient } from '@hallmark/proto/bulk/v1/bulk';
 import { AllowlistServiceClient } from '@hallmark/proto/certificates/v1/allowlist';
 import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
 import { CertificateVerificationServiceClient } from '@hallmark/proto/certificates/v1/verification';
+import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1/vouchers';
 import { WarrantyServiceClient } from '@hallmark/proto/certificates/v1/warranty';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';
@@ -27,6 +28,7 @@ export interface Clients {
   verification: AsyncClient<CertificateVerificationServiceClient>;
   warranty: AsyncClient<WarrantyServiceClient>;
   allowlist: AsyncClient<AllowlistServiceClient>;
+  certificateVouchers: AsyncClient<CertificateVoucherServiceClient>;
   bulk: AsyncClient<BulkServiceClient>;
   health: Record<ServiceName, HealthProbe>;
   close(): void;
@@ -64,6 +66,11 @@ export function createClients(config: Config): Clients {
   );
   const warranty = createGrpcClient(WarrantyServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const allowlist = createGrpcClient(AllowlistServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const certificateVouchers = createGrpcClient(
+    CertificateVoucherServiceClient,
+    config.HALLMARK_CERTIFICATES_ADDR,
+    opts,
+  );
   const bulk = createGrpcClient(BulkServiceClient, config.HALLMARK_BULK_ADDR, opts);
   const health: Record<ServiceName, HealthProbe> = {
     keys: createHealthProbe(config.HALLMARK_KEYS_ADDR),
@@ -82,6 +89,7 @@ export function createClients(config: Config): Clients {
     verification: verification.api,
     warranty: warranty.api,
     allowlist: allowlist.api,
+    certificateVouchers: certificateVouchers.api,
     bulk: withDeadlines(bulk.api, BULK_DEADLINES_MS),
     health,
     close() {
@@ -93,6 +101,7 @@ export function createClients(config: Config): Clients {
       verification.close();
       warranty.close();
       allowlist.close();
+      certificateVouchers.close();
       bulk.close();
       for (const probe of Object.values(health)) probe.close();
     },

@@ -148,3 +148,13 @@ export function jobEventBody(job: JobRecord, vouchers: ItemVoucher[], processing
     ...(job.form === 'order' ? { voucher_map: voucherMap, voucher_all: voucherAll } : {}),
   };
 }
+
+/**
+ * The metadata a voucher carries: an order item's metadata as given, or a CSV row's
+ * certificate fields. (`JobsStore.vouchers` builds the same object in SQL, as JSON text.)
+ */
+export function voucherMetadataOf(input: Record<string, unknown>): Record<string, unknown> {
+  if (input.metadata && typeof input.metadata === 'object') return input.metadata as Record<string, unknown>;
+  const { name, description, category, imageUrl, attributes } = input;
+  return { name, description, category, imageUrl, attributes };
+}

@@ -8,7 +8,7 @@ import { HallmarkError, type AsyncClient, type Logger } from '@hallmark/kit';
 import type { CertificatesServiceClient, MintItem } from '@hallmark/proto/certificates/v1/certificates';
 import type { CertificateVoucherServiceClient, VoucherItem } from '@hallmark/proto/certificates/v1/vouchers';
 import type { Principal } from '@hallmark/proto/common/v1/common';
-import { isFinished, type JobRecord } from '../domain/job.js';
+import { isFinished, voucherMetadataOf, type JobRecord } from '../domain/job.js';
 import type { BatchesStore, BatchItem, ItemResult } from '../batches-store.js';
 import type { JobsStore } from '../store.js';
 
@@ -204,7 +204,7 @@ export class JobSteps {
     }
     const voucherItems: VoucherItem[] = pendingItems.map((item, i) => ({
       certificate_id: batch.certificates[i]!.id,
-      metadata_json: JSON.stringify(voucherMetadataOf(item)),
+      metadata_json: JSON.stringify(voucherMetadataOf(item.input)),
       recipient_email: item.recipientEmail ?? undefined,
       recipient_name: item.recipientName ?? undefined,
       expiry_days: Number(item.input.expiryDays ?? 30),
@@ -256,12 +256,4 @@ export class JobSteps {
   async failBatch(jobId: string, key: string, error: string): Promise<number> {
     return this.d.batches.recordFailure(jobId, key, error);
   }
-}
-
-/** A voucher carries the order item's metadata as given, or a CSV row's certificate fields. */
-function voucherMetadataOf(item: BatchItem): Record<string, unknown> {
-  const input = item.input;
-  if (input.metadata && typeof input.metadata === 'object') return input.metadata as Record<string, unknown>;
-  const { name, description, category, imageUrl, attributes } = input;
-  return { name, description, category, imageUrl, attributes };
 }

@@ -74,34 +74,3 @@ export function submitterWorker(
     },
   );
 }
-
-/**
- * Registers this service's Restate endpoint with the admin API (re-registering on every
- * start picks up changed handlers). Retries while Restate is starting.
- */
-export async function registerEndpoint(adminUrl: string, uri: string, log: Logger, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const res = await fetch(new URL('/deployments', adminUrl), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ uri, force: true }),
-        signal: AbortSignal.timeout(10_000),
-      });
-      if (res.ok) {
-        await res.body?.cancel();
-        log.info({ uri }, 'restate endpoint registered');
-        return;
-      }
-      const text = await res.text();
-      if (res.status !== 503 && res.status < 500)
-        throw new Error(`Restate refused ${uri}: ${res.status} ${text}`);
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      if ((err as Error).message.startsWith('Restate refused')) throw err;
-    }
-    if (Date.now() > deadline) throw new Error(`Restate admin API ${adminUrl} did not answer`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}

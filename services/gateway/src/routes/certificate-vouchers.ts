@@ -6,12 +6,8 @@
 //
 // The public routes use the rate group `public` (per client address); the claim uses
 // `voucher_redeem` (claiming is redeeming a voucher), counted per enterprise for sessions.
-// The gRPC client of CertificateVoucherService is this plugin's own (closed with the app).
-import { createGrpcClient, HallmarkError } from '@hallmark/kit';
-import {
-  CertificateVoucherServiceClient,
-  type CertificateVoucher,
-} from '@hallmark/proto/certificates/v1/vouchers';
+import { HallmarkError } from '@hallmark/kit';
+import type { CertificateVoucher } from '@hallmark/proto/certificates/v1/vouchers';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import { PAGE_CSP } from '../pages/verify.js';
@@ -89,12 +85,8 @@ function sendPage(reply: FastifyReply, status: number, body: string) {
 const notFound = (id: string) =>
   new HallmarkError('resource_not_found', { message: `No such voucher: '${id}'.` });
 
-export default async function certificateVouchers(app: FastifyInstance, { config }: RouteDeps) {
-  const client = createGrpcClient(CertificateVoucherServiceClient, config.HALLMARK_CERTIFICATES_ADDR, {
-    deadlineMs: config.HALLMARK_GRPC_DEADLINE_MS,
-  });
-  app.addHook('onClose', async () => client.close());
-  const vouchers = client.api;
+export default async function certificateVouchers(app: FastifyInstance, { clients, config }: RouteDeps) {
+  const vouchers = clients.certificateVouchers;
   const base = config.HALLMARK_PUBLIC_URL.replace(/\/+$/, '');
   const claimUrl = (id: string) => `${base}/api/certificates/vouchers/${encodeURIComponent(id)}/claim`;
 

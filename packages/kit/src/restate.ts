@@ -1,0 +1,39 @@
+// Registering a service's Restate endpoint with the Restate admin API: one function for the
+// service that registers itself at start (bulk) and for the dev stack and its tests.
+
+/**
+ * Registers (or re-registers, `force: true`) a service deployment, e.g. a service's Restate
+ * endpoint `http://127.0.0.1:9180`. Retries only while the admin API is unreachable or answers
+ * 503 (still starting); any other refusal (e.g. the endpoint does not answer) is thrown at once.
+ * `timeoutMs` may be Infinity (a service waiting for Restate to come up).
+ */
+export async function registerRestateDeployment(
+  adminUrl: string,
+  uri: string,
+  opts: { timeoutMs?: number } = {},
+): Promise<unknown> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+  for (;;) {
+    let status = 0;
+    let body = '';
+    try {
+      const res = await fetch(new URL('/deployments', adminUrl), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ uri, force: true }),
+        // Restate calls the endpoint for discovery before answering; that is bounded too.
+        signal: AbortSignal.timeout(Math.min(10_000, Math.max(1000, deadline - Date.now()))),
+      });
+      status = res.status;
+      body = await res.text();
+      if (res.ok) return body ? (JSON.parse(body) as unknown) : {};
+    } catch (err) {
+      body = (err as Error).message;
+    }
+    const retryable = status === 0 || status === 503;
+    if (!retryable || Date.now() >= deadline) {
+      throw new Error(`Restate refused deployment ${uri} (${status || 'no response'}): ${body}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
