@@ -41,6 +41,8 @@ export const configSchema = z
     /** Highest maxFeePerGas (gwei) the relayer ever signs, first signing and fee bumps alike. */
     HALLMARK_CHAIN_MAX_FEE_GWEI: z.coerce.number().positive().max(1_000_000).default(500),
     /** How often the burn indexer looks for confirmed Transfer-to-zero logs. */
+    /** Transfer attempts of one certificate-voucher claim before the claim is undone. */
+    HALLMARK_CLAIM_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
     HALLMARK_BURN_INDEXER_INTERVAL_MS: z.coerce.number().int().min(50).default(2000),
     /** Largest block range of one getLogs call of the burn indexer. */
     HALLMARK_BURN_INDEXER_BLOCK_RANGE: z.coerce.number().int().min(1).max(100_000).default(1000),

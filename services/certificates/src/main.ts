@@ -115,19 +115,30 @@ await runServiceMain({
           feePolicy: feePolicyOf(config),
         })
       : undefined;
-    // The mint worker's pass also sends transfers (one signer, one nonce sequence).
-    const worker = relayer
-      ? new MintWorker(
-          pool,
-          transfers ? withTransfers(relayer, transfers) : relayer,
-          log,
-          config.HALLMARK_CERTIFICATES_MINT_INTERVAL_MS,
-        )
-      : null;
     const vouchers = new VoucherStore(pool, {
       publicUrl: config.HALLMARK_PUBLIC_URL,
       encryptionKeys: config.HALLMARK_ENCRYPTION_KEYS,
     });
+    const claims =
+      wallets && transfers
+        ? new VoucherClaims({
+            store: vouchers,
+            wallets,
+            transfers,
+            maxAttempts: config.HALLMARK_CLAIM_MAX_ATTEMPTS,
+            log,
+          })
+        : undefined;
+    // The mint worker's pass also sends transfers (one signer, one nonce sequence) and
+    // repairs certificate-voucher claims whose transfer failed.
+    const worker = relayer
+      ? new MintWorker(
+          pool,
+          transfers ? withTransfers(relayer, transfers, () => claims!.repairPass()) : relayer,
+          log,
+          config.HALLMARK_CERTIFICATES_MINT_INTERVAL_MS,
+        )
+      : null;
     const allowlistStore = new AllowlistStore(pool);
     const allowlistWorker =
       chain && relayer ? allowlistWorkerOf(chain, relayer, allowlistStore, pool, log) : null;
@@ -155,8 +166,7 @@ await runServiceMain({
           createVoucherHandlers({
             vouchers,
             certificates: store,
-            claims:
-              wallets && transfers ? new VoucherClaims({ store: vouchers, wallets, transfers }) : undefined,
+            claims,
           }),
         ),
         bind<WarrantyServiceServer>(WarrantyServiceService, createWarrantyHandlers({ certificates: store })),

@@ -171,7 +171,18 @@ describe('status and claim refusals', () => {
     expect(claimRefusal(voucher(), { ...who, email: 'eve@example.com' }, now)).toMatchObject({
       code: 'insufficient_permissions',
     });
-    expect(claimRefusal(voucher(), { ...who, email: null }, now)).toBeNull();
+    const pendingCheck = claimRefusal(voucher({ certificateStatus: 'pending', tokenId: null }), who, now);
+    expect((pendingCheck as HallmarkError).message).toMatch(/try again shortly/);
+  });
+
+  it('fails closed: a voucher with a recipient needs a session proving that address; without one it is a bearer voucher', () => {
+    for (const email of [null, '', '   ', 'ada@example.com.evil', 'eve@example.com']) {
+      expect(claimRefusal(voucher(), { ...who, email }, now)).toMatchObject({
+        code: 'insufficient_permissions',
+      });
+    }
+    expect(claimRefusal(voucher(), { ...who, email: '  ADA@example.COM ' }, now)).toBeNull();
+    expect(claimRefusal(voucher(), { ...who, email: null, recipientEmail: null }, now)).toBeNull();
     const pending = claimRefusal(voucher({ certificateStatus: 'pending', tokenId: null }), who, now);
     expect((pending as HallmarkError).message).toMatch(/try again shortly/);
   });

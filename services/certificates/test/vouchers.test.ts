@@ -39,6 +39,9 @@ let chain: Chain;
 let relayer: Relayer;
 let api: ReturnType<typeof createCertificatesHandlers>;
 let vouchers: ReturnType<typeof createVoucherHandlers>;
+let voucherStore: VoucherStore;
+let wallets: WalletStore;
+let store: CertificatesStore;
 
 const issuerOf = (ent = newId('enterprise')): Principal => ({
   enterprise_id: ent,
@@ -77,7 +80,7 @@ beforeAll(async () => {
     pool,
     log,
   );
-  const store = new CertificatesStore(pool, () => chain.contract.address);
+  store = new CertificatesStore(pool, () => chain.contract.address);
   relayer = new Relayer({
     pool,
     provider: chain.provider,
@@ -89,7 +92,7 @@ beforeAll(async () => {
     log,
     receiptTimeoutMs: 20_000,
   });
-  const wallets = new WalletStore(pool, KEYS);
+  wallets = new WalletStore(pool, KEYS);
   const transfers: TransferService = new TransferService({
     pool,
     store,
@@ -109,7 +112,7 @@ beforeAll(async () => {
   });
   const driven = withTransfers(relayer, transfers);
   api = createCertificatesHandlers({ store, provider: chain.provider, wallets, transfers, batchPollMs: 50 });
-  const voucherStore = new VoucherStore(pool, { publicUrl: PUBLIC_URL, encryptionKeys: KEYS });
+  voucherStore = new VoucherStore(pool, { publicUrl: PUBLIC_URL, encryptionKeys: KEYS });
   vouchers = createVoucherHandlers({
     vouchers: voucherStore,
     certificates: store,
@@ -572,5 +575,89 @@ describe('ClaimVoucher', () => {
     );
     expect(rows[0]).toEqual({ n: 0 });
     await relayer.processOpen();
+  }, 90_000);
+
+  it('a claim whose chain transfer fails is sent again until the token is in the recipient’s wallet', async () => {
+    // A sender that records but never sends (as if the process died), so the test decides
+    // what the chain did: the first transfer is made to fail.
+    const idle = new TransferService({
+      pool,
+      store,
+      wallets,
+      chain: () => ({
+        relayer,
+        provider: chain.provider,
+        signer: chain.signer,
+        chainId: chain.chainId,
+        confirmations: 1,
+      }),
+      log,
+      waitMs: 0,
+    });
+    const claims = new VoucherClaims({ store: voucherStore, wallets, transfers: idle, log });
+    const batch = await mintBatch('claim-fail-once', 1);
+    const [v] = (await create('claim-fail-once', itemsFor(batch, { recipient_email: 'lin@example.com' })))
+      .vouchers;
+    const lin = recipient();
+    const first = await claims.claim(lin, v!.id, 'LIN@example.com');
+    expect(first.transfer.status).toBe('pending');
+    await idle.sender.fail(first.transfer.id, 'injected: the chain refused this transfer', null);
+
+    // The repair pass sends it again under a new key; the worker's pass delivers it.
+    expect(await claims.repairPass()).toBe(1);
+    await withTransfers(relayer, idle).processOpen();
+    const wallet = await api.ensureWallet(
+      { principal: lin, owner: { kind: 'user', id: lin.actor_id } },
+      CALL,
+    );
+    expect(await chain.contract.ownerOf(BigInt(v!.token_id!))).toBe(wallet.address);
+    const { rows } = await pool.query(
+      'SELECT claimed_by, claim_transfer_key, claim_attempts FROM certificate_vouchers WHERE id = $1',
+      [v!.id],
+    );
+    expect(rows[0]).toEqual({
+      claimed_by: lin.actor_id,
+      claim_transfer_key: `claim:${v!.id}:2`,
+      claim_attempts: 2,
+    });
+    expect(await claims.repairPass()).toBe(0);
+    const again = await claims.claim(lin, v!.id, 'lin@example.com');
+    expect(again).toMatchObject({ replayed: true, transfer: { status: 'confirmed' } });
+  }, 90_000);
+
+  it('a claim whose transfer keeps failing is undone: the voucher is claimable again, provenance says so', async () => {
+    const idle = new TransferService({
+      pool,
+      store,
+      wallets,
+      chain: () => ({
+        relayer,
+        provider: chain.provider,
+        signer: chain.signer,
+        chainId: chain.chainId,
+        confirmations: 1,
+      }),
+      log,
+      waitMs: 0,
+    });
+    const claims = new VoucherClaims({ store: voucherStore, wallets, transfers: idle, log, maxAttempts: 2 });
+    const batch = await mintBatch('claim-fail-always', 1);
+    const [v] = (await create('claim-fail-always', itemsFor(batch))).vouchers;
+    const first = await claims.claim(recipient(), v!.id, null);
+    await idle.sender.fail(first.transfer.id, 'injected', null);
+    expect(await claims.repairPass()).toBe(1); // attempt 2
+    const { rows: t } = await pool.query<{ id: string }>(
+      'SELECT id FROM certificate_transfers WHERE transfer_key = $1',
+      [`claim:${v!.id}:2`],
+    );
+    await idle.sender.fail(t[0]!.id, 'injected again', null);
+    expect(await claims.repairPass()).toBe(1); // undone
+    const view = await vouchers.getPublicVoucher({ voucher_id: v!.id }, CALL);
+    expect(view.voucher!.status).toBe('available');
+    const cert = await api.getCertificate({ principal: issuer, certificate_id: v!.certificate_id }, CALL);
+    expect(cert.provenance.map((p) => p.kind)).toEqual(['minted', 'claimed', 'claim_reverted']);
+    // And it can be claimed again, for real this time.
+    const res = await vouchers.claimVoucher({ principal: recipient(), voucher_id: v!.id }, CALL);
+    expect(res.transfer_status).toBe('confirmed');
   }, 90_000);
 });

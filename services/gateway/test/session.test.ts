@@ -18,7 +18,23 @@ describe('HS256 sessions', () => {
 
   it('accept a valid token and read sub, ent, email and role', async () => {
     const claims = await verify(await hs({ ent: ENT, email: 'a@b.test', role: 'admin' }));
-    expect(claims).toEqual({ sub: 'alice', ent: ENT, email: 'a@b.test', role: 'admin' });
+    expect(claims).toEqual({
+      sub: 'alice',
+      ent: ENT,
+      email: 'a@b.test',
+      provenEmail: 'a@b.test',
+      role: 'admin',
+    });
+  });
+
+  it('prove an e-mail only when the claim is a non-empty string not marked unverified', async () => {
+    const proven = async (claims: Record<string, unknown>) =>
+      (await verify(await hs({ ent: ENT, ...claims }))).provenEmail;
+    expect(await proven({ email: ' a@b.test ' })).toBe('a@b.test');
+    expect(await proven({ email: 'a@b.test', email_verified: true })).toBe('a@b.test');
+    expect(await proven({ email: 'a@b.test', email_verified: false })).toBeNull();
+    for (const email of [undefined, '', '  ', null, ['a@b.test'], 7])
+      expect(await proven({ email })).toBeNull();
   });
 
   it('treat an unknown role as member', async () => {

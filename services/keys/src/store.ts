@@ -116,6 +116,8 @@ export class KeysStore {
       keyPrefix: displayPrefix(secret),
       createdAt: now,
       createdBy: caller.actorId,
+      actsFor: caller.actsFor,
+      creatorRole: caller.role,
       lastUsedAt: null,
       revokedAt: null,
     };
@@ -123,8 +125,9 @@ export class KeysStore {
       await ensureEnterprise(tx, key.enterpriseId, now);
       await tx.query(
         `INSERT INTO api_keys (id, enterprise_id, name, type, livemode, permissions, rate_limit_per_minute,
-           requests_per_hour, burst_limit, allowed_ips, key_prefix, expires_at, created_at, created_by, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $13)`,
+           requests_per_hour, burst_limit, allowed_ips, key_prefix, expires_at, created_at, created_by, updated_at,
+           acts_for, creator_role)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $13, $15, $16)`,
         [
           key.id,
           key.enterpriseId,
@@ -140,6 +143,8 @@ export class KeysStore {
           key.expiresAt,
           now,
           key.createdBy,
+          key.actsFor,
+          key.creatorRole,
         ],
       );
       await tx.query('INSERT INTO api_key_secrets (secret_hash, key_id, created_at) VALUES ($1, $2, $3)', [
@@ -166,7 +171,7 @@ export class KeysStore {
          FROM api_keys k LEFT JOIN key_shares s ON s.key_id = k.id AND s.user_id = $2
         WHERE k.enterprise_id = $1 AND (k.livemode = false OR $3)
         ORDER BY k.created_at DESC, k.id DESC`,
-      [caller.enterpriseId, caller.actorId, caller.livemode],
+      [caller.enterpriseId, caller.actsFor, caller.livemode],
     );
     const views: KeyView[] = [];
     for (const row of rows) {

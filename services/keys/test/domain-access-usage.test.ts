@@ -1,7 +1,14 @@
 // Pure rules of access (share levels, visibility), sessions and usage.
 import { describe, expect, it } from '@jest/globals';
 import { HallmarkError } from '@hallmark/kit';
-import { accessLevelOn, canDo, checkKeyManager, shareLevelFor, type Caller } from '../src/domain/access.js';
+import {
+  accessLevelOn,
+  canDo,
+  checkKeyManager,
+  lowerRole,
+  shareLevelFor,
+  type Caller,
+} from '../src/domain/access.js';
 import { auditLimit } from '../src/domain/audit.js';
 import { mergeSession, validateSessionClaims } from '../src/domain/session.js';
 import {
@@ -19,8 +26,9 @@ const member: Caller = {
   actorId: 'user_m',
   actorType: 'user',
   role: 'member',
+  actsFor: 'user_m',
 };
-const key = { enterpriseId: ENT, livemode: true, createdBy: 'user_creator' };
+const key = { enterpriseId: ENT, livemode: true, createdBy: 'user_creator', actsFor: 'user_creator' };
 
 function refused(fn: () => unknown): HallmarkError {
   try {
@@ -46,6 +54,21 @@ describe('access levels', () => {
     expect(accessLevelOn({ ...member, role: 'admin' }, key, null)).toBe('owner');
     expect(accessLevelOn(member, key, null)).toBeNull();
     expect(accessLevelOn(member, key, 'viewer')).toBe('viewer');
+  });
+
+  it("a member's API key has the member's level: owner on what the member made, nothing else", () => {
+    const memberKey: Caller = {
+      ...member,
+      actorId: 'apikey_k',
+      actorType: 'api_key',
+      actsFor: 'user_creator',
+    };
+    expect(accessLevelOn(memberKey, key, null)).toBe('owner');
+    expect(
+      accessLevelOn(memberKey, { ...key, createdBy: 'user_owner', actsFor: 'user_owner' }, null),
+    ).toBeNull();
+    expect(lowerRole('owner', 'member')).toBe('member');
+    expect(lowerRole('admin', 'owner')).toBe('admin');
   });
 
   it('viewers view; admins also rotate and update; only owners share and delete', () => {

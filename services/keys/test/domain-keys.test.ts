@@ -204,6 +204,8 @@ describe('update validation', () => {
     expiresAt: null,
     createdAt: now,
     createdBy: 'user_x',
+    actsFor: 'user_x',
+    creatorRole: 'owner',
     lastUsedAt: null,
     revokedAt: null,
   };

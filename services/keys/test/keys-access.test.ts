@@ -108,12 +108,44 @@ describe('test mode and API-key callers', () => {
     expect(made.key).toMatchObject({ livemode: false, created_by: testKey.key!.id, access_level: 'owner' });
   });
 
-  it('an API key with admin.* acts as an enterprise admin; without it, it manages nothing', async () => {
-    const admin = keyPrincipal(ent, 'apikey_AAAAAAAAAAAAAAAAAAAAAAAA', ['admin.*']);
+  it('an owner-made admin.* key manages every key; without admin.* a key manages nothing', async () => {
+    const made = await h.rpc.createKey(createRequest(owner.principal, { permissions: ['admin.*'] }), CALL);
+    const admin = keyPrincipal(ent, made.key!.id, ['admin.*']);
     expect((await get(admin)).access_level).toBe('owner');
-    const narrow = keyPrincipal(ent, 'apikey_AAAAAAAAAAAAAAAAAAAAAAAA', ['transactions.*']);
+    const narrow = keyPrincipal(ent, made.key!.id, ['transactions.*']);
     const err = await refusal(get(narrow));
     expect([err.code, err.extras.required_permission]).toEqual(['insufficient_permissions', 'admin.*']);
+  });
+
+  it("a member-made admin.* key acts with the member's level: it cannot see or touch the owner's keys", async () => {
+    const ownersKey = (await h.rpc.createKey(createRequest(owner.principal, { name: 'owner key' }), CALL))
+      .key!;
+    const member = await signIn(h, { ent, sub: 'key-maker', role: 'member' });
+    const made = await h.rpc.createKey(createRequest(member.principal, { permissions: ['admin.*'] }), CALL);
+    const memberKey = keyPrincipal(ent, made.key!.id, ['admin.*']);
+    for (const attempt of [
+      () => get(memberKey, ownersKey.id),
+      () => rename(memberKey, 'taken', ownersKey.id),
+      () => rotate(memberKey, ownersKey.id),
+      () => revoke(memberKey, ownersKey.id),
+    ]) {
+      expect((await refusal(attempt())).code).toBe('resource_not_found');
+    }
+    const listed = (await h.rpc.listKeys({ principal: memberKey }, CALL)).keys.map((k) => k.id);
+    expect(listed).toEqual([made.key!.id]);
+    // Keys it makes carry the same bound: a chain of keys never climbs above its maker.
+    const child = await h.rpc.createKey(createRequest(memberKey, { permissions: ['admin.*'] }), CALL);
+    const childKey = keyPrincipal(ent, child.key!.id, ['admin.*']);
+    expect((await refusal(get(childKey, ownersKey.id))).code).toBe('resource_not_found');
+    expect((await get(childKey, made.key!.id)).access_level).toBe('owner');
+    // The owner's key is untouched and the owner still manages the member's key.
+    expect((await get(owner.principal, ownersKey.id)).status).toBe('active');
+    expect((await get(owner.principal, made.key!.id)).access_level).toBe('owner');
+  });
+
+  it('a key id this enterprise does not know manages nothing (fail closed)', async () => {
+    const ghost = keyPrincipal(ent, 'apikey_AAAAAAAAAAAAAAAAAAAAAAAA', ['admin.*']);
+    expect((await refusal(get(ghost))).code).toBe('insufficient_permissions');
   });
 });
 

@@ -88,7 +88,9 @@ describe('CSV + ZIP bulk job', () => {
     expect(rows[0]).toBe('row,name,status,certificateId,voucherId,referenceNumber,recipientEmail,error');
     expect(rows).toHaveLength(1001);
     expect(rows[2]).toMatch(/^2,"?'=HYPERLINK/);
-    expect(rows[1]).toMatch(/^1,Watch 1,success,cert_\w+,v_\w+,[A-Z0-9-]+,owner1@example.com,$/);
+    expect(rows[1]).toMatch(
+      /^1,Watch 1,success,cert_\w+,v_\w+,HM-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9*~$=],owner1@example.com,$/,
+    );
     expect(rows[17]).toMatch(/^17,Watch 17,failed,,,,not-an-email,/);
 
     // The ZIP download: metadata for each certificate and the uploaded images.

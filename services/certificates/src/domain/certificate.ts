@@ -13,7 +13,14 @@ const MAX_METADATA_JSON = 16_384;
 export type CertificateStatus = 'pending' | 'minted' | 'burned';
 export type BatchStatus = 'pending' | 'minted' | 'failed';
 export type ProvenanceKind =
-  'minted' | 'transferred' | 'gifted' | 'claimed' | 'burned' | 'warranty_set' | 'warranty_changed';
+  | 'minted'
+  | 'transferred'
+  | 'gifted'
+  | 'claimed'
+  | 'claim_reverted'
+  | 'burned'
+  | 'warranty_set'
+  | 'warranty_changed';
 
 export interface Scope {
   enterpriseId: string;

@@ -124,18 +124,23 @@ export class TransferService {
 
   /** The Transfer RPC: record (or find by key), let the worker send, wait a bounded time. */
   async transfer(scope: Scope, req: TransferRequestInput): Promise<TransferResult> {
-    const chain = this.opts.chain();
-    if (!chain)
+    const requested = await this.request(scope, req);
+    const { replayed } = requested;
+    let { row } = requested;
+    if (OPEN.includes(row.status)) row = await this.waitFinal(row.id);
+    return { transfer: row, certificate: await this.opts.store.get(scope, row.certificate_id), replayed };
+  }
+
+  /** Records a transfer (or finds it by key) and wakes the sender, without waiting for it. */
+  async request(scope: Scope, req: TransferRequestInput): Promise<{ row: TransferRow; replayed: boolean }> {
+    if (!this.opts.chain())
       throw new HallmarkError('service_unavailable', { message: 'No chain is configured for transfers.' });
     const input = parseRequest(req);
     let row = await this.findByKey(scope, input.key, input.requestHash);
     const replayed = row !== null;
     if (!row) row = await this.record(scope, input);
-    if (OPEN.includes(row.status)) {
-      this.opts.onRecorded?.();
-      row = await this.waitFinal(row.id);
-    }
-    return { transfer: row, certificate: await this.opts.store.get(scope, row.certificate_id), replayed };
+    if (OPEN.includes(row.status)) this.opts.onRecorded?.();
+    return { row, replayed };
   }
 
   private async findByKey(scope: Scope, key: string, requestHash: string): Promise<TransferRow | null> {

@@ -4,12 +4,20 @@
 import type { Relayer } from '../chain/relayer.js';
 import type { TransferService } from './service.js';
 
-/** The relayer as the mint worker drives it, with the open transfers processed in each pass. */
-export function withTransfers(relayer: Relayer, transfers: TransferService): Relayer {
+/**
+ * The relayer as the mint worker drives it, with the open transfers processed in each pass,
+ * then any further passes that feed transfers (the certificate-voucher claim repair).
+ */
+export function withTransfers(
+  relayer: Relayer,
+  transfers: TransferService,
+  ...more: Array<() => Promise<number>>
+): Relayer {
   const driven = Object.create(relayer) as Relayer;
   driven.processOpen = async () => {
-    const minted = await relayer.processOpen();
-    return minted + (await transfers.processOpen());
+    let done = (await relayer.processOpen()) + (await transfers.processOpen());
+    for (const pass of more) done += await pass();
+    return done;
   };
   return driven;
 }

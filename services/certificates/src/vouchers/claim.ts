@@ -15,8 +15,15 @@
 //    certificate.transferred come from there).
 // The same recipient claiming again answers the same claim (replayed) and, because the
 // transfer key is idempotent, also completes a claim whose step 4 was cut short by a crash.
-import { HallmarkError, isId } from '@hallmark/kit';
+//
+// Never half-done: a claim whose transfer fails (the chain refused or reverted it) is sent
+// again under a new key `claim:<voucher id>:<attempt>` at once, and by the repair pass of the
+// mint worker (repairPass) for claims whose transfer failed or was never recorded (a crash
+// between steps 3 and 4). After `maxAttempts`, or when the issuer no longer holds the token,
+// the claim is undone: the voucher is claimable again and provenance says `claim_reverted`.
+import { HallmarkError, isId, type Logger } from '@hallmark/kit';
 import type { Principal } from '@hallmark/proto/common/v1/common';
+import type { Scope } from '../domain/certificate.js';
 import type { TransferResult, TransferService } from '../transfers/service.js';
 import type { WalletStore } from '../wallets/store.js';
 import { claimRefusal, type VoucherRecord } from './domain.js';
@@ -32,10 +39,26 @@ export interface VoucherClaimsDeps {
   store: VoucherStore;
   wallets: WalletStore;
   transfers: TransferService;
+  /** Transfer attempts of one claim before it is undone (default 5). */
+  maxAttempts?: number;
+  log?: Logger;
 }
+
+/** Refusals that a new attempt cannot change: the claim is undone instead. */
+const FINAL = new Set(['validation_failed', 'resource_not_found', 'parameter_invalid']);
+
+const scopeOf = (v: VoucherRecord): Scope => ({
+  enterpriseId: v.enterpriseId,
+  livemode: v.livemode,
+  actorId: v.claimedBy ?? '',
+});
 
 export class VoucherClaims {
   constructor(private readonly deps: VoucherClaimsDeps) {}
+
+  private get maxAttempts() {
+    return this.deps.maxAttempts ?? 5;
+  }
 
   async claim(
     principal: Principal | undefined,
@@ -55,7 +78,7 @@ export class VoucherClaims {
     const early = claimRefusal(found, {
       userId,
       email: sessionEmail,
-      recipientEmail: sessionEmail ? await store.recipientEmail(found.id) : null,
+      recipientEmail: await store.recipientEmail(found.id),
     });
     if (early instanceof HallmarkError) throw early;
 
@@ -65,14 +88,71 @@ export class VoucherClaims {
       { userId, enterpriseId: principal.enterprise_id, email: sessionEmail, toAddress: wallet.address },
       async (address, enterpriseId) => (await wallets.byAddress(address))?.enterpriseId === enterpriseId,
     );
-    const { transfer } = await transfers.transfer(
-      { enterpriseId: voucher.enterpriseId, livemode: voucher.livemode, actorId: userId },
-      {
-        certificateId: voucher.certificateId,
-        idempotencyKey: voucher.claimTransferKey!,
-        toAddress: voucher.claimToAddress!,
-      },
-    );
+    let { transfer } = await transfers.transfer(scopeOf(voucher), this.transferOf(voucher));
+    if (transfer.status === 'failed') {
+      // One more attempt at once; the repair pass keeps going if this one fails too.
+      const next = await this.repair(voucher, 'failed');
+      if (next === 'undone') {
+        throw new HallmarkError('validation_failed', {
+          param: 'voucher_id',
+          message: 'The certificate could not be transferred; the voucher was not claimed.',
+        });
+      }
+      const current = await store.find(voucher.id);
+      ({ transfer } = await transfers.transfer(scopeOf(current), this.transferOf(current)));
+    }
     return { voucher, transfer, replayed: replay };
+  }
+
+  /**
+   * One pass over claims whose transfer failed or was never recorded (run by the mint
+   * worker, so one replica at a time). Returns how many it moved on.
+   */
+  async repairPass(limit = 50): Promise<number> {
+    let moved = 0;
+    for (const { voucher, transfer } of await this.deps.store.claimsToRepair(limit)) {
+      try {
+        if (await this.repair(voucher, transfer)) moved++;
+      } catch (err) {
+        this.deps.log?.warn({ err, voucher: voucher.id }, 'voucher claims: repair failed; will retry');
+      }
+    }
+    return moved;
+  }
+
+  /** Sends a claim's transfer again (or for the first time), or undoes the claim. */
+  private async repair(
+    voucher: VoucherRecord,
+    transfer: 'failed' | 'missing',
+  ): Promise<'retry' | 'undone' | null> {
+    const { store, transfers } = this.deps;
+    let current = voucher;
+    if (transfer === 'failed') {
+      const next = await store.nextClaimAttempt(voucher.id, voucher.claimTransferKey!, this.maxAttempts);
+      if (!next) return null;
+      if (next.action === 'undone') {
+        this.deps.log?.warn({ voucher: voucher.id }, 'voucher claims: transfer kept failing; claim undone');
+        return 'undone';
+      }
+      current = next.voucher;
+    }
+    try {
+      await transfers.request(scopeOf(current), this.transferOf(current));
+      return 'retry';
+    } catch (err) {
+      if (!(err instanceof HallmarkError) || !FINAL.has(err.code)) throw err;
+      // The chain side refuses for good (e.g. the issuer no longer holds the token).
+      await store.undo(current.id, current.claimTransferKey!);
+      this.deps.log?.warn({ voucher: voucher.id, err }, 'voucher claims: transfer refused; claim undone');
+      return 'undone';
+    }
+  }
+
+  private transferOf(v: VoucherRecord) {
+    return {
+      certificateId: v.certificateId,
+      idempotencyKey: v.claimTransferKey!,
+      toAddress: v.claimToAddress!,
+    };
   }
 }

@@ -228,6 +228,11 @@ export const sameEmail = (a: string, b: string) => a.trim().toLowerCase() === b.
  * Why a recipient may not claim this voucher now, or null when they may. `replay` (the same
  * recipient claimed it already) is answered, not refused. The order matters: a claim by
  * someone else is final, so it is told before the expiry.
+ *
+ * A voucher with a recipient e-mail needs a session whose proven e-mail equals it (trimmed,
+ * any letter case); anything else is 403. A voucher without one (an order without a customer
+ * e-mail) is a bearer voucher: any signed-in user holding its id or reference number may
+ * claim it, as with a gift card.
  */
 export function claimRefusal(
   v: VoucherRecord,
@@ -237,7 +242,9 @@ export function claimRefusal(
   if (v.claimedBy === claimant.userId) return 'replay';
   if (v.claimedBy) return refuse('This voucher has already been claimed.');
   if (voucherStatus(v, now) === 'expired') return refuse(`This voucher expired on ${utc(v.expiresAt)}.`);
-  if (claimant.recipientEmail && claimant.email && !sameEmail(claimant.recipientEmail, claimant.email)) {
+  // Fail closed: a voucher issued to an address is claimed only by a session proving that
+  // address. No e-mail claim (or an empty, unverified or non-string one) is refused.
+  if (claimant.recipientEmail && !(claimant.email && sameEmail(claimant.recipientEmail, claimant.email))) {
     return new HallmarkError('insufficient_permissions', {
       message: 'This voucher was issued to another e-mail address; sign in with that address to claim it.',
       extras: { required_permission: 'voucher_recipient' },

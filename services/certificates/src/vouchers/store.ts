@@ -45,6 +45,8 @@ interface VoucherRow {
   claimed_at: Date | null;
   claim_to_address: string | null;
   claim_transfer_key: string | null;
+  claim_attempts: number;
+  claim_seq: number;
   created_at: Date;
   token_id: string | null;
   transaction_hash: string | null;
@@ -79,6 +81,13 @@ const fromRow = (r: VoucherRow): VoucherRecord => ({
 });
 
 type VoucherEvent = EventInput<EventType>;
+
+/**
+ * The transfer key of a voucher's n-th claim transfer: `claim:<id>` for the first (as before
+ * retries existed), `claim:<id>:<n>` after; never reused, even by a claim after an undo.
+ */
+const claimKey = (voucherId: string, n: number) =>
+  n <= 1 ? `claim:${voucherId}` : `claim:${voucherId}:${n}`;
 
 const eventOf = (type: 'voucher.created' | 'voucher.minted', v: VoucherRecord): VoucherEvent => ({
   type,
@@ -336,11 +345,12 @@ export class VoucherStore {
           message: 'The certificate of this voucher is no longer held by its issuer.',
         });
       }
+      const key = claimKey(voucher.id, row.claim_seq + 1);
       const { rows: updated } = await tx.query<{ claimed_at: Date }>(
         `UPDATE certificate_vouchers SET claimed_by = $2, claimed_by_enterprise = $3, claimed_at = now(),
-           claim_to_address = $4, claim_transfer_key = $5, updated_at = now()
+           claim_to_address = $4, claim_transfer_key = $5, claim_attempts = 1, claim_seq = $6, updated_at = now()
          WHERE id = $1 RETURNING claimed_at`,
-        [voucher.id, claimant.userId, claimant.enterpriseId, claimant.toAddress, `claim:${voucher.id}`],
+        [voucher.id, claimant.userId, claimant.enterpriseId, claimant.toAddress, key, row.claim_seq + 1],
       );
       await tx.query(
         `INSERT INTO provenance (certificate_id, kind, actor, from_address, to_address)
@@ -353,11 +363,92 @@ export class VoucherStore {
           claimedBy: claimant.userId,
           claimedAt: updated[0]!.claimed_at,
           claimToAddress: claimant.toAddress,
-          claimTransferKey: `claim:${voucher.id}`,
+          claimTransferKey: key,
         },
         replay: false,
       };
     });
+  }
+
+  /**
+   * Claims whose current transfer failed (the chain refused it, or it reverted) or was never
+   * recorded: the repair pass sends them (again) or undoes them. Oldest first.
+   */
+  async claimsToRepair(
+    limit = 50,
+  ): Promise<Array<{ voucher: VoucherRecord; transfer: 'failed' | 'missing' }>> {
+    // `missing`: the claim committed but the process died before its transfer was recorded
+    // (given a few seconds, so a claim still on its way is left to finish by itself).
+    const { rows } = await this.pool.query<VoucherRow & { transfer_status: string | null }>(
+      `SELECT v.*, c.token_id, c.transaction_hash, c.block_number, c.status AS certificate_status,
+           c.holder_address, t.status AS transfer_status
+         FROM certificate_vouchers v JOIN certificates c ON c.id = v.certificate_id
+         LEFT JOIN certificate_transfers t ON t.enterprise_id = v.enterprise_id
+           AND t.livemode = v.livemode AND t.transfer_key = v.claim_transfer_key
+        WHERE v.claimed_at IS NOT NULL
+          AND (t.status = 'failed' OR (t.id IS NULL AND v.claimed_at < now() - interval '10 seconds'))
+        ORDER BY v.claimed_at LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => ({ voucher: fromRow(r), transfer: r.transfer_status ? 'failed' : 'missing' }));
+  }
+
+  /**
+   * The next step for a claim whose transfer `failedKey` failed, under the voucher's row lock:
+   * `retry` with a new transfer key (claimKey), or `undone` after `maxAttempts`
+   * (the voucher is available again; a `claim_reverted` provenance entry says so). Null when
+   * the claim moved on meanwhile (another pass handled it), so concurrent repairs are safe.
+   */
+  async nextClaimAttempt(
+    voucherId: string,
+    failedKey: string,
+    maxAttempts: number,
+  ): Promise<{ action: 'retry' | 'undone'; voucher: VoucherRecord } | null> {
+    return transaction(this.pool, async (tx) => {
+      const row = await this.findRow(tx, voucherId, true);
+      if (row.claim_transfer_key !== failedKey || !row.claimed_at) return null;
+      if (row.claim_attempts >= maxAttempts) {
+        return { action: 'undone', voucher: await this.undoClaim(tx, row) };
+      }
+      const key = claimKey(row.id, row.claim_seq + 1);
+      await tx.query(
+        `UPDATE certificate_vouchers SET claim_transfer_key = $2, claim_attempts = claim_attempts + 1,
+           claim_seq = $3, updated_at = now()
+         WHERE id = $1`,
+        [row.id, key, row.claim_seq + 1],
+      );
+      return { action: 'retry', voucher: { ...fromRow(row), claimTransferKey: key } };
+    });
+  }
+
+  /** Undoes a claim that cannot be completed (see nextClaimAttempt); the caller holds the lock. */
+  async undo(voucherId: string, failedKey: string): Promise<VoucherRecord | null> {
+    return transaction(this.pool, async (tx) => {
+      const row = await this.findRow(tx, voucherId, true);
+      if (row.claim_transfer_key !== failedKey || !row.claimed_at) return null;
+      return this.undoClaim(tx, row);
+    });
+  }
+
+  private async undoClaim(tx: Queryable, row: VoucherRow): Promise<VoucherRecord> {
+    await tx.query(
+      `UPDATE certificate_vouchers SET claimed_by = NULL, claimed_by_enterprise = NULL, claimed_at = NULL,
+         claim_to_address = NULL, claim_transfer_key = NULL, claim_attempts = 0, updated_at = now()
+       WHERE id = $1`,
+      [row.id],
+    );
+    await tx.query(
+      `INSERT INTO provenance (certificate_id, kind, actor, from_address, to_address)
+       VALUES ($1, 'claim_reverted', $2, $3, $4)`,
+      [row.certificate_id, row.claimed_by, row.holder_address, row.claim_to_address],
+    );
+    return {
+      ...fromRow(row),
+      claimedBy: null,
+      claimedAt: null,
+      claimToAddress: null,
+      claimTransferKey: null,
+    };
   }
 
   /** The recipient e-mail of a voucher, decrypted (for the claim check only; never shown). */

@@ -7,7 +7,14 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 export interface SessionClaims {
   sub: string;
   ent: string;
+  /** The `email` claim when it is a string ('' otherwise). */
   email: string;
+  /**
+   * The e-mail the session proves: `email` when it is a non-empty string and the token does
+   * not mark it unverified (`email_verified: false`), else null. Checks that hinge on the
+   * address (a voucher's or gift's recipient) use this and refuse when it is null.
+   */
+  provenEmail: string | null;
   role: 'owner' | 'admin' | 'member';
 }
 
@@ -37,7 +44,7 @@ export function createSessionVerifier(opts: { secret?: string; jwksUrl?: string 
     } catch (err) {
       throw new HallmarkError('invalid_token', { cause: err });
     }
-    const { sub, ent, email, role } = payload as JWTPayload & Record<string, unknown>;
+    const { sub, ent, email, email_verified, role } = payload as JWTPayload & Record<string, unknown>;
     if (typeof sub !== 'string' || !isId('enterprise', ent)) {
       throw new HallmarkError('invalid_token', {
         message: 'The session token lacks a valid `sub` or `ent` claim.',
@@ -47,6 +54,8 @@ export function createSessionVerifier(opts: { secret?: string; jwksUrl?: string 
       sub,
       ent,
       email: typeof email === 'string' ? email : '',
+      provenEmail:
+        typeof email === 'string' && email.trim() && email_verified !== false ? email.trim() : null,
       role: typeof role === 'string' && ROLES.has(role) ? (role as SessionClaims['role']) : 'member',
     };
   };

@@ -25,6 +25,8 @@ export interface AuthInfo {
   subject: string;
   userId?: string;
   role?: string;
+  /** Sessions: the e-mail the token proves (SessionClaims.provenEmail); null when none. */
+  email?: string | null;
 }
 
 declare module 'fastify' {

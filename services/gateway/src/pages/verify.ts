@@ -21,8 +21,10 @@ const PROVENANCE_LABELS: Record<string, string> = {
   transferred: 'Transferred',
   gifted: 'Gifted',
   claimed: 'Claimed',
+  claim_reverted: 'Claim undone (transfer failed)',
   burned: 'Burned',
   warranty_set: 'Warranty set',
+  warranty_changed: 'Warranty changed',
 };
 
 const STYLE = unsafeRaw(`

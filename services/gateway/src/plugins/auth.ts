@@ -38,7 +38,7 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
 
   async function sessionAuth(token: string): Promise<AuthInfo> {
     const claims: SessionClaims = await opts.verifySession(token);
-    const cacheKey = `${claims.ent}|${claims.sub}|${claims.email}|${claims.role}`;
+    const cacheKey = `${claims.ent}|${claims.sub}|${claims.email}|${claims.provenEmail}|${claims.role}`;
     const hit = sessions.get(cacheKey);
     if (hit && hit.until > Date.now()) return hit.info;
     const res = await opts.keys.resolveSession(
@@ -50,6 +50,7 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
       subject: res.enterprise_id,
       userId: res.user_id,
       role: res.role,
+      email: claims.provenEmail,
       principal: {
         enterprise_id: res.enterprise_id,
         livemode: true,

@@ -3,10 +3,13 @@
 // - Keys of another enterprise, and live keys for a test-mode caller, do not exist for
 //   the caller (NOT_FOUND, never a permission error).
 // - Managing keys at all needs `admin.*` (user sessions hold it).
-// - Enterprise owners and admins, and API keys with `admin.*` (which act as an enterprise
-//   admin), have the Owner level on every key of their enterprise.
+// - Enterprise owners and admins have the Owner level on every key of their enterprise.
 // - A member has Owner on the keys they created, else the level a share gave them, else
 //   no access (the key is invisible to them).
+// - A key never holds more authority than its creator had when it was made: an API key
+//   acts for the user who made it (or for whom the key that made it acted), with the lower
+//   of that user's role then and now. An owner-made `admin.*` key manages every key; a
+//   member-made one manages only what that member may.
 import { HallmarkError } from '@hallmark/kit';
 import { ADMIN_SCOPE, hasScope } from './scopes.js';
 
@@ -49,7 +52,14 @@ export interface Caller {
   actorId: string;
   actorType: ActorType;
   role: Role;
+  /** The user whose authority the caller carries: the user, or the user behind a key. */
+  actsFor: string;
 }
+
+const ROLE_RANK: Record<Role, number> = { member: 1, admin: 2, owner: 3 };
+
+/** The lower of two roles: a key's authority can only narrow. */
+export const lowerRole = (a: Role, b: Role): Role => (ROLE_RANK[a] <= ROLE_RANK[b] ? a : b);
 
 /** Refuses a principal that is absent or may not manage keys; returns its checked shape. */
 export function checkKeyManager(p: PrincipalInput | undefined): PrincipalInput & { actorType: ActorType } {
@@ -64,6 +74,8 @@ export interface KeyOwnership {
   enterpriseId: string;
   livemode: boolean;
   createdBy: string;
+  /** The user the key acts for (who made it, directly or through their keys). */
+  actsFor: string;
 }
 
 /** The caller's level on a key, or null when the key must look nonexistent to them. */
@@ -75,7 +87,7 @@ export function accessLevelOn(
   if (key.enterpriseId !== caller.enterpriseId) return null;
   if (!caller.livemode && key.livemode) return null;
   if (caller.role === 'owner' || caller.role === 'admin') return 'owner';
-  if (key.createdBy === caller.actorId) return 'owner';
+  if (key.createdBy === caller.actorId || key.actsFor === caller.actsFor) return 'owner';
   return shareLevel;
 }
 

@@ -1,6 +1,7 @@
 // API keys: types, derived status, and validation of create and update input.
 // Pure: the caller passes `now`; every refusal is a typed HallmarkError naming its param.
 import { HallmarkError, invalidParam, missingParam } from '@hallmark/kit';
+import type { Role } from './access.js';
 import { normaliseIpEntry, MAX_ALLOWED_IPS } from './ips.js';
 import {
   limitsForEnterprise,
@@ -34,6 +35,9 @@ export interface ApiKeyRecord {
   expiresAt: Date | null;
   createdAt: Date;
   createdBy: string;
+  /** The user this key acts for, and the role it carries (never above its maker's). */
+  actsFor: string;
+  creatorRole: Role;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
 }

@@ -7,13 +7,14 @@ import {
   type AccessLevel,
   type Caller,
   type KeyAction,
+  type Role,
 } from '../domain/access.js';
 import type { AuditAction } from '../domain/audit.js';
 import type { ApiKeyRecord, KeyType } from '../domain/keys.js';
 
 export const KEY_COLUMNS = `k.id, k.enterprise_id, k.name, k.type, k.livemode, k.permissions, k.rate_limit_per_minute,
   k.requests_per_hour, k.burst_limit, k.allowed_ips, k.key_prefix, k.expires_at, k.created_at, k.created_by,
-  k.last_used_at, k.revoked_at`;
+  k.acts_for, k.creator_role, k.last_used_at, k.revoked_at`;
 
 export interface KeyRow {
   id: string;
@@ -30,6 +31,8 @@ export interface KeyRow {
   expires_at: Date | null;
   created_at: Date;
   created_by: string;
+  acts_for: string;
+  creator_role: Role;
   last_used_at: Date | null;
   revoked_at: Date | null;
 }
@@ -48,6 +51,8 @@ export function toKeyRecord(row: KeyRow): ApiKeyRecord {
     expiresAt: row.expires_at,
     createdAt: row.created_at,
     createdBy: row.created_by,
+    actsFor: row.acts_for,
+    creatorRole: row.creator_role,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
   };
@@ -76,7 +81,7 @@ export async function keyFor(
     `SELECT ${KEY_COLUMNS}, s.level AS share_level
        FROM api_keys k LEFT JOIN key_shares s ON s.key_id = k.id AND s.user_id = $2
       WHERE k.id = $1 AND k.enterprise_id = $3${opts.lock ? ' FOR UPDATE OF k' : ''}`,
-    [keyId, caller.actorId, caller.enterpriseId],
+    [keyId, caller.actsFor, caller.enterpriseId],
   );
   const row = rows[0];
   const key = row ? toKeyRecord(row) : null;

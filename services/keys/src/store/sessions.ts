@@ -1,7 +1,7 @@
 // Enterprises and users: provisioning on first use of a session token, and the caller
 // behind a Principal.
 import { HallmarkError, newId, recordEvent, transaction, type Pool, type Queryable } from '@hallmark/kit';
-import { checkKeyManager, type Caller, type PrincipalInput, type Role } from '../domain/access.js';
+import { checkKeyManager, lowerRole, type Caller, type PrincipalInput, type Role } from '../domain/access.js';
 import { mergeSession, type SessionClaims } from '../domain/session.js';
 import { ensureEnterprise } from './rows.js';
 
@@ -70,19 +70,28 @@ export async function resolveSession(pool: Pool, claims: SessionClaims, now: Dat
 }
 
 /**
- * The caller behind a Principal. Users act with their stored role; an API key holding
- * `admin.*` acts as an enterprise admin.
+ * The caller behind a Principal. Users act with their stored role. An API key acts for the
+ * user who made it, with the lower of the role it was made with and that user's role now,
+ * so a key never holds more authority than its maker; a key this enterprise does not know
+ * manages nothing (fail closed).
  */
 export async function loadCaller(q: Queryable, principal: PrincipalInput | undefined): Promise<Caller> {
   const p = checkKeyManager(principal);
+  const base = { enterpriseId: p.enterpriseId, livemode: p.livemode, actorId: p.actorId };
   if (p.actorType === 'api_key') {
-    return {
-      enterpriseId: p.enterpriseId,
-      livemode: p.livemode,
-      actorId: p.actorId,
-      actorType: 'api_key',
-      role: 'admin',
-    };
+    const { rows } = await q.query<{ acts_for: string; creator_role: Role; user_role: Role | null }>(
+      `SELECT k.acts_for, k.creator_role, u.role AS user_role
+         FROM api_keys k LEFT JOIN users u ON u.id = k.acts_for AND u.enterprise_id = k.enterprise_id
+        WHERE k.id = $1 AND k.enterprise_id = $2`,
+      [p.actorId, p.enterpriseId],
+    );
+    const key = rows[0];
+    if (!key)
+      throw new HallmarkError('insufficient_permissions', {
+        message: 'This API key is not known in this enterprise.',
+      });
+    const role = key.user_role ? lowerRole(key.creator_role, key.user_role) : key.creator_role;
+    return { ...base, actorType: 'api_key', role, actsFor: key.acts_for };
   }
   const { rows } = await q.query<{ role: Role }>(
     'SELECT role FROM users WHERE id = $1 AND enterprise_id = $2',
@@ -92,13 +101,7 @@ export async function loadCaller(q: Queryable, principal: PrincipalInput | undef
     throw new HallmarkError('insufficient_permissions', {
       message: 'The session user is not known in this enterprise.',
     });
-  return {
-    enterpriseId: p.enterpriseId,
-    livemode: p.livemode,
-    actorId: p.actorId,
-    actorType: 'user',
-    role: rows[0].role,
-  };
+  return { ...base, actorType: 'user', role: rows[0].role, actsFor: p.actorId };
 }
 
 /** Resolves share targets given as user ids or token subjects; every one must be a user here. */

@@ -48,6 +48,10 @@ export default async function apiKeys(app: FastifyInstance, { clients }: RouteDe
       schema: {
         tags: TAGS,
         summary: 'Create an API key (the secret is returned once)',
+        description:
+          'A key never holds more authority than its creator had when it was made: a key acts for the ' +
+          'user who made it. An `admin.*` key made by an enterprise owner or admin manages every key of the ' +
+          'enterprise; one made by a member manages only the keys that member made or was shared.',
         body: {
           type: 'object',
           required: ['name', 'type', 'permissions'],
