@@ -60,16 +60,26 @@ function withTimeout<T>(value: T | Promise<T>, ms: number, what: string): Promis
  * caller binds it, which is acceptable for a dev stack and for tests (ports are not reused
  * immediately by the kernel's ephemeral allocator).
  */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A port free right now, below the kernel's ephemeral range (32768+ on Linux). Ports the
+ * kernel hands out (listen(0), and the source ports of every outgoing connection) come from
+ * that range, so a port taken from it could be reused by a connection before the service we
+ * start binds it (seen as EADDRINUSE when several stacks start side by side).
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 10_000 + Math.floor(Math.random() * 22_000);
+    if (await canBind(port)) return port;
+  }
+  throw new Error('Could not allocate a free port');
+}
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
     srv.unref();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => (port ? resolve(port) : reject(new Error('Could not allocate a free port'))));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
 }
 
