@@ -1,5 +1,66 @@
+// Lint: the recommended rules, plus the house's "never" rules (architecture.md › One service,
+// inside), kept by the linter rather than by prose. `test/lint/boundaries.test.ts` proves each
+// boundary rule fires on a fixture.
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+
+export const SERVICES = ['keys', 'vouchers', 'certificates', 'bulk', 'notify', 'platform'];
+
+/** Libraries that do I/O: never in `domain/` (pure rules only). */
+const IO_LIBRARIES = [
+  'pg',
+  '@grpc/grpc-js',
+  '@grpc/proto-loader',
+  '@nats-io/jetstream',
+  '@nats-io/nats-core',
+  '@nats-io/transport-node',
+  '@restatedev/restate-sdk',
+  '@restatedev/restate-sdk-clients',
+  'undici',
+  'nodemailer',
+  'ioredis',
+  'fs',
+  'node:fs',
+  'fs/promises',
+  'node:fs/promises',
+  'net',
+  'http',
+  'node:http',
+  'https',
+  'node:https',
+  'http2',
+  'node:http2',
+  'dns',
+  'node:dns',
+  'child_process',
+  'node:child_process',
+];
+
+const domainMessage =
+  'domain/ is pure: no I/O, no store, rpc, service, workers or workflows (architecture.md).';
+
+/** Each service is a zone no other service, the gateway or the kit may import from. */
+const zones = [
+  ...SERVICES.map((svc) => ({
+    target: `./services/${svc}`,
+    from: './services',
+    except: [`./${svc}`],
+    message: 'Services never import each other: talk over gRPC and events.',
+  })),
+  {
+    target: './services/gateway',
+    from: './services',
+    except: ['./gateway'],
+    message: "The gateway never imports a service's code: it calls services over gRPC.",
+  },
+  {
+    target: './packages/kit',
+    from: './services',
+    message: 'The kit is shared runtime: it never imports a service or the gateway.',
+  },
+];
 
 export default tseslint.config(
   {
@@ -7,8 +68,11 @@ export default tseslint.config(
       '**/node_modules/**',
       'proto/gen/**',
       '.hallmark/**',
+      '.hallmark-test/**',
       '**/dist/**',
       'services/certificates/contracts/artifacts/**',
+      // Deliberate violations, linted only by test/lint/boundaries.test.ts.
+      'test/lint/fixtures/**',
     ],
   },
   js.configs.recommended,
@@ -18,6 +82,66 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'off',
       'no-console': 'off',
+    },
+  },
+  {
+    files: ['services/**/*.ts', 'packages/**/*.ts', 'test/lint/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // Dependencies are parsed as TypeScript too (else a cycle through a .ts file is missed).
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({ alwaysTryTypes: true, noWarnOnMultipleProjects: true }),
+      ],
+    },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { zones }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
+  {
+    files: ['services/*/src/**/domain/**/*.ts', 'services/*/src/**/domain.ts', 'test/lint/**/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            ...IO_LIBRARIES.map((name) => ({ name, message: domainMessage })),
+            {
+              name: '@hallmark/kit',
+              message:
+                'domain/ takes the kit’s pure subpaths (@hallmark/kit/errors, /ids, /crypto …), not the barrel.',
+            },
+            // isIP and BlockList are pure; sockets are not.
+            {
+              name: 'node:net',
+              allowImportNames: ['isIP', 'isIPv4', 'isIPv6', 'BlockList'],
+              message: domainMessage,
+            },
+            {
+              name: 'ethers',
+              importNames: [
+                'JsonRpcProvider',
+                'WebSocketProvider',
+                'Wallet',
+                'Contract',
+                'getDefaultProvider',
+              ],
+              message: domainMessage,
+            },
+          ],
+          patterns: [
+            {
+              group: ['**/store', '**/store.js', '**/*-store.js', '**/store/**'],
+              message: domainMessage,
+            },
+            {
+              group: ['**/rpc.js', '**/service.js', '**/workers/**', '**/workflows/**'],
+              message: domainMessage,
+            },
+          ],
+        },
+      ],
     },
   },
 );

@@ -2,7 +2,27 @@
 // voucher codes lives here with its HTTP status, gRPC status and public message.
 // Services throw `HallmarkError`; it travels as a gRPC status with the code in
 // metadata (see grpc/errors.ts); the gateway renders it in one place.
-import { status as GrpcStatus } from '@grpc/grpc-js';
+//
+// Pure (no I/O, no gRPC runtime): domain code imports it as `@hallmark/kit/errors`. The gRPC
+// status numbers are the protocol's own (grpc/grpc doc/statuscodes.md); grpc-js's `status`
+// enum has the same values, checked by test/errors.test.ts.
+
+/** gRPC status codes used by the catalogue (the protocol's numbers). */
+export const GrpcStatus = {
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
+export type GrpcStatus = (typeof GrpcStatus)[keyof typeof GrpcStatus];
 
 export type ErrorType =
   | 'authentication_error'

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import {
+  GrpcStatus,
   ERROR_CATALOGUE,
   HallmarkError,
   fromServiceError,
@@ -36,6 +37,12 @@ const VOUCHER_CODES = [
 const SPEC_STATUSES = new Set([400, 401, 402, 403, 404, 405, 409, 422, 429, 500, 502, 503, 504]);
 
 describe('error catalogue', () => {
+  it('uses the gRPC protocol status numbers without loading grpc-js (pure for domain code)', () => {
+    for (const [name, value] of Object.entries(GrpcStatus)) {
+      expect([name, value]).toEqual([name, status[name as keyof typeof status]]);
+    }
+  });
+
   it('maps every spec type/code pair with its type', () => {
     for (const [type, codes] of Object.entries(SPEC)) {
       for (const code of codes) {

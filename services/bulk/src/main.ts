@@ -18,7 +18,7 @@ import http2 from 'node:http2';
 import path from 'node:path';
 import { BatchesStore } from './batches-store.js';
 import { loadBulkConfig } from './config.js';
-import { fetchImage } from './domain/images.js';
+import { fetchImage } from './image-fetch.js';
 import { createBulkHandlers } from './rpc.js';
 import { JobsStore } from './store.js';
 import { bulkJobObject } from './workflows/bulk-job.js';

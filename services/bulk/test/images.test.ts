@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { fetchImage, ImageFetchError, type FetchImageOptions } from '../src/domain/images.js';
+import { fetchImage, ImageFetchError, type FetchImageOptions } from '../src/image-fetch.js';
 import { image, TLS } from './fixtures/files.js';
 
 const PNG = image.png('served');

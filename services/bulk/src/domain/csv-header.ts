@@ -1,7 +1,7 @@
 // The CSV form's header row (spec › Bulk mint job, CSV form): which columns exist, where,
 // and whether the file can be accepted at all. Every problem here refuses the whole upload
 // with parameter_invalid on `metadata`, before any job exists. Pure.
-import { invalidParam } from '@hallmark/kit';
+import { invalidParam } from '@hallmark/kit/errors';
 
 export const REQUIRED_COLUMNS = ['name', 'description', 'category', 'recipientEmail'] as const;
 export const OPTIONAL_COLUMNS = ['recipientName', 'imageUrl', 'imageFile', 'expiryDays'] as const;

@@ -8,7 +8,7 @@
 // further down can only be seen while streaming and throw then. Callers consume the whole
 // generator before creating a job (inside one transaction), so a late throw still refuses
 // the upload before a job exists. Row-level problems never throw: they are `ok: false` rows.
-import { invalidParam, HallmarkError } from '@hallmark/kit';
+import { invalidParam, HallmarkError } from '@hallmark/kit/errors';
 import { CsvError, parse } from 'csv-parse';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';

@@ -1,7 +1,7 @@
 // Small readers for hand-validating a parsed JSON body: each failure throws the spec's
 // parameter_missing / parameter_invalid / parameter_unknown naming the field's full path
 // (`metadata[3].imageUrl`). Pure.
-import { HallmarkError, invalidParam, missingParam } from '@hallmark/kit';
+import { HallmarkError, invalidParam, missingParam } from '@hallmark/kit/errors';
 
 export type JsonObject = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 // One VoucherMetadata item of the JSON (order) form (spec › Bulk mint job, JSON form):
 // required name, description, imageUrl; the named optional fields; any custom keys as JSON
 // values. Returns a fresh, frozen copy, safe to share between the units it expands to. Pure.
-import { invalidParam } from '@hallmark/kit';
+import { invalidParam } from '@hallmark/kit/errors';
 import {
   isoDateProblem,
   MAX_DESCRIPTION_LENGTH,

@@ -2,7 +2,7 @@
 // mint; Limits 4): validation of the body, expansion into one item per unit, and the
 // Idempotency-Key format. Every refusal is a parameter_missing / parameter_invalid /
 // parameter_unknown HallmarkError naming the offending field's path. Pure.
-import { invalidParam, missingParam } from '@hallmark/kit';
+import { invalidParam, missingParam } from '@hallmark/kit/errors';
 import { emailProblem, isoDateProblem, MAX_SHORT_TEXT_LENGTH } from './fields.js';
 import { array, join, object, onlyKeys, optionalText, requiredText, type TextRule } from './json-input.js';
 import { parseMetadataItem } from './order-metadata.js';

@@ -4,7 +4,7 @@
 // entry cap whatever the headers claim (yauzl also checks the declared sizes), and the bytes
 // must sniff as a supported image. Any problem refuses the whole upload with
 // parameter_invalid on `images`, naming the entry. Entries are yielded one at a time.
-import { HallmarkError, invalidParam } from '@hallmark/kit';
+import { HallmarkError, invalidParam } from '@hallmark/kit/errors';
 import { fileTypeFromBuffer } from 'file-type';
 import { createHash } from 'node:crypto';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';

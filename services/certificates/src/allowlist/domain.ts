@@ -1,6 +1,6 @@
 // Allowlist domain (spec › Allowlist status): an address as the API takes it, and the entry
 // states. Pure.
-import { invalidParam, missingParam } from '@hallmark/kit';
+import { invalidParam, missingParam } from '@hallmark/kit/errors';
 import { getAddress, isAddress } from 'ethers';
 
 export type AllowlistStatus = 'pending' | 'success' | 'failed';

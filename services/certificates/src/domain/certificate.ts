@@ -1,7 +1,7 @@
 // Certificate domain: validation of a MintBatch request, the canonical metadata and its hash
 // (the leaf of the batch's Merkle tree), and the record types the store returns.
 import { createHash } from 'node:crypto';
-import { invalidParam, missingParam } from '@hallmark/kit';
+import { invalidParam, missingParam } from '@hallmark/kit/errors';
 import { getAddress, id as keccakUtf8, isAddress } from 'ethers';
 import { warrantyView, type Warranty } from '../warranty/domain.js';
 

@@ -2,7 +2,8 @@
 // symbol), validation of a CreateVouchers request, the derived status, the claim refusals and
 // the view events carry. No I/O.
 import { createHash, randomInt } from 'node:crypto';
-import { HallmarkError, invalidParam, isId, missingParam, notFound } from '@hallmark/kit';
+import { HallmarkError, invalidParam, missingParam, notFound } from '@hallmark/kit/errors';
+import { isId } from '@hallmark/kit/ids';
 import { canonicalJson } from '../domain/certificate.js';
 
 export const MAX_VOUCHER_ITEMS = 1000;

@@ -2,7 +2,7 @@
 // status): validation of a warranty, its end date (start + period, Lifetime = start + 100
 // years, or a manual override), its derived status, and the enterprise warranty template's
 // 9 pre-configured fields. Pure: no I/O.
-import { invalidParam, missingParam } from '@hallmark/kit';
+import { invalidParam, missingParam } from '@hallmark/kit/errors';
 
 export const WARRANTY_PERIODS = ['1', '2', '3', '5', '10', 'Lifetime'] as const;
 export type WarrantyPeriod = (typeof WARRANTY_PERIODS)[number];

@@ -10,7 +10,7 @@
 //   acts for the user who made it (or for whom the key that made it acted), with the lower
 //   of that user's role then and now. An owner-made `admin.*` key manages every key; a
 //   member-made one manages only what that member may.
-import { HallmarkError } from '@hallmark/kit';
+import { HallmarkError } from '@hallmark/kit/errors';
 import { ADMIN_SCOPE, hasScope } from './scopes.js';
 
 export const ROLES = ['owner', 'admin', 'member'] as const;

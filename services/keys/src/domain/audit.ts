@@ -1,7 +1,7 @@
 // Audit log of a key (spec: Audit log entry). Which fields each action carries:
 // key.created/updated/revoked/shared/rotated: userId (the acting user or API key id) and,
 // when the gateway passed it, ipAddress. key.used: ipAddress, endpoint, statusCode.
-import { invalidParam } from '@hallmark/kit';
+import { invalidParam } from '@hallmark/kit/errors';
 
 export const AUDIT_ACTIONS = [
   'key.created',

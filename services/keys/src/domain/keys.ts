@@ -1,6 +1,6 @@
 // API keys: types, derived status, and validation of create and update input.
 // Pure: the caller passes `now`; every refusal is a typed HallmarkError naming its param.
-import { HallmarkError, invalidParam, missingParam } from '@hallmark/kit';
+import { HallmarkError, invalidParam, missingParam } from '@hallmark/kit/errors';
 import type { Role } from './access.js';
 import { normaliseIpEntry, MAX_ALLOWED_IPS } from './ips.js';
 import {

@@ -1,6 +1,6 @@
 // Rotation: a new secret replaces the current one; the old one keeps verifying until
 // `grace_until` so callers can roll the new secret out without downtime.
-import { invalidParam } from '@hallmark/kit';
+import { invalidParam } from '@hallmark/kit/errors';
 
 export const DEFAULT_GRACE_SECONDS = 86_400;
 export const MAX_GRACE_SECONDS = 7 * 86_400;

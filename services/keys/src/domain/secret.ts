@@ -8,8 +8,8 @@ import {
   displayPrefix as kitDisplayPrefix,
   generateApiKey,
   parseApiKey,
-  sha256Hex,
-} from '@hallmark/kit';
+} from '@hallmark/kit/apikey';
+import { sha256Hex } from '@hallmark/kit/crypto';
 import type { KeyType } from './keys.js';
 
 export type SecretPrefix = (typeof API_KEY_PREFIXES)[KeyType];

@@ -2,7 +2,8 @@
 // enterprises). The token is authoritative for the role: a token without a role claim
 // makes the user a member (least privilege). A token without an email keeps the email
 // already on record.
-import { HallmarkError, isId } from '@hallmark/kit';
+import { HallmarkError } from '@hallmark/kit/errors';
+import { isId } from '@hallmark/kit/ids';
 import { isRole, type Role } from './access.js';
 
 export interface SessionClaimsInput {

@@ -5,7 +5,7 @@
 // is folded into an hourly roll-up per (key, hour, method, path), so GetUsage reads at
 // most 24 × 30 rows per endpoint however busy the key is. Usage is therefore counted at
 // hour granularity: "24h" means the last 24 whole-or-partial hours.
-import { invalidParam } from '@hallmark/kit';
+import { invalidParam } from '@hallmark/kit/errors';
 import { isIP } from 'node:net';
 import { parseIsoInstant } from './time.js';
 

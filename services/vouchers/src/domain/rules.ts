@@ -8,7 +8,7 @@
 //
 // Moving out of `inactive` is not shown by the spec; we allow PATCH back to `active`
 // (refused with voucher_expired / voucher_max_uses_reached when it could not redeem).
-import { HallmarkError, type ErrorCode } from '@hallmark/kit';
+import { HallmarkError, type ErrorCode } from '@hallmark/kit/errors';
 import type { VoucherPatch } from './validation.js';
 import { effectiveStatus, type VoucherRecord, type VoucherStatus, type VoucherType } from './voucher.js';
 

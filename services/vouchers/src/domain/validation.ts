@@ -1,6 +1,6 @@
 // Input rules of every voucher operation. Each failure is a HallmarkError naming its
 // `param`; numbers are checked for integrality here, whatever the transport did.
-import { HallmarkError, invalidParam, missingParam } from '@hallmark/kit';
+import { HallmarkError, invalidParam, missingParam } from '@hallmark/kit/errors';
 import { VOUCHER_STATUSES, VOUCHER_TYPES, type VoucherStatus, type VoucherType } from './voucher.js';
 
 export const CODE_PATTERN = /^[A-Za-z0-9]{4,32}$/;

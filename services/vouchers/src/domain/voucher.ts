@@ -1,6 +1,6 @@
 // The discount voucher: its record, its effective status and the object others see
 // (API, events). Pure: time comes in as an argument.
-import type { VoucherId } from '@hallmark/kit';
+import type { VoucherId } from '@hallmark/kit/ids';
 
 export const VOUCHER_TYPES = ['percentage', 'fixed_amount'] as const;
 export type VoucherType = (typeof VOUCHER_TYPES)[number];

@@ -2,7 +2,7 @@
 // anyone else has the levels granted to them, and any grant lets them read. Refusals
 // never reveal more than the caller may know: no right at all is "not found", a reader
 // lacking write or delete is "forbidden".
-import { HallmarkError, invalidParam, notFound } from '@hallmark/kit';
+import { HallmarkError, invalidParam, notFound } from '@hallmark/kit/errors';
 
 export const ACCESS_LEVELS = ['read', 'write', 'delete'] as const;
 export type AccessLevel = (typeof ACCESS_LEVELS)[number];

@@ -1,6 +1,6 @@
 // `{{name}}` placeholders: parsing (every `{{` must close and hold a valid name) and
 // filling. Pure; the callers decide how values are escaped.
-import { invalidParam } from '@hallmark/kit';
+import { invalidParam } from '@hallmark/kit/errors';
 
 export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 

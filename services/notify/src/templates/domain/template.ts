@@ -1,6 +1,7 @@
 // A template's content by kind, its validation (create and patch share one path), and
 // the check that every placeholder is declared. Pure.
-import { invalidParam, isId, missingParam } from '@hallmark/kit';
+import { invalidParam, missingParam } from '@hallmark/kit/errors';
+import { isId } from '@hallmark/kit/ids';
 import { checkDeclared, stringsIn } from './placeholders.js';
 import { parseVariables, type Variable, type VariableInput } from './variables.js';
 import {

@@ -1,6 +1,6 @@
 // Template variables: declarations (name, type, required, defaultValue) and the typed
 // formatting of values at render time. Pure.
-import { HallmarkError, invalidParam } from '@hallmark/kit';
+import { HallmarkError, invalidParam } from '@hallmark/kit/errors';
 import { VARIABLE_NAME } from './placeholders.js';
 
 export const VARIABLE_TYPES = ['string', 'number', 'date', 'currency'] as const;

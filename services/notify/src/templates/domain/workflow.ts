@@ -1,7 +1,7 @@
 // Workflow templates: a trigger (event + conditions) and a graph of steps linked by
 // onSuccess / onFailure. Every reference must name a step of the template and the graph
 // must be acyclic, so a workflow always ends. Pure.
-import { invalidParam, missingParam } from '@hallmark/kit';
+import { invalidParam, missingParam } from '@hallmark/kit/errors';
 
 export const STEP_TYPES = ['action', 'notification', 'approval', 'delay'] as const;
 export type StepType = (typeof STEP_TYPES)[number];

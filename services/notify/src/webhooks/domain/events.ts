@@ -1,7 +1,7 @@
 // Which domain events become which webhooks, and the exact bytes each receiver gets.
 // Pure: no I/O. Versioned endpoints get the spec's envelope; enterprise subscriptions get
 // the spec's enterprise body (spec › Events).
-import type { EventEnvelope } from '@hallmark/kit';
+import type { EventEnvelope } from '@hallmark/kit/events';
 
 /** The spec's versioned-surface event types (spec › Versioned-surface webhook events). */
 export const VERSIONED_EVENT_TYPES = [

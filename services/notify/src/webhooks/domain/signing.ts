@@ -9,7 +9,7 @@
 //     (Standard Webhooks).
 // During a rotation overlap every header carries one signature per live secret, newest first.
 // Enterprise subscriptions: X-Webhook-Signature: <hex HMAC-SHA256(secret, body)>.
-import { hmacSha256 } from '@hallmark/kit';
+import { hmacSha256 } from '@hallmark/kit/crypto';
 import { randomBytes } from 'node:crypto';
 
 export const SECRET_PREFIX = 'whsec_';

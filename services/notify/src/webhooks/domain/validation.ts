@@ -1,6 +1,6 @@
 // Input rules of endpoints and subscriptions (spec › Webhook endpoint, Enterprise webhook
 // subscription). Pure; the outbound guard (DNS) runs in rpc.ts after these pass.
-import { HallmarkError, invalidParam, missingParam } from '@hallmark/kit';
+import { HallmarkError, invalidParam, missingParam } from '@hallmark/kit/errors';
 import {
   ENTERPRISE_EVENT_TYPES,
   isEnterpriseType,

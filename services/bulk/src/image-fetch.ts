@@ -11,7 +11,7 @@ import { createGuardedAgent, OutboundGuard, OutboundRefusedError } from '@hallma
 import { fileTypeFromBuffer } from 'file-type';
 import { createHash } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
-import { IMAGE_CONTENT_TYPES } from './zip.js';
+import { IMAGE_CONTENT_TYPES } from './domain/zip.js';
 
 export interface FetchedImage {
   /** The URL asked for (before redirects). */
