@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { idempotencyKeyOf, orderBody, startImageServer, type ImageServer } from '../../src/bulk.js';
 import { startTestStack, type TestStack } from '../../src/index.js';
-import { callWithKey, createKey } from '../../src/keys.js';
+import { callWithKey, createKey, timeUntil } from '../../src/keys.js';
 
 let stack: TestStack;
 let images: ImageServer;
@@ -170,13 +170,15 @@ describe('finding 7: test mode stays test mode', () => {
     expect((await as(test, 'GET', `/api/v1/vouchers/${mine.body.id}`)).status).toBe(404);
   });
 
-  it('webhook endpoints and templates (guard): invisible across modes', async () => {
-    const hook = await as(test, 'POST', '/api/v1/webhooks', {
-      url: 'https://93.184.216.34/hooks/test',
-      events: ['transaction.completed'],
-    });
-    expect(hook.status).toBe(201);
-    expect((await as(live, 'GET', `/api/v1/webhooks/${hook.body.id}`)).status).toBe(404);
+  it('webhook endpoints and templates (guard): invisible across modes; a test endpoint hears only test-mode events', async () => {
+    const endpoint = (key: string) =>
+      as(key, 'POST', '/api/v1/webhooks', {
+        url: 'https://93.184.216.34/hooks/tm',
+        events: ['transaction.completed'],
+      });
+    const [testHook, liveHook] = [(await endpoint(test)).body, (await endpoint(live)).body];
+    expect((await as(live, 'GET', `/api/v1/webhooks/${testHook.id}`)).status).toBe(404);
+    expect((await as(test, 'GET', `/api/v1/webhooks/${liveHook.id}`)).status).toBe(404);
     const tpl = await as(test, 'POST', '/api/v1/templates', {
       name: 'Test invoice',
       type: 'invoice',
@@ -186,7 +188,28 @@ describe('finding 7: test mode stays test mode', () => {
     });
     expect(tpl.status).toBe(201);
     expect((await as(live, 'GET', `/api/v1/templates/${tpl.body.id}`)).status).toBe(404);
-  });
+
+    // One redemption in each mode: each endpoint gets a delivery of its own mode's event only.
+    for (const key of [test, live]) {
+      const code = `WH${key === test ? 'T' : 'L'}${Date.now()}`;
+      await as(key, 'POST', '/api/v1/vouchers', { code, type: 'percentage', value: 5 });
+      const r = await as(key, 'POST', '/api/v1/vouchers/redeem', {
+        code,
+        order_id: `o-${code}`,
+        amount: 1000,
+      });
+      expect(r.status).toBe(200);
+    }
+    const deliveries = async (key: string, id: string) =>
+      (await as(key, 'GET', `/api/v1/webhooks/${id}/deliveries`)).body.deliveries as unknown[];
+    await timeUntil(
+      async () =>
+        (await deliveries(test, testHook.id)).length > 0 && (await deliveries(live, liveHook.id)).length > 0,
+      { timeoutMs: 20_000, intervalMs: 250 },
+    );
+    expect(await deliveries(test, testHook.id)).toHaveLength(1);
+    expect(await deliveries(live, liveHook.id)).toHaveLength(1);
+  }, 60_000);
 
   /** A synchronous order job (one certificate voucher for buyer@example.com) by `key`. */
   async function orderJob(key: string) {
