@@ -4,7 +4,8 @@
 // display prefix (`pk_live_AbCd`), in the rate-limit store (Redis when configured, else
 // memory). Past the threshold the address (or prefix) is blocked for a while: credentials
 // it sends are answered 429 with Retry-After BEFORE any lookup, so a flood of guesses costs
-// no database query.
+// no database query. The store is read only when a credential fails or a key needs a lookup
+// (a verification cache miss), never on the path of a valid, cached credential.
 //
 // A valid credential is never locked out by its neighbours (a NAT shares one address): a
 // session token is checked locally (a signature, no lookup) and passes when valid; an API

@@ -48,29 +48,33 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
   const { throttle } = opts;
 
   /**
-   * Runs one credential check; a refusal counts against the client (and the key prefix).
-   * While the client is blocked, a refusal answers 429 instead of 401.
+   * Runs one credential check; a refusal counts against the client (and the key prefix),
+   * and answers 429 instead of 401 once the client is blocked. The throttle store is read
+   * only here and before a lookup, never on the path of a valid, cached credential.
    */
   async function counted<T>(
     request: FastifyRequest,
     secret: string | undefined,
-    wait: number,
     check: () => Promise<T>,
   ): Promise<T> {
     try {
       return await check();
     } catch (err) {
       if (!(err instanceof HallmarkError) || err.type !== 'authentication_error') throw err;
-      await throttle
+      const wait = await throttle
         .failed(request.ip, secret)
-        .catch((e: unknown) => request.log.warn({ err: e }, 'auth throttle: store failed'));
+        .then(() => throttle.blockedFor(request.ip, secret))
+        .catch((e: unknown) => {
+          request.log.warn({ err: e }, 'auth throttle: store failed');
+          return 0;
+        });
       throw wait > 0 ? throttle.refusal(wait) : err;
     }
   }
 
-  async function sessionAuth(request: FastifyRequest, token: string, wait: number): Promise<AuthInfo> {
-    // A valid token passes a block (checking it is local: no lookup); an invalid one is 429.
-    const claims: SessionClaims = await counted(request, undefined, wait, () => opts.verifySession(token));
+  async function sessionAuth(request: FastifyRequest, token: string): Promise<AuthInfo> {
+    // A valid token always passes (checking it is local: no lookup); an invalid one counts.
+    const claims: SessionClaims = await counted(request, undefined, () => opts.verifySession(token));
     const cacheKey = `${claims.ent}|${claims.sub}|${claims.email}|${claims.provenEmail}|${claims.role}`;
     const hit = sessions.get(cacheKey);
     if (hit && hit.until > Date.now()) return hit.info;
@@ -97,10 +101,13 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
     return info;
   }
 
-  async function keyAuth(request: FastifyRequest, secret: string, wait: number): Promise<AuthInfo> {
-    // Blocked: only a key known good goes on to the lookup; anything else costs nothing.
-    if (wait > 0 && !(await throttle.isKnownGood(secret))) throw throttle.refusal(wait);
-    const key = await counted(request, secret, wait, () => opts.verifier.verify(secret));
+  async function keyAuth(request: FastifyRequest, secret: string): Promise<AuthInfo> {
+    // A key that needs a lookup, from a blocked client: only a key known good goes on.
+    if (opts.verifier.needsLookup(secret)) {
+      const wait = await throttle.blockedFor(request.ip, secret);
+      if (wait > 0 && !(await throttle.isKnownGood(secret))) throw throttle.refusal(wait);
+    }
+    const key = await counted(request, secret, () => opts.verifier.verify(secret));
     void throttle
       .rememberGood(secret)
       .catch((e: unknown) => request.log.warn({ err: e }, 'auth throttle: store failed'));
@@ -127,16 +134,12 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
   async function authenticate(request: FastifyRequest, reply: FastifyReply, mode: AuthMode): Promise<void> {
     const credential = extractCredential(request);
     if (credential.kind === 'none') throw new HallmarkError('missing_api_key');
-    const wait = await throttle.blockedFor(
-      request.ip,
-      credential.kind === 'api_key' ? credential.secret : undefined,
-    );
     if (credential.kind === 'session') {
       if (mode === 'key')
         throw new HallmarkError('invalid_api_key', {
           message: 'This endpoint takes an API key, not a session token.',
         });
-      request.auth = withMode(await sessionAuth(request, credential.token, wait), requestedMode(request));
+      request.auth = withMode(await sessionAuth(request, credential.token), requestedMode(request));
     } else {
       if (mode === 'session') {
         throw new HallmarkError('invalid_token', {
@@ -152,7 +155,7 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
           '299 - "api_key in the query string is deprecated; send the Authorization header"',
         );
       }
-      request.auth = withMode(await keyAuth(request, credential.secret, wait), requestedMode(request));
+      request.auth = withMode(await keyAuth(request, credential.secret), requestedMode(request));
     }
     const scope = request.routeOptions.config?.scope;
     if (scope) {
