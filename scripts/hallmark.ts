@@ -1,5 +1,6 @@
 // `pnpm hallmark <command>`: small operator commands for the dev stack.
 //   token --ent ent_… --sub user-1 [--role owner|admin|member] [--email a@b]  prints a dev JWT
+//   (valid 12 hours: the gateway refuses sessions longer than HALLMARK_SESSION_MAX_TTL_SEC)
 import { loadOrCreateSecrets, signDevToken } from '@hallmark/devstack';
 import path from 'node:path';
 import { parseArgs } from 'node:util';

@@ -74,6 +74,7 @@ Hallmark is running.
 
   Demo enterprise  ${secrets.demoEnterpriseId}
   Dev JWT          ${token}
+                   (valid 12 h; a new one: pnpm hallmark token)
   Dev API key      ${apiKey}
 
   Try: curl -H "Authorization: Bearer ${apiKey.slice(0, 12)}…" ${stack!.gatewayUrl}/api/v1/api-keys

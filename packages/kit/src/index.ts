@@ -1,5 +1,6 @@
 export * from './errors.js';
 export * from './ids.js';
+export * from './text.js';
 export * from './apikey.js';
 export * from './config.js';
 export * from './context.js';

@@ -17,6 +17,7 @@ import {
   batchKeyFor,
   EVENT_SOURCE,
   metadataView,
+  publicActor,
   type BatchStatus,
   type CertificateRecord,
   type CertificateStatus,
@@ -334,7 +335,7 @@ export class CertificatesStore {
       if (r.p_kind === null) continue; // LEFT JOIN: no provenance yet
       provenance.push({
         kind: r.p_kind,
-        actor: r.p_actor,
+        actor: publicActor(r.p_actor), // public: the kind of actor, never an internal id
         from: r.p_from,
         to: r.p_to,
         transactionHash: r.p_transaction_hash,

@@ -6,11 +6,13 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { KeyVerifier } from './auth/key-verifier.js';
 import type { SessionVerifier } from './auth/session.js';
+import { AuthThrottle } from './auth/throttle.js';
 import type { UsageRecorder } from './auth/usage-recorder.js';
 import type { Clients } from './clients.js';
 import type { Config } from './config.js';
 import accessLog from './plugins/access-log.js';
 import auth from './plugins/auth.js';
+import controlChars from './plugins/control-chars.js';
 import errors from './plugins/errors.js';
 import openapi from './plugins/openapi.js';
 import rateLimit from './plugins/rate-limit.js';
@@ -52,12 +54,23 @@ export async function buildApp(deps: AppDeps) {
   await app.register(securityHeaders); // helmet's headers, computed once
   await app.register(routeCatalog);
   await app.register(openapi);
+  const { config } = deps;
   await app.register(auth, {
     keys: deps.clients.keys,
     verifier: deps.verifier,
     verifySession: deps.verifySession,
+    throttle: new AuthThrottle(
+      {
+        perAddress: config.HALLMARK_AUTH_FAILURES_PER_ADDRESS,
+        perKeyPrefix: config.HALLMARK_AUTH_FAILURES_PER_KEY_PREFIX,
+        windowSec: config.HALLMARK_AUTH_FAILURE_WINDOW_SEC,
+        blockSec: config.HALLMARK_AUTH_FAILURE_BLOCK_SEC,
+      },
+      deps.redis,
+    ),
   });
   await app.register(rateLimit, { redis: deps.redis });
+  await app.register(controlChars); // NUL and C0 controls refused in every route's text
   await app.register(accessLog, { usage: deps.usage });
   await app.register(routes, { clients: deps.clients, config: deps.config });
   await app.register(certificateVouchers, { clients: deps.clients, config: deps.config });

@@ -22,6 +22,19 @@ export const configSchema = z.object({
     .default(1024 * 1024),
   HALLMARK_GRPC_DEADLINE_MS: z.coerce.number().int().positive().default(10_000),
   HALLMARK_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
+  // Failed authentication (auth/throttle.ts): refusals per client address or key prefix
+  // within the window before it is blocked, and for how long.
+  HALLMARK_AUTH_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
+  HALLMARK_AUTH_FAILURES_PER_KEY_PREFIX: z.coerce.number().int().min(1).default(20),
+  HALLMARK_AUTH_FAILURE_WINDOW_SEC: z.coerce.number().int().min(1).default(60),
+  HALLMARK_AUTH_FAILURE_BLOCK_SEC: z.coerce.number().int().min(1).default(300),
+  // Longest session a token may grant (exp − iat, and exp − now).
+  HALLMARK_SESSION_MAX_TTL_SEC: z.coerce.number().int().min(60).default(86_400),
+  // /readyz names each service's health only when set (an operator's setting, not the public's).
+  HALLMARK_READYZ_DETAIL: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
 });
 
 export type Config = z.infer<typeof configSchema>;

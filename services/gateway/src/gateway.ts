@@ -38,6 +38,7 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
   const verifySession = createSessionVerifier({
     secret: config.HALLMARK_JWT_SECRET,
     jwksUrl: config.HALLMARK_JWKS_URL,
+    maxTtlSec: config.HALLMARK_SESSION_MAX_TTL_SEC,
   });
   const app = await buildApp({
     config,

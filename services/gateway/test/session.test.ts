@@ -63,6 +63,24 @@ describe('HS256 sessions', () => {
       .sign(new TextEncoder().encode(SECRET));
     await expect(verify(noExp)).rejects.toMatchObject({ code: 'invalid_token' });
   });
+
+  it('refuse a token living longer than maxTtlSec, by exp − iat or by exp − now', async () => {
+    const short = createSessionVerifier({ secret: SECRET, maxTtlSec: 3600 });
+    const now = Math.floor(Date.now() / 1000);
+    const signed = (iat: number | undefined, exp: number) => {
+      const jwt = new SignJWT({ ent: ENT }).setProtectedHeader({ alg: 'HS256' }).setSubject('alice');
+      if (iat !== undefined) jwt.setIssuedAt(iat);
+      return jwt.setExpirationTime(exp).sign(new TextEncoder().encode(SECRET));
+    };
+    await expect(short(await signed(now, now + 3600))).resolves.toMatchObject({ sub: 'alice' });
+    await expect(short(await signed(undefined, now + 3000))).resolves.toMatchObject({ sub: 'alice' });
+    for (const [iat, exp] of [
+      [now, now + 3601],
+      [undefined, now + 7200],
+      [now + 86_400, now + 86_400 + 60],
+    ] as const)
+      await expect(short(await signed(iat, exp))).rejects.toMatchObject({ code: 'invalid_token' });
+  });
 });
 
 describe('JWKS sessions', () => {

@@ -193,6 +193,10 @@ export function createKeysHandlers(store: KeysStore): AsyncHandlers<KeysServiceS
       };
     },
 
+    async checkActors(req) {
+      return { known_ids: await store.checkActors(principalOf(req.principal), req.actor_ids) };
+    },
+
     async listAuditLogs(req) {
       const entries = await store.listAuditLogs(principalOf(req.principal), req.key_id, req.limit);
       return {

@@ -314,6 +314,19 @@ export class KeysStore {
     return shares;
   }
 
+  /** The ids of `actorIds` that are users or API keys of the principal's enterprise. */
+  async checkActors(principal: PrincipalInput | undefined, actorIds: readonly string[]): Promise<string[]> {
+    if (!principal?.enterpriseId) throw new HallmarkError('missing_api_key');
+    if (actorIds.length > MAX_SHARE_TARGETS)
+      throw invalidParam('userIds', `At most ${MAX_SHARE_TARGETS} ids are allowed.`);
+    const { rows } = await this.pool.query<{ id: string }>(
+      `SELECT id FROM users WHERE enterprise_id = $1 AND id = ANY($2::text[])
+       UNION SELECT id FROM api_keys WHERE enterprise_id = $1 AND id = ANY($2::text[])`,
+      [principal.enterpriseId, [...actorIds]],
+    );
+    return rows.map((r) => r.id);
+  }
+
   async getUsage(
     principal: PrincipalInput | undefined,
     keyId: string,

@@ -49,6 +49,14 @@ describe('access levels', () => {
     ).toBe('owner');
   });
 
+  it('a test key does not exist for a live API key; a live session sees it', () => {
+    const testKey = { ...key, livemode: false };
+    const liveKey: Caller = { ...member, role: 'owner', actorType: 'api_key', actorId: 'apikey_x' };
+    expect(accessLevelOn(liveKey, testKey, null)).toBeNull();
+    expect(accessLevelOn(liveKey, key, null)).toBe('owner');
+    expect(accessLevelOn({ ...member, role: 'owner' }, testKey, null)).toBe('owner');
+  });
+
   it('the creator and enterprise owners/admins have full control; a member only what a share gives', () => {
     expect(accessLevelOn({ ...member, actorId: 'user_creator' }, key, null)).toBe('owner');
     expect(accessLevelOn({ ...member, role: 'admin' }, key, null)).toBe('owner');

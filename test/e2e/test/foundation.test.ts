@@ -6,7 +6,8 @@ import { startTestStack, type TestStack } from '../src/index.js';
 let stack: TestStack;
 
 beforeAll(async () => {
-  stack = await startTestStack();
+  // The operator's setting that adds each service's health to /readyz (public: status only).
+  stack = await startTestStack({ env: { HALLMARK_READYZ_DETAIL: 'true' } });
 }, 120_000);
 
 afterAll(async () => {

@@ -2,6 +2,7 @@
 // parameter_missing / parameter_invalid / parameter_unknown naming the field's full path
 // (`metadata[3].imageUrl`). Pure.
 import { HallmarkError, invalidParam, missingParam } from '@hallmark/kit/errors';
+import { controlCharacterMessage, hasForbiddenControl } from '@hallmark/kit/text';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -63,6 +64,7 @@ export function optionalText(obj: JsonObject, key: string, path: string, rule: T
 
 function text(v: unknown, p: string, rule: TextRule): string {
   if (typeof v !== 'string') throw invalidParam(p, `${p} must be a string.`);
+  if (hasForbiddenControl(v)) throw invalidParam(p, controlCharacterMessage(p));
   const t = v.trim();
   if (t === '') throw invalidParam(p, `${p} must not be empty.`);
   if (t.length > rule.max) throw invalidParam(p, `${p} is longer than ${rule.max} characters.`);
@@ -81,6 +83,8 @@ export interface JsonValueLimits {
  * null), refusing prototype keys at any depth, and anything else, and excess nesting.
  */
 export function jsonValue(v: unknown, p: string, lim: JsonValueLimits, depth = 0): unknown {
+  // NUL cannot be stored in jsonb (and no C0 control belongs in metadata): refused by name.
+  if (typeof v === 'string' && hasForbiddenControl(v)) throw invalidParam(p, controlCharacterMessage(p));
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw invalidParam(p, `${p} must be a finite number.`);
@@ -100,6 +104,7 @@ export function jsonValue(v: unknown, p: string, lim: JsonValueLimits, depth = 0
 export function checkKey(k: string, path: string, lim: Pick<JsonValueLimits, 'maxKeyLength'>): void {
   const p = join(path, k);
   if (FORBIDDEN_KEYS.has(k)) throw invalidParam(p, `The key "${k}" is not allowed in ${path}.`);
+  if (hasForbiddenControl(k)) throw invalidParam(path, controlCharacterMessage(`A key in ${path}`));
   if (k.length === 0 || k.length > lim.maxKeyLength)
     throw invalidParam(p, `Keys in ${path} must have 1 to ${lim.maxKeyLength} characters.`);
 }

@@ -5,6 +5,7 @@
 // must sniff as a supported image. Any problem refuses the whole upload with
 // parameter_invalid on `images`, naming the entry. Entries are yielded one at a time.
 import { HallmarkError, invalidParam } from '@hallmark/kit/errors';
+import { hasForbiddenControl, showControls } from '@hallmark/kit/text';
 import { fileTypeFromBuffer } from 'file-type';
 import { createHash } from 'node:crypto';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
@@ -120,6 +121,9 @@ export async function* readZipImages(zip: Buffer, limits: Partial<ZipLimits> = {
 
 function checkEntry(entry: Entry, lim: ZipLimits): void {
   const path = entry.fileName;
+  // yauzl lets NUL and other controls through in names; the name is stored with the image.
+  if (hasForbiddenControl(path))
+    throw refuse(`The images ZIP entry "${showControls(path)}" has a control character in its name.`);
   if (entry.isEncrypted())
     throw refuse(`The images ZIP entry "${path}" is encrypted; encrypted archives are refused.`);
   if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK)

@@ -56,25 +56,27 @@ export function createAllowlistHandlers(deps: AllowlistHandlerDeps): AsyncHandle
       return toProto(address, entry, null);
     },
 
+    // The chain's answer is public; the entry (status, error, retries, transaction) is shown
+    // only to an enterprise that asked for the address. To anyone else it is "not requested".
     async checkAllowlist(req) {
-      scopeOf(req.principal);
+      const scope = scopeOf(req.principal);
       const address = parseAddress(req.address);
-      const [entry, chain] = await Promise.all([store.get(address), onChain(address)]);
+      const [entry, chain] = await Promise.all([store.getFor(address, scope.enterpriseId), onChain(address)]);
       return toProto(address, entry, chain);
     },
 
     async waitForAllowlistConfirmation(req) {
-      scopeOf(req.principal);
+      const scope = scopeOf(req.principal);
       const address = parseAddress(req.address);
       const waitMs = parseWaitMs(req.timeout_ms);
       const deadline = Date.now() + waitMs;
-      let entry = await store.get(address);
+      let entry = await store.getFor(address, scope.enterpriseId);
       if (!entry) throw notFound('allowlist entry', address);
       while (!isFinal(entry.status) && Date.now() < deadline) {
         await new Promise((resolve) =>
           setTimeout(resolve, Math.min(deps.pollMs ?? 200, Math.max(0, deadline - Date.now()))),
         );
-        entry = (await store.get(address)) ?? entry;
+        entry = (await store.getFor(address, scope.enterpriseId)) ?? entry;
       }
       return { ...toProto(address, entry, await onChain(address)), timed_out: !isFinal(entry.status) };
     },

@@ -40,16 +40,34 @@ export class AllowlistStore {
     requestedBy: string | null,
     db: Queryable = this.pool,
   ): Promise<AllowlistEntryRecord> {
+    // One statement, so the requester is recorded with the entry (whatever `db` is).
     const { rows } = await db.query<EntryRow>(
-      `INSERT INTO allowlist_entries (address, requested_by) VALUES ($1, $2)
-       ON CONFLICT (address) DO UPDATE SET
-         status = CASE WHEN allowlist_entries.status = 'failed' THEN 'pending' ELSE allowlist_entries.status END,
-         error = CASE WHEN allowlist_entries.status = 'failed' THEN NULL ELSE allowlist_entries.error END,
-         updated_at = CASE WHEN allowlist_entries.status = 'failed' THEN now() ELSE allowlist_entries.updated_at END
-       RETURNING *`,
+      `WITH entry AS (
+         INSERT INTO allowlist_entries (address, requested_by) VALUES ($1, $2)
+         ON CONFLICT (address) DO UPDATE SET
+           status = CASE WHEN allowlist_entries.status = 'failed' THEN 'pending' ELSE allowlist_entries.status END,
+           error = CASE WHEN allowlist_entries.status = 'failed' THEN NULL ELSE allowlist_entries.error END,
+           updated_at = CASE WHEN allowlist_entries.status = 'failed' THEN now() ELSE allowlist_entries.updated_at END
+         RETURNING *),
+       requester AS (
+         INSERT INTO allowlist_requesters (address, enterprise_id)
+         SELECT address, $2 FROM entry WHERE $2::text IS NOT NULL
+         ON CONFLICT DO NOTHING)
+       SELECT * FROM entry`,
       [address, requestedBy],
     );
     return fromRow(rows[0]!);
+  }
+
+  /** The entry of an address as `enterpriseId` may see it: null unless it asked for it. */
+  async getFor(address: string, enterpriseId: string): Promise<AllowlistEntryRecord | null> {
+    const { rows } = await this.pool.query<EntryRow>(
+      `SELECT e.* FROM allowlist_entries e
+       JOIN allowlist_requesters r ON r.address = e.address AND r.enterprise_id = $2
+       WHERE e.address = $1`,
+      [address, enterpriseId],
+    );
+    return rows[0] ? fromRow(rows[0]) : null;
   }
 
   async get(address: string, db: Queryable = this.pool): Promise<AllowlistEntryRecord | null> {

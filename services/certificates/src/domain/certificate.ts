@@ -2,6 +2,7 @@
 // (the leaf of the batch's Merkle tree), and the record types the store returns.
 import { createHash } from 'node:crypto';
 import { invalidParam, missingParam } from '@hallmark/kit/errors';
+import { ID_PREFIXES } from '@hallmark/kit/ids';
 import { getAddress, id as keccakUtf8, isAddress } from 'ethers';
 import { warrantyView, type Warranty } from '../warranty/domain.js';
 
@@ -188,4 +189,18 @@ export function metadataView(c: CertificateRecord, now: Date = new Date()): Reco
     c.tokenId === null ? { ...c.metadata } : { ...c.metadata, tokenId: Number(c.tokenId) };
   if (c.warranty) view.warranty = warrantyView(c.warranty, now);
   return view;
+}
+
+/**
+ * What a public read (the public certificate, the verification page) shows of a provenance
+ * entry's actor: a chain address as it is (it is public on the chain), else only the kind of
+ * actor (`api_key`, `user`), never an internal id (docs/security.md › Public provenance).
+ * Enterprises have no display name yet, so none is shown; their ids are internal too.
+ */
+export function publicActor(actor: string | null): string | null {
+  if (actor === null) return null;
+  if (/^0x[0-9a-fA-F]{40}$/.test(actor)) return actor;
+  if (actor.startsWith(ID_PREFIXES.apiKey)) return 'api_key';
+  if (actor.startsWith(ID_PREFIXES.user)) return 'user';
+  return null;
 }

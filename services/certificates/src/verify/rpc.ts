@@ -11,7 +11,7 @@ export function createVerificationHandlers(deps: {
 }): AsyncHandlers<CertificateVerificationServiceServer> {
   return {
     async verifyCertificate(req) {
-      const v = await deps.verifier.verify(req.certificate_id);
+      const v = await deps.verifier.verify(req.certificate_id, { recordEvent: req.record_event === true });
       return {
         certificate: toProto(v.read),
         checks: v.checks,

@@ -100,8 +100,11 @@ export class Verifier {
     return this.opts.chainTimeoutMs ?? 5000;
   }
 
-  /** Verifies a certificate by id (unknown or malformed: resource_not_found, from the store). */
-  async verify(id: string): Promise<Verification> {
+  /**
+   * Verifies a certificate by id (unknown or malformed: resource_not_found, from the store),
+   * recording a document.verified event unless `recordEvent` is false.
+   */
+  async verify(id: string, opts: { recordEvent?: boolean } = {}): Promise<Verification> {
     const readCert = await this.opts.store.getPublic(id);
     const c = readCert.certificate;
     const checks: Check[] = [
@@ -157,19 +160,20 @@ export class Verifier {
     const verified = checks.every((k) => k.passed);
     const burned = c.status === 'burned' || chainBurned;
     const verifiedAt = new Date();
-    await recordEvent(this.opts.pool, EVENT_SOURCE, {
-      type: 'document.verified',
-      data: {
-        object: {
-          id: c.id,
-          verified_at: verifiedAt.toISOString(),
-          result: verified ? 'verified' : 'failed',
-          failed_checks: checks.filter((k) => !k.passed).map((k) => k.name),
+    if (opts.recordEvent !== false)
+      await recordEvent(this.opts.pool, EVENT_SOURCE, {
+        type: 'document.verified',
+        data: {
+          object: {
+            id: c.id,
+            verified_at: verifiedAt.toISOString(),
+            result: verified ? 'verified' : 'failed',
+            failed_checks: checks.filter((k) => !k.passed).map((k) => k.name),
+          },
         },
-      },
-      enterpriseId: c.enterpriseId,
-      livemode: c.livemode,
-    });
+        enterpriseId: c.enterpriseId,
+        livemode: c.livemode,
+      });
     return { read: readCert, checks, verified, burned, verifiedAt, chainOwner };
   }
 

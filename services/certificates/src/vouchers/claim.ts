@@ -1,8 +1,9 @@
 // Claiming a certificate voucher: the recipient (a user session) gets the certificate's token
 // in their own custodial wallet.
 //
-// 1. The refusals first, without a lock (unknown, claimed by someone else, expired, another
-//    recipient's e-mail, not minted yet), so a refused claim creates nothing, not even a wallet.
+// 1. The refusals first, without a lock (unknown, of the other mode, claimed by someone else,
+//    expired, another recipient's e-mail, not minted yet), so a refused claim creates nothing,
+//    not even a wallet.
 // 2. The recipient's wallet: keyed by the user id alone and created in the user's OWN
 //    enterprise (their session's), so a recipient has one wallet whichever enterprise issued
 //    the voucher (WalletStore.ensureUser).
@@ -21,7 +22,7 @@
 // mint worker (repairPass) for claims whose transfer failed or was never recorded (a crash
 // between steps 3 and 4). After `maxAttempts`, or when the issuer no longer holds the token,
 // the claim is undone: the voucher is claimable again and provenance says `claim_reverted`.
-import { HallmarkError, isId, type Logger } from '@hallmark/kit';
+import { HallmarkError, isId, notFound, type Logger } from '@hallmark/kit';
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import type { Scope } from '../domain/certificate.js';
 import type { TransferResult, TransferService } from '../transfers/service.js';
@@ -74,6 +75,9 @@ export class VoucherClaims {
     const { store, wallets, transfers } = this.deps;
     const userId = principal.actor_id;
     const found = await store.find(voucherId);
+    // Test mode stays test mode: a live session never sees a test-mode voucher, nor a test-mode
+    // session (Hallmark-Mode: test) a live one. Answered exactly like an unknown voucher.
+    if (found.livemode !== principal.livemode) throw notFound('voucher', voucherId);
     // Every refusal before anything is written (made again under the lock below).
     const early = claimRefusal(found, {
       userId,

@@ -40,6 +40,13 @@ export class KeyVerifier {
     return auth;
   }
 
+  /** True when verifying `secret` would ask the keys service (well formed, no fresh answer). */
+  needsLookup(secret: string): boolean {
+    if (!parseApiKey(secret)) return false;
+    const entry = this.cache.get(sha256Hex(secret));
+    return !entry || entry.until <= this.now();
+  }
+
   /** Drops every cached answer for a key (on its key.* events). */
   invalidate(keyId: string): void {
     for (const hash of this.hashesByKey.get(keyId) ?? []) this.cache.delete(hash);

@@ -48,6 +48,10 @@ export const GROUP_WINDOWS: Record<RateGroup, Window> = {
   bulk_download: { name: 'bulk_download', points: 50, durationSec: HOUR },
   bulk_retry: { name: 'bulk_retry', points: 5, durationSec: HOUR },
   bulk_json: { name: 'bulk_json', points: 1000, durationSec: HOUR },
+  // Each queued address is a relayer transaction's worth of gas (docs/security.md).
+  allowlist_write: { name: 'allowlist_write', points: 60, durationSec: HOUR },
   // Unauthenticated routes, per client address (spec › Limits 9).
   public: { name: 'public', points: 300, durationSec: MIN },
+  // The verification page runs five chain reads per view: tighter, per client address.
+  verify_page: { name: 'verify_page', points: 60, durationSec: MIN },
 };

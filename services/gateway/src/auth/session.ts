@@ -1,6 +1,8 @@
 // User sessions: JWTs verified with HS256 (HALLMARK_JWT_SECRET) or a JWKS (RS256/ES256 from
 // HALLMARK_JWKS_URL). The algorithm list is pinned, so an `alg: none` or an HS/RS
-// confusion token is refused; `exp` is required and enforced.
+// confusion token is refused; `exp` is required and enforced, and a token may not live
+// longer than `maxTtlSec` (HALLMARK_SESSION_MAX_TTL_SEC, default 24 h): a stolen token with
+// a lifetime of years would otherwise never stop working.
 import { HallmarkError, isId } from '@hallmark/kit';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 
@@ -21,8 +23,26 @@ export interface SessionClaims {
 export type SessionVerifier = (token: string) => Promise<SessionClaims>;
 
 const ROLES = new Set(['owner', 'admin', 'member']);
+export const DEFAULT_SESSION_MAX_TTL_SEC = 86_400;
+/** Issuers' clocks drift: a token issued "a little in the future" still passes. */
+const CLOCK_SKEW_SEC = 60;
 
-export function createSessionVerifier(opts: { secret?: string; jwksUrl?: string }): SessionVerifier {
+/** Why a token's lifetime is refused, or null: exp − iat and exp − now are both capped. */
+export function lifetimeProblem(payload: JWTPayload, maxTtlSec: number, nowSec: number): string | null {
+  const exp = payload.exp!;
+  if (typeof payload.iat === 'number' && exp - payload.iat > maxTtlSec)
+    return `The session token lives ${exp - payload.iat} s; at most ${maxTtlSec} s are accepted.`;
+  if (exp - nowSec > maxTtlSec + CLOCK_SKEW_SEC)
+    return `The session token expires in ${exp - nowSec} s; at most ${maxTtlSec} s are accepted.`;
+  return null;
+}
+
+export function createSessionVerifier(opts: {
+  secret?: string;
+  jwksUrl?: string;
+  maxTtlSec?: number;
+}): SessionVerifier {
+  const maxTtlSec = opts.maxTtlSec ?? DEFAULT_SESSION_MAX_TTL_SEC;
   const hmacKey = opts.secret ? new TextEncoder().encode(opts.secret) : undefined;
   const jwks = opts.jwksUrl ? createRemoteJWKSet(new URL(opts.jwksUrl)) : undefined;
   return async (token) => {
@@ -44,6 +64,8 @@ export function createSessionVerifier(opts: { secret?: string; jwksUrl?: string 
     } catch (err) {
       throw new HallmarkError('invalid_token', { cause: err });
     }
+    const tooLong = lifetimeProblem(payload, maxTtlSec, Math.floor(Date.now() / 1000));
+    if (tooLong) throw new HallmarkError('invalid_token', { message: tooLong });
     const { sub, ent, email, email_verified, role } = payload as JWTPayload & Record<string, unknown>;
     if (typeof sub !== 'string' || !isId('enterprise', ent)) {
       throw new HallmarkError('invalid_token', {

@@ -15,6 +15,8 @@ export type RateGroup =
   | 'bulk_download'
   | 'bulk_retry'
   | 'bulk_json'
+  | 'allowlist_write'
+  | 'verify_page'
   | 'public';
 
 export interface AuthInfo {

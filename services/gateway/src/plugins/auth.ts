@@ -2,6 +2,9 @@
 // `config.scope`. Runs in onRequest, before the body is read, so an unauthenticated
 // caller learns nothing about body validation. 401s carry the exact code; a missing
 // scope or a request from outside the key's IP allowlist is a 403 naming what is needed.
+// Refused credentials are counted and throttled (auth/throttle.ts); the mode of the
+// request (live or test) comes from the key, or for a session from `Hallmark-Mode`
+// (auth/mode.ts).
 import { HallmarkError, type AsyncClient } from '@hallmark/kit';
 import type { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -9,8 +12,10 @@ import fp from 'fastify-plugin';
 import { extractCredential } from '../auth/credentials.js';
 import { ipAllowed } from '../auth/ip.js';
 import type { KeyVerifier } from '../auth/key-verifier.js';
+import { requestedMode, withMode } from '../auth/mode.js';
 import { hasAnyScope } from '../auth/scopes.js';
 import type { SessionClaims, SessionVerifier } from '../auth/session.js';
+import type { AuthThrottle } from '../auth/throttle.js';
 import type { AuthInfo, AuthMode } from '../auth/types.js';
 
 declare module 'fastify' {
@@ -23,10 +28,14 @@ export interface AuthOptions {
   keys: AsyncClient<KeysServiceClient>;
   verifier: KeyVerifier;
   verifySession: SessionVerifier;
+  throttle: AuthThrottle;
 }
 
 const SESSION_SCOPES = ['admin.*'];
 const SESSION_CACHE_MS = 60_000;
+/** Routes whose 2xx answer holds a new key secret: it is known good from the start. */
+const ISSUING = new Set(['/api/v1/api-keys', '/api/v1/api-keys/:key_id/rotate', '/api/enterprise/api-keys']);
+const SECRET_IN_BODY = /"key":"(pk_[A-Za-z0-9_]{20,80})"/;
 
 export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
   app.decorateRequest('auth', null);
@@ -36,8 +45,36 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
   // Provisioning is idempotent, but one RPC per request is waste: remember it a minute.
   const sessions = new Map<string, { info: AuthInfo; until: number }>();
 
-  async function sessionAuth(token: string): Promise<AuthInfo> {
-    const claims: SessionClaims = await opts.verifySession(token);
+  const { throttle } = opts;
+
+  /**
+   * Runs one credential check; a refusal counts against the client (and the key prefix),
+   * and answers 429 instead of 401 once the client is blocked. The throttle store is read
+   * only here and before a lookup, never on the path of a valid, cached credential.
+   */
+  async function counted<T>(
+    request: FastifyRequest,
+    secret: string | undefined,
+    check: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await check();
+    } catch (err) {
+      if (!(err instanceof HallmarkError) || err.type !== 'authentication_error') throw err;
+      const wait = await throttle
+        .failed(request.ip, secret)
+        .then(() => throttle.blockedFor(request.ip, secret))
+        .catch((e: unknown) => {
+          request.log.warn({ err: e }, 'auth throttle: store failed');
+          return 0;
+        });
+      throw wait > 0 ? throttle.refusal(wait) : err;
+    }
+  }
+
+  async function sessionAuth(request: FastifyRequest, token: string): Promise<AuthInfo> {
+    // A valid token always passes (checking it is local: no lookup); an invalid one counts.
+    const claims: SessionClaims = await counted(request, undefined, () => opts.verifySession(token));
     const cacheKey = `${claims.ent}|${claims.sub}|${claims.email}|${claims.provenEmail}|${claims.role}`;
     const hit = sessions.get(cacheKey);
     if (hit && hit.until > Date.now()) return hit.info;
@@ -65,7 +102,15 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
   }
 
   async function keyAuth(request: FastifyRequest, secret: string): Promise<AuthInfo> {
-    const key = await opts.verifier.verify(secret);
+    // A key that needs a lookup, from a blocked client: only a key known good goes on.
+    if (opts.verifier.needsLookup(secret)) {
+      const wait = await throttle.blockedFor(request.ip, secret);
+      if (wait > 0 && !(await throttle.isKnownGood(secret))) throw throttle.refusal(wait);
+    }
+    const key = await counted(request, secret, () => opts.verifier.verify(secret));
+    void throttle
+      .rememberGood(secret)
+      .catch((e: unknown) => request.log.warn({ err: e }, 'auth throttle: store failed'));
     if (!ipAllowed(request.ip, key.allowed_ips)) {
       throw new HallmarkError('insufficient_permissions', {
         message: `Requests from ${request.ip} are not allowed for this key.`,
@@ -94,7 +139,7 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
         throw new HallmarkError('invalid_api_key', {
           message: 'This endpoint takes an API key, not a session token.',
         });
-      request.auth = await sessionAuth(credential.token);
+      request.auth = withMode(await sessionAuth(request, credential.token), requestedMode(request));
     } else {
       if (mode === 'session') {
         throw new HallmarkError('invalid_token', {
@@ -110,7 +155,7 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
           '299 - "api_key in the query string is deprecated; send the Authorization header"',
         );
       }
-      request.auth = await keyAuth(request, credential.secret);
+      request.auth = withMode(await keyAuth(request, credential.secret), requestedMode(request));
     }
     const scope = request.routeOptions.config?.scope;
     if (scope) {
@@ -123,6 +168,14 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
       }
     }
   }
+
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (reply.statusCode < 300 && request.method === 'POST' && ISSUING.has(request.routeOptions.url ?? '')) {
+      const secret = typeof payload === 'string' ? SECRET_IN_BODY.exec(payload)?.[1] : undefined;
+      if (secret) void throttle.rememberGood(secret).catch(() => undefined);
+    }
+    done(null, payload);
+  });
 
   // A callback hook, so a public route (no credential to check) passes without a promise.
   app.addHook('onRequest', (request, reply, done) => {

@@ -13,10 +13,21 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import { GROUP_WINDOWS, keyWindows, type Window } from '../auth/limits.js';
+import { clientBucket } from '../auth/throttle.js';
 
 export interface RateLimitOptions {
   redis?: Redis;
 }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** A limiter on the rate-limit store (Redis or memory) for one window; shared per window. */
+    limiterFor(w: Window): RateLimiterAbstract;
+  }
+}
+
+/** Groups of unauthenticated routes: counted per client address. */
+const PUBLIC_GROUPS: ReadonlySet<string> = new Set(['public', 'verify_page']);
 
 export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimitOptions) {
   const limiters = new Map<string, RateLimiterAbstract>();
@@ -32,6 +43,7 @@ export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimit
     }
     return limiter;
   };
+  app.decorate('limiterFor', limiterFor);
 
   function setHeaders(reply: FastifyReply, limit: number, res: RateLimiterRes) {
     void reply.header('x-ratelimit-limit', String(limit));
@@ -48,9 +60,9 @@ export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimit
     if (auth) {
       windows = [...keyWindows(auth.key), ...(group ? [GROUP_WINDOWS[group]] : [])];
       subject = auth.subject;
-    } else if (group === 'public') {
-      windows = [GROUP_WINDOWS.public];
-      subject = `ip:${request.ip}`;
+    } else if (group && PUBLIC_GROUPS.has(group)) {
+      windows = [GROUP_WINDOWS[group]];
+      subject = `ip:${clientBucket(request.ip)}`;
     } else {
       return;
     }

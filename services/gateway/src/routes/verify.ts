@@ -1,5 +1,7 @@
-// The public verification surface (no authentication, rate group `public`): the page a
-// certificate's QR code links to (`/verify/:id`, server-rendered HTML with its own strict CSP),
+// The public verification surface (no authentication, rate group `public`; the page itself
+// `verify_page`, tighter): the page a certificate's QR code links to (`/verify/:id`,
+// server-rendered HTML with its own strict CSP; a view records document.verified only as
+// verify-events.ts allows),
 // the QR code itself (SVG and PNG) and the token metadata JSON the contract's tokenURI points at
 // (`/api/certificate/metadata/:tokenId`).
 import { HallmarkError } from '@hallmark/kit';
@@ -14,6 +16,7 @@ import {
   warrantyStatus,
 } from '../pages/verify.js';
 import type { RouteDeps } from './shared.js';
+import { recordsEvent } from './verify-events.js';
 
 const TAGS = ['Certificates'];
 const PUBLIC = { auth: 'public' as const, rateGroup: 'public' as const };
@@ -74,7 +77,7 @@ export default async function verify(app: FastifyInstance, { clients, config }: 
   app.get<{ Params: { id: string } }>(
     '/verify/:id',
     {
-      config: PUBLIC,
+      config: { auth: 'public', rateGroup: 'verify_page' },
       schema: {
         tags: TAGS,
         summary: 'Verification page of a certificate (HTML; no authentication)',
@@ -86,7 +89,7 @@ export default async function verify(app: FastifyInstance, { clients, config }: 
       if (!ID_RE.test(id)) return sendPage(reply, 404, renderNotFoundPage(id));
       try {
         const v = await clients.verification.verifyCertificate(
-          { certificate_id: id },
+          { certificate_id: id, record_event: await recordsEvent(app, request, id) },
           { deadlineMs: 10_000 },
         );
         return sendPage(reply, 200, renderVerifyPage(v, `/verify/${encodeURIComponent(id)}/qr.svg`));

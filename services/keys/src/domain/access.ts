@@ -1,7 +1,9 @@
 // Who may see and do what with a key (spec: Key sharing levels).
 //
-// - Keys of another enterprise, and live keys for a test-mode caller, do not exist for
-//   the caller (NOT_FOUND, never a permission error).
+// - Keys of another enterprise, live keys for a test-mode caller and test keys for a live
+//   API key do not exist for the caller (NOT_FOUND, never a permission error). A live user
+//   session (the person managing the enterprise) sees keys of both modes, each marked
+//   with `livemode`: someone must make and revoke test keys without holding one.
 // - Managing keys at all needs `admin.*` (user sessions hold it).
 // - Enterprise owners and admins have the Owner level on every key of their enterprise.
 // - A member has Owner on the keys they created, else the level a share gave them, else
@@ -86,6 +88,7 @@ export function accessLevelOn(
 ): AccessLevel | null {
   if (key.enterpriseId !== caller.enterpriseId) return null;
   if (!caller.livemode && key.livemode) return null;
+  if (caller.livemode && !key.livemode && caller.actorType === 'api_key') return null;
   if (caller.role === 'owner' || caller.role === 'admin') return 'owner';
   if (key.createdBy === caller.actorId || key.actsFor === caller.actsFor) return 'owner';
   return shareLevel;

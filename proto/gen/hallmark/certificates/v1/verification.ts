@@ -26,6 +26,8 @@ export const protobufFileName = "hallmark/certificates/v1/verification.proto";
 
 export interface VerifyCertificateRequest {
   certificate_id: string;
+  /** Record a document.verified event for this verification (default: none). */
+  record_event: boolean;
 }
 
 export interface VerificationCheck {
@@ -54,13 +56,16 @@ export interface GetPublicCertificateByTokenRequest {
 }
 
 function createBaseVerifyCertificateRequest(): VerifyCertificateRequest {
-  return { certificate_id: "" };
+  return { certificate_id: "", record_event: false };
 }
 
 export const VerifyCertificateRequest: MessageFns<VerifyCertificateRequest> = {
   encode(message: VerifyCertificateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.certificate_id !== "") {
       writer.uint32(10).string(message.certificate_id);
+    }
+    if (message.record_event !== false) {
+      writer.uint32(16).bool(message.record_event);
     }
     return writer;
   },
@@ -86,6 +91,14 @@ export const VerifyCertificateRequest: MessageFns<VerifyCertificateRequest> = {
             message.certificate_id = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.record_event = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -105,6 +118,11 @@ export const VerifyCertificateRequest: MessageFns<VerifyCertificateRequest> = {
         : isSet(object.certificate_id)
         ? globalThis.String(object.certificate_id)
         : "",
+      record_event: isSet(object.recordEvent)
+        ? globalThis.Boolean(object.recordEvent)
+        : isSet(object.record_event)
+        ? globalThis.Boolean(object.record_event)
+        : false,
     };
   },
 
@@ -112,6 +130,9 @@ export const VerifyCertificateRequest: MessageFns<VerifyCertificateRequest> = {
     const obj: any = {};
     if (message.certificate_id !== "") {
       obj.certificateId = message.certificate_id;
+    }
+    if (message.record_event !== false) {
+      obj.recordEvent = message.record_event;
     }
     return obj;
   },
@@ -431,15 +452,18 @@ export const GetPublicCertificateByTokenRequest: MessageFns<GetPublicCertificate
  * No principal: every RPC is public. Unknown or malformed ids are resource_not_found.
  *
  * Events (outbox, subjects hallmark.certificates.*): document.verified, one per
- * VerifyCertificate call on a known certificate, data.object {id, verified_at, result}.
+ * VerifyCertificate call on a known certificate with record_event set, data.object {id,
+ * verified_at, result}. The caller decides when a view is worth an event (the gateway
+ * dedupes per certificate and viewer, docs/security.md), so anonymous page views cannot
+ * make an enterprise's webhook endpoint receive unbounded deliveries.
  */
 export type CertificateVerificationServiceService = typeof CertificateVerificationServiceService;
 export const CertificateVerificationServiceService = {
   /**
    * Runs the checks (record found, token on chain at the recorded transaction and block,
-   * holder matches, metadata proven against the batch root on chain, not burned) and records
-   * a document.verified event. Chain failures make checks fail with a reason; they are not
-   * errors of the call.
+   * holder matches, metadata proven against the batch root on chain, not burned) and, when
+   * record_event is set, records a document.verified event. Chain failures make checks fail
+   * with a reason; they are not errors of the call.
    */
   verifyCertificate: {
     path: "/hallmark.certificates.v1.CertificateVerificationService/VerifyCertificate" as const,
@@ -472,9 +496,9 @@ export const CertificateVerificationServiceService = {
 export interface CertificateVerificationServiceServer extends UntypedServiceImplementation {
   /**
    * Runs the checks (record found, token on chain at the recorded transaction and block,
-   * holder matches, metadata proven against the batch root on chain, not burned) and records
-   * a document.verified event. Chain failures make checks fail with a reason; they are not
-   * errors of the call.
+   * holder matches, metadata proven against the batch root on chain, not burned) and, when
+   * record_event is set, records a document.verified event. Chain failures make checks fail
+   * with a reason; they are not errors of the call.
    */
   verifyCertificate: handleUnaryCall<VerifyCertificateRequest, VerifyCertificateResponse>;
   /**
@@ -487,9 +511,9 @@ export interface CertificateVerificationServiceServer extends UntypedServiceImpl
 export interface CertificateVerificationServiceClient extends Client {
   /**
    * Runs the checks (record found, token on chain at the recorded transaction and block,
-   * holder matches, metadata proven against the batch root on chain, not burned) and records
-   * a document.verified event. Chain failures make checks fail with a reason; they are not
-   * errors of the call.
+   * holder matches, metadata proven against the batch root on chain, not burned) and, when
+   * record_event is set, records a document.verified event. Chain failures make checks fail
+   * with a reason; they are not errors of the call.
    */
   verifyCertificate(
     request: VerifyCertificateRequest,

@@ -24,6 +24,16 @@ export const protobufPackage = "hallmark.keys.v1";
 
 export const protobufFileName = "hallmark/keys/v1/keys.proto";
 
+export interface CheckActorsRequest {
+  principal?: Principal | undefined;
+  actor_ids: string[];
+}
+
+export interface CheckActorsResponse {
+  /** The ids of `actor_ids` that belong to the enterprise (each once). */
+  known_ids: string[];
+}
+
 export interface ResolveSessionRequest {
   subject: string;
   enterprise_id: string;
@@ -235,6 +245,149 @@ export interface RecordUsageRequest {
 export interface RecordUsageResponse {
   accepted: number;
 }
+
+function createBaseCheckActorsRequest(): CheckActorsRequest {
+  return { principal: undefined, actor_ids: [] };
+}
+
+export const CheckActorsRequest: MessageFns<CheckActorsRequest> = {
+  encode(message: CheckActorsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.actor_ids) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckActorsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckActorsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.actor_ids.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckActorsRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      actor_ids: globalThis.Array.isArray(object?.actorIds)
+        ? object.actorIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.actor_ids)
+        ? object.actor_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: CheckActorsRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.actor_ids?.length) {
+      obj.actorIds = message.actor_ids;
+    }
+    return obj;
+  },
+};
+
+function createBaseCheckActorsResponse(): CheckActorsResponse {
+  return { known_ids: [] };
+}
+
+export const CheckActorsResponse: MessageFns<CheckActorsResponse> = {
+  encode(message: CheckActorsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.known_ids) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckActorsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckActorsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.known_ids.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckActorsResponse {
+    return {
+      known_ids: globalThis.Array.isArray(object?.knownIds)
+        ? object.knownIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.known_ids)
+        ? object.known_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: CheckActorsResponse): unknown {
+    const obj: any = {};
+    if (message.known_ids?.length) {
+      obj.knownIds = message.known_ids;
+    }
+    return obj;
+  },
+};
 
 function createBaseResolveSessionRequest(): ResolveSessionRequest {
   return { subject: "", enterprise_id: "", email: "", role: "" };
@@ -3629,6 +3782,20 @@ export const KeysServiceService = {
     responseSerialize: (value: RecordUsageResponse): Buffer => Buffer.from(RecordUsageResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RecordUsageResponse => RecordUsageResponse.decode(value),
   },
+  /**
+   * Which of `actor_ids` (user_… or apikey_… ids) are users or API keys of the principal's
+   * enterprise: the gateway asks before a grant names them (template access), so a grant
+   * never reaches into another enterprise. Read-only.
+   */
+  checkActors: {
+    path: "/hallmark.keys.v1.KeysService/CheckActors" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckActorsRequest): Buffer => Buffer.from(CheckActorsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckActorsRequest => CheckActorsRequest.decode(value),
+    responseSerialize: (value: CheckActorsResponse): Buffer => Buffer.from(CheckActorsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckActorsResponse => CheckActorsResponse.decode(value),
+  },
 } as const;
 
 export interface KeysServiceServer extends UntypedServiceImplementation {
@@ -3663,6 +3830,12 @@ export interface KeysServiceServer extends UntypedServiceImplementation {
    * Idempotent by batch_id.
    */
   recordUsage: handleUnaryCall<RecordUsageRequest, RecordUsageResponse>;
+  /**
+   * Which of `actor_ids` (user_… or apikey_… ids) are users or API keys of the principal's
+   * enterprise: the gateway asks before a grant names them (template access), so a grant
+   * never reaches into another enterprise. Read-only.
+   */
+  checkActors: handleUnaryCall<CheckActorsRequest, CheckActorsResponse>;
 }
 
 export interface KeysServiceClient extends Client {
@@ -3861,6 +4034,26 @@ export interface KeysServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RecordUsageResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Which of `actor_ids` (user_… or apikey_… ids) are users or API keys of the principal's
+   * enterprise: the gateway asks before a grant names them (template access), so a grant
+   * never reaches into another enterprise. Read-only.
+   */
+  checkActors(
+    request: CheckActorsRequest,
+    callback: (error: ServiceError | null, response: CheckActorsResponse) => void,
+  ): ClientUnaryCall;
+  checkActors(
+    request: CheckActorsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CheckActorsResponse) => void,
+  ): ClientUnaryCall;
+  checkActors(
+    request: CheckActorsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CheckActorsResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,14 +1,17 @@
 // /api/v1/allowlist: the contract allowlist (spec › Allowlist status, Endpoints › Allowlist).
-// Scopes: users.update to request an address, users.read to check it or wait for it. Fields
-// follow the spec's user fields (allowlistStatus, allowlistError, lastAllowlistAttempt,
-// allowlistRetryCount). An invalid address is a 400 with param `address`.
+// Scopes: users.update to request an address (rate group allowlist_write: each address costs
+// the relayer gas), users.read to check it or wait for it. Whether the chain has an address
+// is public; the request's details (status, error, retries, transaction) are shown only to
+// an enterprise that asked for it (to others: `requested: false`, and 404 on the wait).
+// Fields follow the spec's user fields (allowlistStatus, allowlistError,
+// lastAllowlistAttempt, allowlistRetryCount). An invalid address is a 400 with param `address`.
 import type { AllowlistEntry } from '@hallmark/proto/certificates/v1/allowlist';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RouteDeps } from '../shared.js';
 
 const TAGS = ['Allowlist'];
 const READ = { auth: 'either' as const, scope: 'users.read' };
-const UPDATE = { auth: 'either' as const, scope: 'users.update' };
+const UPDATE = { auth: 'either' as const, scope: 'users.update', rateGroup: 'allowlist_write' as const };
 const MAX_WAIT_MS = 30_000;
 
 const address = { type: 'string', minLength: 1, maxLength: 64, description: '0x-prefixed 20-byte address' };
@@ -34,6 +37,9 @@ export default async function allowlist(app: FastifyInstance, { clients }: Route
       schema: {
         tags: TAGS,
         summary: 'Request an address on the contract allowlist (added in batches by a worker)',
+        description:
+          'Needs users.update; at most 60 requests an hour per key (per enterprise for sessions). The caller ' +
+          'becomes a requester of the address and sees its request details from then on.',
         body: { type: 'object', required: ['address'], additionalProperties: false, properties: { address } },
       },
     },
@@ -53,6 +59,10 @@ export default async function allowlist(app: FastifyInstance, { clients }: Route
       schema: {
         tags: TAGS,
         summary: 'Allowlist status of an address and whether the chain has it',
+        description:
+          '`onChain` is public. The request details (allowlistStatus, allowlistError, lastAllowlistAttempt, ' +
+          'allowlistRetryCount, transactionHash, blockNumber) are shown only to an enterprise that requested the ' +
+          'address; to any other caller the address reads as `requested: false`.',
         params: {
           type: 'object',
           required: ['address'],
@@ -77,6 +87,7 @@ export default async function allowlist(app: FastifyInstance, { clients }: Route
       schema: {
         tags: TAGS,
         summary: 'Wait (at most timeoutMs, ≤ 30,000) for the chain confirmation of an address',
+        description: 'Only for an address the caller’s enterprise requested; any other address is 404.',
         body: {
           type: 'object',
           required: ['address'],

@@ -14,6 +14,7 @@ import type {
 } from '@hallmark/proto/notify/v1/templates';
 import type { FastifyInstance } from 'fastify';
 import { idParam, principalOf, type RouteDeps } from '../shared.js';
+import { checkGrantees } from './template-grantees.js';
 
 const TAGS = ['Templates'];
 const READ = { auth: 'either' as const, scope: 'reports.read' };
@@ -436,6 +437,9 @@ export default async function templates(app: FastifyInstance, { clients }: Route
       schema: {
         tags: TAGS,
         summary: 'Grant read, write or delete to users of your enterprise (owner only)',
+        description:
+          'Every id in `userIds` must be a user (user_…) or API key (apikey_…) of your enterprise; any other ' +
+          'id is a 400 parameter_invalid on userIds and nothing is granted.',
         params: templateId,
         body: {
           type: 'object',
@@ -448,15 +452,17 @@ export default async function templates(app: FastifyInstance, { clients }: Route
         },
       },
     },
-    async (request) =>
-      presentAccess(
+    async (request) => {
+      await checkGrantees(clients.keys, principalOf(request), request.body.userIds);
+      return presentAccess(
         await api.grantTemplateAccess({
           principal: principalOf(request),
           template_id: request.params.template_id,
           user_ids: request.body.userIds,
           access: request.body.permissions,
         }),
-      ),
+      );
+    },
   );
 
   app.delete<{ Params: { template_id: string; user_id: string }; Querystring: { permissions?: string[] } }>(

@@ -1,0 +1,22 @@
+// Control characters in customer text. PostgreSQL refuses NUL in `text` and `jsonb` (a 500
+// if it ever reached a query), and the other C0 controls have no business in names, codes
+// or descriptions. Tab, line feed and carriage return stay allowed: free text (descriptions,
+// template bodies) legitimately holds them. Lone surrogates are not refused here: they are
+// replaced by U+FFFD on their way into UTF-8 and never fail a query. Pure.
+
+/** C0 controls except tab (U+0009), line feed (U+000A) and carriage return (U+000D). */
+// eslint-disable-next-line no-control-regex
+export const FORBIDDEN_CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
+
+/** True when `s` holds a control character refused in customer text. */
+export const hasForbiddenControl = (s: string): boolean => FORBIDDEN_CONTROL.test(s);
+
+/** The message every surface gives for such a value. */
+export const controlCharacterMessage = (field: string): string =>
+  `${field} contains a control character (NUL or another C0 control other than tab, line feed ` +
+  'and carriage return); remove it.';
+
+/** `s` with its control characters shown as `\u00XX`, for quoting a refused value back. */
+export const showControls = (s: string): string =>
+  // eslint-disable-next-line no-control-regex
+  s.replace(/[\u0000-\u001F]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
