@@ -5,6 +5,7 @@ import {
   HallmarkError,
   invalidParam,
   missingParam,
+  newEvent,
   newId,
   recordEvent,
   transaction,
@@ -153,12 +154,11 @@ export class KeysStore {
         now,
       ]);
       await insertAudit(tx, key, { action: 'key.created', at: now, userId: caller.actorId, ipAddress });
-      await recordEvent(tx, 'keys', {
-        type: 'key.created',
-        data: { id: key.id, type: key.type, name: key.name },
-        enterpriseId: key.enterpriseId,
-        livemode: key.livemode,
-      });
+      await recordEvent(
+        tx,
+        'keys',
+        newEvent('key.created', { id: key.id, type: key.type, name: key.name }, key),
+      );
     });
     return { view: { key, accessLevel: 'owner' }, secret, graceUntil: null };
   }
@@ -212,12 +212,7 @@ export class KeysStore {
         ],
       );
       await insertAudit(tx, key, { action: 'key.updated', at: now, userId: actorId, ipAddress });
-      await recordEvent(tx, 'keys', {
-        type: 'key.updated',
-        data: { id: key.id },
-        enterpriseId: key.enterpriseId,
-        livemode: key.livemode,
-      });
+      await recordEvent(tx, 'keys', newEvent('key.updated', { id: key.id }, key));
       return { key, accessLevel: view.accessLevel };
     });
   }
@@ -232,12 +227,7 @@ export class KeysStore {
         const key = { ...view.key, revokedAt: now };
         await tx.query('UPDATE api_keys SET revoked_at = $2, updated_at = $2 WHERE id = $1', [key.id, now]);
         await insertAudit(tx, key, { action: 'key.revoked', at: now, userId: actorId, ipAddress });
-        await recordEvent(tx, 'keys', {
-          type: 'key.revoked',
-          data: { id: key.id },
-          enterpriseId: key.enterpriseId,
-          livemode: key.livemode,
-        });
+        await recordEvent(tx, 'keys', newEvent('key.revoked', { id: key.id }, key));
         return { key, accessLevel: view.accessLevel };
       },
       { revokedIsDone: true },
@@ -273,12 +263,11 @@ export class KeysStore {
         now,
       ]);
       await insertAudit(tx, key, { action: 'key.rotated', at: now, userId: actorId, ipAddress });
-      await recordEvent(tx, 'keys', {
-        type: 'key.rotated',
-        data: { id: keyId, grace_until: until.toISOString() },
-        enterpriseId: key.enterpriseId,
-        livemode: key.livemode,
-      });
+      await recordEvent(
+        tx,
+        'keys',
+        newEvent('key.rotated', { id: keyId, grace_until: until.toISOString() }, key),
+      );
       issued = { view: { key, accessLevel: view.accessLevel }, secret, graceUntil: until };
       return issued.view;
     });
@@ -302,12 +291,7 @@ export class KeysStore {
       if (!userIds) throw invalidParam('userIds', 'Every userId must be a user of this enterprise.');
       await upsertShares(tx, keyId, userIds, grant, now);
       await insertAudit(tx, view.key, { action: 'key.shared', at: now, userId: actorId, ipAddress });
-      await recordEvent(tx, 'keys', {
-        type: 'key.shared',
-        data: { id: keyId, user_ids: userIds },
-        enterpriseId: view.key.enterpriseId,
-        livemode: view.key.livemode,
-      });
+      await recordEvent(tx, 'keys', newEvent('key.shared', { id: keyId, user_ids: userIds }, view.key));
       shares = await listShares(tx, keyId);
       return view;
     });

@@ -31,12 +31,14 @@
 // fast path (like a delete) the voucher row, then the redemption key. They can only cross on
 // one (voucher, order) at once, which PostgreSQL reports as a deadlock (40P01): retried.
 import {
-  envelopeOf,
   HallmarkError,
+  newEvent,
   newId,
   notFound,
+  OUTBOX_WAKE,
+  outboxBatch,
+  outboxInsert,
   recordEvents,
-  subjectFor,
   transaction,
   type EventInput,
   type EventType,
@@ -282,10 +284,7 @@ export class RedemptionsStore {
       createdAt: new Date(),
       rolledBackAt: null,
     };
-    const events = this.redemptionEvents(v, redemption).map((e) => {
-      const event = envelopeOf(EVENT_SOURCE, e);
-      return { subject: subjectFor(EVENT_SOURCE, event.type), event };
-    });
+    const events = outboxBatch(EVENT_SOURCE, this.redemptionEvents(v, redemption));
     try {
       const { rows } = await this.pool.query<{ redeemed: number }>(
         `WITH v AS (
@@ -300,13 +299,9 @@ export class RedemptionsStore {
              discount_applied, enterprise_id, livemode, voucher_version, created_at)
            SELECT v.id, $4, $5, $6, $7, $8, $9, $10, $2, $3, v.version, $11 FROM v
            RETURNING 1),
-         e AS (
-           INSERT INTO outbox (id, subject, type, payload)
-           SELECT x->'event'->>'id', x->>'subject', x->'event'->>'type', x->'event'
-           FROM v, jsonb_array_elements($12::jsonb) AS x
-           RETURNING 1)
+         e AS (${outboxInsert('$12', 'v')})
          SELECT (SELECT count(*) FROM r)::int AS redeemed, (SELECT count(*) FROM e)::int AS events,
-           pg_notify('hallmark_outbox', '')
+           ${OUTBOX_WAKE}
          FROM v`,
         [
           v.id,
@@ -320,7 +315,7 @@ export class RedemptionsStore {
           plan.currency,
           plan.discount,
           redemption.createdAt,
-          JSON.stringify(events),
+          events.param,
         ],
       );
       if (rows[0]?.redeemed !== 1) return null;
@@ -506,12 +501,7 @@ export class RedemptionsStore {
     return [
       this.transactionEvent('transaction.created', v, r, 'pending'),
       this.transactionEvent('transaction.completed', v, r, 'completed'),
-      {
-        type: 'voucher.redeemed',
-        data: { object: redeemedObject(v, r), order_id: r.orderId },
-        enterpriseId: v.enterpriseId,
-        livemode: v.livemode,
-      },
+      newEvent('voucher.redeemed', { object: redeemedObject(v, r), order_id: r.orderId }, v),
     ];
   }
 
@@ -522,12 +512,7 @@ export class RedemptionsStore {
     status: 'pending' | 'completed' | 'failed' | 'reversed',
     extra: Record<string, unknown> = {},
   ): EventInput<EventType> {
-    return {
-      type,
-      data: { object: transactionObject(v, r, status, extra) },
-      enterpriseId: v.enterpriseId,
-      livemode: v.livemode,
-    };
+    return newEvent(type, { object: transactionObject(v, r, status, extra) }, v);
   }
 
   private async recordTransaction(

@@ -3,6 +3,7 @@
 // the outbox in the same transaction. Redemptions live in redemptions.ts.
 import {
   HallmarkError,
+  newEvent,
   newId,
   notFound,
   recordEvent,
@@ -83,12 +84,7 @@ export async function recordVoucherEvent(
   v: VoucherRecord,
   now: Date,
 ): Promise<void> {
-  await recordEvent(tx, EVENT_SOURCE, {
-    type,
-    data: { object: { ...toView(v, now) } },
-    enterpriseId: v.enterpriseId,
-    livemode: v.livemode,
-  });
+  await recordEvent(tx, EVENT_SOURCE, newEvent(type, { object: { ...toView(v, now) } }, v));
 }
 
 export class VouchersStore {
