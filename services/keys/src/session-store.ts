@@ -9,9 +9,9 @@ import {
   type Pool,
   type Queryable,
 } from '@hallmark/kit';
-import { checkKeyManager, lowerRole, type Caller, type PrincipalInput, type Role } from '../domain/access.js';
-import { mergeSession, type SessionClaims } from '../domain/session.js';
-import { ensureEnterprise } from './rows.js';
+import { checkKeyManager, lowerRole, type Caller, type PrincipalInput, type Role } from './domain/access.js';
+import { mergeSession, type SessionClaims } from './domain/session.js';
+import { ensureEnterprise } from './key-store.js';
 
 export interface SessionUser {
   userId: string;
