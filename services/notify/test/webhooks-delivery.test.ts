@@ -28,7 +28,7 @@ import path from 'node:path';
 import { request } from 'undici';
 import { createWebhooks, type Webhooks } from '../src/webhooks/index.js';
 import { WebhookSender } from '../src/webhooks/sender.js';
-import { DeliveryWorker } from '../src/webhooks/worker.js';
+import { DeliveryWorker } from '../src/webhooks/workers/delivery-worker.js';
 import {
   makeCertificate,
   startReceiver,
