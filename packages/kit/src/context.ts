@@ -16,10 +16,6 @@ export function runWithContext<T>(ctx: RequestContext, fn: () => T): T {
   return storage.run(ctx, fn);
 }
 
-export function currentContext(): RequestContext | undefined {
-  return storage.getStore();
-}
-
 export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
 }

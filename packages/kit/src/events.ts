@@ -1,5 +1,10 @@
-// Domain events: one envelope, one schema per event type, all in this one file so that
-// producers and consumers cannot drift. Subjects are `hallmark.<svc>.<entity>.<verb>`.
+// Domain events as contracts: one envelope, and per event type one payload schema and how
+// the type reaches webhooks, all in this one table, so that producers (which build events
+// with `newEvent` and whose payloads the outbox checks against the schema) and consumers
+// (notify's subscribable types and envelope mapping) cannot drift. A zod module rather than
+// proto messages: the payloads are JSON on the bus and in webhooks, and the schema checks
+// them at the one place every event is written (the kit outbox), with no codegen step.
+// Subjects are `hallmark.<svc>.<entity>.<verb>`.
 import { z } from 'zod';
 
 export const STREAM_NAME = 'HALLMARK';
@@ -7,6 +12,39 @@ export const STREAM_SUBJECTS = ['hallmark.>'];
 
 const Id = z.string().min(1);
 const ObjectEvent = z.object({ object: z.record(z.string(), z.unknown()) });
+const Iso = z.string();
+const Money = z.number().int();
+/** A discount voucher as the API and events show it (vouchers service, VoucherView). */
+const DiscountVoucherObject = z.looseObject({
+  id: Id,
+  code: z.string(),
+  type: z.enum(['percentage', 'fixed_amount']),
+  value: z.number(),
+  status: z.string(),
+  uses_remaining: z.number().nullable(),
+  max_uses: z.number().nullable(),
+  expires_at: Iso.nullable(),
+  created_at: Iso,
+  livemode: z.boolean(),
+  enterprise_id: Id,
+  times_used: z.number(),
+  updated_at: Iso,
+});
+/** The spec's Transaction of a voucher redemption (spec › Events › Transaction). */
+const TransactionObject = z.looseObject({
+  id: Id,
+  type: z.string(),
+  amount: Money,
+  currency: z.string(),
+  status: z.enum(['pending', 'completed', 'failed', 'reversed']),
+  user_id: z.string().nullable(),
+  description: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  created_at: Iso,
+});
+const TransactionEvent = z.object({ object: TransactionObject });
+/** A certificate voucher as its enterprise webhook carries it (certificates service). */
+const CertificateVoucherEvent = z.object({ object: z.looseObject({ id: Id }) });
 const Nullable = <T extends z.ZodType>(t: T) => t.nullable().optional();
 /** Bulk job outcome as the enterprise webhook body carries it (spec › bulk.job.completed). */
 const BulkJobEvent = z.looseObject({
@@ -50,92 +88,205 @@ const BulkJobEvent = z.looseObject({
   ),
 });
 
-/** Payload schemas by event type. A producer cannot write an event whose type is not here. */
-export const EVENT_SCHEMAS = {
-  'user.created': z.object({ id: Id, email: z.string().nullable(), role: z.string(), enterprise_id: Id }),
-  'user.updated': z.object({ id: Id, email: z.string().nullable(), role: z.string(), enterprise_id: Id }),
-  'key.created': z.object({ id: Id, type: z.string(), name: z.string() }),
-  'key.updated': z.object({ id: Id }),
-  'key.revoked': z.object({ id: Id }),
-  'key.rotated': z.object({ id: Id, grace_until: z.string() }),
-  'key.shared': z.object({ id: Id, user_ids: z.array(z.string()) }),
-  'voucher.created': z.object({ object: z.record(z.string(), z.unknown()) }),
-  'voucher.updated': z.object({ object: z.record(z.string(), z.unknown()) }),
-  'voucher.deleted': z.object({ object: z.record(z.string(), z.unknown()) }),
-  'voucher.redeemed': z.object({ object: z.record(z.string(), z.unknown()), order_id: z.string() }),
-  'transaction.created': z.object({ object: z.record(z.string(), z.unknown()) }),
-  'transaction.completed': z.object({ object: z.record(z.string(), z.unknown()) }),
-  'transaction.updated': z.object({ object: z.record(z.string(), z.unknown()) }),
-  'transaction.failed': z.object({ object: z.record(z.string(), z.unknown()) }),
-  // Versioned-surface types not yet emitted by a service (architecture.md › Versioned-surface
-  // events): whoever emits them puts the spec's resource in `object`; notify delivers it as
-  // the envelope's data.object.
-  'user.deleted': ObjectEvent,
-  'user.verified': ObjectEvent,
-  'payment.succeeded': ObjectEvent,
-  'payment.failed': ObjectEvent,
-  'payment.refunded': ObjectEvent,
-  'subscription.created': ObjectEvent,
-  'subscription.updated': ObjectEvent,
-  'subscription.cancelled': ObjectEvent,
-  'subscription.renewed': ObjectEvent,
-  'document.uploaded': ObjectEvent,
-  'document.processed': ObjectEvent,
-  'document.verified': ObjectEvent,
+/** How an event type reaches webhooks: as itself on the versioned surface, as an enterprise event under its wire name, or not at all. */
+export type WebhookRoute = { surface: 'versioned' } | { surface: 'enterprise'; as: string } | null;
+
+const internal = <S extends z.ZodType>(schema: S) => ({ schema, webhook: null });
+const versioned = <S extends z.ZodType>(schema: S) => ({
+  schema,
+  webhook: { surface: 'versioned' as const },
+});
+const enterprise = <S extends z.ZodType, N extends string>(schema: S, as: N) => ({
+  schema,
+  webhook: { surface: 'enterprise' as const, as },
+});
+
+/**
+ * Every event type: its payload schema and its webhook route. A producer cannot write an
+ * event whose type is not here, nor (through the outbox) a payload its schema refuses.
+ * Versioned-surface types are listed in the spec's order (spec › Versioned-surface webhook
+ * events); notify offers exactly these for subscription.
+ */
+export const EVENTS = {
+  // Versioned surface (architecture.md › Versioned-surface events): keys emits user.created
+  // and user.updated; vouchers the transaction.* of a redemption; bulk document.uploaded and
+  // document.processed; certificates document.verified. The others are subscribable and are
+  // delivered when something emits them; whoever does puts the spec's resource in `object`,
+  // which notify delivers as the envelope's data.object.
+  'user.created': versioned(
+    z.object({ id: Id, email: z.string().nullable(), role: z.string(), enterprise_id: Id }),
+  ),
+  'user.updated': versioned(
+    z.object({ id: Id, email: z.string().nullable(), role: z.string(), enterprise_id: Id }),
+  ),
+  'user.deleted': versioned(ObjectEvent),
+  'user.verified': versioned(ObjectEvent),
+  'transaction.created': versioned(TransactionEvent),
+  'transaction.updated': versioned(TransactionEvent),
+  'transaction.completed': versioned(TransactionEvent),
+  'transaction.failed': versioned(TransactionEvent),
+  'payment.succeeded': versioned(ObjectEvent),
+  'payment.failed': versioned(ObjectEvent),
+  'payment.refunded': versioned(ObjectEvent),
+  'subscription.created': versioned(ObjectEvent),
+  'subscription.updated': versioned(ObjectEvent),
+  'subscription.cancelled': versioned(ObjectEvent),
+  'subscription.renewed': versioned(ObjectEvent),
+  'document.uploaded': versioned(ObjectEvent),
+  'document.processed': versioned(ObjectEvent),
+  'document.verified': versioned(ObjectEvent),
+
   // Enterprise webhook events (spec › Enterprise webhook events). `data` is the spec's body
   // without `event` and `timestamp`, which notify adds; extra fields pass through.
-  'bulk.job.completed': BulkJobEvent,
-  'bulk.job.failed': BulkJobEvent.extend({ error: z.string().optional() }),
-  /** A certificate voucher minted on chain (certificates service); `object` is the voucher. */
-  'voucher.minted': ObjectEvent,
+  'bulk.job.completed': enterprise(BulkJobEvent, 'bulk.job.completed'),
+  'bulk.job.failed': enterprise(BulkJobEvent.extend({ error: z.string().optional() }), 'bulk.job.failed'),
+  /**
+   * Certificate vouchers (certificates service): created, and minted on chain. Named apart
+   * from the discount voucher's `voucher.*`; on the wire they are the spec's `voucher.created`
+   * and `voucher.minted`, with `object` (the voucher) as the body's `voucher`.
+   */
+  'certificate_voucher.created': enterprise(CertificateVoucherEvent, 'voucher.created'),
+  'certificate_voucher.minted': enterprise(CertificateVoucherEvent, 'voucher.minted'),
+
+  // Internal: heard on the bus, never a webhook.
+  'key.created': internal(z.object({ id: Id, type: z.string(), name: z.string() })),
+  'key.updated': internal(z.object({ id: Id })),
+  'key.revoked': internal(z.object({ id: Id })),
+  'key.rotated': internal(z.object({ id: Id, grace_until: z.string() })),
+  'key.shared': internal(z.object({ id: Id, user_ids: z.array(z.string()) })),
+  /** Discount vouchers (vouchers service); `object` is the voucher as the API shows it. */
+  'voucher.created': internal(z.object({ object: DiscountVoucherObject })),
+  'voucher.updated': internal(z.object({ object: DiscountVoucherObject })),
+  'voucher.deleted': internal(z.object({ object: DiscountVoucherObject })),
+  'voucher.redeemed': internal(
+    z.object({
+      object: z.looseObject({
+        id: Id,
+        code: z.string(),
+        transaction_id: Id,
+        order_id: z.string(),
+        original_amount: Money,
+        discount_applied: Money,
+        final_amount: Money,
+        currency: z.string(),
+        redeemed_at: Iso,
+      }),
+      order_id: z.string(),
+    }),
+  ),
   /**
    * A certificate's token confirmed on chain (certificates service), one event per certificate
    * of a minted batch; `object` is the certificate (id, tokenId, name, imageUrl, metadata,
    * metadataHash, batchId, holderAddress, status, transactionHash, blockNumber, …).
    */
-  'certificate.minted': z.object({
-    object: z.looseObject({
-      id: Id,
-      tokenId: z.number(),
-      transactionHash: z.string(),
-      blockNumber: z.number(),
+  'certificate.minted': internal(
+    z.object({
+      object: z.looseObject({
+        id: Id,
+        tokenId: z.number(),
+        transactionHash: z.string(),
+        blockNumber: z.number(),
+      }),
     }),
-  }),
+  ),
   /**
    * A certificate's token burned on chain (certificates service, burn indexer), once per
    * certificate, after HALLMARK_CHAIN_CONFIRMATIONS confirmations; `object` is the certificate
    * (status `burned`), `burn` the Transfer-to-zero that burned it.
    */
-  'certificate.burned': z.object({
-    object: z.looseObject({ id: Id, tokenId: z.number(), status: z.literal('burned') }),
-    burn: z.object({
-      transactionHash: z.string(),
-      blockNumber: z.number(),
-      actor: z.string(),
-      from: z.string(),
+  'certificate.burned': internal(
+    z.object({
+      object: z.looseObject({ id: Id, tokenId: z.number(), status: z.literal('burned') }),
+      burn: z.object({
+        transactionHash: z.string(),
+        blockNumber: z.number(),
+        actor: z.string(),
+        from: z.string(),
+      }),
     }),
-  }),
+  ),
   /**
    * A certificate moved by its holder's signature (certificates service, Transfer), once per
    * transfer, after HALLMARK_CHAIN_CONFIRMATIONS confirmations; `object` is the certificate
    * (holderAddress = the new holder), `transfer` the transaction that moved it.
    */
-  'certificate.transferred': z.object({
-    object: z.looseObject({ id: Id, tokenId: z.number(), holderAddress: z.string() }),
-    transfer: z.object({
-      from: z.string(),
-      to: z.string(),
-      toUserId: z.string().nullable(),
-      transactionHash: z.string(),
-      blockNumber: z.number(),
+  'certificate.transferred': internal(
+    z.object({
+      object: z.looseObject({ id: Id, tokenId: z.number(), holderAddress: z.string() }),
+      transfer: z.object({
+        from: z.string(),
+        to: z.string(),
+        toUserId: z.string().nullable(),
+        transactionHash: z.string(),
+        blockNumber: z.number(),
+      }),
     }),
-  }),
+  ),
   // Used by the kit's own tests and health probes.
-  'kit.probe.sent': z.object({ n: z.number() }),
+  'kit.probe.sent': internal(z.object({ n: z.number() })),
 } as const;
 
-export type EventType = keyof typeof EVENT_SCHEMAS;
-export type EventData<T extends EventType> = z.infer<(typeof EVENT_SCHEMAS)[T]>;
+export type EventType = keyof typeof EVENTS;
+export type EventSchema<T extends EventType> = (typeof EVENTS)[T]['schema'];
+export type EventData<T extends EventType> = z.infer<EventSchema<T>>;
+
+/** Payload schemas by event type (derived from EVENTS). */
+export const EVENT_SCHEMAS = Object.fromEntries(
+  Object.entries(EVENTS).map(([type, c]) => [type, c.schema]),
+) as { [T in EventType]: EventSchema<T> };
+
+/** The types delivered as themselves on the versioned surface, in the spec's order. */
+export type VersionedEventType = {
+  [T in EventType]: (typeof EVENTS)[T]['webhook'] extends { surface: 'versioned' } ? T : never;
+}[EventType];
+/** The wire names of enterprise webhook events (`voucher.created`, not the internal type). */
+export type EnterpriseEventName = {
+  [T in EventType]: (typeof EVENTS)[T]['webhook'] extends { surface: 'enterprise'; as: infer N } ? N : never;
+}[EventType];
+
+const route = (type: string): WebhookRoute =>
+  Object.hasOwn(EVENTS, type) ? EVENTS[type as EventType].webhook : null;
+
+export const VERSIONED_EVENT_TYPES = (Object.keys(EVENTS) as EventType[]).filter(
+  (t) => route(t)?.surface === 'versioned',
+) as VersionedEventType[];
+
+export const ENTERPRISE_EVENT_NAMES = (Object.keys(EVENTS) as EventType[]).flatMap((t) => {
+  const r = route(t);
+  return r?.surface === 'enterprise' ? [r.as as EnterpriseEventName] : [];
+});
+
+/** The versioned-surface type an event type is delivered as, or null. */
+export function versionedTypeOf(type: string): VersionedEventType | null {
+  return route(type)?.surface === 'versioned' ? (type as VersionedEventType) : null;
+}
+
+/** The enterprise webhook name an event type is delivered as, or null. */
+export function enterpriseNameOf(type: string): EnterpriseEventName | null {
+  const r = route(type);
+  return r?.surface === 'enterprise' ? (r.as as EnterpriseEventName) : null;
+}
+
+/** What a producer hands the outbox: a typed payload and the tenant it belongs to. */
+export interface EventInput<T extends EventType> {
+  type: T;
+  data: EventData<T>;
+  enterpriseId?: string | null;
+  livemode?: boolean;
+  id?: string;
+}
+
+/**
+ * The typed constructor producers use: `newEvent('voucher.updated', { object }, voucher)`.
+ * `owner` gives the tenant (any record with enterpriseId and livemode will do).
+ */
+export function newEvent<T extends EventType>(
+  type: T,
+  data: EventData<T>,
+  owner: { enterpriseId?: string | null; livemode?: boolean } = {},
+): EventInput<T> {
+  return { type, data, enterpriseId: owner.enterpriseId ?? null, livemode: owner.livemode ?? true };
+}
 
 export interface EventEnvelope<T extends EventType = EventType> {
   id: string;

@@ -24,11 +24,8 @@ export const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES;
 export type Id<K extends IdKind> = string & { readonly __id: K };
+/** The discount voucher's id; other kinds use `Id<kind>` where a brand helps. */
 export type VoucherId = Id<'voucher'>;
-export type ApiKeyId = Id<'apiKey'>;
-export type EnterpriseId = Id<'enterprise'>;
-export type EventId = Id<'event'>;
-export type RequestId = Id<'request'>;
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const ID_BODY_LENGTH = 24;

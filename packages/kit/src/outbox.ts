@@ -8,20 +8,17 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { currentRequestId, REQUEST_ID_HEADER } from './context.js';
 import type { Pool, Queryable } from './db.js';
-import { EVENT_SCHEMAS, type EventData, type EventEnvelope, type EventType } from './events.js';
+import {
+  EVENT_SCHEMAS,
+  type EventData,
+  type EventEnvelope,
+  type EventInput,
+  type EventType,
+} from './events.js';
 import { newId } from './ids.js';
 
-export interface EventInput<T extends EventType> {
-  type: T;
-  data: EventData<T>;
-  enterpriseId?: string | null;
-  livemode?: boolean;
-  id?: string;
-}
-
 /**
- * The envelope `recordEvent(s)` would write (id, schema-checked data, request id). For a
- * statement that writes its outbox rows itself, e.g. only when its update matched.
+ * The envelope `recordEvent(s)` and `outboxBatch` write (id, schema-checked data, request id).
  */
 export function envelopeOf<T extends EventType>(source: string, input: EventInput<T>): EventEnvelope<T> {
   return {
@@ -54,17 +51,44 @@ export async function recordEvents(
   source: string,
   inputs: EventInput<EventType>[],
 ): Promise<EventEnvelope[]> {
-  const envelopes = inputs.map((input) => envelopeOf(source, input));
+  const batch = outboxBatch(source, inputs);
   await tx.query(
-    `WITH ins AS (
-       INSERT INTO outbox (id, subject, type, payload)
-       SELECT e->>'id', $1 || '.' || (e->>'type'), e->>'type', e FROM jsonb_array_elements($2::jsonb) AS e
-       RETURNING 1)
-     SELECT pg_notify('hallmark_outbox', ''), (SELECT count(*) FROM ins)`,
-    [`hallmark.${source}`, JSON.stringify(envelopes)],
+    `WITH ins AS (${outboxInsert('$1')})
+     SELECT ${OUTBOX_WAKE}, (SELECT count(*) FROM ins)`,
+    [batch.param],
   );
-  return envelopes;
+  return batch.envelopes;
 }
+
+/** Events ready for `outboxInsert`: their envelopes, and the one JSON parameter that carries them. */
+export interface OutboxBatch {
+  envelopes: EventEnvelope[];
+  param: string;
+}
+
+export function outboxBatch(source: string, inputs: EventInput<EventType>[]): OutboxBatch {
+  const envelopes = inputs.map((input) => envelopeOf(source, input));
+  return { envelopes, param: JSON.stringify(envelopes) };
+}
+
+/**
+ * The one outbox write: an `INSERT … RETURNING 1` to put in a statement as a CTE, writing
+ * the envelopes of an `outboxBatch` passed as `param` (e.g. `'$12'`). With `guard`, the name
+ * of a CTE of the same statement returning at most one row, the events are written only when
+ * that CTE returned its row — for a statement that commits a change and its events together
+ * only if its conditional UPDATE matched (vouchers' one-statement redemption). The subject is
+ * `subjectFor(source, type)`, computed from the envelope. Put `OUTBOX_WAKE` in the statement's
+ * final SELECT so the relay wakes at commit.
+ */
+export function outboxInsert(param: string, guard?: string): string {
+  return `INSERT INTO outbox (id, subject, type, payload)
+    SELECT e->>'id', 'hallmark.' || (e->>'source') || '.' || (e->>'type'), e->>'type', e
+    FROM ${guard ? `${guard}, ` : ''}jsonb_array_elements(${param}::jsonb) AS e
+    RETURNING 1`;
+}
+
+/** Wakes the relay (LISTEN hallmark_outbox) when the statement that holds it commits. */
+export const OUTBOX_WAKE = "pg_notify('hallmark_outbox', '')";
 
 export interface RelayOptions {
   pool: Pool;

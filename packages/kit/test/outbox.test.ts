@@ -3,6 +3,9 @@ import {
   connectBus,
   createLogger,
   openDatabase,
+  OUTBOX_WAKE,
+  outboxBatch,
+  outboxInsert,
   OutboxRelay,
   recordEvent,
   startConsumer,
@@ -150,5 +153,39 @@ describe('outbox → JetStream → consumer', () => {
     );
     expect(attempts).toBe(3);
     await sub.stop();
+  });
+});
+
+describe('outboxInsert (the one outbox write, as a statement part)', () => {
+  it('writes the events with their subjects only when the guarding CTE returned its row', async () => {
+    const run = async (matches: boolean) => {
+      const batch = outboxBatch(source, [
+        { type: 'kit.probe.sent', data: { n: 1 } },
+        { type: 'kit.probe.sent', data: { n: 2 } },
+      ]);
+      await producer.query(
+        `WITH g AS (SELECT 1 AS one WHERE $2::boolean), e AS (${outboxInsert('$1', 'g')})
+         SELECT (SELECT count(*) FROM e), ${OUTBOX_WAKE}`,
+        [batch.param, matches],
+      );
+      const { rows } = await producer.query<{ subject: string; type: string; payload: EventEnvelope }>(
+        'SELECT subject, type, payload FROM outbox WHERE id = ANY($1) ORDER BY seq',
+        [batch.envelopes.map((e) => e.id)],
+      );
+      return { rows, batch };
+    };
+    expect((await run(false)).rows).toHaveLength(0);
+    const { rows, batch } = await run(true);
+    expect(rows.map((r) => r.subject)).toEqual([
+      `hallmark.${source}.kit.probe.sent`,
+      `hallmark.${source}.kit.probe.sent`,
+    ]);
+    expect(rows.map((r) => r.payload)).toEqual(batch.envelopes);
+  });
+
+  it('refuses to build an envelope whose payload does not match its type', () => {
+    expect(() =>
+      outboxBatch(source, [{ type: 'kit.probe.sent', data: { n: 'one' as unknown as number } }]),
+    ).toThrow();
   });
 });

@@ -3,7 +3,15 @@
 // batch's results or failure, and finishing the job with its events in one transaction.
 // Every write is conditional on the items' state, so a step repeated by Restate changes
 // nothing twice and counts never drift.
-import { recordEvent, recordEvents, transaction, type Queryable } from '@hallmark/kit';
+import {
+  newEvent,
+  recordEvent,
+  recordEvents,
+  transaction,
+  type EventInput,
+  type EventType,
+  type Queryable,
+} from '@hallmark/kit';
 import {
   EVENT_VOUCHER_LIMIT,
   failureMessage,
@@ -231,24 +239,13 @@ export class BatchesStore {
       const job = jobFromRow(updated.rows[0]!);
       const vouchers = await this.jobs.vouchers(jobId, tx, EVENT_VOUCHER_LIMIT);
       const body = jobEventBody(job, vouchers, job.completedAt!.getTime() - job.createdAt.getTime());
-      const events: Parameters<typeof recordEvents>[2] = [
+      const events: EventInput<EventType>[] = [
         status === 'completed'
-          ? { type: 'bulk.job.completed', enterpriseId: job.enterpriseId, livemode: job.livemode, data: body }
-          : {
-              type: 'bulk.job.failed',
-              enterpriseId: job.enterpriseId,
-              livemode: job.livemode,
-              data: { ...body, error: error ?? undefined },
-            },
+          ? newEvent('bulk.job.completed', body, job)
+          : newEvent('bulk.job.failed', { ...body, error: error ?? undefined }, job),
       ];
-      if (job.form === 'csv') {
-        events.push({
-          type: 'document.processed',
-          enterpriseId: job.enterpriseId,
-          livemode: job.livemode,
-          data: { object: documentObject(job) },
-        });
-      }
+      if (job.form === 'csv')
+        events.push(newEvent('document.processed', { object: documentObject(job) }, job));
       await recordEvents(tx, EVENT_SOURCE, events);
       return job;
     });
@@ -257,12 +254,11 @@ export class BatchesStore {
   /** A cancelled job's upload is processed as far as it went (versioned surface). */
   async recordCancelledDocument(job: JobRecord): Promise<void> {
     if (job.form !== 'csv') return;
-    await recordEvent(this.pool, EVENT_SOURCE, {
-      type: 'document.processed',
-      enterpriseId: job.enterpriseId,
-      livemode: job.livemode,
-      data: { object: documentObject(job) },
-    });
+    await recordEvent(
+      this.pool,
+      EVENT_SOURCE,
+      newEvent('document.processed', { object: documentObject(job) }, job),
+    );
   }
 
   /** The fetched image of `url` for this job: the first fetch's result is kept. */

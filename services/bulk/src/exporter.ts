@@ -1,53 +1,25 @@
 // Result downloads: the CSV (the spec's columns, formula cells neutralised) and the ZIP (each
 // succeeded certificate's metadata JSON and, for images uploaded in a ZIP, the image). Rows
-// are read in pages so a 50,000-row job never sits in memory as objects at once.
-import type { Pool } from '@hallmark/kit';
+// are read in pages (export-store.ts) so a 50,000-row job never sits in memory at once.
 import yazl from 'yazl';
 import { resultCsvHeader, resultCsvLine } from './domain/export.js';
 import { voucherMetadataOf, type JobRecord } from './domain/job.js';
-import type { JobsStore } from './store.js';
+import type { ExportStore } from './export-store.js';
+import type { MediaStore } from './media-store.js';
 
-const PAGE = 2000;
-
-interface ExportRow {
-  idx: number;
-  row_number: number;
-  name: string;
-  status: string;
-  certificate_id: string | null;
-  voucher_id: string | null;
-  reference_number: string | null;
-  voucher_url: string | null;
-  recipient_email: string | null;
-  error: string | null;
-  input: Record<string, unknown>;
-  media_id: string | null;
-  token_id: string | null;
-  transaction_hash: string | null;
-  block_number: string | null;
-}
-
-async function* pages(pool: Pool, jobId: string, where = 'true'): AsyncGenerator<ExportRow[]> {
-  let after = -1;
-  for (;;) {
-    const { rows } = await pool.query<ExportRow>(
-      `SELECT idx, row_number, name, status, certificate_id, voucher_id, reference_number, voucher_url,
-              recipient_email, error, input, media_id, token_id, transaction_hash, block_number
-         FROM job_items WHERE job_id = $1 AND idx > $2 AND ${where} ORDER BY idx LIMIT $3`,
-      [jobId, after, PAGE],
-    );
-    if (rows.length === 0) return;
-    yield rows;
-    after = rows[rows.length - 1]!.idx;
-  }
+export interface ExportDeps {
+  items: ExportStore;
+  media: MediaStore;
+  /** Recipient e-mails are stored encrypted. */
+  decrypt: (s: string | null) => string | null;
 }
 
 /** Item status as the download names it: success, failed, or pending while still running. */
 const downloadStatus = (s: string) => (s === 'success' ? 'success' : s === 'pending' ? 'pending' : 'failed');
 
-export async function exportCsv(jobs: JobsStore, job: JobRecord): Promise<Buffer> {
+export async function exportCsv(deps: ExportDeps, job: JobRecord): Promise<Buffer> {
   const parts: string[] = [resultCsvHeader()];
-  for await (const rows of pages(jobs.pool, job.id)) {
+  for await (const rows of deps.items.pages(job.id)) {
     for (const r of rows) {
       parts.push(
         resultCsvLine({
@@ -57,7 +29,7 @@ export async function exportCsv(jobs: JobsStore, job: JobRecord): Promise<Buffer
           certificateId: r.certificate_id,
           voucherId: r.voucher_id,
           referenceNumber: r.reference_number,
-          recipientEmail: jobs.decrypt(r.recipient_email),
+          recipientEmail: deps.decrypt(r.recipient_email),
           error: r.status === 'success' ? null : r.error,
         }),
       );
@@ -73,7 +45,7 @@ const EXT: Record<string, string> = {
   'image/gif': 'gif',
 };
 
-export async function exportZip(jobs: JobsStore, job: JobRecord): Promise<Buffer> {
+export async function exportZip(deps: ExportDeps, job: JobRecord): Promise<Buffer> {
   const zip = new yazl.ZipFile();
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
@@ -81,16 +53,9 @@ export async function exportZip(jobs: JobsStore, job: JobRecord): Promise<Buffer
     zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
     zip.outputStream.on('error', reject);
   });
-  for await (const rows of pages(jobs.pool, job.id, "status = 'success'")) {
+  for await (const rows of deps.items.pages(job.id, { succeededOnly: true })) {
     const mediaIds = rows.map((r) => r.media_id).filter((m): m is string => m !== null);
-    const media = new Map<string, { content_type: string; bytes: Buffer }>();
-    if (mediaIds.length > 0) {
-      const { rows: found } = await jobs.pool.query<{ id: string; content_type: string; bytes: Buffer }>(
-        'SELECT id, content_type, bytes FROM media WHERE id = ANY($1::text[])',
-        [mediaIds],
-      );
-      for (const m of found) media.set(m.id, m);
-    }
+    const media = await deps.media.ofJob(job, job.id, mediaIds);
     for (const r of rows) {
       const base = `${String(r.row_number).padStart(5, '0')}-${r.certificate_id}`;
       const meta = {
@@ -107,7 +72,7 @@ export async function exportZip(jobs: JobsStore, job: JobRecord): Promise<Buffer
       };
       zip.addBuffer(Buffer.from(JSON.stringify(meta, null, 2)), `metadata/${base}.json`);
       const image = r.media_id ? media.get(r.media_id) : undefined;
-      if (image) zip.addBuffer(image.bytes, `images/${base}.${EXT[image.content_type] ?? 'bin'}`);
+      if (image) zip.addBuffer(image.bytes, `images/${base}.${EXT[image.contentType] ?? 'bin'}`);
     }
   }
   zip.end();

@@ -7,6 +7,7 @@ import { checkCsvSize, parseCsv } from './domain/csv.js';
 import type { JobRecord, Scope } from './domain/job.js';
 import { idempotencyKeyProblem, parseOrderForm } from './domain/order.js';
 import { matchImage, readZipImages, ZIP_MAX_BYTES } from './domain/zip.js';
+import type { MediaStore } from './media-store.js';
 import { conflictOf, type JobsStore, type NewItem } from './store.js';
 
 const CHUNK = 1000;
@@ -19,7 +20,10 @@ interface StoredImage {
 }
 
 export class JobCreator {
-  constructor(private readonly jobs: JobsStore) {}
+  constructor(
+    private readonly jobs: JobsStore,
+    private readonly media: MediaStore,
+  ) {}
 
   async createCsvJob(
     scope: Scope,
@@ -63,11 +67,13 @@ export class JobCreator {
     const byStem = new Map<string, StoredImage>();
     for await (const img of readZipImages(zip)) {
       const stored = { mediaId: `med_${randomBase62(24)}`, sha256: img.sha256, contentType: img.contentType };
-      await tx.query(
-        `INSERT INTO media (id, enterprise_id, job_id, path, content_type, sha256, bytes)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [stored.mediaId, scope.enterpriseId, jobId, img.path, img.contentType, img.sha256, img.bytes],
-      );
+      await this.media.insert(tx, scope, jobId, {
+        id: stored.mediaId,
+        path: img.path,
+        contentType: img.contentType,
+        sha256: img.sha256,
+        bytes: img.bytes,
+      });
       if (!byKey.has(img.key)) byKey.set(img.key, stored);
       if (!byStem.has(img.stem)) byStem.set(img.stem, stored);
     }

@@ -4,6 +4,7 @@
 import {
   Encryptor,
   HallmarkError,
+  newEvent,
   notFound,
   recordEvent,
   transaction,
@@ -282,12 +283,7 @@ export class JobsStore {
 
   /** document.uploaded for a CSV upload (versioned surface), in the creating transaction. */
   async recordUploaded(tx: Queryable, job: JobRecord): Promise<void> {
-    await recordEvent(tx, EVENT_SOURCE, {
-      type: 'document.uploaded',
-      enterpriseId: job.enterpriseId,
-      livemode: job.livemode,
-      data: { object: documentObject(job) },
-    });
+    await recordEvent(tx, EVENT_SOURCE, newEvent('document.uploaded', { object: documentObject(job) }, job));
   }
 }
 

@@ -255,8 +255,8 @@ describe('CreateVouchers', () => {
       expect(expires).toBeLessThanOrEqual(30 * 86_400_000 + 60_000);
     });
     const ids = res.vouchers.map((v) => v.id);
-    const created = await events('voucher.created', ids);
-    const minted = await events('voucher.minted', ids);
+    const created = await events('certificate_voucher.created', ids);
+    const minted = await events('certificate_voucher.minted', ids);
     expect(created).toHaveLength(3);
     expect(minted).toHaveLength(3); // the certificates were minted already
     for (const e of [...created, ...minted]) {
@@ -307,8 +307,8 @@ describe('CreateVouchers', () => {
     expect(again.replayed).toBe(true);
     expect(again.vouchers).toEqual(first.vouchers);
     const ids = first.vouchers.map((v) => v.id);
-    expect(await events('voucher.created', ids)).toHaveLength(2);
-    expect(await events('voucher.minted', ids)).toHaveLength(2);
+    expect(await events('certificate_voucher.created', ids)).toHaveLength(2);
+    expect(await events('certificate_voucher.minted', ids)).toHaveLength(2);
 
     expect(await errorOf(create('cv-2:0', itemsFor(batch, { expiry_days: 7 })))).toMatchObject({
       code: 'resource_already_exists',
@@ -360,12 +360,12 @@ describe('CreateVouchers', () => {
     const res = await create('cv-pending', itemsFor(batch));
     expect(res.vouchers.every((v) => v.token_id === undefined)).toBe(true);
     const ids = res.vouchers.map((v) => v.id);
-    expect(await events('voucher.created', ids)).toHaveLength(2);
-    expect(await events('voucher.minted', ids)).toHaveLength(0);
+    expect(await events('certificate_voucher.created', ids)).toHaveLength(2);
+    expect(await events('certificate_voucher.minted', ids)).toHaveLength(0);
 
     await relayer.processOpen();
     await relayer.processOpen();
-    const minted = await events('voucher.minted', ids);
+    const minted = await events('certificate_voucher.minted', ids);
     expect(minted).toHaveLength(2);
     const certs = (
       await api.getMintBatch(
@@ -384,7 +384,7 @@ describe('CreateVouchers', () => {
     }
     // A replay of the creation after the mint records nothing either.
     await create('cv-pending', itemsFor(batch));
-    expect(await events('voucher.minted', ids)).toHaveLength(2);
+    expect(await events('certificate_voucher.minted', ids)).toHaveLength(2);
   }, 60_000);
   it('voucher.minted exactly once per voucher when creation races the batch confirmation', async () => {
     for (let round = 0; round < 3; round++) {
@@ -392,7 +392,7 @@ describe('CreateVouchers', () => {
       const [res] = await Promise.all([create(`cv-race-${round}`, itemsFor(batch)), relayer.processOpen()]);
       await relayer.processOpen();
       const ids = res.vouchers.map((v) => v.id);
-      const minted = await events('voucher.minted', ids);
+      const minted = await events('certificate_voucher.minted', ids);
       expect(minted.map((e) => e.data.object.id).sort()).toEqual([...ids].sort());
     }
   }, 90_000);

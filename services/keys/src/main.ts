@@ -3,7 +3,7 @@ import { runServiceMain } from '@hallmark/kit';
 import path from 'node:path';
 import { loadKeysConfig } from './config.js';
 import { keysServiceBinding } from './rpc.js';
-import { KeysStore } from './store.js';
+import { KeysService } from './service.js';
 
 const config = loadKeysConfig();
 
@@ -17,6 +17,6 @@ await runServiceMain({
   migrationsDirs: [path.join(import.meta.dirname, '..', 'migrations')],
   protoFiles: ['hallmark/keys/v1/keys.proto'],
   build: ({ pool }) => ({
-    services: [keysServiceBinding(new KeysStore(pool))],
+    services: [keysServiceBinding(new KeysService(pool))],
   }),
 });

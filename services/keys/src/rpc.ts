@@ -1,4 +1,4 @@
-// gRPC handlers of KeysService: proto messages in, domain/store calls, proto messages out.
+// gRPC handlers of KeysService: proto messages in, service calls, proto messages out.
 // The proto's "unset" values (0, '') become null/undefined here and nowhere else.
 import { bind, type AsyncHandlers, type ServiceBinding } from '@hallmark/kit';
 import type { Principal } from '@hallmark/proto/common/v1/common';
@@ -13,7 +13,7 @@ import type { PrincipalInput } from './domain/access.js';
 import { keyStatus, type ApiKeyRecord } from './domain/keys.js';
 import { isoOrEmpty } from './domain/time.js';
 import type { UsageRecordInput } from './domain/usage.js';
-import type { KeysStore, KeyView } from './store.js';
+import type { KeysService, KeyView } from './service.js';
 
 const principalOf = (p: Principal | undefined): PrincipalInput | undefined =>
   p && {
@@ -75,11 +75,11 @@ const toUsageInput = (r: UsageRecord): UsageRecordInput => ({
   at: r.at,
 });
 
-export function createKeysHandlers(store: KeysStore): AsyncHandlers<KeysServiceServer> {
-  const clock = () => store.now();
+export function createKeysHandlers(service: KeysService): AsyncHandlers<KeysServiceServer> {
+  const clock = () => service.now();
   return {
     async resolveSession(req) {
-      const user = await store.resolveSession({
+      const user = await service.resolveSession({
         subject: req.subject,
         enterpriseId: req.enterprise_id,
         email: req.email,
@@ -91,12 +91,12 @@ export function createKeysHandlers(store: KeysStore): AsyncHandlers<KeysServiceS
     async verifyKey(req) {
       // ip_address is not checked here: answers are cached per secret hash, so the
       // gateway applies `allowed_ips` to every request itself (domain/ips.ts ipAllowed).
-      const { key, graceUntil } = await store.verifyKey(req.secret_hash);
+      const { key, graceUntil } = await service.verifyKey(req.secret_hash);
       return { key: toKeyAuth(key, graceUntil) };
     },
 
     async createKey(req) {
-      const issued = await store.createKey(
+      const issued = await service.createKey(
         principalOf(req.principal),
         {
           name: req.name,
@@ -114,17 +114,17 @@ export function createKeysHandlers(store: KeysStore): AsyncHandlers<KeysServiceS
     },
 
     async listKeys(req) {
-      const views = await store.listKeys(principalOf(req.principal));
+      const views = await service.listKeys(principalOf(req.principal));
       const now = clock();
       return { keys: views.map((v) => toApiKey(v, now)) };
     },
 
     async getKey(req) {
-      return toApiKey(await store.getKey(principalOf(req.principal), req.key_id), clock());
+      return toApiKey(await service.getKey(principalOf(req.principal), req.key_id), clock());
     },
 
     async updateKey(req) {
-      const view = await store.updateKey(
+      const view = await service.updateKey(
         principalOf(req.principal),
         req.key_id,
         {
@@ -139,11 +139,14 @@ export function createKeysHandlers(store: KeysStore): AsyncHandlers<KeysServiceS
     },
 
     async revokeKey(req) {
-      return toApiKey(await store.revokeKey(principalOf(req.principal), req.key_id, req.ip_address), clock());
+      return toApiKey(
+        await service.revokeKey(principalOf(req.principal), req.key_id, req.ip_address),
+        clock(),
+      );
     },
 
     async rotateKey(req) {
-      const issued = await store.rotateKey(
+      const issued = await service.rotateKey(
         principalOf(req.principal),
         req.key_id,
         req.grace_period_seconds,
@@ -157,7 +160,7 @@ export function createKeysHandlers(store: KeysStore): AsyncHandlers<KeysServiceS
     },
 
     async shareKey(req) {
-      const shares = await store.shareKey(
+      const shares = await service.shareKey(
         principalOf(req.principal),
         req.key_id,
         req.user_ids,
@@ -176,7 +179,7 @@ export function createKeysHandlers(store: KeysStore): AsyncHandlers<KeysServiceS
     },
 
     async getUsage(req) {
-      const u = await store.getUsage(principalOf(req.principal), req.key_id, req.period);
+      const u = await service.getUsage(principalOf(req.principal), req.key_id, req.period);
       return {
         key_id: u.keyId,
         period: u.period,
@@ -194,11 +197,11 @@ export function createKeysHandlers(store: KeysStore): AsyncHandlers<KeysServiceS
     },
 
     async checkActors(req) {
-      return { known_ids: await store.checkActors(principalOf(req.principal), req.actor_ids) };
+      return { known_ids: await service.checkActors(principalOf(req.principal), req.actor_ids) };
     },
 
     async listAuditLogs(req) {
-      const entries = await store.listAuditLogs(principalOf(req.principal), req.key_id, req.limit);
+      const entries = await service.listAuditLogs(principalOf(req.principal), req.key_id, req.limit);
       return {
         logs: entries.map((e) => ({
           timestamp: e.at.toISOString(),
@@ -212,11 +215,11 @@ export function createKeysHandlers(store: KeysStore): AsyncHandlers<KeysServiceS
     },
 
     async recordUsage(req) {
-      return { accepted: await store.recordUsage(req.batch_id, req.records.map(toUsageInput)) };
+      return { accepted: await service.recordUsage(req.batch_id, req.records.map(toUsageInput)) };
     },
   };
 }
 
 /** The service binding main.ts serves (and tests start a real server with). */
-export const keysServiceBinding = (store: KeysStore): ServiceBinding =>
-  bind<KeysServiceServer>(KeysServiceService, createKeysHandlers(store));
+export const keysServiceBinding = (service: KeysService): ServiceBinding =>
+  bind<KeysServiceServer>(KeysServiceService, createKeysHandlers(service));

@@ -6,13 +6,13 @@ import type { Principal } from '@hallmark/proto/common/v1/common';
 import type { CreateKeyRequest } from '@hallmark/proto/keys/v1/keys';
 import path from 'node:path';
 import { createKeysHandlers } from '../src/rpc.js';
-import { KeysStore } from '../src/store.js';
+import { KeysService } from '../src/service.js';
 
 export const MIGRATIONS = path.join(import.meta.dirname, '..', 'migrations');
 
 export interface Harness {
   pool: Pool;
-  store: KeysStore;
+  store: KeysService;
   rpc: ReturnType<typeof createKeysHandlers>;
   clock: { now: number; advance(ms: number): void };
   close(): Promise<void>;
@@ -31,7 +31,7 @@ export async function openHarness(prefix: string): Promise<Harness> {
       this.now += ms;
     },
   };
-  const store = new KeysStore(pool, { now: () => new Date(clock.now) });
+  const store = new KeysService(pool, { now: () => new Date(clock.now) });
   return {
     pool,
     store,

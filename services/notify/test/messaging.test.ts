@@ -25,10 +25,10 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import smtp from 'smtp-server';
 import { EmailSender } from '../src/messaging/email.js';
 import { createMessagingHandlers } from '../src/messaging/rpc.js';
-import { Messaging, type SendInput } from '../src/messaging/send.js';
+import { Messaging, type SendInput } from '../src/messaging/service.js';
 import { SmsSender } from '../src/messaging/sms.js';
 import { MessagesStore } from '../src/messaging/store.js';
-import { TemplatesStore, type Scope } from '../src/templates/store.js';
+import { DocumentTemplatesStore, type Scope } from '../src/templates/store.js';
 import { buildTemplate } from '../src/templates/domain/template.js';
 import { errorOf, expectError, openTestDatabase, principal } from './templates-harness.js';
 
@@ -63,7 +63,7 @@ function messaging(o: { smtpUrl?: string; fallbackUrl?: string; smsUrl?: string;
   if (email) cleanups.push(() => email.close());
   const m = new Messaging({
     messages: new MessagesStore(db.pool, 60_000),
-    templates: new TemplatesStore(db.pool),
+    templates: new DocumentTemplatesStore(db.pool),
     encryptor: new Encryptor(KEY),
     email,
     sms: o.smsUrl ? new SmsSender({ url: o.smsUrl, from: '+15005550006', timeoutMs, log }) : undefined,
@@ -236,7 +236,7 @@ describe('email', () => {
 
   it('renders an email template: subject, escaped html, text part, a PDF attachment', async () => {
     const s = scope();
-    const templates = new TemplatesStore(db.pool);
+    const templates = new DocumentTemplatesStore(db.pool);
     const receipt = await templates.create(
       s,
       buildTemplate({
@@ -409,7 +409,7 @@ describe('sms', () => {
   it('sends a template as plain text', async () => {
     answer = { status: 201, body: {} };
     const s = scope();
-    const tpl = await new TemplatesStore(db.pool).create(
+    const tpl = await new DocumentTemplatesStore(db.pool).create(
       s,
       buildTemplate({
         name: 'Gift',

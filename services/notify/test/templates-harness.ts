@@ -6,7 +6,8 @@ import { closeTestDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '@ha
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import path from 'node:path';
 import { createTemplatesHandlers } from '../src/templates/rpc.js';
-import { TemplatesStore } from '../src/templates/store.js';
+import { DocumentTemplatesService } from '../src/templates/service.js';
+import { DocumentTemplatesStore } from '../src/templates/store.js';
 
 export const MIGRATIONS_DIR = path.join(import.meta.dirname, '..', 'migrations');
 export const CALL: CallInfo = { requestId: 'req_test', deadlineMs: Infinity };
@@ -23,8 +24,8 @@ export async function openTestDatabase(): Promise<{ pool: Pool; close(): Promise
 
 export async function startTemplates() {
   const db = await openTestDatabase();
-  const store = new TemplatesStore(db.pool);
-  return { ...db, store, api: createTemplatesHandlers(store) };
+  const store = new DocumentTemplatesStore(db.pool);
+  return { ...db, store, api: createTemplatesHandlers(new DocumentTemplatesService(store)) };
 }
 
 export function principal(

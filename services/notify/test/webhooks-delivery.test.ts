@@ -28,7 +28,7 @@ import path from 'node:path';
 import { request } from 'undici';
 import { createWebhooks, type Webhooks } from '../src/webhooks/index.js';
 import { WebhookSender } from '../src/webhooks/sender.js';
-import { DeliveryWorker } from '../src/webhooks/worker.js';
+import { DeliveryWorker } from '../src/webhooks/workers/delivery-worker.js';
 import {
   makeCertificate,
   startReceiver,
@@ -331,7 +331,12 @@ describe('who receives what', () => {
     };
     const done = await publish('bulk.job.completed', ent, job, { source: 'bulk' });
     await publish('voucher.created', ent, { object: { id: 'vouch_discount' } }, { source: 'vouchers' });
-    await publish('voucher.created', ent, { object: { id: 'v_cert' } }, { source: 'certificates' });
+    await publish(
+      'certificate_voucher.created',
+      ent,
+      { object: { id: 'v_cert' } },
+      { source: 'certificates' },
+    );
     await publish('bulk.job.failed', ent, { ...job, status: 'failed' }, { source: 'bulk' }); // not subscribed
 
     await eventually(() => expect(at('/enterprise')).toHaveLength(2), { timeoutMs: 5000 });

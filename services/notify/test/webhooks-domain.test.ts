@@ -226,10 +226,13 @@ describe('event mapping', () => {
     });
   });
 
-  it('voucher.created is an enterprise event only from certificates; bulk bodies carry the spec fields', () => {
+  it('the certificate voucher goes out as voucher.created, the discount voucher not at all; bulk bodies carry the spec fields', () => {
     expect(enterpriseTypeOf(envelope({ type: 'voucher.created', source: 'vouchers' }))).toBeNull();
-    expect(enterpriseTypeOf(envelope({ type: 'voucher.created', source: 'certificates' }))).toBe(
+    expect(enterpriseTypeOf(envelope({ type: 'certificate_voucher.created', source: 'certificates' }))).toBe(
       'voucher.created',
+    );
+    expect(enterpriseTypeOf(envelope({ type: 'certificate_voucher.minted', source: 'certificates' }))).toBe(
+      'voucher.minted',
     );
     const done = envelope({
       type: 'bulk.job.completed',

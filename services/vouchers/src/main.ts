@@ -3,10 +3,11 @@ import { bind, runServiceMain } from '@hallmark/kit';
 import { VouchersServiceService, type VouchersServiceServer } from '@hallmark/proto/vouchers/v1/vouchers';
 import path from 'node:path';
 import { loadVouchersConfig } from './config.js';
-import { RedemptionsStore } from './redemptions.js';
+import { RedemptionsStore } from './redemption-store.js';
 import { createVouchersHandlers } from './rpc.js';
+import { VouchersService } from './service.js';
 import { VouchersStore } from './store.js';
-import { ExpirySweeper } from './sweeper.js';
+import { ExpirySweeper } from './workers/expiry-sweeper.js';
 
 const config = loadVouchersConfig();
 
@@ -22,13 +23,11 @@ await runServiceMain({
   protoFiles: ['hallmark/vouchers/v1/vouchers.proto'],
   build: ({ pool, log }) => {
     const vouchers = new VouchersStore(pool);
-    const redemptions = new RedemptionsStore(pool, vouchers, {
+    const service = new VouchersService(pool, vouchers, new RedemptionsStore(pool), {
       defaultCurrency: config.HALLMARK_VOUCHERS_DEFAULT_CURRENCY,
     });
     return {
-      services: [
-        bind<VouchersServiceServer>(VouchersServiceService, createVouchersHandlers(vouchers, redemptions)),
-      ],
+      services: [bind<VouchersServiceServer>(VouchersServiceService, createVouchersHandlers(service))],
       workers: [new ExpirySweeper(vouchers, log, config.HALLMARK_VOUCHERS_SWEEP_INTERVAL_MS)],
     };
   },

@@ -1,11 +1,10 @@
-// gRPC handlers: proto <-> domain, nothing else.
-import { isId, missingParam, notFound, type AsyncHandlers } from '@hallmark/kit';
+// gRPC handlers: proto <-> service calls, nothing else.
+import { missingParam, type AsyncHandlers } from '@hallmark/kit';
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import type { Voucher, VouchersServiceServer } from '@hallmark/proto/vouchers/v1/vouchers';
-import { parseCreate, parseList, parseRedeem, parseUpdate } from './domain/validation.js';
 import { toView, type Scope } from './domain/voucher.js';
-import type { RedemptionsStore } from './redemptions.js';
-import type { VoucherRead, VouchersStore } from './store.js';
+import type { VouchersService } from './service.js';
+import type { VoucherRead } from './store.js';
 
 export function scopeOf(p: Principal | undefined): Scope {
   if (!p?.enterprise_id) throw missingParam('principal');
@@ -26,94 +25,75 @@ export function toProto({ voucher, now }: VoucherRead): Voucher {
   };
 }
 
-/** Ids are checked for shape before any lookup; a malformed id is simply not found. */
-function voucherId(id: string): string {
-  if (!isId('voucher', id)) throw notFound('voucher', id);
-  return id;
-}
-
-export function createVouchersHandlers(
-  vouchers: VouchersStore,
-  redemptions: RedemptionsStore,
-): AsyncHandlers<VouchersServiceServer> {
+export function createVouchersHandlers(service: VouchersService): AsyncHandlers<VouchersServiceServer> {
   return {
     async createVoucher(req) {
-      const scope = scopeOf(req.principal);
-      const input = parseCreate(
-        {
-          code: req.code,
-          type: req.type,
-          value: req.value,
-          maxUses: req.max_uses,
-          expiresAt: req.expires_at,
-          description: req.description,
-          currency: req.currency,
-          maxUsesPerCustomer: req.max_uses_per_customer,
-        },
-        new Date(),
-      );
-      return toProto(await vouchers.create(scope, input));
+      const created = await service.create(scopeOf(req.principal), {
+        code: req.code,
+        type: req.type,
+        value: req.value,
+        maxUses: req.max_uses,
+        expiresAt: req.expires_at,
+        description: req.description,
+        currency: req.currency,
+        maxUsesPerCustomer: req.max_uses_per_customer,
+      });
+      return toProto(created);
     },
 
     async listVouchers(req) {
-      const scope = scopeOf(req.principal);
-      const q = parseList({ page: req.page?.page, limit: req.page?.limit, status: req.status });
-      const { vouchers: page, total } = await vouchers.list(scope, q);
+      const {
+        vouchers,
+        total,
+        query: q,
+      } = await service.list(scopeOf(req.principal), {
+        page: req.page?.page,
+        limit: req.page?.limit,
+        status: req.status,
+      });
       return {
-        vouchers: page.map(toProto),
+        vouchers: vouchers.map(toProto),
         pagination: { page: q.page, limit: q.limit, total, total_pages: Math.ceil(total / q.limit) },
       };
     },
 
     async getVoucher(req) {
-      const scope = scopeOf(req.principal);
-      return toProto(await vouchers.getOrThrow(scope, voucherId(req.voucher_id)));
+      return toProto(await service.get(scopeOf(req.principal), req.voucher_id));
     },
 
     async updateVoucher(req) {
       const scope = scopeOf(req.principal);
-      const patch = parseUpdate({
-        status: req.status,
-        maxUses: req.max_uses,
-        clearMaxUses: req.clear_max_uses,
-      });
-      return toProto(await vouchers.update(scope, voucherId(req.voucher_id), patch));
+      const patch = { status: req.status, maxUses: req.max_uses, clearMaxUses: req.clear_max_uses };
+      return toProto(await service.update(scope, req.voucher_id, patch));
     },
 
     async deleteVoucher(req) {
-      const scope = scopeOf(req.principal);
-      const gone = await vouchers.delete(scope, voucherId(req.voucher_id));
+      const gone = await service.delete(scopeOf(req.principal), req.voucher_id);
       return { id: gone.voucher.id, deleted: true };
     },
 
     async redeemVoucher(req) {
-      const scope = scopeOf(req.principal);
-      const input = parseRedeem({
+      return await service.redeem(scopeOf(req.principal), {
         code: req.code,
         orderId: req.order_id,
         amount: req.amount,
         currency: req.currency,
         customerId: req.customer_id,
       });
-      return await redemptions.redeem(scope, input);
     },
 
     async validateVoucher(req) {
-      const scope = scopeOf(req.principal);
-      const input = parseRedeem({
+      return await service.validate(scopeOf(req.principal), {
         code: req.code,
         orderId: req.order_id,
         amount: req.amount,
         currency: req.currency,
         customerId: req.customer_id,
       });
-      return await redemptions.validate(scope, input);
     },
 
     async rollbackRedemption(req) {
-      const scope = scopeOf(req.principal);
-      if (!req.order_id) throw missingParam('order_id');
-      const out = await redemptions.rollback(scope, voucherId(req.voucher_id), req.order_id);
+      const out = await service.rollback(scopeOf(req.principal), req.voucher_id, req.order_id);
       return {
         voucher: toProto(out.voucher),
         order_id: out.redemption.orderId,

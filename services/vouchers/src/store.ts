@@ -1,18 +1,18 @@
 // All SQL of the vouchers table: create, read, list, update, delete and the expiry sweep.
-// Every query is scoped by (enterprise_id, livemode); every change writes its event into
-// the outbox in the same transaction. Redemptions live in redemptions.ts.
+// Every query is scoped by (enterprise_id, livemode); service.ts holds the transactions and
+// writes each change's event (recordVoucherEvent) in the same one. Redemptions' SQL lives in
+// redemption-store.ts.
 import {
   HallmarkError,
+  newEvent,
   newId,
-  notFound,
   recordEvent,
   transaction,
   type Pool,
   type Queryable,
   type VoucherId,
 } from '@hallmark/kit';
-import { applyPatch } from './domain/rules.js';
-import type { ListQuery, NewVoucher, VoucherPatch } from './domain/validation.js';
+import type { ListQuery, NewVoucher } from './domain/validation.js';
 import { toView, type Scope, type VoucherRecord, type VoucherStatus } from './domain/voucher.js';
 
 export const EVENT_SOURCE = 'vouchers';
@@ -77,48 +77,40 @@ const STATUS_FILTER: Record<VoucherStatus, string> = {
   inactive: "status = 'inactive'",
 };
 
+/** The discount voucher's event, in the caller's transaction (the kit outbox). */
 export async function recordVoucherEvent(
   tx: Queryable,
   type: 'voucher.created' | 'voucher.updated' | 'voucher.deleted',
-  v: VoucherRecord,
-  now: Date,
+  { voucher, now }: VoucherRead,
 ): Promise<void> {
-  await recordEvent(tx, EVENT_SOURCE, {
-    type,
-    data: { object: { ...toView(v, now) } },
-    enterpriseId: v.enterpriseId,
-    livemode: v.livemode,
-  });
+  await recordEvent(tx, EVENT_SOURCE, newEvent(type, { object: { ...toView(voucher, now) } }, voucher));
 }
 
 export class VouchersStore {
   constructor(readonly pool: Pool) {}
 
-  async create(scope: Scope, input: NewVoucher): Promise<VoucherRead> {
+  /** Inserts the voucher; a duplicate code (case-insensitive, per enterprise and mode) is 409. */
+  async insert(tx: Queryable, scope: Scope, input: NewVoucher): Promise<VoucherRead> {
     try {
-      return await transaction(this.pool, async (tx) => {
-        const { rows } = await tx.query<VoucherRow>(
-          `INSERT INTO vouchers (id, enterprise_id, livemode, code, type, value, currency, max_uses,
-             max_uses_per_customer, expires_at, description)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *, now() AS db_now`,
-          [
-            newId('voucher'),
-            scope.enterpriseId,
-            scope.livemode,
-            input.code,
-            input.type,
-            input.value,
-            input.currency,
-            input.maxUses,
-            input.maxUsesPerCustomer,
-            input.expiresAt,
-            input.description,
-          ],
-        );
-        const created = read(rows[0]!);
-        await recordVoucherEvent(tx, 'voucher.created', created.voucher, created.now);
-        return created;
-      });
+      const { rows } = await tx.query<VoucherRow>(
+        `INSERT INTO vouchers (id, enterprise_id, livemode, code, type, value, currency, max_uses,
+           max_uses_per_customer, expires_at, description)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *, now() AS db_now`,
+        [
+          newId('voucher'),
+          scope.enterpriseId,
+          scope.livemode,
+          input.code,
+          input.type,
+          input.value,
+          input.currency,
+          input.maxUses,
+          input.maxUsesPerCustomer,
+          input.expiresAt,
+          input.description,
+        ],
+      );
+      return read(rows[0]!);
     } catch (err) {
       if ((err as { constraint?: string }).constraint === 'vouchers_code_key') {
         throw new HallmarkError('voucher_code_exists', { param: 'code', cause: err });
@@ -133,12 +125,6 @@ export class VouchersStore {
       [id, scope.enterpriseId, scope.livemode],
     );
     return rows[0] ? read(rows[0]) : null;
-  }
-
-  async getOrThrow(scope: Scope, id: string): Promise<VoucherRead> {
-    const found = await this.get(scope, id);
-    if (!found) throw notFound('voucher', id);
-    return found;
   }
 
   async findByCode(scope: Scope, code: string): Promise<VoucherRead | null> {
@@ -175,45 +161,39 @@ export class VouchersStore {
   }
 
   /**
-   * Read-modify-write under the row lock: serialised with redemptions (which hold the
-   * same lock from their conditional UPDATE to commit), so once a move to inactive
-   * commits, no redemption can commit after it. FOR NO KEY UPDATE, not FOR UPDATE: every
-   * in-flight redemption holds a KEY SHARE lock on the row (its redemption row's foreign
-   * key), which FOR UPDATE waits on — under a steady stream of redemptions, forever.
+   * The voucher, row-locked for a read-modify-write. FOR NO KEY UPDATE, not FOR UPDATE: every
+   * in-flight redemption holds a KEY SHARE lock on the row (its redemption row's foreign key),
+   * which FOR UPDATE waits on — under a steady stream of redemptions, forever.
    */
-  async update(scope: Scope, id: string, patch: VoucherPatch): Promise<VoucherRead> {
-    return transaction(this.pool, async (tx) => {
-      const { rows } = await tx.query<VoucherRow>(
-        `SELECT *, now() AS db_now FROM vouchers WHERE id = $1 AND enterprise_id = $2 AND livemode = $3 FOR NO KEY UPDATE`,
-        [id, scope.enterpriseId, scope.livemode],
-      );
-      if (!rows[0]) throw notFound('voucher', id);
-      const current = read(rows[0]);
-      const next = applyPatch(current.voucher, patch, current.now);
-      if (!next.changed) return current;
-      const updated = await tx.query<VoucherRow>(
-        `UPDATE vouchers SET status = $2, max_uses = $3, version = version + 1, updated_at = now()
-         WHERE id = $1 RETURNING *, now() AS db_now`,
-        [id, next.status, next.maxUses],
-      );
-      const after = read(updated.rows[0]!);
-      await recordVoucherEvent(tx, 'voucher.updated', after.voucher, after.now);
-      return after;
-    });
+  async lockForUpdate(tx: Queryable, scope: Scope, id: string): Promise<VoucherRead | null> {
+    const { rows } = await tx.query<VoucherRow>(
+      `SELECT *, now() AS db_now FROM vouchers WHERE id = $1 AND enterprise_id = $2 AND livemode = $3 FOR NO KEY UPDATE`,
+      [id, scope.enterpriseId, scope.livemode],
+    );
+    return rows[0] ? read(rows[0]) : null;
+  }
+
+  async setStatusAndMaxUses(
+    tx: Queryable,
+    id: string,
+    status: VoucherStatus,
+    maxUses: number | null,
+  ): Promise<VoucherRead> {
+    const { rows } = await tx.query<VoucherRow>(
+      `UPDATE vouchers SET status = $2, max_uses = $3, version = version + 1, updated_at = now()
+       WHERE id = $1 RETURNING *, now() AS db_now`,
+      [id, status, maxUses],
+    );
+    return read(rows[0]!);
   }
 
   /** Permanent: the voucher and its redemption records go (ON DELETE CASCADE). */
-  async delete(scope: Scope, id: string): Promise<VoucherRead> {
-    return transaction(this.pool, async (tx) => {
-      const { rows } = await tx.query<VoucherRow>(
-        'DELETE FROM vouchers WHERE id = $1 AND enterprise_id = $2 AND livemode = $3 RETURNING *, now() AS db_now',
-        [id, scope.enterpriseId, scope.livemode],
-      );
-      if (!rows[0]) throw notFound('voucher', id);
-      const gone = read(rows[0]);
-      await recordVoucherEvent(tx, 'voucher.deleted', gone.voucher, gone.now);
-      return gone;
-    });
+  async delete(tx: Queryable, scope: Scope, id: string): Promise<VoucherRead | null> {
+    const { rows } = await tx.query<VoucherRow>(
+      'DELETE FROM vouchers WHERE id = $1 AND enterprise_id = $2 AND livemode = $3 RETURNING *, now() AS db_now',
+      [id, scope.enterpriseId, scope.livemode],
+    );
+    return rows[0] ? read(rows[0]) : null;
   }
 
   /**
@@ -231,10 +211,7 @@ export class VouchersStore {
          FROM due WHERE v.id = due.id RETURNING v.*, now() AS db_now`,
         [batchSize],
       );
-      for (const row of rows) {
-        const r = read(row);
-        await recordVoucherEvent(tx, 'voucher.updated', r.voucher, r.now);
-      }
+      for (const row of rows) await recordVoucherEvent(tx, 'voucher.updated', read(row));
       return rows.length;
     });
   }

@@ -14,8 +14,9 @@ import { closeTestDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '@ha
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import path from 'node:path';
 import pg from 'pg';
-import { RedemptionsStore } from '../src/redemptions.js';
+import { RedemptionsStore } from '../src/redemption-store.js';
 import { createVouchersHandlers } from '../src/rpc.js';
+import { VouchersService } from '../src/service.js';
 import { VouchersStore } from '../src/store.js';
 
 export const MIGRATIONS_DIR = path.join(import.meta.dirname, '..', 'migrations');
@@ -24,7 +25,7 @@ export const CALL: CallInfo = { requestId: 'req_test', deadlineMs: Infinity };
 export interface TestService {
   pool: Pool;
   vouchers: VouchersStore;
-  redemptions: RedemptionsStore;
+  service: VouchersService;
   api: ReturnType<typeof createVouchersHandlers>;
   /** Another pool on the same database: a second replica. The caller ends it. */
   openPool(max: number): Pool;
@@ -40,12 +41,12 @@ export async function startTestService(opts: { poolSize?: number } = {}): Promis
     max: opts.poolSize ?? 10,
   });
   const vouchers = new VouchersStore(pool);
-  const redemptions = new RedemptionsStore(pool, vouchers, { defaultCurrency: 'USD' });
+  const service = new VouchersService(pool, vouchers, new RedemptionsStore(pool), { defaultCurrency: 'USD' });
   return {
     pool,
     vouchers,
-    redemptions,
-    api: createVouchersHandlers(vouchers, redemptions),
+    service,
+    api: createVouchersHandlers(service),
     openPool: (max) =>
       new pg.Pool({ connectionString: serviceDatabaseUrl(TEST_DATABASE_SERVER, database), max }),
     close: () => closeTestDatabase(pool, database),

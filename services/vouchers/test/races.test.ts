@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { HallmarkError } from '@hallmark/kit';
 import type { Principal } from '@hallmark/proto/common/v1/common';
+import { RedemptionsStore } from '../src/redemption-store.js';
+import { VouchersService } from '../src/service.js';
 import { VouchersStore } from '../src/store.js';
 import { CALL, outboxEvents, principal, startTestService, type TestService } from './helpers.js';
 
@@ -80,7 +82,15 @@ describe('races', () => {
       CALL,
     );
     // The PATCH comes from "another replica": its own pool, so it does not queue behind the storm.
-    const other = new VouchersStore(svc.openPool(2));
+    const otherPool = svc.openPool(2);
+    const other = new VouchersService(
+      otherPool,
+      new VouchersStore(otherPool),
+      new RedemptionsStore(otherPool),
+      {
+        defaultCurrency: 'USD',
+      },
+    );
     let succeeded = 0;
     let patchDoneAt = Infinity;
     let patched: Promise<void> | null = null;
@@ -109,7 +119,7 @@ describe('races', () => {
     };
     await Promise.all(Array.from({ length: 40 }, worker));
     await patched;
-    await other.pool.end();
+    await otherPool.end();
 
     const ok = outcomes.filter((o) => o.ok).length;
     expect(ok).toBeGreaterThanOrEqual(60);

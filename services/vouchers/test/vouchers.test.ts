@@ -1,7 +1,7 @@
 // Create, read, list, update, delete and expiry on real PostgreSQL, through the handlers.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@hallmark/kit';
-import { ExpirySweeper } from '../src/sweeper.js';
+import { ExpirySweeper } from '../src/workers/expiry-sweeper.js';
 import {
   CALL,
   expectError,

@@ -4,7 +4,6 @@ import type { ExternalContext } from './order.js';
 
 export type JobForm = 'csv' | 'order';
 export type JobStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled';
-export type ItemStatus = 'pending' | 'success' | 'failed' | 'invalid' | 'cancelled';
 
 export const JOB_STATUSES: readonly JobStatus[] = [
   'queued',

@@ -1,8 +1,9 @@
 // Starting job runs on Restate through its ingress, and keeping them started: a job is
 // committed first, then its run is sent with the idempotency key `<jobId>:<pass>` (a repeat
 // attaches to the same invocation). If Restate is unreachable at that moment, the submitter
-// worker re-sends every job whose current pass Restate has not acknowledged.
-import { IntervalWorker, type Logger, type Pool } from '@hallmark/kit';
+// worker (workers/submitter.ts) re-sends every job whose current pass Restate has not
+// acknowledged.
+import type { Logger } from '@hallmark/kit';
 import type { JobsStore } from '../store.js';
 
 export interface RestateIngress {
@@ -56,21 +57,4 @@ export async function submitRun(
     log.warn({ err, jobId, pass }, 'job run not submitted yet; the submitter will retry');
     return false;
   }
-}
-
-export function submitterWorker(
-  ingress: RestateIngress,
-  jobs: JobsStore,
-  pool: Pool,
-  log: Logger,
-  intervalMs: number,
-): IntervalWorker {
-  return new IntervalWorker(
-    { name: 'job submitter', intervalMs, log, pool, lockKey: 'bulk-submitter' },
-    async () => {
-      for (const { id, pass } of await jobs.unsubmitted(100)) {
-        if (!(await submitRun(ingress, jobs, id, pass, log))) break;
-      }
-    },
-  );
 }

@@ -259,7 +259,10 @@ export function claimRefusal(
 }
 
 /** The voucher as events carry it (never the recipient's contact data). */
-export function voucherEventObject(v: VoucherRecord, now = new Date()): Record<string, unknown> {
+export function voucherEventObject(
+  v: VoucherRecord,
+  now = new Date(),
+): Record<string, unknown> & { id: string } {
   return {
     id: v.id,
     url: v.url,

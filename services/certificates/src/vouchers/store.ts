@@ -11,6 +11,7 @@ import {
   isId,
   newId,
   notFound,
+  newEvent,
   recordEvents,
   transaction,
   type EventInput,
@@ -89,12 +90,11 @@ type VoucherEvent = EventInput<EventType>;
 const claimKey = (voucherId: string, n: number) =>
   n <= 1 ? `claim:${voucherId}` : `claim:${voucherId}:${n}`;
 
-const eventOf = (type: 'voucher.created' | 'voucher.minted', v: VoucherRecord): VoucherEvent => ({
-  type,
-  data: { object: voucherEventObject(v) },
-  enterpriseId: v.enterpriseId,
-  livemode: v.livemode,
-});
+/** Certificate-voucher events; on the wire (enterprise webhooks) voucher.created / voucher.minted. */
+const eventOf = (
+  type: 'certificate_voucher.created' | 'certificate_voucher.minted',
+  v: VoucherRecord,
+): VoucherEvent => newEvent(type, { object: voucherEventObject(v) }, v);
 
 /**
  * voucher.minted for the vouchers of certificates just marked minted, inside the relayer's
@@ -116,7 +116,7 @@ export async function recordVouchersMinted(tx: Queryable, certificateIds: string
   await recordEvents(
     tx,
     EVENT_SOURCE,
-    rows.map((r) => eventOf('voucher.minted', fromRow(r))),
+    rows.map((r) => eventOf('certificate_voucher.minted', fromRow(r))),
   );
   return rows.length;
 }
@@ -263,8 +263,10 @@ export class VoucherStore {
     );
     const vouchers = await this.ofRequest(request[0]!.id, tx);
     await recordEvents(tx, EVENT_SOURCE, [
-      ...vouchers.map((v) => eventOf('voucher.created', v)),
-      ...vouchers.filter((v) => v.certificateStatus === 'minted').map((v) => eventOf('voucher.minted', v)),
+      ...vouchers.map((v) => eventOf('certificate_voucher.created', v)),
+      ...vouchers
+        .filter((v) => v.certificateStatus === 'minted')
+        .map((v) => eventOf('certificate_voucher.minted', v)),
     ]);
     return vouchers;
   }

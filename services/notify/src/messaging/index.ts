@@ -2,10 +2,10 @@
 // MessagingService binding, and a worker whose stop closes the SMTP transports.
 import { bind, Encryptor, type ServiceDeps } from '@hallmark/kit';
 import { MessagingServiceService, type MessagingServiceServer } from '@hallmark/proto/notify/v1/messaging';
-import type { TemplatesStore } from '../templates/store.js';
+import type { DocumentTemplatesStore } from '../templates/store.js';
 import { EmailSender } from './email.js';
 import { createMessagingHandlers } from './rpc.js';
-import { Messaging } from './send.js';
+import { Messaging } from './service.js';
 import { SmsSender } from './sms.js';
 import { MessagesStore } from './store.js';
 
@@ -25,7 +25,7 @@ export interface MessagingOptions {
 
 export function createMessaging(
   { pool, log }: Pick<ServiceDeps, 'pool' | 'log'>,
-  templates: TemplatesStore,
+  templates: DocumentTemplatesStore,
   o: MessagingOptions,
 ) {
   const email = o.smtpUrl

@@ -2,7 +2,7 @@
 import type { AsyncHandlers } from '@hallmark/kit';
 import type { MessagingServiceServer } from '@hallmark/proto/notify/v1/messaging';
 import { scopeOf } from '../templates/rpc.js';
-import type { Messaging } from './send.js';
+import type { Messaging } from './service.js';
 
 export function createMessagingHandlers(messaging: Messaging): AsyncHandlers<MessagingServiceServer> {
   return {

@@ -1,7 +1,7 @@
 // All SQL of the message log. `claim` is the idempotency gate of Send: exactly one caller
 // holds a key's 'sending' lease at a time; a finished key answers from the log.
 import { HallmarkError, randomBase62, transaction, type Pool } from '@hallmark/kit';
-import type { Channel } from './recipients.js';
+import type { Channel } from './domain/recipients.js';
 
 export interface MessageRow {
   id: string;

@@ -1,5 +1,5 @@
-// gRPC handlers of TemplatesService: proto <-> domain, nothing else.
-import { invalidParam, isId, missingParam, notFound, type AsyncHandlers } from '@hallmark/kit';
+// gRPC handlers of TemplatesService (document templates): proto <-> service calls, nothing else.
+import { missingParam, type AsyncHandlers } from '@hallmark/kit';
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import type {
   Template,
@@ -10,23 +10,16 @@ import type {
   WorkflowStep,
   WorkflowTrigger,
 } from '@hallmark/proto/notify/v1/templates';
-import { GRANTEE, parseLevels } from './domain/access.js';
-import { applyPatch, buildTemplate, kindOf, type TemplateInput } from './domain/template.js';
-import { parseLocale, type Variable } from './domain/variables.js';
+import { kindOf, type TemplateInput } from './domain/template.js';
+import type { Variable } from './domain/variables.js';
 import type { Condition, Step, Trigger } from './domain/workflow.js';
-import { renderTemplate } from './render/index.js';
-import type { GrantRecord, Scope, TemplateRecord, TemplatesStore } from './store.js';
+import type { DocumentTemplatesService } from './service.js';
+import type { DocumentTemplateRecord, GrantRecord, Scope } from './store.js';
 
 export function scopeOf(p: Principal | undefined): Scope {
   if (!p?.enterprise_id) throw missingParam('principal');
   if (!p.actor_id) throw missingParam('principal.actor_id');
   return { enterpriseId: p.enterprise_id, livemode: p.livemode, actorId: p.actor_id };
-}
-
-/** Ids are checked for shape before any lookup; a malformed id is simply not found. */
-export function templateId(id: string): string {
-  if (!isId('template', id)) throw notFound('template', id);
-  return id;
 }
 
 // ── proto → domain input ───────────────────────────────────────────────────────────
@@ -81,7 +74,7 @@ const stepOut = (s: Step): WorkflowStep => ({
   on_failure: s.onFailure,
 });
 
-export function toProto(t: TemplateRecord): Template {
+export function toProto(t: DocumentTemplateRecord): Template {
   const c = t.draft.content;
   return {
     id: t.id,
@@ -122,17 +115,13 @@ const accessOut = (templateId: string, a: { ownerId: string; grants: GrantRecord
   })),
 });
 
-const changelogOf = (s: string | undefined, fallback: string): string => {
-  if (s === undefined || s.trim() === '') return fallback;
-  if (s.length > 1000) throw invalidParam('changelog', 'changelog is longer than 1000 characters.');
-  return s;
-};
-
-export function createTemplatesHandlers(store: TemplatesStore): AsyncHandlers<TemplatesServiceServer> {
+export function createTemplatesHandlers(
+  service: DocumentTemplatesService,
+): AsyncHandlers<TemplatesServiceServer> {
   return {
     async createTemplate(req) {
       const scope = scopeOf(req.principal);
-      const draft = buildTemplate({
+      const input: TemplateInput = {
         name: req.name,
         type: req.type,
         format: req.format,
@@ -145,21 +134,16 @@ export function createTemplatesHandlers(store: TemplatesStore): AsyncHandlers<Te
         trigger: triggerIn(req.trigger),
         steps: given(stepsIn(req.steps)),
         conditions: given(conditionsIn(req.conditions)),
-      });
-      return toProto(await store.create(scope, draft, changelogOf(req.changelog, 'Created')));
+      };
+      return toProto(await service.create(scope, input, req.changelog));
     },
 
     async listTemplates(req) {
-      const scope = scopeOf(req.principal);
-      const page = req.page?.page || 1;
-      const limit = req.page?.limit || 20;
-      if (page < 1) throw invalidParam('page', 'page starts at 1.');
-      if (limit < 1 || limit > 100) throw invalidParam('limit', 'limit is 1 to 100.');
-      const { templates, total } = await store.list(scope, {
-        page,
-        limit,
-        type: req.type || undefined,
-        format: req.format || undefined,
+      const { templates, total, page, limit } = await service.list(scopeOf(req.principal), {
+        page: req.page?.page,
+        limit: req.page?.limit,
+        type: req.type,
+        format: req.format,
       });
       return {
         templates: templates.map(toProto),
@@ -168,8 +152,7 @@ export function createTemplatesHandlers(store: TemplatesStore): AsyncHandlers<Te
     },
 
     async getTemplate(req) {
-      const scope = scopeOf(req.principal);
-      return toProto(await store.getWith(scope, templateId(req.template_id), 'read'));
+      return toProto(await service.get(scopeOf(req.principal), req.template_id));
     },
 
     async updateTemplate(req) {
@@ -188,23 +171,16 @@ export function createTemplatesHandlers(store: TemplatesStore): AsyncHandlers<Te
         steps: req.steps && stepsIn(req.steps.items),
         conditions: req.conditions && conditionsIn(req.conditions.items),
       };
-      const updated = await store.update(scope, templateId(req.template_id), (current) => {
-        const { next, changed } = applyPatch(current.draft, patch);
-        if (changed.length === 0) return null;
-        return { next, changelog: changelogOf(req.changelog, `Updated ${changed.join(', ')}`) };
-      });
-      return toProto(updated);
+      return toProto(await service.update(scope, req.template_id, patch, req.changelog));
     },
 
     async deleteTemplate(req) {
-      const scope = scopeOf(req.principal);
-      await store.delete(scope, templateId(req.template_id));
+      await service.delete(scopeOf(req.principal), req.template_id);
       return { id: req.template_id, deleted: true };
     },
 
     async listTemplateVersions(req) {
-      const scope = scopeOf(req.principal);
-      const versions = await store.listVersions(scope, templateId(req.template_id));
+      const versions = await service.listVersions(scopeOf(req.principal), req.template_id);
       return {
         versions: versions.map((v) => {
           const { name, type, format, styling, ...rest } = v.content;
@@ -225,44 +201,31 @@ export function createTemplatesHandlers(store: TemplatesStore): AsyncHandlers<Te
 
     async restoreTemplateVersion(req) {
       const scope = scopeOf(req.principal);
-      if (!Number.isInteger(req.version) || req.version < 1)
-        throw invalidParam('version', 'version is a positive integer.');
-      return toProto(
-        await store.restore(scope, templateId(req.template_id), req.version, req.changelog || undefined),
-      );
+      return toProto(await service.restore(scope, req.template_id, req.version, req.changelog));
     },
 
     async listTemplateAccess(req) {
-      const scope = scopeOf(req.principal);
-      const id = templateId(req.template_id);
-      return accessOut(id, await store.listAccess(scope, id));
+      return accessOut(req.template_id, await service.listAccess(scopeOf(req.principal), req.template_id));
     },
 
     async grantTemplateAccess(req) {
       const scope = scopeOf(req.principal);
-      const id = templateId(req.template_id);
-      if (req.user_ids.length === 0) throw missingParam('userIds');
-      if (req.user_ids.length > 100) throw invalidParam('userIds', 'At most 100 users per call.');
-      for (const u of req.user_ids)
-        if (!GRANTEE.test(u))
-          throw invalidParam('userIds', `Invalid user id '${u}': a user_… or apikey_… id.`);
-      const levels = parseLevels(req.access, 'permissions', false);
-      return accessOut(id, await store.grant(scope, id, [...new Set(req.user_ids)], levels));
+      return accessOut(
+        req.template_id,
+        await service.grant(scope, req.template_id, req.user_ids, req.access),
+      );
     },
 
     async revokeTemplateAccess(req) {
       const scope = scopeOf(req.principal);
-      const id = templateId(req.template_id);
-      if (!GRANTEE.test(req.user_id)) throw invalidParam('user_id', 'A user_… or apikey_… id.');
-      const levels = parseLevels(req.access, 'permissions', true);
-      return accessOut(id, await store.revoke(scope, id, req.user_id, levels));
+      return accessOut(
+        req.template_id,
+        await service.revoke(scope, req.template_id, req.user_id, req.access),
+      );
     },
 
     async renderTemplate(req) {
-      const scope = scopeOf(req.principal);
-      const locale = parseLocale(req.locale);
-      const t = await store.getWith(scope, templateId(req.template_id), 'read');
-      const r = await renderTemplate(t.draft, req.variables, locale);
+      const r = await service.render(scopeOf(req.principal), req.template_id, req.variables, req.locale);
       return {
         content: r.content,
         content_type: r.contentType,

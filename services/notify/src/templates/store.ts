@@ -22,7 +22,7 @@ export interface Scope {
   actorId: string;
 }
 
-export interface TemplateRecord {
+export interface DocumentTemplateRecord {
   id: string;
   livemode: boolean;
   draft: TemplateDraft;
@@ -80,7 +80,7 @@ const SELECT = `SELECT t.id, t.livemode, t.content, t.variables, t.version, t.ow
 const SCOPED = 't.enterprise_id = $1 AND t.livemode = $2';
 const READABLE = `(t.owner_id = $3 OR EXISTS (SELECT 1 FROM template_grants g WHERE g.template_id = t.id AND g.grantee_id = $3))`;
 
-const toRecord = (r: TemplateRow, actorId: string): TemplateRecord => ({
+const toRecord = (r: TemplateRow, actorId: string): DocumentTemplateRecord => ({
   id: r.id,
   livemode: r.livemode,
   draft: { content: r.content, variables: r.variables },
@@ -91,10 +91,15 @@ const toRecord = (r: TemplateRow, actorId: string): TemplateRecord => ({
   access: effectiveAccess(r.owner_id, actorId, r.granted),
 });
 
-export class TemplatesStore {
+export class DocumentTemplatesStore {
   constructor(readonly pool: Pool) {}
 
-  private async load(db: Queryable, scope: Scope, id: string, lock = false): Promise<TemplateRecord | null> {
+  private async load(
+    db: Queryable,
+    scope: Scope,
+    id: string,
+    lock = false,
+  ): Promise<DocumentTemplateRecord | null> {
     const { rows } = await db.query<TemplateRow>(
       `${SELECT} WHERE t.id = $4 AND ${SCOPED}${lock ? ' FOR UPDATE OF t' : ''}`,
       [scope.enterpriseId, scope.livemode, scope.actorId, id],
@@ -110,7 +115,7 @@ export class TemplatesStore {
     return t;
   }
 
-  async create(scope: Scope, draft: TemplateDraft, changelog: string): Promise<TemplateRecord> {
+  async create(scope: Scope, draft: TemplateDraft, changelog: string): Promise<DocumentTemplateRecord> {
     return transaction(this.pool, async (tx) => {
       await this.checkAttachments(tx, scope, draft);
       const id = newId('template');
@@ -136,7 +141,7 @@ export class TemplatesStore {
     });
   }
 
-  async list(scope: Scope, q: ListQuery): Promise<{ templates: TemplateRecord[]; total: number }> {
+  async list(scope: Scope, q: ListQuery): Promise<{ templates: DocumentTemplateRecord[]; total: number }> {
     const params: unknown[] = [scope.enterpriseId, scope.livemode, scope.actorId];
     let where = `${SCOPED} AND ${READABLE}`;
     if (q.type) where += ` AND t.type = $${params.push(q.type)}`;
@@ -173,8 +178,8 @@ export class TemplatesStore {
   async update(
     scope: Scope,
     id: string,
-    change: (current: TemplateRecord) => { next: TemplateDraft; changelog: string } | null,
-  ): Promise<TemplateRecord> {
+    change: (current: DocumentTemplateRecord) => { next: TemplateDraft; changelog: string } | null,
+  ): Promise<DocumentTemplateRecord> {
     return transaction(this.pool, async (tx) => {
       const current = await this.getWith(scope, id, 'write', tx, true);
       const result = change(current);
@@ -189,7 +194,7 @@ export class TemplatesStore {
     id: string,
     version: number,
     changelog: string | undefined,
-  ): Promise<TemplateRecord> {
+  ): Promise<DocumentTemplateRecord> {
     return transaction(this.pool, async (tx) => {
       const current = await this.getWith(scope, id, 'write', tx, true);
       const { rows } = await tx.query<{ content: TemplateContent; variables: Variable[] }>(
@@ -205,10 +210,10 @@ export class TemplatesStore {
   private async writeNext(
     tx: Queryable,
     scope: Scope,
-    current: TemplateRecord,
+    current: DocumentTemplateRecord,
     next: TemplateDraft,
     changelog: string,
-  ): Promise<TemplateRecord> {
+  ): Promise<DocumentTemplateRecord> {
     await this.checkAttachments(tx, scope, next);
     const c = next.content;
     const version = current.version + 1;
@@ -319,7 +324,7 @@ export class TemplatesStore {
     });
   }
 
-  private async ownedTemplate(tx: Queryable, scope: Scope, id: string): Promise<TemplateRecord> {
+  private async ownedTemplate(tx: Queryable, scope: Scope, id: string): Promise<DocumentTemplateRecord> {
     const t = await this.load(tx, scope, id, true);
     if (!t) throw notFound('template', id);
     requireAccess(id, t.access, 'owner', t.ownerId === scope.actorId);

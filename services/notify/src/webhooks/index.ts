@@ -13,13 +13,14 @@ import {
 } from '@hallmark/kit';
 import { WebhooksServiceService, type WebhooksServiceServer } from '@hallmark/proto/notify/v1/webhooks';
 import type { Dispatcher } from 'undici';
-import { DeliveriesStore } from './deliveries.js';
+import { DeliveriesStore } from './deliveries-store.js';
 import { maxAttemptsOf } from './domain/schedule.js';
-import { FanOutConsumer } from './fanout.js';
 import { createWebhooksHandlers } from './rpc.js';
 import { WebhookSender } from './sender.js';
+import { WebhooksService } from './service.js';
 import { WebhooksStore } from './store.js';
-import { DeliveryWorker } from './worker.js';
+import { DeliveryWorker } from './workers/delivery-worker.js';
+import { FanOutConsumer } from './workers/fan-out.js';
 
 export const WEBHOOKS_PROTO = 'hallmark/notify/v1/webhooks.proto';
 
@@ -44,6 +45,7 @@ export interface Webhooks {
   workers: { start(): Promise<void>; stop(): Promise<void> }[];
   store: WebhooksStore;
   deliveries: DeliveriesStore;
+  service: WebhooksService;
   worker: DeliveryWorker;
   fanOut: FanOutConsumer;
 }
@@ -62,17 +64,18 @@ export function createWebhooks(deps: { pool: Pool; bus: Bus; log: Logger }, s: W
     leaseMs: s.leaseMs,
     pollIntervalMs: s.pollIntervalMs,
   });
+  const service = new WebhooksService(store, deliveries, guard);
   const fanOut = new FanOutConsumer({
     bus,
     pool,
     log,
-    deliveries,
+    webhooks: service,
     durable: s.durable,
     filter: s.filter,
     ackWaitMs: s.ackWaitMs,
   });
   const closeAgent = { start: async () => undefined, stop: () => agent.close() };
-  const api = createWebhooksHandlers(store, deliveries, guard);
+  const api = createWebhooksHandlers(service);
   return {
     binding: bind<WebhooksServiceServer>(WebhooksServiceService, api),
     api,
@@ -80,6 +83,7 @@ export function createWebhooks(deps: { pool: Pool; bus: Bus; log: Logger }, s: W
     workers: [fanOut, worker, closeAgent],
     store,
     deliveries,
+    service,
     worker,
     fanOut,
   };

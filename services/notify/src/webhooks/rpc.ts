@@ -1,15 +1,5 @@
-// gRPC handlers of WebhooksService: proto <-> domain, nothing else (the outbound guard's
-// DNS check runs here, after the pure rules).
-import {
-  invalidParam,
-  isId,
-  missingParam,
-  newId,
-  notFound,
-  randomHex,
-  type AsyncHandlers,
-  type OutboundGuard,
-} from '@hallmark/kit';
+// gRPC handlers of WebhooksService: proto <-> service calls, nothing else.
+import { missingParam, type AsyncHandlers } from '@hallmark/kit';
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import type {
   Delivery,
@@ -17,22 +7,9 @@ import type {
   WebhookEndpoint,
   WebhooksServiceServer,
 } from '@hallmark/proto/notify/v1/webhooks';
-import type { DeliveriesStore, DeliveryRecord } from './deliveries.js';
-import { isVersionedType, testEvent } from './domain/events.js';
-import { generateEndpointSecret } from './domain/signing.js';
-import {
-  parseDeliveryStatus,
-  parseDescription,
-  parseEndpointSecret,
-  parseEnterpriseEvents,
-  parseOverlap,
-  parsePage,
-  parseSettableStatus,
-  parseSubscriptionSecret,
-  parseUrl,
-  parseVersionedEvents,
-} from './domain/validation.js';
-import type { EndpointRecord, Scope, SubscriptionRecord, WebhooksStore } from './store.js';
+import type { DeliveryRecord } from './deliveries-store.js';
+import type { WebhooksService } from './service.js';
+import type { EndpointRecord, Scope, SubscriptionRecord } from './store.js';
 
 export function scopeOf(p: Principal | undefined): Scope {
   if (!p?.enterprise_id) throw missingParam('principal');
@@ -89,43 +66,20 @@ const subscriptionToProto = (s: SubscriptionRecord, secret?: string): Enterprise
   created_at: s.createdAt.toISOString(),
 });
 
-/** Ids are checked for shape before any lookup; a malformed id is simply not found. */
-function endpointId(id: string): string {
-  if (!isId('webhook', id)) throw notFound('webhook endpoint', id);
-  return id;
-}
-function subscriptionId(id: string): string {
-  if (!isId('enterpriseWebhook', id)) throw notFound('webhook', id);
-  return id;
-}
-
-export function createWebhooksHandlers(
-  store: WebhooksStore,
-  deliveries: DeliveriesStore,
-  guard: OutboundGuard,
-): AsyncHandlers<WebhooksServiceServer> {
-  /** Syntax first (no I/O for a bad URL), then the guard resolves and checks the host. */
-  const checkedUrl = async (raw: string | undefined) => {
-    const url = parseUrl(raw);
-    await guard.assertUrl(url, { param: 'url' });
-    return url;
-  };
-
+export function createWebhooksHandlers(service: WebhooksService): AsyncHandlers<WebhooksServiceServer> {
   return {
     async createEndpoint(req) {
-      const scope = scopeOf(req.principal);
-      const events = parseVersionedEvents(req.events);
-      const description = parseDescription(req.description);
-      const secret = parseEndpointSecret(req.secret) ?? generateEndpointSecret();
-      const url = await checkedUrl(req.url);
-      const e = await store.createEndpoint(scope, { url, events, description, secret });
-      return endpointToProto(e, secret);
+      const { endpoint, secret } = await service.createEndpoint(scopeOf(req.principal), {
+        url: req.url,
+        events: req.events,
+        description: req.description,
+        secret: req.secret,
+      });
+      return endpointToProto(endpoint, secret);
     },
 
     async listEndpoints(req) {
-      const scope = scopeOf(req.principal);
-      const page = parsePage(req.page);
-      const { endpoints, total } = await store.listEndpoints(scope, page);
+      const { endpoints, total, page } = await service.listEndpoints(scopeOf(req.principal), req.page);
       return {
         endpoints: endpoints.map((e) => endpointToProto(e)),
         pagination: { ...page, total, total_pages: Math.ceil(total / page.limit) },
@@ -133,95 +87,81 @@ export function createWebhooksHandlers(
     },
 
     async getEndpoint(req) {
-      return endpointToProto(await store.getEndpoint(scopeOf(req.principal), endpointId(req.endpoint_id)));
+      return endpointToProto(await service.getEndpoint(scopeOf(req.principal), req.endpoint_id));
     },
 
     async updateEndpoint(req) {
-      const scope = scopeOf(req.principal);
-      const id = endpointId(req.endpoint_id);
-      const patch = {
-        events: req.set_events ? parseVersionedEvents(req.events) : undefined,
-        description: parseDescription(req.description),
-        status: parseSettableStatus(req.status),
-        url: req.url !== undefined ? parseUrl(req.url) : undefined,
-      };
-      await store.getEndpoint(scope, id); // not found before any DNS work
-      if (patch.url) await guard.assertUrl(patch.url, { param: 'url' });
-      return endpointToProto(await store.updateEndpoint(scope, id, patch));
+      const endpoint = await service.updateEndpoint(scopeOf(req.principal), req.endpoint_id, {
+        events: req.set_events ? req.events : undefined,
+        description: req.description,
+        status: req.status,
+        url: req.url,
+      });
+      return endpointToProto(endpoint);
     },
 
     async deleteEndpoint(req) {
-      const id = endpointId(req.endpoint_id);
-      await store.deleteEndpoint(scopeOf(req.principal), id);
-      return { id, deleted: true };
+      return { id: await service.deleteEndpoint(scopeOf(req.principal), req.endpoint_id), deleted: true };
     },
 
     async rotateSecret(req) {
-      const scope = scopeOf(req.principal);
-      const id = endpointId(req.endpoint_id);
-      const overlap = parseOverlap(req.overlap_seconds);
-      const secret = parseEndpointSecret(req.secret) ?? generateEndpointSecret();
-      return endpointToProto(await store.rotateSecret(scope, id, secret, overlap), secret);
+      const { endpoint, secret } = await service.rotateSecret(scopeOf(req.principal), req.endpoint_id, {
+        overlapSeconds: req.overlap_seconds,
+        secret: req.secret,
+      });
+      return endpointToProto(endpoint, secret);
     },
 
     async listDeliveries(req) {
       const scope = scopeOf(req.principal);
-      const id = endpointId(req.endpoint_id);
-      const page = parsePage(req.page);
-      const status = parseDeliveryStatus(req.status);
-      await store.getEndpoint(scope, id);
-      const { deliveries: list, total } = await deliveries.list(scope, id, { ...page, status });
+      const { deliveries, total, page } = await service.listDeliveries(
+        scope,
+        req.endpoint_id,
+        req.page,
+        req.status,
+      );
       return {
-        deliveries: list.map(deliveryToProto),
+        deliveries: deliveries.map(deliveryToProto),
         pagination: { ...page, total, total_pages: Math.ceil(total / page.limit) },
       };
     },
 
     async retryDelivery(req) {
-      const scope = scopeOf(req.principal);
-      const id = endpointId(req.endpoint_id);
-      if (!isId('delivery', req.delivery_id)) throw notFound('delivery', req.delivery_id);
-      return deliveryToProto(await deliveries.retryNow(scope, id, req.delivery_id));
+      return deliveryToProto(
+        await service.retryDelivery(scopeOf(req.principal), req.endpoint_id, req.delivery_id),
+      );
     },
 
     async sendTestEvent(req) {
-      const scope = scopeOf(req.principal);
-      const endpoint = await store.getEndpoint(scope, endpointId(req.endpoint_id));
-      const type = req.event_type || endpoint.events[0]!;
-      if (!isVersionedType(type)) throw invalidParam('event_type', `Unknown event type '${type}'.`);
-      const event = testEvent(
-        type,
-        scope,
-        { eventId: newId('event'), objectId: `test_${randomHex(8)}` },
-        new Date(),
+      return deliveryToProto(
+        await service.sendTestEvent(scopeOf(req.principal), req.endpoint_id, req.event_type),
       );
-      return deliveryToProto(await deliveries.enqueueTest(scope, endpoint.id, event));
     },
 
     async createSubscription(req) {
-      const scope = scopeOf(req.principal);
-      const events = parseEnterpriseEvents(req.events);
-      const secret = parseSubscriptionSecret(req.secret) ?? randomHex(32);
-      const url = await checkedUrl(req.url);
-      const s = await store.createSubscription(scope, { url, events, enabled: req.enabled ?? true, secret });
-      return subscriptionToProto(s, secret);
+      const { subscription, secret } = await service.createSubscription(scopeOf(req.principal), {
+        url: req.url,
+        events: req.events,
+        enabled: req.enabled,
+        secret: req.secret,
+      });
+      return subscriptionToProto(subscription, secret);
     },
 
     async listSubscriptions(req) {
-      const list = await store.listSubscriptions(scopeOf(req.principal));
+      const list = await service.listSubscriptions(scopeOf(req.principal));
       return { subscriptions: list.map((s) => subscriptionToProto(s)) };
     },
 
     async getSubscription(req) {
-      return subscriptionToProto(
-        await store.getSubscription(scopeOf(req.principal), subscriptionId(req.subscription_id)),
-      );
+      return subscriptionToProto(await service.getSubscription(scopeOf(req.principal), req.subscription_id));
     },
 
     async deleteSubscription(req) {
-      const id = subscriptionId(req.subscription_id);
-      await store.deleteSubscription(scopeOf(req.principal), id);
-      return { id, deleted: true };
+      return {
+        id: await service.deleteSubscription(scopeOf(req.principal), req.subscription_id),
+        deleted: true,
+      };
     },
   };
 }

@@ -6,7 +6,7 @@ import { OutboundRefusedError } from '@hallmark/kit';
 import { performance } from 'node:perf_hooks';
 import { request, type Dispatcher } from 'undici';
 import { isSuccess } from './domain/schedule.js';
-import type { Outcome } from './deliveries.js';
+import type { Outcome } from './deliveries-store.js';
 
 export const WEBHOOK_TIMEOUT_MS = 30_000;
 export const USER_AGENT = 'Hallmark-Webhooks/1.0';

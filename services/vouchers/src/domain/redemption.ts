@@ -75,7 +75,7 @@ export function redeemedObject(
     RedemptionRecord,
     'transactionId' | 'orderId' | 'amount' | 'currency' | 'discountApplied' | 'customerId' | 'createdAt'
   >,
-): Record<string, unknown> {
+): RedeemedObject {
   return {
     id: voucher.id,
     code: voucher.code,
@@ -93,6 +93,23 @@ export function redeemedObject(
     redeemed_at: r.createdAt.toISOString(),
   };
 }
+
+export type RedeemedObject = {
+  id: string;
+  code: string;
+  type: VoucherType;
+  value: number;
+  livemode: boolean;
+  enterprise_id: string;
+  transaction_id: string;
+  order_id: string;
+  customer_id: string | null;
+  original_amount: number;
+  discount_applied: number;
+  final_amount: number;
+  currency: string;
+  redeemed_at: string;
+};
 
 export type TransactionStatus = 'pending' | 'completed' | 'failed' | 'reversed';
 

@@ -1,69 +1,47 @@
 // Which domain events become which webhooks, and the exact bytes each receiver gets.
 // Pure: no I/O. Versioned endpoints get the spec's envelope; enterprise subscriptions get
 // the spec's enterprise body (spec › Events).
-import type { EventEnvelope } from '@hallmark/kit/events';
+import {
+  ENTERPRISE_EVENT_NAMES,
+  enterpriseNameOf,
+  VERSIONED_EVENT_TYPES,
+  versionedTypeOf as versionedTypeFor,
+  type EnterpriseEventName as EnterpriseEventType,
+  type EventEnvelope,
+  type VersionedEventType,
+} from '@hallmark/kit/events';
 
-/** The spec's versioned-surface event types (spec › Versioned-surface webhook events). */
-export const VERSIONED_EVENT_TYPES = [
-  'user.created',
-  'user.updated',
-  'user.deleted',
-  'user.verified',
-  'transaction.created',
-  'transaction.updated',
-  'transaction.completed',
-  'transaction.failed',
-  'payment.succeeded',
-  'payment.failed',
-  'payment.refunded',
-  'subscription.created',
-  'subscription.updated',
-  'subscription.cancelled',
-  'subscription.renewed',
-  'document.uploaded',
-  'document.processed',
-  'document.verified',
-] as const;
-export type VersionedEventType = (typeof VERSIONED_EVENT_TYPES)[number];
-
-export const ENTERPRISE_EVENT_TYPES = [
-  'bulk.job.completed',
-  'bulk.job.failed',
-  'voucher.created',
-  'voucher.minted',
-] as const;
-export type EnterpriseEventType = (typeof ENTERPRISE_EVENT_TYPES)[number];
+// Which types are subscribable and what each is delivered as come from the kit's one table
+// of event contracts (EVENTS): nothing is listed again here.
+export {
+  VERSIONED_EVENT_TYPES,
+  type EnterpriseEventName as EnterpriseEventType,
+  type VersionedEventType,
+} from '@hallmark/kit/events';
+/** The enterprise webhook names (`voucher.created`, …), as subscriptions spell them. */
+export const ENTERPRISE_EVENT_TYPES = ENTERPRISE_EVENT_NAMES;
 
 /** `api_version` of every envelope (spec › Versioning 2: YYYY-MM). */
 export const API_VERSION = '2025-09';
 
 const versioned = new Set<string>(VERSIONED_EVENT_TYPES);
+const enterprise = new Set<string>(ENTERPRISE_EVENT_NAMES);
 
 export const isVersionedType = (t: string): t is VersionedEventType => versioned.has(t);
-export const isEnterpriseType = (t: string): t is EnterpriseEventType =>
-  (ENTERPRISE_EVENT_TYPES as readonly string[]).includes(t);
+export const isEnterpriseType = (t: string): t is EnterpriseEventType => enterprise.has(t);
 
 /** The versioned type a domain event is delivered as, or null (internal events). */
 export function versionedTypeOf(event: Pick<EventEnvelope, 'type'>): VersionedEventType | null {
-  return isVersionedType(event.type) ? event.type : null;
+  return versionedTypeFor(event.type);
 }
 
 /**
- * The enterprise event a domain event is, or null. `voucher.created` is an enterprise event
- * only when the certificates service emits it (a certificate voucher); the vouchers
- * service's `voucher.created` is a discount voucher, internal.
+ * The enterprise event a domain event is delivered as, or null: the certificate voucher's
+ * `certificate_voucher.created` goes out as the spec's `voucher.created`; the discount
+ * voucher's `voucher.created` is internal.
  */
-export function enterpriseTypeOf(event: Pick<EventEnvelope, 'type' | 'source'>): EnterpriseEventType | null {
-  switch (event.type) {
-    case 'bulk.job.completed':
-    case 'bulk.job.failed':
-    case 'voucher.minted':
-      return event.type;
-    case 'voucher.created':
-      return event.source === 'certificates' ? 'voucher.created' : null;
-    default:
-      return null;
-  }
+export function enterpriseTypeOf(event: Pick<EventEnvelope, 'type'>): EnterpriseEventType | null {
+  return enterpriseNameOf(event.type);
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>

@@ -37,3 +37,17 @@ export function retryDelayS(
   if (attempt >= maxAttempts) return null;
   return schedule[Math.min(attempt - 1, schedule.length - 1)] ?? 0;
 }
+
+/**
+ * Where a delivery goes after an attempt with this status code: succeeded; pending again
+ * after `waitS`; or failed when it was the last attempt.
+ */
+export function nextAfter(
+  schedule: readonly number[],
+  claim: { attempt: number; maxAttempts: number },
+  statusCode: number | null,
+): { status: 'succeeded' | 'pending' | 'failed'; waitS: number | null } {
+  if (isSuccess(statusCode)) return { status: 'succeeded', waitS: null };
+  const waitS = retryDelayS(schedule, claim.attempt, claim.maxAttempts);
+  return { status: waitS === null ? 'failed' : 'pending', waitS };
+}

@@ -1,6 +1,6 @@
 // Key shares: which users of the enterprise may see or manage a key they did not create.
 import type { Queryable } from '@hallmark/kit';
-import type { AccessLevel, SharePermission } from '../domain/access.js';
+import type { AccessLevel, SharePermission } from './domain/access.js';
 
 export interface ShareRecord {
   userId: string;

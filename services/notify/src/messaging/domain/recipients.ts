@@ -1,6 +1,7 @@
 // Recipient validation and the forms stored: the address itself only encrypted, plus a
 // SHA-256 of its normal form for lookup (phone numbers: E.164; emails: lower-cased).
-import { invalidParam, missingParam, sha256Hex } from '@hallmark/kit';
+import { sha256Hex } from '@hallmark/kit/crypto';
+import { invalidParam, missingParam } from '@hallmark/kit/errors';
 
 export type Channel = 'email' | 'sms';
 

@@ -1,9 +1,17 @@
 // Enterprises and users: provisioning on first use of a session token, and the caller
 // behind a Principal.
-import { HallmarkError, newId, recordEvent, transaction, type Pool, type Queryable } from '@hallmark/kit';
-import { checkKeyManager, lowerRole, type Caller, type PrincipalInput, type Role } from '../domain/access.js';
-import { mergeSession, type SessionClaims } from '../domain/session.js';
-import { ensureEnterprise } from './rows.js';
+import {
+  HallmarkError,
+  newEvent,
+  newId,
+  recordEvent,
+  transaction,
+  type Pool,
+  type Queryable,
+} from '@hallmark/kit';
+import { checkKeyManager, lowerRole, type Caller, type PrincipalInput, type Role } from './domain/access.js';
+import { mergeSession, type SessionClaims } from './domain/session.js';
+import { ensureEnterprise } from './key-store.js';
 
 export interface SessionUser {
   userId: string;
@@ -41,11 +49,15 @@ export async function resolveSession(pool: Pool, claims: SessionClaims, now: Dat
     const event = { enterpriseId: claims.enterpriseId, livemode: true };
     if (inserted.rows[0]) {
       const id = inserted.rows[0].id;
-      await recordEvent(tx, 'keys', {
-        ...event,
-        type: 'user.created',
-        data: { id, email: claims.email, role: claims.role, enterprise_id: claims.enterpriseId },
-      });
+      await recordEvent(
+        tx,
+        'keys',
+        newEvent(
+          'user.created',
+          { id, email: claims.email, role: claims.role, enterprise_id: claims.enterpriseId },
+          event,
+        ),
+      );
       return { userId: id, enterpriseId: claims.enterpriseId, role: claims.role };
     }
     const stored = (
@@ -59,11 +71,15 @@ export async function resolveSession(pool: Pool, claims: SessionClaims, now: Dat
         next.role,
         now,
       ]);
-      await recordEvent(tx, 'keys', {
-        ...event,
-        type: 'user.updated',
-        data: { id: stored.id, email: next.email, role: next.role, enterprise_id: claims.enterpriseId },
-      });
+      await recordEvent(
+        tx,
+        'keys',
+        newEvent(
+          'user.updated',
+          { id: stored.id, email: next.email, role: next.role, enterprise_id: claims.enterpriseId },
+          event,
+        ),
+      );
     }
     return { userId: stored.id, enterpriseId: claims.enterpriseId, role: next.role };
   });

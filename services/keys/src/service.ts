@@ -1,10 +1,12 @@
-// The keys service's store: every read and write of its database. Each state change
-// commits together with its audit entry and its outbox event. Time comes from the
-// injected clock, never from the database, so tests can move it.
+// The keys service's use cases: sessions, API keys (create, verify, list, update, revoke,
+// rotate, share), usage and audit. Each state change runs in one transaction with its audit
+// entry and its outbox event; domain/ decides, the *-store.ts files hold all SQL. Time comes
+// from the injected clock, never from the database, so tests can move it.
 import {
   HallmarkError,
   invalidParam,
   missingParam,
+  newEvent,
   newId,
   recordEvent,
   transaction,
@@ -34,21 +36,26 @@ import {
 import {
   ensureEnterprise,
   insertAudit,
-  KEY_COLUMNS,
+  insertKey,
+  keyBySecretHash,
   keyFor,
+  keysOfEnterprise,
+  knownActors,
+  markRevoked,
   revokedError,
+  rotateSecret,
   toKeyRecord,
-  type KeyRow,
+  updateKeyRow,
   type KeyView,
-} from './store/rows.js';
-import { loadCaller, resolveSession, usersOfEnterprise, type SessionUser } from './store/sessions.js';
-import { listShares, upsertShares, type ShareRecord } from './store/shares.js';
-import { auditEntries, recordUsageBatch, usageSince } from './store/usage.js';
+} from './key-store.js';
+import { loadCaller, resolveSession, usersOfEnterprise, type SessionUser } from './session-store.js';
+import { listShares, upsertShares, type ShareRecord } from './share-store.js';
+import { auditEntries, recordUsageBatch, usageSince } from './usage-store.js';
 
-export type { KeyView } from './store/rows.js';
-export type { ShareRecord } from './store/shares.js';
+export type { KeyView } from './key-store.js';
+export type { ShareRecord } from './share-store.js';
 
-export interface KeysStoreOptions {
+export interface KeysServiceOptions {
   now?: () => Date;
 }
 
@@ -68,13 +75,13 @@ export interface IssuedSecret {
 const SECRET_HASH = /^[0-9a-f]{64}$/;
 const MAX_SHARE_TARGETS = 100;
 
-export class KeysStore {
-  /** The store's clock; handlers use it too, so a key's status and its checks agree. */
+export class KeysService {
+  /** The service's clock; handlers use it too, so a key's status and its checks agree. */
   readonly now: () => Date;
 
   constructor(
     private readonly pool: Pool,
-    opts: KeysStoreOptions = {},
+    opts: KeysServiceOptions = {},
   ) {
     this.now = opts.now ?? (() => new Date());
   }
@@ -86,12 +93,7 @@ export class KeysStore {
   /** The hot path: one indexed read. Unknown, revoked or past-grace → invalid; expired → expired. */
   async verifyKey(secretHash: string): Promise<VerifiedKey> {
     if (!SECRET_HASH.test(secretHash)) throw new HallmarkError('invalid_api_key');
-    const { rows } = await this.pool.query<KeyRow & { grace_until: Date | null }>(
-      `SELECT ${KEY_COLUMNS}, s.grace_until FROM api_key_secrets s JOIN api_keys k ON k.id = s.key_id
-        WHERE s.secret_hash = $1`,
-      [secretHash],
-    );
-    const row = rows[0];
+    const row = await keyBySecretHash(this.pool, secretHash);
     const now = this.now();
     if (!row || row.revoked_at || (row.grace_until && row.grace_until.getTime() <= now.getTime()))
       throw new HallmarkError('invalid_api_key');
@@ -123,42 +125,13 @@ export class KeysStore {
     };
     await transaction(this.pool, async (tx) => {
       await ensureEnterprise(tx, key.enterpriseId, now);
-      await tx.query(
-        `INSERT INTO api_keys (id, enterprise_id, name, type, livemode, permissions, rate_limit_per_minute,
-           requests_per_hour, burst_limit, allowed_ips, key_prefix, expires_at, created_at, created_by, updated_at,
-           acts_for, creator_role)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $13, $15, $16)`,
-        [
-          key.id,
-          key.enterpriseId,
-          key.name,
-          key.type,
-          key.livemode,
-          key.permissions,
-          key.limits.perMinute,
-          key.limits.perHour,
-          key.limits.burst,
-          key.allowedIps,
-          key.keyPrefix,
-          key.expiresAt,
-          now,
-          key.createdBy,
-          key.actsFor,
-          key.creatorRole,
-        ],
-      );
-      await tx.query('INSERT INTO api_key_secrets (secret_hash, key_id, created_at) VALUES ($1, $2, $3)', [
-        hashSecret(secret),
-        key.id,
-        now,
-      ]);
+      await insertKey(tx, key, hashSecret(secret), now);
       await insertAudit(tx, key, { action: 'key.created', at: now, userId: caller.actorId, ipAddress });
-      await recordEvent(tx, 'keys', {
-        type: 'key.created',
-        data: { id: key.id, type: key.type, name: key.name },
-        enterpriseId: key.enterpriseId,
-        livemode: key.livemode,
-      });
+      await recordEvent(
+        tx,
+        'keys',
+        newEvent('key.created', { id: key.id, type: key.type, name: key.name }, key),
+      );
     });
     return { view: { key, accessLevel: 'owner' }, secret, graceUntil: null };
   }
@@ -166,15 +139,8 @@ export class KeysStore {
   /** Every key the caller may see, newest first; no secrets, ever. */
   async listKeys(principal: PrincipalInput | undefined): Promise<KeyView[]> {
     const caller = await loadCaller(this.pool, principal);
-    const { rows } = await this.pool.query<KeyRow & { share_level: KeyView['accessLevel'] | null }>(
-      `SELECT ${KEY_COLUMNS}, s.level AS share_level
-         FROM api_keys k LEFT JOIN key_shares s ON s.key_id = k.id AND s.user_id = $2
-        WHERE k.enterprise_id = $1 AND (k.livemode = false OR $3)
-        ORDER BY k.created_at DESC, k.id DESC`,
-      [caller.enterpriseId, caller.actsFor, caller.livemode],
-    );
     const views: KeyView[] = [];
-    for (const row of rows) {
+    for (const row of await keysOfEnterprise(this.pool, caller)) {
       const key = toKeyRecord(row);
       const level = accessLevelOn(caller, key, row.share_level);
       if (level) views.push({ key, accessLevel: level });
@@ -197,27 +163,9 @@ export class KeysStore {
       const changes = validateUpdate(view.key, input);
       if (Object.keys(changes).length === 0) return view;
       const key = { ...view.key, ...changes };
-      await tx.query(
-        `UPDATE api_keys SET name = $2, permissions = $3, rate_limit_per_minute = $4, requests_per_hour = $5,
-           burst_limit = $6, allowed_ips = $7, updated_at = $8 WHERE id = $1`,
-        [
-          key.id,
-          key.name,
-          key.permissions,
-          key.limits.perMinute,
-          key.limits.perHour,
-          key.limits.burst,
-          key.allowedIps,
-          now,
-        ],
-      );
+      await updateKeyRow(tx, key, now);
       await insertAudit(tx, key, { action: 'key.updated', at: now, userId: actorId, ipAddress });
-      await recordEvent(tx, 'keys', {
-        type: 'key.updated',
-        data: { id: key.id },
-        enterpriseId: key.enterpriseId,
-        livemode: key.livemode,
-      });
+      await recordEvent(tx, 'keys', newEvent('key.updated', { id: key.id }, key));
       return { key, accessLevel: view.accessLevel };
     });
   }
@@ -230,14 +178,9 @@ export class KeysStore {
       'revoke',
       async (tx, view, actorId, now) => {
         const key = { ...view.key, revokedAt: now };
-        await tx.query('UPDATE api_keys SET revoked_at = $2, updated_at = $2 WHERE id = $1', [key.id, now]);
+        await markRevoked(tx, key.id, now);
         await insertAudit(tx, key, { action: 'key.revoked', at: now, userId: actorId, ipAddress });
-        await recordEvent(tx, 'keys', {
-          type: 'key.revoked',
-          data: { id: key.id },
-          enterpriseId: key.enterpriseId,
-          livemode: key.livemode,
-        });
+        await recordEvent(tx, 'keys', newEvent('key.revoked', { id: key.id }, key));
         return { key, accessLevel: view.accessLevel };
       },
       { revokedIsDone: true },
@@ -256,29 +199,14 @@ export class KeysStore {
     await this.change(principal, keyId, 'rotate', async (tx, view, actorId, now) => {
       const until = graceUntil(now, seconds);
       const secret = generateSecret(view.key.type);
-      await tx.query(
-        'UPDATE api_key_secrets SET grace_until = LEAST(COALESCE(grace_until, $2), $2) WHERE key_id = $1',
-        [keyId, until],
-      );
-      await tx.query('DELETE FROM api_key_secrets WHERE key_id = $1 AND grace_until <= $2', [keyId, now]);
-      await tx.query('INSERT INTO api_key_secrets (secret_hash, key_id, created_at) VALUES ($1, $2, $3)', [
-        hashSecret(secret),
-        keyId,
-        now,
-      ]);
       const key = { ...view.key, keyPrefix: displayPrefix(secret) };
-      await tx.query('UPDATE api_keys SET key_prefix = $2, updated_at = $3 WHERE id = $1', [
-        keyId,
-        key.keyPrefix,
-        now,
-      ]);
+      await rotateSecret(tx, keyId, { secretHash: hashSecret(secret), keyPrefix: key.keyPrefix }, until, now);
       await insertAudit(tx, key, { action: 'key.rotated', at: now, userId: actorId, ipAddress });
-      await recordEvent(tx, 'keys', {
-        type: 'key.rotated',
-        data: { id: keyId, grace_until: until.toISOString() },
-        enterpriseId: key.enterpriseId,
-        livemode: key.livemode,
-      });
+      await recordEvent(
+        tx,
+        'keys',
+        newEvent('key.rotated', { id: keyId, grace_until: until.toISOString() }, key),
+      );
       issued = { view: { key, accessLevel: view.accessLevel }, secret, graceUntil: until };
       return issued.view;
     });
@@ -302,12 +230,7 @@ export class KeysStore {
       if (!userIds) throw invalidParam('userIds', 'Every userId must be a user of this enterprise.');
       await upsertShares(tx, keyId, userIds, grant, now);
       await insertAudit(tx, view.key, { action: 'key.shared', at: now, userId: actorId, ipAddress });
-      await recordEvent(tx, 'keys', {
-        type: 'key.shared',
-        data: { id: keyId, user_ids: userIds },
-        enterpriseId: view.key.enterpriseId,
-        livemode: view.key.livemode,
-      });
+      await recordEvent(tx, 'keys', newEvent('key.shared', { id: keyId, user_ids: userIds }, view.key));
       shares = await listShares(tx, keyId);
       return view;
     });
@@ -319,12 +242,7 @@ export class KeysStore {
     if (!principal?.enterpriseId) throw new HallmarkError('missing_api_key');
     if (actorIds.length > MAX_SHARE_TARGETS)
       throw invalidParam('userIds', `At most ${MAX_SHARE_TARGETS} ids are allowed.`);
-    const { rows } = await this.pool.query<{ id: string }>(
-      `SELECT id FROM users WHERE enterprise_id = $1 AND id = ANY($2::text[])
-       UNION SELECT id FROM api_keys WHERE enterprise_id = $1 AND id = ANY($2::text[])`,
-      [principal.enterpriseId, [...actorIds]],
-    );
-    return rows.map((r) => r.id);
+    return knownActors(this.pool, principal.enterpriseId, actorIds);
   }
 
   async getUsage(

@@ -1,6 +1,7 @@
-// All SQL of deliveries: fan-out (in the consumer's transaction), claiming due attempts
-// under a lease (FOR UPDATE SKIP LOCKED, so replicas never collide), recording outcomes,
-// listing, replay and test events.
+// All SQL of deliveries: fan-out's reads and inserts (in the consumer's transaction),
+// claiming due attempts under a lease (FOR UPDATE SKIP LOCKED, so replicas never collide),
+// recording outcomes, listing, replay and test events. What to deliver and what an outcome
+// means are decided by service.ts and the worker (domain/).
 import {
   HallmarkError,
   newId,
@@ -11,8 +12,6 @@ import {
   type Pool,
   type Queryable,
 } from '@hallmark/kit';
-import { enterpriseBody, enterpriseTypeOf, versionedBody, versionedTypeOf } from './domain/events.js';
-import { isSuccess, retryDelayS } from './domain/schedule.js';
 import type { DeliveryStatus } from './domain/validation.js';
 import type { Scope } from './store.js';
 
@@ -64,7 +63,8 @@ export interface DeliveryRecord {
   log: AttemptRecord[];
 }
 
-interface Target {
+/** Where one delivery of an event goes, as what type, with which body. */
+export interface DeliveryTarget {
   column: 'endpoint_id' | 'subscription_id';
   id: string;
   type: string;
@@ -79,34 +79,46 @@ export class DeliveriesStore {
     private readonly maxAttempts: number,
   ) {}
 
+  /** The endpoints of the enterprise and mode subscribed to a versioned type (not disabled). */
+  async endpointsFor(
+    tx: Queryable,
+    enterpriseId: string,
+    livemode: boolean,
+    type: string,
+  ): Promise<string[]> {
+    const { rows } = await tx.query<{ id: string }>(
+      `SELECT id FROM webhook_endpoints WHERE enterprise_id = $1 AND livemode = $2
+         AND status <> 'disabled' AND $3 = ANY (events)`,
+      [enterpriseId, livemode, type],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** The enabled enterprise subscriptions of the enterprise and mode to an enterprise event name. */
+  async subscriptionsFor(
+    tx: Queryable,
+    enterpriseId: string,
+    livemode: boolean,
+    name: string,
+  ): Promise<string[]> {
+    const { rows } = await tx.query<{ id: string }>(
+      `SELECT id FROM enterprise_subscriptions WHERE enterprise_id = $1 AND livemode = $2
+         AND enabled AND $3 = ANY (events)`,
+      [enterpriseId, livemode, name],
+    );
+    return rows.map((r) => r.id);
+  }
+
   /**
-   * One delivery per matching endpoint (versioned types) and subscription (enterprise
-   * events) of the event's enterprise and mode, in the caller's transaction. Idempotent per
-   * (event, endpoint): a second call inserts nothing. Returns how many were created.
+   * One delivery of the event per target, in the caller's transaction; idempotent per (event,
+   * endpoint or subscription): a second call inserts nothing. Wakes the workers at commit when
+   * it created any. Returns how many were created.
    */
-  async fanOut(tx: Queryable, event: EventEnvelope): Promise<number> {
-    if (!event.enterprise_id) return 0;
-    const targets: Target[] = [];
-    const vType = versionedTypeOf(event);
-    if (vType) {
-      const { rows } = await tx.query<{ id: string }>(
-        `SELECT id FROM webhook_endpoints WHERE enterprise_id = $1 AND livemode = $2
-           AND status <> 'disabled' AND $3 = ANY (events)`,
-        [event.enterprise_id, event.livemode, vType],
-      );
-      const body = versionedBody(event, vType);
-      for (const r of rows) targets.push({ column: 'endpoint_id', id: r.id, type: vType, body });
-    }
-    const eType = enterpriseTypeOf(event);
-    if (eType) {
-      const { rows } = await tx.query<{ id: string }>(
-        `SELECT id FROM enterprise_subscriptions WHERE enterprise_id = $1 AND livemode = $2
-           AND enabled AND $3 = ANY (events)`,
-        [event.enterprise_id, event.livemode, eType],
-      );
-      const body = enterpriseBody(event, eType);
-      for (const r of rows) targets.push({ column: 'subscription_id', id: r.id, type: eType, body });
-    }
+  async insertDeliveries(
+    tx: Queryable,
+    event: EventEnvelope,
+    targets: readonly DeliveryTarget[],
+  ): Promise<number> {
     let created = 0;
     for (const column of ['endpoint_id', 'subscription_id'] as const) {
       const list = targets.filter((t) => t.column === column);
@@ -205,16 +217,18 @@ export class DeliveriesStore {
   }
 
   /**
-   * Records an attempt's outcome and moves the delivery: succeeded; pending again after the
-   * schedule's wait; or failed after the last attempt. The endpoint follows: `failed` when a
-   * delivery exhausts its attempts, `active` again when a later one succeeds (a `disabled`
-   * endpoint stays disabled). A stale claim (lease lost) still logs the attempt but moves
-   * nothing. Returns the delivery's new status, or null for a stale claim.
+   * Records an attempt's outcome and moves the delivery to `next` (decided by the worker:
+   * succeeded; pending again after `waitS`; or failed after the last attempt). The endpoint
+   * follows: `failed` when a delivery exhausts its attempts, `active` again when a later one
+   * succeeds (a `disabled` endpoint stays disabled). A stale claim (lease lost) still logs the
+   * attempt but moves nothing. Returns the delivery's new status, or null for a stale claim.
    */
-  async record(claim: Claim, outcome: Outcome, schedule: readonly number[]): Promise<DeliveryStatus | null> {
-    const ok = isSuccess(outcome.statusCode);
-    const waitS = ok ? null : retryDelayS(schedule, claim.attempt, claim.maxAttempts);
-    const status: DeliveryStatus = ok ? 'succeeded' : waitS === null ? 'failed' : 'pending';
+  async record(
+    claim: Claim,
+    outcome: Outcome,
+    next: { status: DeliveryStatus; waitS: number | null },
+  ): Promise<DeliveryStatus | null> {
+    const { status, waitS } = next;
     const { rows } = await this.pool.query<{ moved: number }>(
       `WITH d AS (
          UPDATE webhook_deliveries SET status = $3, claim_token = NULL,
@@ -309,23 +323,19 @@ export class DeliveriesStore {
     return this.get(scope, endpointId, id);
   }
 
-  /** Queues one delivery of a synthetic event to one endpoint. */
-  async enqueueTest(scope: Scope, endpointId: string, event: EventEnvelope): Promise<DeliveryRecord> {
+  /** Queues one delivery of a synthetic event (its versioned `body`) to one endpoint. */
+  async enqueueTest(
+    scope: Scope,
+    endpointId: string,
+    event: EventEnvelope,
+    body: string,
+  ): Promise<DeliveryRecord> {
     const id = newId('delivery');
     await this.pool.query(
       `INSERT INTO webhook_deliveries (id, endpoint_id, enterprise_id, livemode, event_id, event_type, body,
          max_attempts, next_attempt_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())`,
-      [
-        id,
-        endpointId,
-        scope.enterpriseId,
-        scope.livemode,
-        event.id,
-        event.type,
-        versionedBody(event),
-        this.maxAttempts,
-      ],
+      [id, endpointId, scope.enterpriseId, scope.livemode, event.id, event.type, body, this.maxAttempts],
     );
     await this.pool.query(`SELECT pg_notify('${WAKE_CHANNEL}', '')`);
     return this.get(scope, endpointId, id);

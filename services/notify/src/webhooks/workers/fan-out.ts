@@ -3,13 +3,13 @@
 // processed — so a redelivered event (crash, NATS restart, relay re-publish) creates
 // nothing twice, and a crash before commit loses nothing.
 import { startConsumer, type Bus, type Consumer, type Logger, type Pool } from '@hallmark/kit';
-import type { DeliveriesStore } from './deliveries.js';
+import type { WebhooksService } from '../service.js';
 
 export interface FanOutOptions {
   bus: Bus;
   pool: Pool;
   log: Logger;
-  deliveries: DeliveriesStore;
+  webhooks: Pick<WebhooksService, 'fanOut'>;
   /** Durable consumer name, shared by replicas (default notify-webhooks). */
   durable?: string;
   /** Subject filter (default every domain event). */
@@ -24,7 +24,7 @@ export class FanOutConsumer {
   constructor(private readonly opts: FanOutOptions) {}
 
   async start(): Promise<void> {
-    const { bus, pool, log, deliveries } = this.opts;
+    const { bus, pool, log, webhooks } = this.opts;
     this.consumer = await startConsumer({
       bus,
       pool,
@@ -33,7 +33,7 @@ export class FanOutConsumer {
       filter: this.opts.filter ?? 'hallmark.>',
       ackWaitMs: this.opts.ackWaitMs,
       handle: async (event, tx) => {
-        const n = await deliveries.fanOut(tx, event);
+        const n = await webhooks.fanOut(tx, event);
         if (n > 0) log.debug({ event_id: event.id, type: event.type, deliveries: n }, 'webhook fan-out');
       },
     });

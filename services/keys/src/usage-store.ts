@@ -1,8 +1,8 @@
 // Usage records from gateways (batched, idempotent by batch id), hourly roll-ups,
 // `key.used` audit entries, and the reads behind GetUsage and ListAuditLogs.
 import { transaction, type Pool, type Queryable } from '@hallmark/kit';
-import type { AuditAction, AuditEntry } from '../domain/audit.js';
-import { endpointLabel, rollUp, type HourlyRollup, type UsageRecord } from '../domain/usage.js';
+import type { AuditAction, AuditEntry } from './domain/audit.js';
+import { endpointLabel, rollUp, type HourlyRollup, type UsageRecord } from './domain/usage.js';
 
 /**
  * Applies one batch exactly once. The batch receipt, the audit entries, the roll-up

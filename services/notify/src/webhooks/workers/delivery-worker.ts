@@ -4,10 +4,11 @@
 // every pending attempt at its persisted time; an attempt cut short by a crash is retried
 // as the next attempt once its lease runs out. Woken by NOTIFY on new work, else polls.
 import type { Logger, Pool, PoolClient } from '@hallmark/kit';
-import type { Claim, DeliveriesStore, Outcome } from './deliveries.js';
-import { WAKE_CHANNEL } from './deliveries.js';
-import { enterpriseHeaders, versionedHeaders } from './domain/signing.js';
-import { WEBHOOK_TIMEOUT_MS, type WebhookSender } from './sender.js';
+import type { Claim, DeliveriesStore, Outcome } from '../deliveries-store.js';
+import { WAKE_CHANNEL } from '../deliveries-store.js';
+import { nextAfter } from '../domain/schedule.js';
+import { enterpriseHeaders, versionedHeaders } from '../domain/signing.js';
+import { WEBHOOK_TIMEOUT_MS, type WebhookSender } from '../sender.js';
 
 export interface WorkerOptions {
   /** Seconds between attempts (HALLMARK_WEBHOOK_RETRY_SCHEDULE). */
@@ -147,7 +148,11 @@ export class DeliveryWorker {
       : await this.sender.post(c.url, c.body, this.headersFor(c, new Date()));
     for (let i = 0; ; i++) {
       try {
-        const status = await this.deliveries.record(c, outcome, this.opts.schedule);
+        const status = await this.deliveries.record(
+          c,
+          outcome,
+          nextAfter(this.opts.schedule, c, outcome.statusCode),
+        );
         this.log.debug(
           { delivery: c.id, event_id: c.eventId, attempt: c.attempt, status, code: outcome.statusCode },
           'webhook attempt',

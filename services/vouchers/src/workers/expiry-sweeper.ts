@@ -2,7 +2,7 @@
 // already show it; this makes it durable and emits voucher.updated). Runs every
 // interval in each replica; SKIP LOCKED in the store lets replicas share the work.
 import { IntervalWorker, type Logger } from '@hallmark/kit';
-import type { VouchersStore } from './store.js';
+import type { VouchersStore } from '../store.js';
 
 export class ExpirySweeper extends IntervalWorker {
   constructor(

@@ -7,9 +7,9 @@ import { canonical, kindOf } from '../templates/domain/template.js';
 import { parseLocale, resolveValues } from '../templates/domain/variables.js';
 import { renderTemplate, renderText } from '../templates/render/index.js';
 import { fill } from '../templates/domain/placeholders.js';
-import type { Scope, TemplatesStore } from '../templates/store.js';
+import type { Scope, DocumentTemplatesStore } from '../templates/store.js';
 import type { EmailMessage, EmailSender } from './email.js';
-import { normaliseRecipient, recipientHash, type Channel } from './recipients.js';
+import { normaliseRecipient, recipientHash, type Channel } from './domain/recipients.js';
 import { MAX_SMS_LENGTH, type SmsSender } from './sms.js';
 import type { MessageRow, MessagesStore } from './store.js';
 
@@ -37,7 +37,7 @@ export interface SendResult {
 
 export interface MessagingDeps {
   messages: MessagesStore;
-  templates: TemplatesStore;
+  templates: DocumentTemplatesStore;
   encryptor: Encryptor;
   email?: EmailSender;
   sms?: SmsSender;

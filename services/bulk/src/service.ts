@@ -1,0 +1,219 @@
+// The use cases of bulk jobs: create (CSV + ZIP upload, or the order form, minted within the
+// request when small), read, list, retry, cancel, downloads, public media, cost preview and
+// the CSV template. Job creation and downloads have their own modules (ingest.ts,
+// exporter.ts); runs go to Restate (workflows/submit.ts); all SQL is in the *store.ts files.
+import { HallmarkError, invalidParam, missingParam, notFound, type Logger } from '@hallmark/kit';
+import { templateCsv } from './domain/export.js';
+import {
+  isFinished,
+  JOB_STATUSES,
+  type ItemVoucher,
+  type JobRecord,
+  type JobStatus,
+  type Scope,
+} from './domain/job.js';
+import { exportCsv, exportZip, type ExportDeps } from './exporter.js';
+import { JobCreator, MAX_JOB_ITEMS } from './ingest.js';
+import type { Medium, MediaStore } from './media-store.js';
+import type { JobsStore } from './store.js';
+import { submitRun, type RestateIngress } from './workflows/submit.js';
+
+/** Row errors shown per job in a list. */
+const LIST_ERRORS = 100;
+
+export interface Pricing {
+  unitPrice: number;
+  currency: string;
+  gasPerCertificate: number;
+  gasPerBatch: number;
+  batchSize: number;
+}
+
+export interface BulkServiceDeps {
+  jobs: JobsStore;
+  media: MediaStore;
+  exports: Omit<ExportDeps, 'media' | 'decrypt'>;
+  ingress: RestateIngress;
+  log: Logger;
+  syncMaxItems: number;
+  pricing: Pricing;
+  /** How long a synchronous order job may take within the request. */
+  syncTimeoutMs?: number;
+}
+
+/** A job with what its answer shows: row errors, and vouchers once read. */
+export interface JobView {
+  job: JobRecord;
+  errors?: { row: number; error: string }[];
+  vouchers?: ItemVoucher[];
+}
+
+export interface Download {
+  content: Buffer;
+  contentType: string;
+  filename: string;
+}
+
+function requireJobId(id: string): string {
+  if (!id) throw missingParam('jobId');
+  if (!/^job_[A-Za-z0-9]{24}$/.test(id))
+    throw new HallmarkError('resource_not_found', { message: `No such job: '${id}'.` });
+  return id;
+}
+
+export class BulkService {
+  private readonly creator: JobCreator;
+
+  constructor(private readonly deps: BulkServiceDeps) {
+    this.creator = new JobCreator(deps.jobs, deps.media);
+  }
+
+  private async full(job: JobRecord, withVouchers = true): Promise<JobView> {
+    const { jobs } = this.deps;
+    return {
+      job,
+      errors: await jobs.errors(job.id),
+      vouchers: withVouchers ? await jobs.vouchers(job.id) : [],
+    };
+  }
+
+  private submit(job: JobRecord) {
+    const { ingress, jobs, log } = this.deps;
+    return submitRun(ingress, jobs, job.id, job.pass, log);
+  }
+
+  async createCsvJob(
+    scope: Scope,
+    input: { csv: Buffer; zip?: Buffer; createBatch: boolean; csvFilename?: string },
+  ): Promise<JobView> {
+    if (input.csv.length === 0) throw invalidParam('metadata', 'The CSV file is empty.');
+    const job = await this.creator.createCsvJob(scope, input);
+    await this.submit(job);
+    return { job, errors: await this.deps.jobs.errors(job.id) };
+  }
+
+  async createOrderJob(scope: Scope, idempotencyKey: string, bodyJson: string): Promise<JobView> {
+    const { jobs, ingress, log } = this.deps;
+    if (!idempotencyKey) throw missingParam('Idempotency-Key');
+    const job = await this.creator.createOrderJob(scope, idempotencyKey, bodyJson);
+    if (job.totalCount <= this.deps.syncMaxItems) {
+      // Small orders are minted within the request; a run that outlasts the wait goes on
+      // in the background and the caller gets the pending answer.
+      const done = await ingress
+        .call(job.id, job.pass, this.deps.syncTimeoutMs ?? 45_000)
+        .catch((err: unknown) => {
+          log.warn({ err, jobId: job.id }, 'synchronous run not completed; continuing in the background');
+          return null;
+        });
+      if (done) await jobs.markSubmitted(job.id, job.pass);
+      else await this.submit(job);
+    } else {
+      await this.submit(job);
+    }
+    return this.full(await jobs.get(scope, job.id));
+  }
+
+  async getJob(scope: Scope, id: string, includeVouchers: boolean): Promise<JobView> {
+    const job = await this.deps.jobs.get(scope, requireJobId(id));
+    // Results are read once the job has ended: polls of a running 50,000-item job stay
+    // cheap (progress is in the counts) and the service's memory stays flat.
+    return this.full(job, includeVouchers && isFinished(job.status));
+  }
+
+  async listJobs(
+    scope: Scope,
+    q: { status?: string; page?: number; limit?: number },
+  ): Promise<{ jobs: JobView[]; page: number; limit: number; total: number }> {
+    const { jobs } = this.deps;
+    let status: JobStatus | undefined;
+    if (q.status) {
+      if (!JOB_STATUSES.includes(q.status as JobStatus)) {
+        throw invalidParam('status', `status must be one of ${JOB_STATUSES.join(', ')}.`);
+      }
+      status = q.status as JobStatus;
+    }
+    const page = q.page || 1;
+    const limit = q.limit || 20;
+    if (page < 1) throw invalidParam('page', 'page must be at least 1.');
+    if (limit < 1 || limit > 100) throw invalidParam('limit', 'limit must be between 1 and 100.');
+    const { jobs: list, total } = await jobs.list(scope, status, page, limit);
+    // Each listed job shows its first row errors (GET /:jobId has them all).
+    const listed = await Promise.all(
+      list.map(async (j) => ({
+        job: j,
+        errors: j.failedCount > 0 ? await jobs.errors(j.id, LIST_ERRORS) : [],
+      })),
+    );
+    return { jobs: listed, page, limit, total };
+  }
+
+  async retryJob(scope: Scope, id: string): Promise<{ job: JobRecord; retried: number; message: string }> {
+    const { job, retried } = await this.deps.jobs.retry(scope, requireJobId(id));
+    if (retried > 0) await this.submit(job);
+    const message =
+      retried > 0
+        ? `Retrying ${retried} failed item(s).`
+        : job.status === 'queued' || job.status === 'processing'
+          ? 'The job is still running; nothing to retry yet.'
+          : 'No failed items to retry.';
+    return { job, retried, message };
+  }
+
+  cancelJob(scope: Scope, id: string): Promise<JobRecord> {
+    return this.deps.jobs.cancel(scope, requireJobId(id));
+  }
+
+  async exportJob(scope: Scope, id: string, format: string): Promise<Download> {
+    const { jobs, media, exports } = this.deps;
+    const job = await jobs.get(scope, requireJobId(id));
+    const deps: ExportDeps = { ...exports, media, decrypt: (s) => jobs.decrypt(s) };
+    if (format === 'csv') {
+      return {
+        content: await exportCsv(deps, job),
+        contentType: 'text/csv; charset=utf-8',
+        filename: `${job.id}.csv`,
+      };
+    }
+    if (format === 'zip') {
+      return {
+        content: await exportZip(deps, job),
+        contentType: 'application/zip',
+        filename: `${job.id}.zip`,
+      };
+    }
+    throw invalidParam('type', 'type must be csv or zip.');
+  }
+
+  /** Public: the media id is the capability (see media-store.ts). */
+  async getMedia(id: string): Promise<Medium> {
+    const found = await this.deps.media.publicMedium(id);
+    if (!found) throw notFound('media', id);
+    return found;
+  }
+
+  costPreview(count: number) {
+    if (!Number.isInteger(count) || count < 1 || count > MAX_JOB_ITEMS) {
+      throw invalidParam('count', `count must be an integer from 1 to ${MAX_JOB_ITEMS}.`);
+    }
+    const p = this.deps.pricing;
+    const batches = Math.ceil(count / p.batchSize);
+    const gas = count * p.gasPerCertificate + batches * p.gasPerBatch;
+    return {
+      count,
+      currency: p.currency,
+      unitPrice: p.unitPrice,
+      totalPrice: count * p.unitPrice,
+      estimatedGas: gas,
+      estimatedGasPerCertificate: Math.ceil(gas / count),
+      batches,
+    };
+  }
+
+  csvTemplate(): Download {
+    return {
+      content: Buffer.from(templateCsv(), 'utf8'),
+      contentType: 'text/csv; charset=utf-8',
+      filename: 'bulk-mint-template.csv',
+    };
+  }
+}

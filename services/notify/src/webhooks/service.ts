@@ -1,0 +1,212 @@
+// The use cases of webhooks: versioned endpoints (CRUD, secret rotation, deliveries, replay,
+// test events), enterprise subscriptions, and the fan-out of a domain event into deliveries.
+// Pure rules first (domain/), then the outbound guard's DNS check, then the stores.
+import {
+  invalidParam,
+  isId,
+  newId,
+  notFound,
+  randomHex,
+  type EventEnvelope,
+  type OutboundGuard,
+  type Queryable,
+} from '@hallmark/kit';
+import type { DeliveriesStore, DeliveryRecord, DeliveryTarget } from './deliveries-store.js';
+import {
+  enterpriseBody,
+  enterpriseTypeOf,
+  isVersionedType,
+  testEvent,
+  versionedBody,
+  versionedTypeOf,
+} from './domain/events.js';
+import { generateEndpointSecret } from './domain/signing.js';
+import {
+  parseDeliveryStatus,
+  parseDescription,
+  parseEndpointSecret,
+  parseEnterpriseEvents,
+  parseOverlap,
+  parsePage,
+  parseSettableStatus,
+  parseSubscriptionSecret,
+  parseUrl,
+  parseVersionedEvents,
+} from './domain/validation.js';
+import type { EndpointRecord, Scope, SubscriptionRecord, WebhooksStore } from './store.js';
+
+/** Ids are checked for shape before any lookup; a malformed id is simply not found. */
+function endpointId(id: string): string {
+  if (!isId('webhook', id)) throw notFound('webhook endpoint', id);
+  return id;
+}
+function subscriptionId(id: string): string {
+  if (!isId('enterpriseWebhook', id)) throw notFound('webhook', id);
+  return id;
+}
+
+export interface EndpointInput {
+  url?: string;
+  events?: string[];
+  description?: string;
+  secret?: string;
+}
+
+export interface EndpointPatch {
+  url?: string;
+  /** Undefined: leave the events as they are. */
+  events?: string[];
+  description?: string;
+  status?: string;
+}
+
+export class WebhooksService {
+  constructor(
+    private readonly store: WebhooksStore,
+    private readonly deliveries: DeliveriesStore,
+    private readonly guard: OutboundGuard,
+  ) {}
+
+  /** Syntax first (no I/O for a bad URL), then the guard resolves and checks the host. */
+  private async checkedUrl(raw: string | undefined): Promise<string> {
+    const url = parseUrl(raw);
+    await this.guard.assertUrl(url, { param: 'url' });
+    return url;
+  }
+
+  async createEndpoint(
+    scope: Scope,
+    input: EndpointInput,
+  ): Promise<{ endpoint: EndpointRecord; secret: string }> {
+    const events = parseVersionedEvents(input.events);
+    const description = parseDescription(input.description);
+    const secret = parseEndpointSecret(input.secret) ?? generateEndpointSecret();
+    const url = await this.checkedUrl(input.url);
+    return { endpoint: await this.store.createEndpoint(scope, { url, events, description, secret }), secret };
+  }
+
+  async listEndpoints(scope: Scope, rawPage: { page?: number; limit?: number } | undefined) {
+    const page = parsePage(rawPage);
+    return { ...(await this.store.listEndpoints(scope, page)), page };
+  }
+
+  getEndpoint(scope: Scope, id: string): Promise<EndpointRecord> {
+    return this.store.getEndpoint(scope, endpointId(id));
+  }
+
+  async updateEndpoint(scope: Scope, rawId: string, input: EndpointPatch): Promise<EndpointRecord> {
+    const id = endpointId(rawId);
+    const patch = {
+      events: input.events !== undefined ? parseVersionedEvents(input.events) : undefined,
+      description: parseDescription(input.description),
+      status: parseSettableStatus(input.status),
+      url: input.url !== undefined ? parseUrl(input.url) : undefined,
+    };
+    await this.store.getEndpoint(scope, id); // not found before any DNS work
+    if (patch.url) await this.guard.assertUrl(patch.url, { param: 'url' });
+    return this.store.updateEndpoint(scope, id, patch);
+  }
+
+  async deleteEndpoint(scope: Scope, rawId: string): Promise<string> {
+    const id = endpointId(rawId);
+    await this.store.deleteEndpoint(scope, id);
+    return id;
+  }
+
+  async rotateSecret(
+    scope: Scope,
+    rawId: string,
+    input: { overlapSeconds?: number; secret?: string },
+  ): Promise<{ endpoint: EndpointRecord; secret: string }> {
+    const id = endpointId(rawId);
+    const overlap = parseOverlap(input.overlapSeconds);
+    const secret = parseEndpointSecret(input.secret) ?? generateEndpointSecret();
+    return { endpoint: await this.store.rotateSecret(scope, id, secret, overlap), secret };
+  }
+
+  async listDeliveries(
+    scope: Scope,
+    rawId: string,
+    rawPage: { page?: number; limit?: number } | undefined,
+    rawStatus: string,
+  ) {
+    const id = endpointId(rawId);
+    const page = parsePage(rawPage);
+    const status = parseDeliveryStatus(rawStatus);
+    await this.store.getEndpoint(scope, id);
+    return { ...(await this.deliveries.list(scope, id, { ...page, status })), page };
+  }
+
+  retryDelivery(scope: Scope, rawEndpointId: string, deliveryId: string): Promise<DeliveryRecord> {
+    const id = endpointId(rawEndpointId);
+    if (!isId('delivery', deliveryId)) throw notFound('delivery', deliveryId);
+    return this.deliveries.retryNow(scope, id, deliveryId);
+  }
+
+  /** A synthetic event of the requested type (default: the endpoint's first), delivered like any other. */
+  async sendTestEvent(scope: Scope, rawId: string, eventType: string | undefined): Promise<DeliveryRecord> {
+    const endpoint = await this.store.getEndpoint(scope, endpointId(rawId));
+    const type = eventType || endpoint.events[0]!;
+    if (!isVersionedType(type)) throw invalidParam('event_type', `Unknown event type '${type}'.`);
+    const event = testEvent(
+      type,
+      scope,
+      { eventId: newId('event'), objectId: `test_${randomHex(8)}` },
+      new Date(),
+    );
+    return this.deliveries.enqueueTest(scope, endpoint.id, event, versionedBody(event));
+  }
+
+  async createSubscription(
+    scope: Scope,
+    input: { url?: string; events?: string[]; enabled?: boolean; secret?: string },
+  ): Promise<{ subscription: SubscriptionRecord; secret: string }> {
+    const events = parseEnterpriseEvents(input.events);
+    const secret = parseSubscriptionSecret(input.secret) ?? randomHex(32);
+    const url = await this.checkedUrl(input.url);
+    const subscription = await this.store.createSubscription(scope, {
+      url,
+      events,
+      enabled: input.enabled ?? true,
+      secret,
+    });
+    return { subscription, secret };
+  }
+
+  listSubscriptions(scope: Scope): Promise<SubscriptionRecord[]> {
+    return this.store.listSubscriptions(scope);
+  }
+
+  getSubscription(scope: Scope, id: string): Promise<SubscriptionRecord> {
+    return this.store.getSubscription(scope, subscriptionId(id));
+  }
+
+  async deleteSubscription(scope: Scope, rawId: string): Promise<string> {
+    const id = subscriptionId(rawId);
+    await this.store.deleteSubscription(scope, id);
+    return id;
+  }
+
+  /**
+   * One delivery per matching endpoint (versioned types) and subscription (enterprise
+   * events) of the event's enterprise and mode, in the caller's transaction. Idempotent per
+   * (event, endpoint): a second call inserts nothing. Returns how many were created.
+   */
+  async fanOut(tx: Queryable, event: EventEnvelope): Promise<number> {
+    if (!event.enterprise_id) return 0;
+    const targets: DeliveryTarget[] = [];
+    const vType = versionedTypeOf(event);
+    if (vType) {
+      const ids = await this.deliveries.endpointsFor(tx, event.enterprise_id, event.livemode, vType);
+      const body = versionedBody(event, vType);
+      for (const id of ids) targets.push({ column: 'endpoint_id', id, type: vType, body });
+    }
+    const eType = enterpriseTypeOf(event);
+    if (eType) {
+      const ids = await this.deliveries.subscriptionsFor(tx, event.enterprise_id, event.livemode, eType);
+      const body = enterpriseBody(event, eType);
+      for (const id of ids) targets.push({ column: 'subscription_id', id, type: eType, body });
+    }
+    return targets.length === 0 ? 0 : this.deliveries.insertDeliveries(tx, event, targets);
+  }
+}
