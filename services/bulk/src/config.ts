@@ -45,9 +45,14 @@ export const configSchema = z.object({
     .string()
     .regex(/^[a-z]{3}$/)
     .default('usd'),
-  /** Gas estimate: per certificate in a batch, plus per batch transaction (measured on anvil). */
-  HALLMARK_GAS_PER_CERTIFICATE: z.coerce.number().int().min(0).default(3100),
-  HALLMARK_GAS_PER_BATCH: z.coerce.number().int().min(0).default(90_000),
+  /**
+   * Gas estimate: per certificate in a batch, plus per batch transaction, fitted to
+   * `pnpm bench contract-gas` for the certificates contract's default ERC-2309 events (one
+   * ConsecutiveTransfer per batch: ≈ 291/cert at 1,000, ≈ 1,240 at 100). A per-token-events
+   * deployment (HALLMARK_CHAIN_TRANSFER_EVENTS=per-token) measures 2,120 and 104,000.
+   */
+  HALLMARK_GAS_PER_CERTIFICATE: z.coerce.number().int().min(0).default(180),
+  HALLMARK_GAS_PER_BATCH: z.coerce.number().int().min(0).default(113_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

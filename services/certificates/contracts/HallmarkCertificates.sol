@@ -6,6 +6,7 @@ import {IERC721Metadata} from "@openzeppelin/contracts/token/ERC721/extensions/I
 import {ERC721Utils} from "@openzeppelin/contracts/token/ERC721/utils/ERC721Utils.sol";
 import {IERC721Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
 import {IERC4906} from "@openzeppelin/contracts/interfaces/IERC4906.sol";
+import {IERC2309} from "@openzeppelin/contracts/interfaces/IERC2309.sol";
 import {IERC165} from "@openzeppelin/contracts/utils/introspection/IERC165.sol";
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
@@ -35,8 +36,17 @@ import {IERC4494} from "./interfaces/IERC4494.sol";
  *    the token's position in the batch and however large the batch. No backward scan (contrast ERC721A).
  * A batch is identified by its first token id: `_batchRoots[firstTokenId]` is its Merkle root and
  * `_batchByKey[batchKey]` packs its first token id and quantity (the idempotency record).
- * Gas (measured by the tests and `pnpm bench contract-gas`): ≈ 2-3k per token in batches ≥ 100 (a Transfer
- * event per token dominates), first transfer of any token ≈ 80k.
+ * Events of a batch (ERC-2309, final): `mintBatch` emits ONE `ConsecutiveTransfer(first, last, 0, to)` for the
+ * whole batch and no `Transfer` for its tokens, as ERC-2309 requires; a single token's transfer, permit
+ * transfer and burn always emit the ERC-721 `Transfer`. ERC-2309 allows minting this way at any time, not only
+ * in the constructor (OpenZeppelin's `ERC721Consecutive` limits itself to the constructor); an indexer
+ * rebuilds ownership from the event range alone. For chains whose indexers do not read ERC-2309, a contract
+ * deployed with `perTokenTransferEvents = true` emits one `Transfer(0, to, id)` per token instead (and no
+ * `ConsecutiveTransfer`); the choice is immutable per deployment (`perTokenTransferEvents()`), and
+ * `supportsInterface(CONSECUTIVE_TRANSFER_INTERFACE_ID)` answers which one this deployment makes.
+ * Gas (measured by the tests and `pnpm bench contract-gas`): with ERC-2309 the batch's cost is its storage
+ * (three slots per batch, two per 256-id checkpoint) plus the transaction: ≈ 300 per token at 1,000; with
+ * per-token events ≈ 2.2k per token (the events dominate). First transfer of any token ≈ 80k either way.
  *
  * Merkle leaves: `keccak256(bytes.concat(keccak256(abi.encode(uint256 index, bytes32 metadataHash))))` where
  * `index` is the token's position in its batch (`tokenId - firstTokenId`), pairs hashed sorted
@@ -49,6 +59,7 @@ import {IERC4494} from "./interfaces/IERC4494.sol";
 contract HallmarkCertificates is
     IERC721Metadata,
     IERC4906,
+    IERC2309,
     IERC4494,
     IERC721Errors,
     AccessControl,
@@ -72,12 +83,20 @@ contract HallmarkCertificates is
     /// @notice Largest batch one `mintBatch` accepts (10,000 tokens ≈ 20M gas).
     uint256 public constant MAX_BATCH_SIZE = 10_000;
 
+    /// @notice ERC-2309 defines no ERC-165 id (its interface is one event). Hallmark answers `supportsInterface`
+    /// for the first four bytes of the event's signature hash, keccak256("ConsecutiveTransfer(uint256,uint256,
+    /// address,address)"), exactly when this deployment mints with `ConsecutiveTransfer`, so an indexer can ask.
+    bytes4 public constant CONSECUTIVE_TRANSFER_INTERFACE_ID = 0xdeaa91b6;
+
     uint256 private constant _BURNED = 1 << 255;
     uint256 private constant _NONCE_MASK = type(uint64).max;
     uint256 private constant _MAX_TOKEN_ID = type(uint48).max;
     /// keccak256("Transfer(address,address,uint256)")
     bytes32 private constant _TRANSFER_EVENT_SIGNATURE =
         0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef;
+
+    /// Set at deployment: one `Transfer` per minted token instead of one `ConsecutiveTransfer` per batch.
+    bool private immutable _perTokenTransferEvents;
 
     string private _name;
     string private _symbol;
@@ -136,15 +155,19 @@ contract HallmarkCertificates is
     /// @param initialOwner the contract owner (`Ownable`), a burn authority
     /// @param admin holder of `DEFAULT_ADMIN_ROLE` (grants roles, sets the base URI, burns)
     /// @param minter initial `MINTER_ROLE` holder (the relayer), or zero for none
+    /// @param perTokenTransferEvents_ true: batches emit one `Transfer` per token (for indexers without ERC-2309);
+    /// false (Hallmark's default): one ERC-2309 `ConsecutiveTransfer` per batch
     constructor(
         string memory name_,
         string memory symbol_,
         string memory baseURI_,
         address initialOwner,
         address admin,
-        address minter
+        address minter,
+        bool perTokenTransferEvents_
     ) Ownable(initialOwner) EIP712("HallmarkCertificates", "1") {
         if (admin == address(0)) revert HallmarkInvalidAddress(address(0));
+        _perTokenTransferEvents = perTokenTransferEvents_;
         _name = name_;
         _symbol = symbol_;
         _baseTokenURI = baseURI_;
@@ -161,7 +184,13 @@ contract HallmarkCertificates is
             interfaceId == type(IERC721Metadata).interfaceId ||
             interfaceId == type(IERC4494).interfaceId ||
             interfaceId == bytes4(0x49064906) || // ERC-4906 metadata update events
+            (interfaceId == CONSECUTIVE_TRANSFER_INTERFACE_ID && !_perTokenTransferEvents) || // ERC-2309
             super.supportsInterface(interfaceId);
+    }
+
+    /// @notice Whether batches emit one `Transfer` per token (true) or one ERC-2309 `ConsecutiveTransfer` (false).
+    function perTokenTransferEvents() external view returns (bool) {
+        return _perTokenTransferEvents;
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -170,7 +199,8 @@ contract HallmarkCertificates is
     /**
      * @notice Mints `quantity` consecutive tokens to `to`, records the batch with `merkleRoot` and
      * consumes the idempotency key `batchKey`: a second call with the same key reverts, so a re-sent batch
-     * can never mint twice. Emits one ERC-721 Transfer per token and one {BatchMinted}.
+     * can never mint twice. Emits {BatchMinted} and, for the tokens, one ERC-2309
+     * `ConsecutiveTransfer(first, last, 0, to)` (or one ERC-721 `Transfer` per token on a per-token deployment).
      * Tokens are minted without the ERC-721 receiver check (holders are externally owned accounts).
      * @return firstTokenId the id of the batch's first token; the others follow consecutively
      */
@@ -207,6 +237,10 @@ contract HallmarkCertificates is
         }
 
         emit BatchMinted(batchKey, firstTokenId, quantity, merkleRoot, to);
+        if (!_perTokenTransferEvents) {
+            emit ConsecutiveTransfer(firstTokenId, lastTokenId, address(0), to);
+            return firstTokenId;
+        }
         uint256 holder = uint160(to);
         assembly ("memory-safe") {
             let end := add(lastTokenId, 1)

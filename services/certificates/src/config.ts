@@ -40,6 +40,12 @@ export const configSchema = z
     HALLMARK_CHAIN_REPLACE_AFTER_MS: z.coerce.number().int().min(1000).default(60_000),
     /** Highest maxFeePerGas (gwei) the relayer ever signs, first signing and fee bumps alike. */
     HALLMARK_CHAIN_MAX_FEE_GWEI: z.coerce.number().positive().max(1_000_000).default(500),
+    /**
+     * Events a contract deployed by the service mints batches with: `erc2309` (one
+     * ConsecutiveTransfer per batch) or `per-token` (one Transfer per token, for indexers that do
+     * not read ERC-2309). Fixed at deployment; an existing contract's own mode applies.
+     */
+    HALLMARK_CHAIN_TRANSFER_EVENTS: z.enum(['erc2309', 'per-token']).default('erc2309'),
     /** How often the burn indexer looks for confirmed Transfer-to-zero logs. */
     /** Transfer attempts of one certificate-voucher claim before the claim is undone. */
     HALLMARK_CLAIM_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),

@@ -68,11 +68,19 @@ await runServiceMain({
           chainId: config.HALLMARK_CHAIN_ID,
           contractAddress: config.HALLMARK_CONTRACT_ADDRESS,
           baseURI: new URL('/api/certificate/metadata/', config.HALLMARK_PUBLIC_URL).toString(),
+          transferEvents: config.HALLMARK_CHAIN_TRANSFER_EVENTS,
         },
         pool,
         log,
       );
-      log.info({ contract: chain.contract.address, relayer: chain.signer.address }, 'chain connected');
+      log.info(
+        {
+          contract: chain.contract.address,
+          relayer: chain.signer.address,
+          transferEvents: chain.transferEvents,
+        },
+        'chain connected',
+      );
     } else {
       log.warn('no HALLMARK_CHAIN_RPC_URL: running without a chain (MintBatch unavailable)');
     }

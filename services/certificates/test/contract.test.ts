@@ -21,6 +21,7 @@ import {
   type TransactionReceipt,
 } from 'ethers';
 import {
+  CONSECUTIVE_TRANSFER_INTERFACE_ID,
   CertificatesContract,
   DEFAULT_ADMIN_ROLE,
   INTERFACE_IDS,
@@ -181,10 +182,15 @@ describe('deployment and roles', () => {
     expect(await certs.hasRole(MINTER_ROLE, stranger.address)).toBe(false);
   });
 
-  it('ERC-165: supports ERC-721, metadata, AccessControl, ERC-4494, ERC-4906 and ERC-165, not 0xffffffff', async () => {
+  it('ERC-165: supports ERC-721, metadata, AccessControl, ERC-4494, ERC-4906, ERC-165 and announces ERC-2309 batches, not 0xffffffff', async () => {
     for (const [name, interfaceId] of Object.entries(INTERFACE_IDS)) {
       expect([name, await certs.supportsInterface(interfaceId)]).toEqual([name, true]);
     }
+    expect(CONSECUTIVE_TRANSFER_INTERFACE_ID).toBe(
+      keccakUtf8('ConsecutiveTransfer(uint256,uint256,address,address)').slice(0, 10),
+    );
+    expect(await certs.supportsInterface(CONSECUTIVE_TRANSFER_INTERFACE_ID)).toBe(true);
+    expect(await certs.transferEventMode()).toBe('erc2309');
     expect(await certs.supportsInterface('0xffffffff')).toBe(false);
     expect(await certs.supportsInterface('0x780e9d63')).toBe(false); // ERC721Enumerable: not claimed
   });
@@ -240,14 +246,12 @@ describe('batch minting', () => {
     expect(await certs.exists(b.last + 1n)).toBe(false);
     expect(await certs.exists(b.last)).toBe(true);
 
-    // one ERC-721 Transfer(0 → holder, id) per token, in order, and one BatchMinted
-    const transfers = events(b.receipt).filter((p) => p?.name === 'Transfer');
-    expect(transfers).toHaveLength(600);
-    transfers.forEach((t, i) => {
-      expect(t!.args.from).toBe(ZERO);
-      expect(t!.args.to).toBe(recipient.address);
-      expect(t!.args.tokenId).toBe(b.first + BigInt(i));
-    });
+    // ERC-2309 (the default deployment): one ConsecutiveTransfer(first, last, 0 → holder) for the
+    // whole batch and no ERC-721 Transfer for its tokens, and one BatchMinted
+    const decoded = events(b.receipt);
+    expect(decoded.filter((p) => p?.name === 'Transfer')).toHaveLength(0);
+    const ranges = decoded.filter((p) => p?.name === 'ConsecutiveTransfer');
+    expect(ranges.map((r) => [...r!.args])).toEqual([[b.first, b.last, ZERO, recipient.address]]);
     const [event] = certs.parseBatchMinted(b.receipt);
     expect(event).toEqual({
       batchKey: b.batchKey,
@@ -783,7 +787,7 @@ describe('artifact and bindings', () => {
       loadArtifact('HallmarkCertificates').bytecode,
       deployer,
     );
-    expect(await revertOf(factory.deploy('n', 's', '', deployer.address, ZERO, ZERO))).toBe(
+    expect(await revertOf(factory.deploy('n', 's', '', deployer.address, ZERO, ZERO, false))).toBe(
       'HallmarkInvalidAddress',
     );
   });

@@ -18,7 +18,7 @@ import {
 } from '@hallmark/kit/testing';
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import { FeeData } from 'ethers';
-import { BATCH_MINTED_TOPIC, TRANSFER_TOPIC } from '../src/chain/contract.js';
+import { BATCH_MINTED_TOPIC, changesOfToken, parseOwnershipChanges } from '../src/chain/contract.js';
 import { anvilWallet } from '../src/chain/dev-accounts.js';
 import { Relayer, type Submission } from '../src/chain/relayer.js';
 import { bumpedFees, feesOf, type FeePolicy } from '../src/chain/replacement.js';
@@ -356,11 +356,14 @@ describe('transfers', () => {
        WHERE type = 'certificate.transferred' AND payload->'data'->'object'->>'id' = $1`,
       [certId],
     );
-    const moves = await chain.provider.getLogs({
-      address: chain.contract.address,
-      topics: [TRANSFER_TOPIC, null, null, '0x' + tokenId.toString(16).padStart(64, '0')],
-      fromBlock: 0,
-    });
+    // the token's mint (one ConsecutiveTransfer or Transfer, by the deployment's mode) and its moves
+    const moves = changesOfToken(
+      parseOwnershipChanges(
+        await chain.provider.getLogs({ address: chain.contract.address, fromBlock: 0 }),
+        chain.contract.address,
+      ),
+      BigInt(tokenId),
+    );
     return {
       prov: prov.map((p) => p.transaction_hash),
       events: events.map((e) => e.hash),

@@ -1,7 +1,8 @@
 // MintBatch → relayer → chain → minted certificates, on a real PostgreSQL and a real anvil,
 // with the service's handlers in-process. Crash safety: a relayer is discarded after each
 // step where a process could die, and a new one on the same database finishes the batch
-// exactly once.
+// exactly once. Everything runs against a contract of each event mode (ERC-2309 batches and
+// per-token Transfer events), so reconciliation finds a batch's tokens from the receipt in both.
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { closeTestDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '@ha
 import type { MintBatchResponse, MintItem } from '@hallmark/proto/certificates/v1/certificates';
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import path from 'node:path';
-import { buildBatchTree } from '../src/chain/contract.js';
+import { TRANSFER_EVENT_MODES, buildBatchTree, type TransferEventMode } from '../src/chain/contract.js';
 import { anvilWallet } from '../src/chain/dev-accounts.js';
 import { Relayer } from '../src/chain/relayer.js';
 import { connectChain, type Chain } from '../src/chain/setup.js';
@@ -33,6 +34,7 @@ let chain: Chain;
 let store: CertificatesStore;
 let api: ReturnType<typeof createCertificatesHandlers>;
 const chainsToClose: Chain[] = [];
+let mode: TransferEventMode = 'erc2309';
 
 async function connect(): Promise<Chain> {
   const c = await connectChain(
@@ -41,6 +43,7 @@ async function connect(): Promise<Chain> {
       relayerKey: RELAYER_KEY,
       chainId: anvil.chainId,
       baseURI: 'https://hallmark.test/m/',
+      transferEvents: mode,
     },
     pool,
     log,
@@ -89,239 +92,252 @@ const supply = () => chain.contract.totalSupply();
 
 beforeAll(async () => {
   anvil = await startAnvil({ port: await freePort(), logFile: anvilLog });
-  database = uniqueDatabaseName('certificates');
-  pool = await openDatabase({
-    serverUrl: TEST_DATABASE_SERVER,
-    database,
-    migrationsDirs: [MIGRATIONS_DIR],
-    max: 6,
-  });
-  chain = await connect();
-  store = new CertificatesStore(pool, () => chain.contract.address);
-  api = createCertificatesHandlers({ store, provider: chain.provider });
 }, 60_000);
 
 afterAll(async () => {
   for (const c of chainsToClose) c.provider.destroy();
-  await closeTestDatabase(pool, database);
   await anvil?.stop();
   rmSync(anvilLog, { force: true });
 });
 
-describe('MintBatch', () => {
-  it('mints a batch: token ids, chain refs, provenance, events; tokens owned by the holder, metadata proven on chain', async () => {
-    const p = principal();
-    const before = await supply();
-    const res = await mint(p, 'order-1001', items(3));
-    expect(res).toMatchObject({ status: 'pending', replayed: false });
-    expect(res.certificates.map((c) => c.status)).toEqual(['pending', 'pending', 'pending']);
+// One database per mode: a service's database belongs to one contract (token ids are unique in it).
+describe.each(TRANSFER_EVENT_MODES)('with %s events', (m) => {
+  beforeAll(async () => {
+    mode = m;
+    database = uniqueDatabaseName('certificates');
+    pool = await openDatabase({
+      serverUrl: TEST_DATABASE_SERVER,
+      database,
+      migrationsDirs: [MIGRATIONS_DIR],
+      max: 6,
+    });
+    chain = await connect();
+    expect(chain.transferEvents).toBe(m);
+    store = new CertificatesStore(pool, () => chain.contract.address);
+    api = createCertificatesHandlers({ store, provider: chain.provider });
+  }, 60_000);
 
-    expect(await (await newRelayer()).processOpen()).toBe(1);
+  afterAll(async () => {
+    await closeTestDatabase(pool, database);
+  });
 
-    const ids = res.certificates.map((c) => c.id);
-    const minted = await Promise.all(
-      ids.map((id) => api.getCertificate({ principal: p, certificate_id: id }, CALL)),
-    );
-    const first = BigInt(minted[0]!.token_id!);
-    expect(first).toBe(before + 1n);
-    minted.forEach((c, i) => {
-      expect(c).toMatchObject({ status: 'minted', token_id: Number(first) + i, holder_address: HOLDER });
-      expect(c.transaction_hash).toMatch(/^0x[0-9a-f]{64}$/);
-      expect(c.transaction_hash).toBe(minted[0]!.transaction_hash);
-      expect(c.block_number).toBeGreaterThan(0);
-      expect(JSON.parse(c.metadata_json)).toEqual({
-        name: `Watch #${i + 1}`,
-        artist: 'Atelier Hallmark',
-        edition: i + 1,
-        category: 'watches',
-        tokenId: Number(first) + i,
+  describe('MintBatch', () => {
+    it('mints a batch: token ids, chain refs, provenance, events; tokens owned by the holder, metadata proven on chain', async () => {
+      const p = principal();
+      const before = await supply();
+      const res = await mint(p, 'order-1001', items(3));
+      expect(res).toMatchObject({ status: 'pending', replayed: false });
+      expect(res.certificates.map((c) => c.status)).toEqual(['pending', 'pending', 'pending']);
+
+      expect(await (await newRelayer()).processOpen()).toBe(1);
+
+      const ids = res.certificates.map((c) => c.id);
+      const minted = await Promise.all(
+        ids.map((id) => api.getCertificate({ principal: p, certificate_id: id }, CALL)),
+      );
+      const first = BigInt(minted[0]!.token_id!);
+      expect(first).toBe(before + 1n);
+      minted.forEach((c, i) => {
+        expect(c).toMatchObject({ status: 'minted', token_id: Number(first) + i, holder_address: HOLDER });
+        expect(c.transaction_hash).toMatch(/^0x[0-9a-f]{64}$/);
+        expect(c.transaction_hash).toBe(minted[0]!.transaction_hash);
+        expect(c.block_number).toBeGreaterThan(0);
+        expect(JSON.parse(c.metadata_json)).toEqual({
+          name: `Watch #${i + 1}`,
+          artist: 'Atelier Hallmark',
+          edition: i + 1,
+          category: 'watches',
+          tokenId: Number(first) + i,
+        });
+        expect(c.provenance).toEqual([
+          {
+            kind: 'minted',
+            actor: p.actor_id,
+            from: '0x0000000000000000000000000000000000000000',
+            to: HOLDER,
+            transaction_hash: c.transaction_hash,
+            block_number: c.block_number,
+            at: expect.any(String),
+          },
+        ]);
       });
-      expect(c.provenance).toEqual([
-        {
-          kind: 'minted',
-          actor: p.actor_id,
-          from: '0x0000000000000000000000000000000000000000',
-          to: HOLDER,
-          transaction_hash: c.transaction_hash,
-          block_number: c.block_number,
-          at: expect.any(String),
-        },
+      expect(await supply()).toBe(before + 3n);
+      const receipt = await chain.provider.getTransactionReceipt(minted[0]!.transaction_hash!);
+      expect(receipt?.blockNumber).toBe(minted[0]!.block_number);
+
+      // On chain: the holder owns each token, and each certificate's metadata hash is proven
+      // against the batch root the relayer minted with.
+      const tree = buildBatchTree(minted.map((c) => c.metadata_hash));
+      for (const [i, c] of minted.entries()) {
+        expect(await chain.contract.ownerOf(c.token_id!)).toBe(HOLDER);
+        expect(await chain.contract.verifyCertificate(c.token_id!, c.metadata_hash, tree.proof(i))).toBe(
+          true,
+        );
+      }
+
+      const { rows: events } = await pool.query<{ payload: { data: { object: Record<string, unknown> } } }>(
+        `SELECT payload FROM outbox WHERE type = 'certificate.minted' AND payload->'data'->'object'->>'batchId' = $1
+         ORDER BY seq`,
+        [res.batch_id],
+      );
+      expect(events.map((e) => e.payload.data.object.id)).toEqual(ids);
+      expect(events[0]!.payload.data.object).toMatchObject({
+        tokenId: Number(first),
+        transactionHash: minted[0]!.transaction_hash,
+        blockNumber: minted[0]!.block_number,
+      });
+
+      // Public read: no principal needed; unknown ids are not found.
+      const pub = await api.getPublicCertificate({ certificate_id: ids[0]! }, CALL);
+      expect(pub).toMatchObject({ id: ids[0], name: 'Watch #1', status: 'minted' });
+      await expect(
+        api.getPublicCertificate({ certificate_id: newId('certificate') }, CALL),
+      ).rejects.toMatchObject({
+        code: 'resource_not_found',
+      });
+      // Another enterprise does not see it.
+      await expect(
+        api.getCertificate({ principal: principal(), certificate_id: ids[0]! }, CALL),
+      ).rejects.toMatchObject({
+        code: 'resource_not_found',
+      });
+    });
+
+    it('a replay with the same key answers the same certificates and mints nothing; another request with the key is a conflict', async () => {
+      const p = principal();
+      const first = await mint(p, 'order-2002', items(2, 'Ring'));
+      await (await newRelayer()).processOpen();
+      const supplyAfter = await supply();
+
+      const replay = await mint(p, 'order-2002', items(2, 'Ring'));
+      expect(replay.replayed).toBe(true);
+      expect(replay.batch_id).toBe(first.batch_id);
+      expect(replay.status).toBe('minted');
+      expect(replay.certificates.map((c) => c.id)).toEqual(first.certificates.map((c) => c.id));
+      expect(replay.certificates.every((c) => c.status === 'minted' && c.token_id !== undefined)).toBe(true);
+
+      expect(await (await newRelayer()).processOpen()).toBe(0);
+      expect(await supply()).toBe(supplyAfter);
+      const { rows } = await pool.query(
+        'SELECT count(*)::int AS n FROM certificate_batches WHERE idempotency_key = $1',
+        ['order-2002'],
+      );
+      expect(rows[0]).toEqual({ n: 1 });
+
+      const err = await mint(p, 'order-2002', items(3, 'Ring')).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(HallmarkError);
+      expect(err).toMatchObject({ code: 'resource_already_exists', param: 'idempotency_key' });
+      // Concurrent first calls with one key: one batch, both answers name it.
+      const [c1, c2] = await Promise.all([mint(p, 'order-2003', items(1)), mint(p, 'order-2003', items(1))]);
+      expect(c1.batch_id).toBe(c2.batch_id);
+      expect([c1.replayed, c2.replayed].sort()).toEqual([false, true]);
+      // The same key in another enterprise is another batch.
+      const other = await mint(principal(), 'order-2002', items(2, 'Ring'));
+      expect(other.replayed).toBe(false);
+      await (await newRelayer()).processOpen();
+    });
+
+    it('refuses invalid requests with the parameter named', async () => {
+      const p = principal();
+      await expect(mint(p, '', items(1))).rejects.toMatchObject({
+        code: 'parameter_missing',
+        param: 'idempotency_key',
+      });
+      await expect(
+        api.mintBatch({ principal: p, idempotency_key: 'k', holder_address: '0x123', items: items(1) }, CALL),
+      ).rejects.toMatchObject({ code: 'parameter_invalid', param: 'holder_address' });
+      await expect(mint(p, 'k', [{ name: ' ' }])).rejects.toMatchObject({ param: 'items[0].name' });
+      await expect(mint(p, 'k', [{ name: 'x', metadata_json: '[1]' }])).rejects.toMatchObject({
+        param: 'items[0].metadata',
+      });
+    });
+  });
+
+  describe('crash safety', () => {
+    it('crash after the transaction was sent but before it was recorded: reconciliation records it, nothing is minted again', async () => {
+      const res = await mint(principal(), 'crash-after-send', items(4, 'Bag'));
+      const crashed = await newRelayer();
+      const sub = await crashed.submission(res.batch_id);
+      const { txHash } = await crashed.submit(sub); // signed, persisted, broadcast … then the process dies
+      const supplyAfterSend = await supply();
+      expect(await crashed.submission(res.batch_id)).toMatchObject({ status: 'sent', txHash });
+
+      const restarted = await newRelayer();
+      expect(await restarted.processOpen()).toBe(1);
+      expect(await supply()).toBe(supplyAfterSend);
+      const done = await restarted.submission(res.batch_id);
+      expect(done).toMatchObject({ status: 'confirmed', txHash, attempts: 1 });
+      const certs = (await store.readBatch(res.batch_id)).certificates.map((c) => c.certificate);
+      expect(certs.every((c) => c.status === 'minted' && c.transactionHash === txHash)).toBe(true);
+      expect(await chain.contract.ownerOf(certs[3]!.tokenId!)).toBe(HOLDER);
+      expect(await restarted.processOpen()).toBe(0);
+      expect(await supply()).toBe(supplyAfterSend);
+    });
+
+    it('crash after signing and persisting but before sending: the restarted relayer sends it exactly once', async () => {
+      const res = await mint(principal(), 'crash-before-send', items(5, 'Pen'));
+      const before = await supply();
+      const crashed = await newRelayer();
+      const { txHash } = await crashed.submit(await crashed.submission(res.batch_id), { broadcast: false });
+      expect(await chain.provider.getTransaction(txHash)).toBeNull();
+      expect(await supply()).toBe(before);
+
+      const restarted = await newRelayer();
+      expect(await restarted.processOpen()).toBe(1);
+      expect(await supply()).toBe(before + 5n);
+      // The persisted signed transaction itself was sent (same hash), once.
+      expect(await restarted.submission(res.batch_id)).toMatchObject({
+        status: 'confirmed',
+        txHash,
+        attempts: 1,
+      });
+      expect(await restarted.processOpen()).toBe(0);
+      expect(await supply()).toBe(before + 5n);
+    });
+
+    it('crash before signing: the pending submission is sent exactly once; a persisted transaction whose nonce went elsewhere is signed again', async () => {
+      const p = principal();
+      const a = await mint(p, 'crash-pending-a', items(2, 'Cup'));
+      const b = await mint(p, 'crash-pending-b', items(2, 'Cup'));
+      const before = await supply();
+      const crashed = await newRelayer();
+      // A signed (nonce n) but never broadcast; then B takes nonce n and is mined.
+      const stale = await crashed.submit(await crashed.submission(a.batch_id), { broadcast: false });
+      const subB = await crashed.submission(b.batch_id);
+      await crashed.submit(subB);
+      expect((await crashed.submission(b.batch_id)).nonce).toBe((await crashed.submission(a.batch_id)).nonce);
+
+      const restarted = await newRelayer();
+      expect(await restarted.processOpen()).toBe(2);
+      expect(await supply()).toBe(before + 4n);
+      const subA = await restarted.submission(a.batch_id);
+      expect(subA.status).toBe('confirmed');
+      expect(subA.txHash).not.toBe(stale.txHash);
+      expect(subA.attempts).toBe(2);
+      const { rows } = await pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM certificates WHERE batch_id = ANY($1) AND status = 'minted'",
+        [[a.batch_id, b.batch_id]],
+      );
+      expect(rows[0]!.n).toBe(4);
+    });
+  });
+
+  describe('chain setup and health', () => {
+    it('a restart reuses the dev contract recorded in chain_state', async () => {
+      const again = await connect();
+      expect(again.contract.address).toBe(chain.contract.address);
+      const { rows } = await pool.query('SELECT value FROM chain_state WHERE key = $1', [
+        mode === 'erc2309' ? `contract:${anvil.chainId}` : `contract:${anvil.chainId}:${mode}`,
       ]);
-    });
-    expect(await supply()).toBe(before + 3n);
-    const receipt = await chain.provider.getTransactionReceipt(minted[0]!.transaction_hash!);
-    expect(receipt?.blockNumber).toBe(minted[0]!.block_number);
-
-    // On chain: the holder owns each token, and each certificate's metadata hash is proven
-    // against the batch root the relayer minted with.
-    const tree = buildBatchTree(minted.map((c) => c.metadata_hash));
-    for (const [i, c] of minted.entries()) {
-      expect(await chain.contract.ownerOf(c.token_id!)).toBe(HOLDER);
-      expect(await chain.contract.verifyCertificate(c.token_id!, c.metadata_hash, tree.proof(i))).toBe(true);
-    }
-
-    const { rows: events } = await pool.query<{ payload: { data: { object: Record<string, unknown> } } }>(
-      `SELECT payload FROM outbox WHERE type = 'certificate.minted' AND payload->'data'->'object'->>'batchId' = $1
-       ORDER BY seq`,
-      [res.batch_id],
-    );
-    expect(events.map((e) => e.payload.data.object.id)).toEqual(ids);
-    expect(events[0]!.payload.data.object).toMatchObject({
-      tokenId: Number(first),
-      transactionHash: minted[0]!.transaction_hash,
-      blockNumber: minted[0]!.block_number,
+      expect(rows).toEqual([{ value: chain.contract.address }]);
     });
 
-    // Public read: no principal needed; unknown ids are not found.
-    const pub = await api.getPublicCertificate({ certificate_id: ids[0]! }, CALL);
-    expect(pub).toMatchObject({ id: ids[0], name: 'Watch #1', status: 'minted' });
-    await expect(
-      api.getPublicCertificate({ certificate_id: newId('certificate') }, CALL),
-    ).rejects.toMatchObject({
-      code: 'resource_not_found',
+    it('health reports the database and the chain', async () => {
+      const h = await api.health({}, CALL);
+      expect(h).toMatchObject({ database: true, chain: true });
+      expect(h.block_number).toBeGreaterThan(0);
+      const noChain = createCertificatesHandlers({ store, provider: null });
+      expect(await noChain.health({}, CALL)).toMatchObject({ database: true, chain: false });
     });
-    // Another enterprise does not see it.
-    await expect(
-      api.getCertificate({ principal: principal(), certificate_id: ids[0]! }, CALL),
-    ).rejects.toMatchObject({
-      code: 'resource_not_found',
-    });
-  });
-
-  it('a replay with the same key answers the same certificates and mints nothing; another request with the key is a conflict', async () => {
-    const p = principal();
-    const first = await mint(p, 'order-2002', items(2, 'Ring'));
-    await (await newRelayer()).processOpen();
-    const supplyAfter = await supply();
-
-    const replay = await mint(p, 'order-2002', items(2, 'Ring'));
-    expect(replay.replayed).toBe(true);
-    expect(replay.batch_id).toBe(first.batch_id);
-    expect(replay.status).toBe('minted');
-    expect(replay.certificates.map((c) => c.id)).toEqual(first.certificates.map((c) => c.id));
-    expect(replay.certificates.every((c) => c.status === 'minted' && c.token_id !== undefined)).toBe(true);
-
-    expect(await (await newRelayer()).processOpen()).toBe(0);
-    expect(await supply()).toBe(supplyAfter);
-    const { rows } = await pool.query(
-      'SELECT count(*)::int AS n FROM certificate_batches WHERE idempotency_key = $1',
-      ['order-2002'],
-    );
-    expect(rows[0]).toEqual({ n: 1 });
-
-    const err = await mint(p, 'order-2002', items(3, 'Ring')).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(HallmarkError);
-    expect(err).toMatchObject({ code: 'resource_already_exists', param: 'idempotency_key' });
-    // Concurrent first calls with one key: one batch, both answers name it.
-    const [c1, c2] = await Promise.all([mint(p, 'order-2003', items(1)), mint(p, 'order-2003', items(1))]);
-    expect(c1.batch_id).toBe(c2.batch_id);
-    expect([c1.replayed, c2.replayed].sort()).toEqual([false, true]);
-    // The same key in another enterprise is another batch.
-    const other = await mint(principal(), 'order-2002', items(2, 'Ring'));
-    expect(other.replayed).toBe(false);
-    await (await newRelayer()).processOpen();
-  });
-
-  it('refuses invalid requests with the parameter named', async () => {
-    const p = principal();
-    await expect(mint(p, '', items(1))).rejects.toMatchObject({
-      code: 'parameter_missing',
-      param: 'idempotency_key',
-    });
-    await expect(
-      api.mintBatch({ principal: p, idempotency_key: 'k', holder_address: '0x123', items: items(1) }, CALL),
-    ).rejects.toMatchObject({ code: 'parameter_invalid', param: 'holder_address' });
-    await expect(mint(p, 'k', [{ name: ' ' }])).rejects.toMatchObject({ param: 'items[0].name' });
-    await expect(mint(p, 'k', [{ name: 'x', metadata_json: '[1]' }])).rejects.toMatchObject({
-      param: 'items[0].metadata',
-    });
-  });
-});
-
-describe('crash safety', () => {
-  it('crash after the transaction was sent but before it was recorded: reconciliation records it, nothing is minted again', async () => {
-    const res = await mint(principal(), 'crash-after-send', items(4, 'Bag'));
-    const crashed = await newRelayer();
-    const sub = await crashed.submission(res.batch_id);
-    const { txHash } = await crashed.submit(sub); // signed, persisted, broadcast … then the process dies
-    const supplyAfterSend = await supply();
-    expect(await crashed.submission(res.batch_id)).toMatchObject({ status: 'sent', txHash });
-
-    const restarted = await newRelayer();
-    expect(await restarted.processOpen()).toBe(1);
-    expect(await supply()).toBe(supplyAfterSend);
-    const done = await restarted.submission(res.batch_id);
-    expect(done).toMatchObject({ status: 'confirmed', txHash, attempts: 1 });
-    const certs = (await store.readBatch(res.batch_id)).certificates.map((c) => c.certificate);
-    expect(certs.every((c) => c.status === 'minted' && c.transactionHash === txHash)).toBe(true);
-    expect(await chain.contract.ownerOf(certs[3]!.tokenId!)).toBe(HOLDER);
-    expect(await restarted.processOpen()).toBe(0);
-    expect(await supply()).toBe(supplyAfterSend);
-  });
-
-  it('crash after signing and persisting but before sending: the restarted relayer sends it exactly once', async () => {
-    const res = await mint(principal(), 'crash-before-send', items(5, 'Pen'));
-    const before = await supply();
-    const crashed = await newRelayer();
-    const { txHash } = await crashed.submit(await crashed.submission(res.batch_id), { broadcast: false });
-    expect(await chain.provider.getTransaction(txHash)).toBeNull();
-    expect(await supply()).toBe(before);
-
-    const restarted = await newRelayer();
-    expect(await restarted.processOpen()).toBe(1);
-    expect(await supply()).toBe(before + 5n);
-    // The persisted signed transaction itself was sent (same hash), once.
-    expect(await restarted.submission(res.batch_id)).toMatchObject({
-      status: 'confirmed',
-      txHash,
-      attempts: 1,
-    });
-    expect(await restarted.processOpen()).toBe(0);
-    expect(await supply()).toBe(before + 5n);
-  });
-
-  it('crash before signing: the pending submission is sent exactly once; a persisted transaction whose nonce went elsewhere is signed again', async () => {
-    const p = principal();
-    const a = await mint(p, 'crash-pending-a', items(2, 'Cup'));
-    const b = await mint(p, 'crash-pending-b', items(2, 'Cup'));
-    const before = await supply();
-    const crashed = await newRelayer();
-    // A signed (nonce n) but never broadcast; then B takes nonce n and is mined.
-    const stale = await crashed.submit(await crashed.submission(a.batch_id), { broadcast: false });
-    const subB = await crashed.submission(b.batch_id);
-    await crashed.submit(subB);
-    expect((await crashed.submission(b.batch_id)).nonce).toBe((await crashed.submission(a.batch_id)).nonce);
-
-    const restarted = await newRelayer();
-    expect(await restarted.processOpen()).toBe(2);
-    expect(await supply()).toBe(before + 4n);
-    const subA = await restarted.submission(a.batch_id);
-    expect(subA.status).toBe('confirmed');
-    expect(subA.txHash).not.toBe(stale.txHash);
-    expect(subA.attempts).toBe(2);
-    const { rows } = await pool.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM certificates WHERE batch_id = ANY($1) AND status = 'minted'",
-      [[a.batch_id, b.batch_id]],
-    );
-    expect(rows[0]!.n).toBe(4);
-  });
-});
-
-describe('chain setup and health', () => {
-  it('a restart reuses the dev contract recorded in chain_state', async () => {
-    const again = await connect();
-    expect(again.contract.address).toBe(chain.contract.address);
-    const { rows } = await pool.query('SELECT value FROM chain_state WHERE key = $1', [
-      `contract:${anvil.chainId}`,
-    ]);
-    expect(rows).toEqual([{ value: chain.contract.address }]);
-  });
-
-  it('health reports the database and the chain', async () => {
-    const h = await api.health({}, CALL);
-    expect(h).toMatchObject({ database: true, chain: true });
-    expect(h.block_number).toBeGreaterThan(0);
-    const noChain = createCertificatesHandlers({ store, provider: null });
-    expect(await noChain.health({}, CALL)).toMatchObject({ database: true, chain: false });
   });
 });

@@ -13,6 +13,8 @@ import pg from 'pg';
 import { startTestStack, type TestStack } from '../src/index.js';
 
 const TRANSFER_TOPIC = keccakUtf8('Transfer(address,address,uint256)');
+// ERC-2309: the service's default deployment announces a whole batch with one of these
+const CONSECUTIVE_TRANSFER_TOPIC = keccakUtf8('ConsecutiveTransfer(uint256,uint256,address,address)');
 const ABI = ['function ownerOf(uint256 tokenId) view returns (address)'];
 
 let stack: TestStack;
@@ -152,13 +154,20 @@ describe('certificates service killed in the middle of a Transfer', () => {
     );
     expect(events.map((e) => e.hash)).toEqual([inFlight.tx_hash]);
 
-    // On chain the token moved twice in all: its mint and this one transfer.
-    const moves = await provider.getLogs({
-      address: await contractAddress(),
+    // On chain the token moved twice in all: its mint (one ConsecutiveTransfer covering the
+    // batch, or its own Transfer on a per-token deployment) and this one transfer.
+    const address = await contractAddress();
+    const transfers = await provider.getLogs({
+      address,
       topics: [TRANSFER_TOPIC, null, null, zeroPadValue(toBeHex(tokenId), 32)],
       fromBlock: 0,
       toBlock: 'latest',
     });
+    const ranges = await provider.getLogs({ address, topics: [CONSECUTIVE_TRANSFER_TOPIC], fromBlock: 0 });
+    const mintRanges = ranges.filter((l) => BigInt(l.topics[1]!) <= tokenId && tokenId <= BigInt(l.data));
+    const moves = [...mintRanges, ...transfers].sort(
+      (a, b) => a.blockNumber - b.blockNumber || a.index - b.index,
+    );
     expect(moves.map((l) => l.transactionHash)).toEqual([cert.transaction_hash, inFlight.tx_hash]);
 
     // A replay of the Transfer answers the recorded outcome and sends nothing.

@@ -1,19 +1,14 @@
 // Typed ethers v6 bindings of the HallmarkCertificates contract (contracts/HallmarkCertificates.sol):
-// deployment, batch minting, ERC-4494 permits and transfers by signature, burn, allowlist, the
-// batch Merkle tree and its proofs. The ABI and bytecode come from the generated artifact
-// (contracts/artifacts/, built by scripts/build-contracts.ts).
-import { readFileSync } from 'node:fs';
-import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
+// deployment, batch minting, ERC-4494 permits and transfers by signature, burn, allowlist. The ABI
+// (abi.ts), reading its logs (events.ts) and the batch Merkle tree (batch-tree.ts) live beside it
+// and are re-exported here, so callers import one module.
 import {
-  AbiCoder,
   Contract,
   ContractFactory,
-  Interface,
   TransactionReceipt,
   ZeroHash,
   getAddress,
   id as keccakUtf8,
-  keccak256,
   type BigNumberish,
   type ContractRunner,
   type ContractTransactionResponse,
@@ -23,36 +18,12 @@ import {
   type TypedDataDomain,
   type TypedDataField,
 } from 'ethers';
+import { certificatesInterface, loadArtifact } from './abi.js';
+import { parseBatchMinted, type BatchMinted, type TransferEventMode } from './events.js';
 
-export type ArtifactName = 'HallmarkCertificates' | 'PlainERC721';
-
-export interface ContractArtifact {
-  contractName: string;
-  abi: unknown[];
-  bytecode: string;
-  deployedBytecode: string;
-  compiler: { version: string };
-}
-
-const artifactCache = new Map<ArtifactName, ContractArtifact>();
-
-/** The committed build output of one contract. */
-export function loadArtifact(name: ArtifactName): ContractArtifact {
-  let artifact = artifactCache.get(name);
-  if (!artifact) {
-    const url = new URL(`../../contracts/artifacts/${name}.json`, import.meta.url);
-    artifact = JSON.parse(readFileSync(url, 'utf8')) as ContractArtifact;
-    artifactCache.set(name, artifact);
-  }
-  return artifact;
-}
-
-export const certificatesInterface = new Interface(
-  loadArtifact('HallmarkCertificates').abi as ConstructorParameters<typeof Interface>[0],
-);
-
-export const BATCH_MINTED_TOPIC = certificatesInterface.getEvent('BatchMinted')!.topicHash;
-export const TRANSFER_TOPIC = certificatesInterface.getEvent('Transfer')!.topicHash;
+export * from './abi.js';
+export * from './batch-tree.js';
+export * from './events.js';
 
 export const DEFAULT_ADMIN_ROLE = ZeroHash;
 export const MINTER_ROLE = keccakUtf8('MINTER_ROLE');
@@ -65,6 +36,12 @@ export const INTERFACE_IDS = {
   erc4494: '0x5604e225',
   erc4906: '0x49064906',
 } as const;
+/**
+ * Hallmark's probe for ERC-2309 batches (ERC-2309 defines no ERC-165 id): the first four bytes of
+ * keccak256("ConsecutiveTransfer(uint256,uint256,address,address)"); true exactly on deployments
+ * that mint with `ConsecutiveTransfer`.
+ */
+export const CONSECUTIVE_TRANSFER_INTERFACE_ID = '0xdeaa91b6';
 
 /** EIP-712 domain of the permits; the same as the contract's `eip712Domain()` (ERC-5267). */
 export function permitDomain(chainId: BigNumberish, verifyingContract: string): TypedDataDomain {
@@ -124,88 +101,7 @@ export function signTransferPermit(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Batch Merkle tree
-
-/** Leaf encoding of the batch trees: (position in the batch, metadata hash). */
-export const LEAF_ENCODING = ['uint256', 'bytes32'] as const;
-
-/**
- * The leaf the contract checks for the token at `index` (= tokenId − firstTokenId) of its batch:
- * keccak256(bytes.concat(keccak256(abi.encode(index, metadataHash)))).
- */
-export function certificateLeaf(index: BigNumberish, metadataHash: string): string {
-  return keccak256(keccak256(AbiCoder.defaultAbiCoder().encode([...LEAF_ENCODING], [index, metadataHash])));
-}
-
-export interface BatchTree {
-  /** The root to pass to `mintBatch`. */
-  root: string;
-  size: number;
-  /** Proof for the certificate at `index` of the batch (its token id is firstTokenId + index). */
-  proof(index: number): string[];
-  leaf(index: number): string;
-  /** JSON-serialisable form (`StandardMerkleTree` format), reloadable with `loadBatchTree`. */
-  dump(): unknown;
-}
-
-// uint256 values are kept as decimal strings so that `dump()` is plain JSON.
-type LeafValue = [index: string, metadataHash: string];
-
-function wrapTree(tree: StandardMerkleTree<LeafValue>): BatchTree {
-  return {
-    root: tree.root,
-    size: tree.length,
-    proof: (index) => tree.getProof(index),
-    leaf: (index) => {
-      const value = tree.at(index);
-      if (!value) throw new RangeError(`no certificate at index ${index} of a batch of ${tree.length}`);
-      return tree.leafHash(value);
-    },
-    dump: () => tree.dump(),
-  };
-}
-
-/**
- * The Merkle tree of one batch: `metadataHashes[i]` is the 32-byte metadata hash of the batch's
- * i-th certificate (token firstTokenId + i). Built with OpenZeppelin's StandardMerkleTree, which
- * hashes leaves and sorted pairs exactly as the contract's MerkleProof check does.
- */
-export function buildBatchTree(metadataHashes: readonly string[]): BatchTree {
-  if (metadataHashes.length === 0) throw new Error('a batch needs at least one certificate');
-  const values = metadataHashes.map((hash, i): LeafValue => [String(i), hash]);
-  return wrapTree(StandardMerkleTree.of(values, [...LEAF_ENCODING]));
-}
-
-/** Reloads a tree saved with `BatchTree.dump()` (validates it). */
-export function loadBatchTree(dump: unknown): BatchTree {
-  const tree = StandardMerkleTree.load(dump as Parameters<typeof StandardMerkleTree.load<LeafValue>>[0]);
-  tree.validate();
-  return wrapTree(tree);
-}
-
-/** Off-chain twin of `verifyCertificate` given the batch root. */
-export function verifyBatchProof(
-  root: string,
-  index: BigNumberish,
-  metadataHash: string,
-  proof: string[],
-): boolean {
-  return StandardMerkleTree.verify(root, [...LEAF_ENCODING], [BigInt(index).toString(), metadataHash], proof);
-}
-
-// ---------------------------------------------------------------------------------------------
 // Contract bindings
-
-const plainLogsGetter = Object.getOwnPropertyDescriptor(TransactionReceipt.prototype, 'logs')!.get!;
-
-/**
- * The raw logs of a receipt. A `ContractTransactionReceipt` (what `tx.wait()` resolves to)
- * overrides `logs` to decode every log against the ABI on each access, which takes about a
- * second for a batch of 1,000 Transfer logs; this reads the plain list instead.
- */
-export function receiptLogs(receipt: TransactionReceipt): readonly Log[] {
-  return plainLogsGetter.call(receipt) as readonly Log[];
-}
 
 export interface DeployOptions {
   baseURI: string;
@@ -217,6 +113,8 @@ export interface DeployOptions {
   minter?: string;
   name?: string;
   symbol?: string;
+  /** How batches announce their tokens (immutable per deployment); default `erc2309`. */
+  transferEvents?: TransferEventMode;
 }
 
 export interface MintBatchArgs {
@@ -225,14 +123,6 @@ export interface MintBatchArgs {
   merkleRoot: string;
   /** The relayer's idempotency key as 32 bytes (see `batchKeyOf`); never zero, never reused. */
   batchKey: string;
-}
-
-export interface BatchMinted {
-  batchKey: string;
-  firstTokenId: bigint;
-  quantity: bigint;
-  merkleRoot: string;
-  to: string;
 }
 
 /** A batch, identified on chain by its first token id. */
@@ -263,6 +153,7 @@ export async function deployCertificates(
     opts.owner ?? me,
     opts.admin ?? me,
     opts.minter ?? me,
+    opts.transferEvents === 'per-token',
   );
   await deployed.waitForDeployment();
   return new CertificatesContract(await deployed.getAddress(), deployer);
@@ -312,23 +203,12 @@ export class CertificatesContract {
 
   /** The BatchMinted events of this contract in a receipt (or a list of logs). */
   parseBatchMinted(source: TransactionReceipt | readonly Log[]): BatchMinted[] {
-    const logs = 'logs' in source ? receiptLogs(source) : source;
-    const self = this.address.toLowerCase();
-    const out: BatchMinted[] = [];
-    for (const log of logs) {
-      // cheap filters first: a batch receipt also holds one Transfer log per token
-      if (log.topics[0] !== BATCH_MINTED_TOPIC || log.address.toLowerCase() !== self) continue;
-      const parsed = certificatesInterface.parseLog({ topics: [...log.topics], data: log.data });
-      if (!parsed) continue;
-      out.push({
-        batchKey: parsed.args.batchKey as string,
-        firstTokenId: parsed.args.firstTokenId as bigint,
-        quantity: parsed.args.quantity as bigint,
-        merkleRoot: parsed.args.merkleRoot as string,
-        to: parsed.args.to as string,
-      });
-    }
-    return out;
+    return parseBatchMinted(source, this.address);
+  }
+
+  /** How this deployment mints batches: one ERC-2309 `ConsecutiveTransfer`, or a `Transfer` per token. */
+  async transferEventMode(): Promise<TransferEventMode> {
+    return (await this.call<boolean>('perTokenTransferEvents')) ? 'per-token' : 'erc2309';
   }
 
   /** Whether `batchKey` was consumed on chain, and by which batch: what a relayer reconciles with. */

@@ -32,7 +32,7 @@ import type { Logger, Pool, PoolClient } from '@hallmark/kit';
 import { transaction } from '@hallmark/kit';
 import { Transaction, type JsonRpcProvider, type TransactionReceipt, type Wallet } from 'ethers';
 import type { CertificatesStore } from '../store.js';
-import { BATCH_MINTED_TOPIC, CertificatesContract, type BatchInfo } from './contract.js';
+import { BATCH_MINTED_TOPIC, CertificatesContract, batchTokensOf, type BatchInfo } from './contract.js';
 import {
   bumpedFees,
   DEFAULT_FEE_POLICY,
@@ -325,8 +325,9 @@ export class Relayer {
     const receipt = await this.waitAny(sub);
     if (!receipt) return 'waiting';
     if (receipt.status === 1) {
-      const event = this.contract.parseBatchMinted(receipt).find((e) => e.batchKey === sub.batchKey);
-      if (event) return this.record(sub, event.firstTokenId, receipt);
+      // the batch's tokens from the receipt: BatchMinted and the mint events of either mode
+      const tokens = batchTokensOf(receipt, this.contract.address, sub.batchKey);
+      if (tokens) return this.record(sub, tokens.firstTokenId, receipt);
     }
     // Reverted (or mined without our event): the key may have been consumed by an earlier
     // transaction of this same batch; otherwise the batch failed.
@@ -348,10 +349,7 @@ export class Relayer {
   private async recordFound(sub: Submission, info: BatchInfo): Promise<DriveOutcome> {
     let txHash: string | null = null;
     const receipt = await findMined(this.opts.provider, hashesOf(sub));
-    if (
-      receipt?.status === 1 &&
-      this.contract.parseBatchMinted(receipt).some((e) => e.batchKey === sub.batchKey)
-    ) {
+    if (receipt?.status === 1 && batchTokensOf(receipt, this.contract.address, sub.batchKey)) {
       txHash = receipt.hash;
     }
     if (!txHash) {
@@ -368,7 +366,11 @@ export class Relayer {
     }
     const confirmed = await this.waitConfirmed(txHash);
     if (!confirmed) return 'waiting';
-    return this.record(sub, info.firstTokenId, confirmed);
+    const tokens = batchTokensOf(confirmed, this.contract.address, sub.batchKey);
+    if (!tokens || tokens.firstTokenId !== info.firstTokenId) {
+      throw new Error(`transaction ${txHash} does not mint batch ${sub.batchId} as batchByKey reports it`);
+    }
+    return this.record(sub, tokens.firstTokenId, confirmed);
   }
 
   private async waitConfirmed(hash: string): Promise<TransactionReceipt | null> {

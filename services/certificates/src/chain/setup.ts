@@ -1,10 +1,13 @@
 // Connects the service to its chain: provider, relayer signer and the HallmarkCertificates
 // contract. With HALLMARK_CONTRACT_ADDRESS unset on a local dev chain (anvil, chain id 31337)
 // the contract is deployed at the first start and its address kept in `chain_state`, so
-// restarts reuse it (and deploy again only if the chain lost it, e.g. a fresh anvil).
+// restarts reuse it (and deploy again only if the chain lost it, e.g. a fresh anvil). The event
+// mode (HALLMARK_CHAIN_TRANSFER_EVENTS) is chosen at deployment and read back from the contract:
+// a given contract's mode is what it is, whatever the config says now.
 import type { Logger, Pool } from '@hallmark/kit';
 import { JsonRpcProvider, Network, Wallet, getAddress } from 'ethers';
-import { CertificatesContract, MINTER_ROLE, deployCertificates } from './contract.js';
+import { withDevContractLock } from './chain-state-store.js';
+import { CertificatesContract, MINTER_ROLE, deployCertificates, type TransferEventMode } from './contract.js';
 
 export const LOCAL_CHAIN_ID = 31337n;
 
@@ -15,6 +18,8 @@ export interface ChainConfig {
   contractAddress?: string;
   /** tokenURI base, e.g. `${HALLMARK_PUBLIC_URL}/api/certificate/metadata/`. */
   baseURI: string;
+  /** Events a contract deployed here mints batches with; default `erc2309`. */
+  transferEvents?: TransferEventMode;
 }
 
 export interface Chain {
@@ -22,6 +27,8 @@ export interface Chain {
   signer: Wallet;
   chainId: bigint;
   contract: CertificatesContract;
+  /** The contract's event mode, as it reports it. */
+  transferEvents: TransferEventMode;
 }
 
 export function chainProvider(rpcUrl: string, chainId?: number): JsonRpcProvider {
@@ -48,7 +55,7 @@ export async function connectChain(cfg: ChainConfig, pool: Pool, log: Logger): P
         'HALLMARK_CONTRACT_ADDRESS is required on any chain other than a local dev chain (31337)',
       );
     }
-    address = await devContract(pool, signer, chainId, cfg.baseURI, log);
+    address = await devContract(pool, signer, chainId, cfg, log);
   }
   if ((await provider.getCode(address)) === '0x')
     throw new Error(`no contract at ${address} on chain ${chainId}`);
@@ -59,34 +66,44 @@ export async function connectChain(cfg: ChainConfig, pool: Pool, log: Logger): P
       'the relayer key lacks MINTER_ROLE: mints will revert',
     );
   }
-  return { provider, signer, chainId, contract };
+  const transferEvents = await eventModeOf(contract);
+  const wanted = cfg.transferEvents ?? 'erc2309';
+  if (transferEvents !== wanted) {
+    log.warn(
+      { contract: address, contractMode: transferEvents, configured: wanted },
+      'HALLMARK_CHAIN_TRANSFER_EVENTS differs from the contract’s mode (fixed at deployment): the contract’s applies',
+    );
+  }
+  return { provider, signer, chainId, contract, transferEvents };
 }
 
-/** The dev contract of this database on a local chain: reused if the chain still has it, else deployed. */
-async function devContract(pool: Pool, signer: Wallet, chainId: bigint, baseURI: string, log: Logger) {
-  const key = `contract:${chainId}`;
-  const client = await pool.connect();
+/** A contract deployed before the mode existed has no `perTokenTransferEvents()`: it emits per token. */
+async function eventModeOf(contract: CertificatesContract): Promise<TransferEventMode> {
   try {
-    // One deployer at a time (replicas starting together).
-    await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
-    const { rows } = await client.query<{ value: string }>('SELECT value FROM chain_state WHERE key = $1', [
-      key,
-    ]);
-    const known = rows[0]?.value;
-    if (known && (await signer.provider!.getCode(known)) !== '0x') return known;
-    const deployed = await deployCertificates(signer, { baseURI });
-    await client.query(
-      `INSERT INTO chain_state (key, value) VALUES ($1, $2)
-       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
-      [key, deployed.address],
-    );
+    return await contract.transferEventMode();
+  } catch {
+    return 'per-token';
+  }
+}
+
+/**
+ * The dev contract of this database on a local chain: reused if the chain still has it and it
+ * mints in the configured mode, else deployed (one key per mode, so switching back reuses).
+ */
+async function devContract(pool: Pool, signer: Wallet, chainId: bigint, cfg: ChainConfig, log: Logger) {
+  const mode = cfg.transferEvents ?? 'erc2309';
+  const key = mode === 'erc2309' ? `contract:${chainId}` : `contract:${chainId}:${mode}`;
+  return withDevContractLock(pool, key, async (known, remember) => {
+    if (known && (await signer.provider!.getCode(known)) !== '0x') {
+      const contract = new CertificatesContract(known, signer);
+      if ((await eventModeOf(contract)) === mode) return known;
+    }
+    const deployed = await deployCertificates(signer, { baseURI: cfg.baseURI, transferEvents: mode });
+    await remember(deployed.address);
     log.info(
-      { contract: deployed.address, chainId: chainId.toString() },
+      { contract: deployed.address, chainId: chainId.toString(), transferEvents: mode },
       'deployed HallmarkCertificates (dev chain)',
     );
     return deployed.address;
-  } finally {
-    await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch(() => undefined);
-    client.release();
-  }
+  });
 }

@@ -7,6 +7,7 @@ import { getAddress, ZeroHash, zeroPadValue, toBeHex, type JsonRpcProvider } fro
 import {
   buildBatchTree,
   CertificatesContract,
+  mintedRanges,
   receiptLogs,
   TRANSFER_TOPIC,
   type BatchTree,
@@ -196,10 +197,15 @@ export class Verifier {
         detail: `Transaction ${short(tx)} is in block ${receipt.blockNumber}, but the record says block ${c.blockNumber}.`,
       };
     }
+    const logs = receiptLogs(receipt);
     const batch = chain.contract
-      .parseBatchMinted(receiptLogs(receipt))
+      .parseBatchMinted(logs)
       .find((e) => e.firstTokenId <= tokenId && tokenId < e.firstTokenId + e.quantity);
-    if (!batch) {
+    // the token's own mint event: the batch's ERC-2309 ConsecutiveTransfer, or its Transfer from zero
+    const mint = mintedRanges(logs, chain.contract.address).find(
+      (m) => m.firstTokenId <= tokenId && tokenId <= m.lastTokenId && m.to === batch?.to,
+    );
+    if (!batch || !mint) {
       return {
         name,
         passed: false,
@@ -209,7 +215,7 @@ export class Verifier {
     return {
       name,
       passed: true,
-      detail: `Token #${tokenId} was minted in transaction ${short(tx)}, block ${receipt.blockNumber} (a batch of ${batch.quantity} from #${batch.firstTokenId}).`,
+      detail: `Token #${tokenId} was minted in transaction ${short(tx)}, block ${receipt.blockNumber} (a batch of ${batch.quantity} from #${batch.firstTokenId}${mint.firstTokenId === mint.lastTokenId ? '' : ', announced by one ERC-2309 ConsecutiveTransfer'}).`,
     };
   }
 
