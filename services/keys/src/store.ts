@@ -108,7 +108,7 @@ export class KeysStore {
     const caller = await loadCaller(this.pool, principal);
     const now = this.now();
     const spec = validateCreate(input, { now, callerLivemode: caller.livemode });
-    const secret = generateSecret(spec.type);
+    const secret = generateSecret(spec.type, spec.livemode);
     const key: ApiKeyRecord = {
       ...spec,
       id: newId('apiKey'),
@@ -255,7 +255,7 @@ export class KeysStore {
     let issued: IssuedSecret | undefined;
     await this.change(principal, keyId, 'rotate', async (tx, view, actorId, now) => {
       const until = graceUntil(now, seconds);
-      const secret = generateSecret(view.key.type);
+      const secret = generateSecret(view.key.type, view.key.livemode);
       await tx.query(
         'UPDATE api_key_secrets SET grace_until = LEAST(COALESCE(grace_until, $2), $2) WHERE key_id = $1',
         [keyId, until],
