@@ -41,7 +41,7 @@ import {
   type KeyRow,
   type KeyView,
 } from './store/rows.js';
-import { loadCaller, resolveSession, usersOfEnterprise, type SessionUser } from './store/sessions.js';
+import { loadCaller, provisionUsers, resolveSession, type SessionUser } from './store/sessions.js';
 import { listShares, upsertShares, type ShareRecord } from './store/shares.js';
 import { auditEntries, recordUsageBatch, usageSince } from './store/usage.js';
 
@@ -298,8 +298,7 @@ export class KeysStore {
     const grant = shareLevelFor(permissions);
     let shares: ShareRecord[] = [];
     await this.change(principal, keyId, 'share', async (tx, view, actorId, now) => {
-      const userIds = await usersOfEnterprise(tx, view.key.enterpriseId, userRefs);
-      if (!userIds) throw invalidParam('userIds', 'Every userId must be a user of this enterprise.');
+      const userIds = await provisionUsers(tx, view.key.enterpriseId, userRefs, now);
       await upsertShares(tx, keyId, userIds, grant, now);
       await insertAudit(tx, view.key, { action: 'key.shared', at: now, userId: actorId, ipAddress });
       await recordEvent(tx, 'keys', {

@@ -206,3 +206,27 @@ describe('bulk-mint surface details', () => {
     expect(res.body.data.currency).toBe('USD');
   });
 });
+
+describe('user ids are the session’s sub', () => {
+  it('sharing with a colleague who has not signed in yet provisions them; shares and audit logs name users by sub', async () => {
+    const ent = `ent_${randomBase62(24)}`;
+    const boss = await stack.token({ ent, sub: 'boss-sub', role: 'owner' });
+    const k = await createKey(stack, boss, { permissions: ['reports.read'] });
+    const shared = await stack.call('POST', `/api/v1/api-keys/${k.id}/share`, {
+      auth: boss,
+      body: { userIds: ['newcomer-sub'], permissions: ['read'] },
+    });
+    expect(shared.status).toBe(200);
+    expect(shared.body.shares).toEqual([
+      expect.objectContaining({ userId: 'newcomer-sub', level: 'viewer' }),
+    ]);
+    // The newcomer's first session finds the key shared with them.
+    const newcomer = await stack.token({ ent, sub: 'newcomer-sub', role: 'member' });
+    const seen = await stack.call('GET', `/api/v1/api-keys/${k.id}`, { auth: newcomer });
+    expect(seen.status).toBe(200);
+    expect(seen.body.accessLevel).toBe('viewer');
+    const logs = await stack.call('GET', `/api/v1/api-keys/${k.id}/audit-logs`, { auth: boss });
+    const actors = logs.body.logs.filter((l: { action: string }) => l.action !== 'key.used');
+    expect(actors.map((l: { userId: string }) => l.userId)).toEqual(['boss-sub', 'boss-sub']);
+  });
+});
