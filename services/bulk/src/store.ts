@@ -5,6 +5,7 @@ import {
   Encryptor,
   HallmarkError,
   notFound,
+  notFoundInOtherMode,
   recordEvent,
   transaction,
   type Pool,
@@ -162,7 +163,13 @@ export class JobsStore {
       'SELECT * FROM jobs WHERE id = $1 AND enterprise_id = $2 AND livemode = $3',
       [id, scope.enterpriseId, scope.livemode],
     );
-    if (!rows[0]) throw notFound('job', id);
+    if (!rows[0]) {
+      const other = await q.query(
+        'SELECT 1 FROM jobs WHERE id = $1 AND enterprise_id = $2 AND livemode <> $3',
+        [id, scope.enterpriseId, scope.livemode],
+      );
+      throw other.rows[0] ? notFoundInOtherMode('job', id, scope.livemode) : notFound('job', id);
+    }
     return jobFromRow(rows[0]);
   }
 

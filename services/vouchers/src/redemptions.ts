@@ -193,7 +193,7 @@ export class RedemptionsStore {
   }
 
   private async rollbackOnce(scope: Scope, voucherId: string, orderId: string): Promise<RollbackOutcome> {
-    if (!(await this.vouchers.get(scope, voucherId))) throw notFound('voucher', voucherId);
+    if (!(await this.vouchers.get(scope, voucherId))) throw await this.vouchers.notFound(scope, voucherId);
     return transaction(this.pool, async (tx) => {
       const marked = await tx.query<RedemptionRow>(
         `UPDATE redemptions SET rolled_back_at = now()

@@ -5,6 +5,7 @@ import {
   HallmarkError,
   newId,
   notFound,
+  notFoundInOtherMode,
   recordEvent,
   transaction,
   type Pool,
@@ -137,8 +138,17 @@ export class VouchersStore {
 
   async getOrThrow(scope: Scope, id: string): Promise<VoucherRead> {
     const found = await this.get(scope, id);
-    if (!found) throw notFound('voucher', id);
+    if (!found) throw await this.notFound(scope, id);
     return found;
+  }
+
+  /** The 404 for `id`, saying so when it exists in the other mode. */
+  async notFound(scope: Scope, id: string): Promise<HallmarkError> {
+    const { rows } = await this.pool.query(
+      'SELECT 1 FROM vouchers WHERE id = $1 AND enterprise_id = $2 AND livemode <> $3',
+      [id, scope.enterpriseId, scope.livemode],
+    );
+    return rows[0] ? notFoundInOtherMode('voucher', id, scope.livemode) : notFound('voucher', id);
   }
 
   async findByCode(scope: Scope, code: string): Promise<VoucherRead | null> {
@@ -187,7 +197,7 @@ export class VouchersStore {
         `SELECT *, now() AS db_now FROM vouchers WHERE id = $1 AND enterprise_id = $2 AND livemode = $3 FOR NO KEY UPDATE`,
         [id, scope.enterpriseId, scope.livemode],
       );
-      if (!rows[0]) throw notFound('voucher', id);
+      if (!rows[0]) throw await this.notFound(scope, id);
       const current = read(rows[0]);
       const next = applyPatch(current.voucher, patch, current.now);
       if (!next.changed) return current;
@@ -209,7 +219,7 @@ export class VouchersStore {
         'DELETE FROM vouchers WHERE id = $1 AND enterprise_id = $2 AND livemode = $3 RETURNING *, now() AS db_now',
         [id, scope.enterpriseId, scope.livemode],
       );
-      if (!rows[0]) throw notFound('voucher', id);
+      if (!rows[0]) throw await this.notFound(scope, id);
       const gone = read(rows[0]);
       await recordVoucherEvent(tx, 'voucher.deleted', gone.voucher, gone.now);
       return gone;

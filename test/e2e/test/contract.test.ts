@@ -230,3 +230,36 @@ describe('user ids are the session’s sub', () => {
     expect(actors.map((l: { userId: string }) => l.userId)).toEqual(['boss-sub', 'boss-sub']);
   });
 });
+
+describe('test and live mode: the 404 of an object in the other mode says so', () => {
+  it('a test key asking for a live voucher (and a live key for a test webhook) learns it exists in the other mode', async () => {
+    const ent = `ent_${randomBase62(24)}`;
+    const boss = await stack.token({ ent, role: 'owner' });
+    const live = await createKey(stack, boss, {
+      type: 'production',
+      permissions: ['transactions.*', 'admin.*'],
+    });
+    const test = await createKey(stack, boss, { type: 'test', permissions: ['transactions.*', 'admin.*'] });
+    const v = await stack.call('POST', '/api/v1/vouchers', {
+      auth: live.key,
+      body: { code: `L${randomBase62(10)}`, type: 'percentage', value: 10 },
+    });
+    expect(v.status).toBe(201);
+    const asTest = await stack.call('GET', `/api/v1/vouchers/${v.body.id}`, { auth: test.key });
+    const err = refusal(asTest, '/api/v1/', 404);
+    expect(err.code).toBe('resource_not_found');
+    expect(err.message).toBe(
+      `No such voucher: '${v.body.id}'; a similar object exists in live mode, but a test mode key was used to make this request.`,
+    );
+    const unknown = await stack.call('GET', `/api/v1/vouchers/vouch_${'0'.repeat(24)}`, { auth: test.key });
+    expect(refusal(unknown, '/api/v1/', 404).message).not.toContain('mode');
+
+    const hook = await stack.call('POST', '/api/v1/webhooks', {
+      auth: test.key,
+      body: { url: 'https://93.184.216.34/hooks/hallmark', events: ['document.verified'] },
+    });
+    expect(hook.status).toBe(201);
+    const asLive = await stack.call('GET', `/api/v1/webhooks/${hook.body.id}`, { auth: live.key });
+    expect(refusal(asLive, '/api/v1/', 404).message).toContain('exists in test mode, but a live mode key');
+  });
+});
