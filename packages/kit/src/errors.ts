@@ -232,6 +232,18 @@ export const notFound = (resource: string, id?: string) =>
     extras: { resource, ...(id ? { resource_id: id } : {}) },
   });
 
+/**
+ * The 404 of an object that exists in the other mode (Stripe's wording): a test key asking
+ * for a live object, or the reverse, learns why it cannot see it.
+ */
+export const notFoundInOtherMode = (resource: string, id: string, requestLivemode: boolean) =>
+  new HallmarkError('resource_not_found', {
+    message:
+      `No such ${resource}: '${id}'; a similar object exists in ${requestLivemode ? 'test' : 'live'} mode, ` +
+      `but a ${requestLivemode ? 'live' : 'test'} mode key was used to make this request.`,
+    extras: { resource, resource_id: id },
+  });
+
 export const invalidParam = (param: string, message: string) =>
   new HallmarkError('parameter_invalid', { param, message });
 

@@ -60,11 +60,17 @@ export class BatchesStore {
     return this.jobs.pool;
   }
 
-  /** Moves a queued job of this pass to processing; answers the job as it is now. */
+  /**
+   * Moves a queued job of this pass to processing; answers the job as it is now. Rows that
+   * failed validation are counted processed and failed here, by the job (every pass: a
+   * retry takes them out of the counts and they fail again with the same error).
+   */
   async start(jobId: string, pass: number): Promise<JobRecord | null> {
     const { rows } = await this.pool.query<JobRow>(
-      `UPDATE jobs SET status = 'processing', started_at = coalesce(started_at, now()), updated_at = now()
-        WHERE id = $1 AND pass = $2 AND status = 'queued' RETURNING *`,
+      `UPDATE jobs SET status = 'processing', started_at = coalesce(started_at, now()), updated_at = now(),
+                       failed_count = failed_count + i.n, processed_count = processed_count + i.n
+         FROM (SELECT count(*)::int AS n FROM job_items WHERE job_id = $1 AND status = 'invalid') i
+        WHERE id = $1 AND pass = $2 AND status = 'queued' RETURNING jobs.*`,
       [jobId, pass],
     );
     return rows[0] ? jobFromRow(rows[0]) : this.jobs.byId(jobId);

@@ -41,10 +41,12 @@ export const configSchema = z.object({
   HALLMARK_OUTBOUND_ALLOW_HOSTS: z.string().default(''),
   /** Pricing of the cost preview (minor units per certificate). */
   HALLMARK_PRICE_PER_CERTIFICATE: z.coerce.number().int().min(0).default(50),
+  /** ISO 4217 in capitals, the one form every amount of the API uses (`USD`). */
   HALLMARK_PRICE_CURRENCY: z
     .string()
-    .regex(/^[a-z]{3}$/)
-    .default('usd'),
+    .regex(/^[A-Za-z]{3}$/)
+    .transform((c) => c.toUpperCase())
+    .default('USD'),
   /**
    * Gas estimate: per certificate in a batch, plus per batch transaction, fitted to
    * `pnpm bench contract-gas` for the certificates contract's default ERC-2309 events (one

@@ -6,6 +6,7 @@ import {
   HallmarkError,
   newEvent,
   notFound,
+  notFoundInOtherMode,
   recordEvent,
   transaction,
   type Pool,
@@ -143,12 +144,9 @@ export class JobsStore {
           chunk.map((c) => c.error),
         ],
       );
-      const invalid = chunk.filter((c) => c.error !== null).length;
-      await tx.query(
-        `UPDATE jobs SET total_count = total_count + $2, failed_count = failed_count + $3,
-                         processed_count = processed_count + $3 WHERE id = $1`,
-        [jobId, chunk.length, invalid],
-      );
+      // Counts start at 0 (spec › Bulk job states): a row that failed validation is counted
+      // as processed and failed when the job's run reaches it (BatchesStore.start).
+      await tx.query('UPDATE jobs SET total_count = total_count + $2 WHERE id = $1', [jobId, chunk.length]);
     }
   }
 
@@ -166,7 +164,13 @@ export class JobsStore {
       'SELECT * FROM jobs WHERE id = $1 AND enterprise_id = $2 AND livemode = $3',
       [id, scope.enterpriseId, scope.livemode],
     );
-    if (!rows[0]) throw notFound('job', id);
+    if (!rows[0]) {
+      const other = await q.query(
+        'SELECT 1 FROM jobs WHERE id = $1 AND enterprise_id = $2 AND livemode <> $3',
+        [id, scope.enterpriseId, scope.livemode],
+      );
+      throw other.rows[0] ? notFoundInOtherMode('job', id, scope.livemode) : notFound('job', id);
+    }
     return jobFromRow(rows[0]);
   }
 
@@ -234,8 +238,10 @@ export class JobsStore {
   }
 
   /**
-   * Puts the failed (not invalid) items of a finished job back to pending and starts a new
-   * pass. Nothing to retry (or a job still running) changes nothing: safe to repeat.
+   * Puts every failed item of a finished job back: failed items to pending, and rows that
+   * failed validation are counted again by the new pass (they fail again with the same
+   * error). Both are in `retried` (spec: "only failed items are reprocessed"). Nothing to
+   * retry (or a job still running) changes nothing: safe to repeat.
    */
   async retry(scope: Scope, id: string): Promise<{ job: JobRecord; retried: number }> {
     return transaction(this.pool, async (tx) => {
@@ -251,7 +257,11 @@ export class JobsStore {
           WHERE job_id = $1 AND status = 'failed'`,
         [id],
       );
-      const retried = reset.rowCount ?? 0;
+      const invalid = await tx.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM job_items WHERE job_id = $1 AND status = 'invalid'`,
+        [id],
+      );
+      const retried = (reset.rowCount ?? 0) + invalid.rows[0]!.n;
       if (retried === 0) return { job, retried: 0 };
       const updated = await tx.query<JobRow>(
         `UPDATE jobs SET status = 'queued', pass = pass + 1, error = NULL, completed_at = NULL,

@@ -13,14 +13,18 @@ import type { Config } from './config.js';
 import accessLog from './plugins/access-log.js';
 import auth from './plugins/auth.js';
 import controlChars from './plugins/control-chars.js';
-import errors from './plugins/errors.js';
+import errors, { frameworkError } from './plugins/errors.js';
 import openapi from './plugins/openapi.js';
 import rateLimit from './plugins/rate-limit.js';
 import requestContext from './plugins/request-context.js';
 import routeCatalog from './plugins/route-catalog.js';
+import schemaBounds from './plugins/schema-bounds.js';
 import securityHeaders from './plugins/security-headers.js';
 import certificateVouchers from './routes/certificate-vouchers.js';
 import routes from './routes/index.js';
+
+/** Longest path parameter the router matches (ids are ≤ 64, order ids ≤ 255). */
+export const MAX_PARAM_LENGTH = 512;
 
 export interface AppDeps {
   config: Config;
@@ -44,15 +48,30 @@ export async function buildApp(deps: AppDeps) {
     // which may hold a discouraged `api_key`.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     return503OnClosing: true,
+    // Ids are at most a few hundred characters: past this the router refuses the path itself,
+    // answered in the envelope by `frameworkErrors` (414), not in Fastify's own body.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkError,
     ajv: {
       // Closed schemas reject unknown fields (parameter_unknown) instead of dropping them.
-      customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
+      // strictNumbers: NaN and ±Infinity (`1e999` in JSON or a path) are not numbers.
+      customOptions: {
+        removeAdditional: false,
+        allErrors: true,
+        coerceTypes: 'array',
+        useDefaults: true,
+        strictNumbers: true,
+      },
     },
   });
+  // JSON only: a text/plain body is 415 → 400 invalid_content_type, not a string that
+  // fails "body must be object".
+  app.removeContentTypeParser('text/plain');
   await app.register(requestContext);
   await app.register(errors);
   await app.register(securityHeaders); // helmet's headers, computed once
   await app.register(routeCatalog);
+  await app.register(schemaBounds); // every number bounded before swagger reads the schemas
   await app.register(openapi);
   const { config } = deps;
   await app.register(auth, {

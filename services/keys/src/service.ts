@@ -48,7 +48,7 @@ import {
   updateKeyRow,
   type KeyView,
 } from './key-store.js';
-import { loadCaller, resolveSession, usersOfEnterprise, type SessionUser } from './session-store.js';
+import { loadCaller, provisionUsers, resolveSession, type SessionUser } from './session-store.js';
 import { listShares, upsertShares, type ShareRecord } from './share-store.js';
 import { auditEntries, recordUsageBatch, usageSince } from './usage-store.js';
 
@@ -110,7 +110,7 @@ export class KeysService {
     const caller = await loadCaller(this.pool, principal);
     const now = this.now();
     const spec = validateCreate(input, { now, callerLivemode: caller.livemode });
-    const secret = generateSecret(spec.type);
+    const secret = generateSecret(spec.type, spec.livemode);
     const key: ApiKeyRecord = {
       ...spec,
       id: newId('apiKey'),
@@ -198,7 +198,7 @@ export class KeysService {
     let issued: IssuedSecret | undefined;
     await this.change(principal, keyId, 'rotate', async (tx, view, actorId, now) => {
       const until = graceUntil(now, seconds);
-      const secret = generateSecret(view.key.type);
+      const secret = generateSecret(view.key.type, view.key.livemode);
       const key = { ...view.key, keyPrefix: displayPrefix(secret) };
       await rotateSecret(tx, keyId, { secretHash: hashSecret(secret), keyPrefix: key.keyPrefix }, until, now);
       await insertAudit(tx, key, { action: 'key.rotated', at: now, userId: actorId, ipAddress });
@@ -226,8 +226,7 @@ export class KeysService {
     const grant = shareLevelFor(permissions);
     let shares: ShareRecord[] = [];
     await this.change(principal, keyId, 'share', async (tx, view, actorId, now) => {
-      const userIds = await usersOfEnterprise(tx, view.key.enterpriseId, userRefs);
-      if (!userIds) throw invalidParam('userIds', 'Every userId must be a user of this enterprise.');
+      const userIds = await provisionUsers(tx, view.key.enterpriseId, userRefs, now);
       await upsertShares(tx, keyId, userIds, grant, now);
       await insertAudit(tx, view.key, { action: 'key.shared', at: now, userId: actorId, ipAddress });
       await recordEvent(tx, 'keys', newEvent('key.shared', { id: keyId, user_ids: userIds }, view.key));

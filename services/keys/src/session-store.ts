@@ -2,6 +2,8 @@
 // behind a Principal.
 import {
   HallmarkError,
+  invalidParam,
+  isId,
   newEvent,
   newId,
   recordEvent,
@@ -120,21 +122,57 @@ export async function loadCaller(q: Queryable, principal: PrincipalInput | undef
   return { ...base, actorType: 'user', role: rows[0].role, actsFor: p.actorId };
 }
 
-/** Resolves share targets given as user ids or token subjects; every one must be a user here. */
-export async function usersOfEnterprise(
-  q: Queryable,
+/**
+ * Resolves share targets to user rows. A target is the API's `userId`: the session token's
+ * `sub` (an internal `user_…` id is still understood). A subject of this enterprise that has
+ * not signed in yet is provisioned now, by the same just-in-time rule as sign-in (role
+ * `member`, no e-mail; its first session brings its claims), with its `user.created` event.
+ */
+export async function provisionUsers(
+  tx: Queryable,
   enterpriseId: string,
   refs: readonly string[],
-): Promise<string[] | null> {
-  const { rows } = await q.query<{ id: string; subject: string }>(
-    'SELECT id, subject FROM users WHERE enterprise_id = $1 AND (id = ANY($2) OR subject = ANY($2))',
-    [enterpriseId, refs],
-  );
+  now: Date,
+): Promise<string[]> {
+  const find = async () =>
+    (
+      await tx.query<{ id: string; subject: string }>(
+        'SELECT id, subject FROM users WHERE enterprise_id = $1 AND (subject = ANY($2) OR id = ANY($2))',
+        [enterpriseId, refs],
+      )
+    ).rows;
+  let rows = await find();
+  const matched = (ref: string) => rows.find((r) => r.subject === ref) ?? rows.find((r) => r.id === ref);
+  const missing = [...new Set(refs.filter((ref) => !matched(ref)))];
+  // A row id of another enterprise (or none) is refused like a typo, never made a subject here.
+  if (missing.some((ref) => isId('user', ref)))
+    throw invalidParam('userIds', 'Every userId must be a user of this enterprise (its session `sub`).');
+  if (missing.length > 0) {
+    await ensureEnterprise(tx, enterpriseId, now);
+    for (const subject of missing) {
+      const inserted = await tx.query<{ id: string }>(
+        `INSERT INTO users (id, enterprise_id, subject, email, role, created_at, updated_at)
+         VALUES ($1, $2, $3, NULL, 'member', $4, $4)
+         ON CONFLICT (enterprise_id, subject) DO NOTHING RETURNING id`,
+        [newId('user'), enterpriseId, subject, now],
+      );
+      if (inserted.rows[0])
+        await recordEvent(
+          tx,
+          'keys',
+          newEvent(
+            'user.created',
+            { id: inserted.rows[0].id, email: null, role: 'member', enterprise_id: enterpriseId },
+            { enterpriseId, livemode: true },
+          ),
+        );
+    }
+    rows = await find();
+  }
   const ids: string[] = [];
   for (const ref of refs) {
-    const match = rows.find((r) => r.id === ref) ?? rows.find((r) => r.subject === ref);
-    if (!match) return null;
-    if (!ids.includes(match.id)) ids.push(match.id);
+    const id = matched(ref)!.id;
+    if (!ids.includes(id)) ids.push(id);
   }
   return ids;
 }

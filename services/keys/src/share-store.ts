@@ -33,7 +33,10 @@ export async function listShares(q: Queryable, keyId: string): Promise<ShareReco
     permissions: string[];
     created_at: Date;
   }>(
-    'SELECT user_id, level, permissions, created_at FROM key_shares WHERE key_id = $1 ORDER BY created_at, user_id',
+    // The API names users by their session subject (`sub`), not the row id.
+    `SELECT coalesce(u.subject, s.user_id) AS user_id, s.level, s.permissions, s.created_at
+       FROM key_shares s LEFT JOIN users u ON u.id = s.user_id
+      WHERE s.key_id = $1 ORDER BY s.created_at, s.user_id`,
     [keyId],
   );
   return rows.map((r) => ({

@@ -134,8 +134,11 @@ export async function auditEntries(q: Queryable, keyId: string, limit: number): 
     endpoint: string | null;
     status_code: number | null;
   }>(
-    `SELECT created_at, action, user_id, ip_address, endpoint, status_code FROM audit_logs
-      WHERE key_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+    // A user is named by their session subject (`sub`); an API key by its id.
+    `SELECT a.created_at, a.action, coalesce(u.subject, a.user_id) AS user_id, a.ip_address, a.endpoint,
+            a.status_code
+       FROM audit_logs a LEFT JOIN users u ON u.id = a.user_id AND u.enterprise_id = a.enterprise_id
+      WHERE a.key_id = $1 ORDER BY a.created_at DESC, a.id DESC LIMIT $2`,
     [keyId, limit],
   );
   return rows.map((r) => ({

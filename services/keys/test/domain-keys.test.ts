@@ -40,15 +40,16 @@ function refused(fn: () => unknown): HallmarkError {
 
 describe('secrets', () => {
   it('carry the prefix of their type, and the enterprise form uses pk_live_', () => {
-    expect(generateSecret('production')).toMatch(/^pk_live_[0-9A-Za-z]{38}$/);
-    expect(generateSecret('test')).toMatch(/^pk_test_[0-9A-Za-z]{38}$/);
-    expect(generateSecret('restricted')).toMatch(/^pk_restricted_[0-9A-Za-z]{38}$/);
-    expect(generateSecret('enterprise')).toMatch(/^pk_live_/);
+    expect(generateSecret('production', true)).toMatch(/^pk_live_[0-9A-Za-z]{38}$/);
+    expect(generateSecret('test', false)).toMatch(/^pk_test_[0-9A-Za-z]{38}$/);
+    expect(generateSecret('restricted', true)).toMatch(/^pk_restricted_[0-9A-Za-z]{38}$/);
+    expect(generateSecret('enterprise', true)).toMatch(/^pk_live_/);
+    expect(generateSecret('enterprise', false)).toMatch(/^pk_test_/);
   });
 
   it('that the keys service issues are accepted by the gateway check (the kit format)', () => {
     for (let i = 0; i < 200; i++) {
-      const s = generateSecret(i % 2 ? 'test' : 'restricted');
+      const s = generateSecret(i % 2 ? 'test' : 'restricted', i % 2 === 0);
       expect(parseApiKey(s)).not.toBeNull();
       expect(parseSecret(s)).toEqual({
         ok: true,
@@ -59,7 +60,7 @@ describe('secrets', () => {
   });
 
   it('a mistyped key is refused by its checksum', () => {
-    const s = generateSecret('production');
+    const s = generateSecret('production', true);
     let refusedCount = 0;
     for (let i = 'pk_live_'.length; i < s.length; i++) {
       const c = s[i] === 'a' ? 'b' : 'a';
@@ -84,11 +85,11 @@ describe('secrets', () => {
   });
 
   it('only the hash and a short display prefix are derived for storage', () => {
-    const s = generateSecret('production');
+    const s = generateSecret('production', true);
     expect(hashSecret(s)).toBe(sha256Hex(s));
     expect(hashSecret(s)).toMatch(/^[0-9a-f]{64}$/);
     expect(displayPrefix(s)).toBe(s.slice(0, 12));
-    expect(displayPrefix(generateSecret('restricted'))).toHaveLength('pk_restricted_'.length + 4);
+    expect(displayPrefix(generateSecret('restricted', true))).toHaveLength('pk_restricted_'.length + 4);
   });
 });
 
@@ -173,7 +174,6 @@ describe('create validation', () => {
     [{ rateLimit: 100_001 }, 'parameter_invalid', 'rateLimit'],
     [{ rateLimit: 1.5 }, 'parameter_invalid', 'rateLimit'],
     [{ type: 'restricted', expiresAt: '2030-07-01T00:00:00Z' }, 'parameter_missing', 'rateLimit'],
-    [{ type: 'restricted', rateLimit: 10 }, 'parameter_missing', 'expiresAt'],
     [{ expiresAt: '2030-06-01T11:59:59Z' }, 'parameter_invalid', 'expiresAt'],
     [{ expiresAt: 'tomorrow' }, 'parameter_invalid', 'expiresAt'],
     [{ expiresAt: '2031-02-30T00:00:00Z' }, 'parameter_invalid', 'expiresAt'],
@@ -187,6 +187,16 @@ describe('create validation', () => {
   it('a test-mode caller may create only test keys', () => {
     expect(create({ type: 'test' }, false).type).toBe('test');
     expect(refused(() => create({ type: 'production' }, false)).code).toBe('insufficient_permissions');
+  });
+
+  it('an enterprise key takes its maker’s mode, so test mode can make one', () => {
+    const ent = { type: 'enterprise', permissions: ['bulk:mint'], rateLimit: null };
+    expect(create(ent, false).livemode).toBe(false);
+    expect(create(ent, true).livemode).toBe(true);
+  });
+
+  it('a restricted key may have no expiry (spec: "optional expiry; null when none")', () => {
+    expect(create({ type: 'restricted', rateLimit: 10, expiresAt: null }).expiresAt).toBeNull();
   });
 });
 

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import { hashSecret } from '../src/domain/secret.js';
+import { newId } from '@hallmark/kit';
 import {
   CALL,
   createRequest,
@@ -157,9 +158,9 @@ describe('sharing levels', () => {
     expect((await get(owner.principal)).access_level).toBe('owner');
   });
 
-  it('share targets must be users of this enterprise; a token subject names a user too', async () => {
+  it('share targets are users of this enterprise named by their token subject; a row id of another enterprise is refused', async () => {
     const elsewhere = await signIn(h, { ent: newEnterprise(), sub: 'elsewhere' });
-    for (const ids of [[elsewhere.userId], [viewer.userId, 'user_ghost']]) {
+    for (const ids of [[elsewhere.userId], [viewer.userId, newId('user')]]) {
       const err = await refusal(share(creator.principal, ids, ['read']));
       expect([err.code, err.param]).toEqual(['parameter_invalid', 'userIds']);
     }
@@ -167,12 +168,12 @@ describe('sharing levels', () => {
     expect([empty.code, empty.param]).toEqual(['parameter_missing', 'userIds']);
     const res = await share(creator.principal, ['viewer'], ['read']);
     expect(res.shares).toEqual([
-      { user_id: viewer.userId, level: 'viewer', permissions: ['read'], created_at: expect.any(String) },
+      { user_id: 'viewer', level: 'viewer', permissions: ['read'], created_at: expect.any(String) },
     ]);
     const again = await share(creator.principal, [rotator.userId], ['read', 'rotate']);
     expect(Object.fromEntries(again.shares.map((s) => [s.user_id, s.level]))).toEqual({
-      [viewer.userId]: 'viewer',
-      [rotator.userId]: 'admin',
+      viewer: 'viewer',
+      rotator: 'admin',
     });
   });
 

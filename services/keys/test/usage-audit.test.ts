@@ -157,7 +157,7 @@ describe('ListAuditLogs', () => {
       'key.created',
     ]);
     expect(logs[0]).toMatchObject({
-      user_id: alice.userId,
+      user_id: 'alice', // the session's sub
       ip_address: '198.51.100.7',
       endpoint: '',
       status_code: 0,
@@ -168,7 +168,7 @@ describe('ListAuditLogs', () => {
       endpoint: 'GET /api/v1/vouchers',
       status_code: 403,
     });
-    expect(logs[5]).toMatchObject({ user_id: alice.userId, ip_address: '' });
+    expect(logs[5]).toMatchObject({ user_id: 'alice', ip_address: '' });
     for (let i = 1; i < logs.length; i++) expect(logs[i - 1]!.timestamp >= logs[i]!.timestamp).toBe(true);
     expect(
       (await h.rpc.listAuditLogs({ principal: alice.principal, key_id: k, limit: 2 }, CALL)).logs,

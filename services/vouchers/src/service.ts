@@ -39,6 +39,7 @@ import {
   missingParam,
   newId,
   notFound,
+  notFoundInOtherMode,
   transaction,
   type Pool,
   type PoolClient,
@@ -119,9 +120,16 @@ export class VouchersService {
     return { ...(await this.vouchers.list(scope, q)), query: q };
   }
 
+  /** The 404 for `id`, with Stripe's hint when it exists in the other mode. */
+  private async voucherNotFound(scope: Scope, id: string): Promise<HallmarkError> {
+    return (await this.vouchers.existsInOtherMode(scope, id))
+      ? notFoundInOtherMode('voucher', id, scope.livemode)
+      : notFound('voucher', id);
+  }
+
   async get(scope: Scope, id: string): Promise<VoucherRead> {
     const found = await this.vouchers.get(scope, voucherId(id));
-    if (!found) throw notFound('voucher', id);
+    if (!found) throw await this.voucherNotFound(scope, id);
     return found;
   }
 
@@ -135,7 +143,7 @@ export class VouchersService {
     voucherId(id);
     return transaction(this.pool, async (tx) => {
       const current = await this.vouchers.lockForUpdate(tx, scope, id);
-      if (!current) throw notFound('voucher', id);
+      if (!current) throw await this.voucherNotFound(scope, id);
       const next = applyPatch(current.voucher, patch, current.now);
       if (!next.changed) return current;
       const after = await this.vouchers.setStatusAndMaxUses(tx, id, next.status, next.maxUses);
@@ -148,7 +156,7 @@ export class VouchersService {
     voucherId(id);
     return transaction(this.pool, async (tx) => {
       const gone = await this.vouchers.delete(tx, scope, id);
-      if (!gone) throw notFound('voucher', id);
+      if (!gone) throw await this.voucherNotFound(scope, id);
       await recordVoucherEvent(tx, 'voucher.deleted', gone);
       return gone;
     });
@@ -226,7 +234,7 @@ export class VouchersService {
   }
 
   private async rollbackOnce(scope: Scope, voucherId: string, orderId: string): Promise<RollbackOutcome> {
-    if (!(await this.vouchers.get(scope, voucherId))) throw notFound('voucher', voucherId);
+    if (!(await this.vouchers.get(scope, voucherId))) throw await this.voucherNotFound(scope, voucherId);
     return transaction(this.pool, async (tx) => {
       const redemption = await this.redemptions.markRolledBack(tx, scope, voucherId, orderId);
       if (!redemption) {

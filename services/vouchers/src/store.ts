@@ -127,6 +127,15 @@ export class VouchersStore {
     return rows[0] ? read(rows[0]) : null;
   }
 
+  /** Whether `id` exists in the other mode (test vs live), for the 404's hint. */
+  async existsInOtherMode(scope: Scope, id: string): Promise<boolean> {
+    const { rows } = await this.pool.query(
+      'SELECT 1 FROM vouchers WHERE id = $1 AND enterprise_id = $2 AND livemode <> $3',
+      [id, scope.enterpriseId, scope.livemode],
+    );
+    return rows.length > 0;
+  }
+
   async findByCode(scope: Scope, code: string): Promise<VoucherRead | null> {
     const { rows } = await this.pool.query<VoucherRow>(
       'SELECT *, now() AS db_now FROM vouchers WHERE enterprise_id = $1 AND livemode = $2 AND lower(code) = lower($3)',

@@ -293,7 +293,7 @@ describe('order form', () => {
     const res = await stack.call('GET', '/api/billing/cost-preview/2500', { auth });
     expect(res.status).toBe(200);
     // This stack mints in batches of 100 (HALLMARK_BULK_BATCH_SIZE).
-    expect(res.body.data).toMatchObject({ count: 2500, currency: 'usd', batches: 25 });
+    expect(res.body.data).toMatchObject({ count: 2500, currency: 'USD', batches: 25 });
     expect(res.body.data.totalPrice).toBe(2500 * res.body.data.unitPrice);
     // ERC-2309 batches of 100 measure ≈ 1,240 gas per certificate (`pnpm bench contract-gas`)
     expect(res.body.data.estimatedGas / 2500).toBeGreaterThan(1000);

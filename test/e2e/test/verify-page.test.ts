@@ -26,6 +26,8 @@ let client: GrpcClient<CertificatesServiceClient>;
 let browser: Browser;
 let shots: string;
 let genuine: { id: string; tokenId: number };
+let pictured: { id: string; tokenId: number };
+const IMAGE_SHA = 'ab12cd34'.repeat(8);
 let toBurn: { id: string; tokenId: number };
 
 beforeAll(async () => {
@@ -66,9 +68,14 @@ beforeAll(async () => {
         category: 'Watches',
       },
       { name: 'Silver Ring', metadata_json: '{"artist":"Ada"}' },
+      {
+        name: 'Pictured Vase',
+        image_url: 'https://img.hallmark.test/vase.png',
+        metadata_json: JSON.stringify({ image: { sha256: IMAGE_SHA, contentType: 'image/png' } }),
+      },
     ],
   });
-  const [a, b] = await Promise.all(
+  const [a, b, c] = await Promise.all(
     res.certificates.map((c) =>
       eventually(
         async () => {
@@ -82,6 +89,7 @@ beforeAll(async () => {
   );
   genuine = a!;
   toBurn = b!;
+  pictured = c!;
 }, 180_000);
 
 afterAll(async () => {
@@ -116,6 +124,15 @@ async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 describe('the verification page in headless Chromium', () => {
+  it('shows an image entry as a person reads it: the picture and a short SHA-256 fingerprint, not raw JSON', async () => {
+    const res = await stack.call('GET', `/verify/${pictured.id}`);
+    expect(res.status).toBe(200);
+    expect(res.text).not.toContain('{&quot;sha256&quot;');
+    expect(res.text).not.toContain('{"sha256"');
+    expect(res.text).toMatch(/<picture><img src="https:\/\/img\.hallmark\.test\/vase\.png"/);
+    expect(res.text).toContain(`title="${IMAGE_SHA}">ab12cd34…ab12cd34</code>`);
+  }, 60_000);
+
   it('a genuine certificate: every check passes, values are escaped, the CSP is strict', async () => {
     const { page, status } = await open(`/verify/${genuine.id}`);
     expect(status).toBe(200);

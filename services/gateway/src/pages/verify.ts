@@ -75,6 +75,33 @@ function page(title: string, body: Html): string {
 
 const shortHex = (s: string) => (/^0x[0-9a-fA-F]{16,}$/.test(s) ? `${s.slice(0, 8)}…${s.slice(-6)}` : s);
 
+/** A SHA-256 as people compare it: the first and last 8 hex digits. */
+export const fingerprint = (hex: string) =>
+  /^[0-9a-f]{64}$/i.test(hex) ? `${hex.slice(0, 8)}…${hex.slice(-8)}`.toLowerCase() : hex;
+
+/**
+ * The metadata's `image` entry (`{sha256, contentType}` for an uploaded image) as a person
+ * reads it: the picture itself and its hash as a short fingerprint (the whole hash on hover).
+ */
+function imageEntry(entry: unknown, src: string | null, name: string): Html {
+  const e = entry && typeof entry === 'object' ? (entry as Record<string, unknown>) : {};
+  const sha = typeof e.sha256 === 'string' ? e.sha256 : null;
+  return html`<figure class="image-entry">
+    ${
+      src
+        ? html`<picture><img src="${src}" alt="${name}" width="96" referrerpolicy="no-referrer" /></picture>`
+        : null
+    }
+    ${
+      sha
+        ? html`<figcaption>
+            SHA-256 <code class="fingerprint" title="${sha}">${fingerprint(sha)}</code>
+          </figcaption>`
+        : null
+    }
+  </figure>`;
+}
+
 function formatValue(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'string') return v;
@@ -183,7 +210,7 @@ export function renderVerifyPage(v: VerifyCertificateResponse, qrPath: string): 
     metadata.warranty && typeof metadata.warranty === 'object' && !Array.isArray(metadata.warranty)
       ? (metadata.warranty as Record<string, unknown>)
       : null;
-  // name is the heading, tokenId the Token row, warranty its own section.
+  // name is the heading, tokenId the Token row, warranty its own section, image a picture.
   const fields = Object.entries(metadata).filter(
     ([k, val]) => !['name', 'tokenId', 'warranty'].includes(k) && val !== null && val !== undefined,
   );
@@ -210,10 +237,12 @@ export function renderVerifyPage(v: VerifyCertificateResponse, qrPath: string): 
       ${image ? html`<img class="photo" src="${image}" alt="${c.name}" referrerpolicy="no-referrer" />` : null}
       <h1 id="name">${c.name}</h1>
       <dl>
-        ${fields.map(
-          ([k, val]) =>
-            html`<dt>${k}</dt>
-              <dd>${formatValue(val)}</dd>`,
+        ${fields.map(([k, val]) =>
+          k === 'image' && typeof val === 'object'
+            ? html`<dt>image</dt>
+                <dd>${imageEntry(val, image, c.name)}</dd>`
+            : html`<dt>${k}</dt>
+                <dd>${formatValue(val)}</dd>`,
         )}
         <dt>Certificate</dt>
         <dd>${c.id}</dd>

@@ -1,7 +1,7 @@
 // The one place errors become HTTP responses: domain errors from services (rebuilt by
 // the gRPC client), schema validation failures, body parsing failures, unknown routes
 // (404) and known paths with another method (405), all in the surface's style.
-import { HallmarkError } from '@hallmark/kit';
+import { HallmarkError, REQUEST_ID_HEADER } from '@hallmark/kit';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import FindMyWay from 'find-my-way';
@@ -88,6 +88,24 @@ function toHallmarkError(
     return new HallmarkError('parameter_invalid', { message: 'The request is invalid.' });
   }
   return new HallmarkError('internal_error', { cause: err });
+}
+
+/**
+ * Errors the router raises before any hook runs (a path parameter past `maxParamLength`, a
+ * URL that does not decode): the envelope with a request id like every other answer. A
+ * too-long parameter keeps HTTP's 414.
+ */
+export function frameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  void reply.header(REQUEST_ID_HEADER, request.id);
+  const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  const e = new HallmarkError('parameter_invalid', {
+    message: tooLong ? 'A path parameter is too long.' : 'The URL is not valid (bad percent-encoding).',
+    param: 'path',
+  });
+  return reply
+    .status(tooLong ? 414 : e.httpStatus)
+    .type('application/json')
+    .send(renderError(e, surfaceOf(request.url), request.id));
 }
 
 export default fp(async function errors(app: FastifyInstance) {

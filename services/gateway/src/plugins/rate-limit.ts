@@ -1,7 +1,8 @@
 // Rate limiting with rate-limiter-flexible: Redis-backed when REDIS_URL is set (shared by
 // every gateway replica), in memory otherwise. Each request consumes one point from each
-// window that applies; the tightest one is reported in X-RateLimit-* headers, and a
-// refusal is a 429 with `retry_after` (and Retry-After on the unversioned surface).
+// window that applies; the configured window closest to running out is reported in
+// X-RateLimit-* headers (never the one-second burst guard), and a refusal is a 429 with
+// `retry_after` (and Retry-After) and `limit_window` naming the window that refused.
 import { HallmarkError } from '@hallmark/kit';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
@@ -25,6 +26,9 @@ declare module 'fastify' {
     limiterFor(w: Window): RateLimiterAbstract;
   }
 }
+
+/** How a refused window is named in the 429's `limit_window`. */
+const windowName = (w: Window): string => (w.name === 'min' ? 'minute' : w.name);
 
 /** Groups of unauthenticated routes: counted per client address. */
 const PUBLIC_GROUPS: ReadonlySet<string> = new Set(['public', 'verify_page']);
@@ -76,15 +80,33 @@ export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimit
         }
       }),
     );
+    // The headers describe the limits a client configured and the spec documents (per
+    // minute, per hour, per endpoint group): the one closest to running out. The one-second
+    // burst guard is never what they report; when it refuses, its 429 says so.
+    const reported = results.filter((r) => r.w.name !== 'burst');
+    const shown = (reported.length > 0 ? reported : results).reduce((a, b) =>
+      b.res.remainingPoints < a.res.remainingPoints ? b : a,
+    );
     const refused = results.filter((r) => !r.ok);
     if (refused.length > 0) {
       const worst = refused.reduce((a, b) => (b.res.msBeforeNext > a.res.msBeforeNext ? b : a));
-      setHeaders(reply, worst.w.points, worst.res);
+      const refusedWindow = worst.w.name === 'burst' ? shown : worst;
+      setHeaders(reply, refusedWindow.w.points, refusedWindow.res);
+      const retryAfter = Math.max(1, Math.ceil(worst.res.msBeforeNext / 1000));
       throw new HallmarkError('rate_limit_exceeded', {
-        extras: { retry_after: Math.max(1, Math.ceil(worst.res.msBeforeNext / 1000)) },
+        ...(worst.w.name === 'burst'
+          ? {
+              message:
+                `Burst limit exceeded: at most ${worst.w.points} requests per second for this key. ` +
+                `Retry after ${retryAfter} second(s).`,
+            }
+          : {}),
+        extras: {
+          retry_after: retryAfter,
+          limit_window: worst.w.name === 'burst' ? 'burst' : windowName(worst.w),
+        },
       });
     }
-    const tightest = results.reduce((a, b) => (b.res.remainingPoints < a.res.remainingPoints ? b : a));
-    setHeaders(reply, tightest.w.points, tightest.res);
+    setHeaders(reply, shown.w.points, shown.res);
   });
 });

@@ -14,7 +14,7 @@ import {
 import { isUnversionedScope, isVersionedScope } from './scopes.js';
 import { parseIsoInstant } from './time.js';
 
-/** `enterprise` is the `/api/enterprise/api-keys` form: unversioned scopes, `pk_live_`. */
+/** `enterprise` is the `/api/enterprise/api-keys` form: unversioned scopes, `pk_live_` (`pk_test_` in test mode). */
 export const KEY_TYPES = ['production', 'test', 'restricted', 'enterprise'] as const;
 export type KeyType = (typeof KEY_TYPES)[number];
 export type KeyStatus = 'active' | 'revoked' | 'expired';
@@ -51,7 +51,7 @@ export function keyStatus(key: Pick<ApiKeyRecord, 'revokedAt' | 'expiresAt'>, no
   return 'active';
 }
 
-/** Test keys see and touch only test-mode data; every other type is live. */
+/** Test keys see and touch only test-mode data; enterprise keys take their maker's mode; every other type is live. */
 export const livemodeOf = (type: KeyType): boolean => type !== 'test';
 
 export function validateName(name: string | null | undefined): string {
@@ -148,7 +148,9 @@ export function validateCreate(
   if (!input.type) throw missingParam('type');
   if (!isKeyType(input.type)) throw invalidParam('type', 'type must be production, test or restricted.');
   const type = input.type;
-  if (!ctx.callerLivemode && type !== 'test')
+  // In test mode a caller makes test keys: the `test` type, or the enterprise form, which
+  // then lives in test mode (`pk_test_`) like the caller.
+  if (!ctx.callerLivemode && type !== 'test' && type !== 'enterprise')
     throw new HallmarkError('insufficient_permissions', {
       message: 'A test-mode key can create only test keys.',
     });
@@ -164,13 +166,14 @@ export function validateCreate(
     if (input.requestsPerHour !== null || input.burstLimit !== null)
       throw invalidParam('rateLimit', 'requestsPerHour and burstLimit apply to enterprise keys only.');
     if (type === 'restricted') {
-      // Restricted keys are custom and time-bound (spec: Authentication rule 6; Limits).
+      // Restricted keys have custom limits (spec: Limits); their expiry is optional like every
+      // key's ("optional expiry; null when none").
       if (input.rateLimit === null) throw missingParam('rateLimit');
-      if (!expiresAt) throw missingParam('expiresAt');
     }
     limits = limitsForRate(type, input.rateLimit === null ? null : validateRateLimit(input.rateLimit));
   }
-  return { name, type, livemode: livemodeOf(type), permissions, limits, allowedIps, expiresAt };
+  const livemode = type === 'enterprise' ? ctx.callerLivemode : livemodeOf(type);
+  return { name, type, livemode, permissions, limits, allowedIps, expiresAt };
 }
 
 /** PATCH input: absent fields are undefined. */

@@ -17,8 +17,9 @@ export type SecretPrefix = (typeof API_KEY_PREFIXES)[KeyType];
 /** Longest well-formed secret (`pk_restricted_` + 32 + 6); longer input is refused unread. */
 export const SECRET_MAX_LENGTH = 'pk_restricted_'.length + 32 + 6;
 
-/** A fresh secret for a key of `type`. Returned to the caller once; never stored. */
-export const generateSecret = (type: KeyType): string => generateApiKey(type);
+/** A fresh secret for a key of `type` in its mode. Returned to the caller once; never stored. */
+export const generateSecret = (type: KeyType, livemode: boolean): string =>
+  generateApiKey(livemode ? type : 'test');
 
 export type ParsedSecret = { ok: true; prefix: SecretPrefix; livemode: boolean } | { ok: false };
 

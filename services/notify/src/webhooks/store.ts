@@ -1,7 +1,7 @@
 // All SQL of webhook endpoints and enterprise subscriptions. Every query is scoped by
 // (enterprise_id, livemode); secrets are encrypted on the way in and never read back
 // here (the delivery worker decrypts them to sign, deliveries.ts).
-import { newId, notFound, type Encryptor, type Pool } from '@hallmark/kit';
+import { newId, notFound, notFoundInOtherMode, type Encryptor, type Pool } from '@hallmark/kit';
 import type { EndpointStatus } from './domain/validation.js';
 
 export interface Scope {
@@ -118,7 +118,15 @@ export class WebhooksStore {
       `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND enterprise_id = $2 AND livemode = $3`,
       [id, scope.enterpriseId, scope.livemode],
     );
-    if (!rows[0]) throw notFound('webhook endpoint', id);
+    if (!rows[0]) {
+      const other = await this.pool.query(
+        'SELECT 1 FROM webhook_endpoints WHERE id = $1 AND enterprise_id = $2 AND livemode <> $3',
+        [id, scope.enterpriseId, scope.livemode],
+      );
+      throw other.rows[0]
+        ? notFoundInOtherMode('webhook endpoint', id, scope.livemode)
+        : notFound('webhook endpoint', id);
+    }
     return endpointFromRow(rows[0]);
   }
 
@@ -142,7 +150,15 @@ export class WebhooksStore {
         patch.status ?? null,
       ],
     );
-    if (!rows[0]) throw notFound('webhook endpoint', id);
+    if (!rows[0]) {
+      const other = await this.pool.query(
+        'SELECT 1 FROM webhook_endpoints WHERE id = $1 AND enterprise_id = $2 AND livemode <> $3',
+        [id, scope.enterpriseId, scope.livemode],
+      );
+      throw other.rows[0]
+        ? notFoundInOtherMode('webhook endpoint', id, scope.livemode)
+        : notFound('webhook endpoint', id);
+    }
     return endpointFromRow(rows[0]);
   }
 
@@ -164,7 +180,15 @@ export class WebhooksStore {
        WHERE id = $1 AND enterprise_id = $2 AND livemode = $3 RETURNING ${ENDPOINT_COLUMNS}`,
       [id, scope.enterpriseId, scope.livemode, this.encryptor.encrypt(secret), overlapS],
     );
-    if (!rows[0]) throw notFound('webhook endpoint', id);
+    if (!rows[0]) {
+      const other = await this.pool.query(
+        'SELECT 1 FROM webhook_endpoints WHERE id = $1 AND enterprise_id = $2 AND livemode <> $3',
+        [id, scope.enterpriseId, scope.livemode],
+      );
+      throw other.rows[0]
+        ? notFoundInOtherMode('webhook endpoint', id, scope.livemode)
+        : notFound('webhook endpoint', id);
+    }
     return endpointFromRow(rows[0]);
   }
 

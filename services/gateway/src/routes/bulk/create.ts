@@ -128,7 +128,8 @@ const orderFormSchema = {
 
 const DESCRIPTION = [
   'multipart/form-data (CSV form): answers **202 Accepted** with `{success, data:{jobId, status, totalCount,',
-  'processedCount, successCount, failedCount, createdAt}}`: the job is queued and processed asynchronously;',
+  'processedCount, successCount, failedCount, createdAt, pollUrl}}` and a `Location` header (the poll URL):',
+  'the job is queued (counts start at 0; rows are validated by the job) and processed asynchronously;',
   'poll GET /api/bulk-mint/{jobId}. A file over its limit, a missing `metadata`, an unknown part or a',
   "`createBatch` other than 'true'/'false' is a 400 naming the part. Rate group bulk_create (10 jobs/hour).",
   '',
@@ -184,7 +185,8 @@ export default async function createRoute(app: FastifyInstance, { clients }: Rou
           csv_filename: form.csvFilename,
           zip_filename: form.zipFilename,
         });
-        return reply.status(202).send({ success: true, data: presentCreatedCsvJob(job) });
+        const created = presentCreatedCsvJob(job);
+        return reply.status(202).header('location', created.pollUrl).send({ success: true, data: created });
       }
       const body = request.body;
       if (typeof body !== 'string' || body.trim() === '') {

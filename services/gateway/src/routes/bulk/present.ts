@@ -37,7 +37,10 @@ export function presentCsvJob(j: Job) {
   };
 }
 
-/** The body of a CSV upload's 202: the new job's counts, no lists yet. */
+/** Where a job's status is polled (also the 202's Location). */
+export const pollUrlOf = (jobId: string) => `/api/bulk-mint/${encodeURIComponent(jobId)}`;
+
+/** The body of a CSV upload's 202: the new job's counts (0 until it runs), and where to poll. */
 export function presentCreatedCsvJob(j: Job) {
   return {
     jobId: j.id,
@@ -47,6 +50,7 @@ export function presentCreatedCsvJob(j: Job) {
     successCount: j.success_count,
     failedCount: j.failed_count,
     createdAt: j.created_at,
+    pollUrl: pollUrlOf(j.id),
   };
 }
 
@@ -95,7 +99,7 @@ export function presentCreatedOrderJob(j: Job) {
     jobId: j.id,
     status: 'pending',
     estimatedDuration: j.estimated_duration_s,
-    pollUrl: `/api/bulk-mint/${encodeURIComponent(j.id)}`,
+    pollUrl: pollUrlOf(j.id),
   };
 }
 

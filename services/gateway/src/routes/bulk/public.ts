@@ -1,5 +1,6 @@
 // The bulk service's reads outside a job: the public CSV template, public media (images
 // from uploaded ZIPs, as certificate image URLs point at them) and the cost preview.
+import { HallmarkError } from '@hallmark/kit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { idParam, principalOf, type RouteDeps } from '../shared.js';
 import { PUBLIC, TAGS } from './common.js';
@@ -29,6 +30,14 @@ function mediaHeaders(etag: string) {
 }
 
 export default async function publicRoutes(app: FastifyInstance, { clients }: RouteDeps) {
+  // `/api/bulk-mint/template` is no job id: a 404 pointing at the template, not the 401 the
+  // job route (`/api/bulk-mint/:jobId`, authenticated) would give an anonymous caller.
+  app.get('/api/bulk-mint/template', { config: PUBLIC, schema: { hide: true } }, async () => {
+    throw new HallmarkError('resource_not_found', {
+      message:
+        'No route GET /api/bulk-mint/template. The CSV template is at GET /api/bulk-mint/template/csv.',
+    });
+  });
   app.get(
     '/api/bulk-mint/template/csv',
     {

@@ -14,6 +14,7 @@ import type {
 } from '@hallmark/proto/notify/v1/templates';
 import type { FastifyInstance } from 'fastify';
 import { idParam, principalOf, type RouteDeps } from '../shared.js';
+import { pageQuery } from '../bounds.js';
 import { checkGrantees } from './template-grantees.js';
 
 const TAGS = ['Templates'];
@@ -155,7 +156,11 @@ const templateFields = {
   styling: {
     type: 'object',
     additionalProperties: false,
-    properties: { brandColor: text(7), fontSize: { type: 'number' }, fontFamily: text(100) },
+    properties: {
+      brandColor: text(7),
+      fontSize: { type: 'number', minimum: 1, maximum: 200 },
+      fontFamily: text(100),
+    },
   },
   subject: text(998),
   body: text(100_000),
@@ -253,8 +258,7 @@ export default async function templates(app: FastifyInstance, { clients }: Route
           type: 'object',
           additionalProperties: false,
           properties: {
-            page: { type: 'integer', minimum: 1, default: 1 },
-            limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+            ...pageQuery,
             type: { type: 'string', enum: TYPES },
             format: { type: 'string', enum: FORMATS },
           },
@@ -398,7 +402,7 @@ export default async function templates(app: FastifyInstance, { clients }: Route
           type: 'object',
           required: ['template_id', 'version'],
           additionalProperties: false,
-          properties: { template_id: text(64), version: { type: 'integer', minimum: 1 } },
+          properties: { template_id: text(64), version: { type: 'integer', minimum: 1, maximum: 1_000_000 } },
         },
         body: {
           type: ['object', 'null'],

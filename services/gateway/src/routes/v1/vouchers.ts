@@ -3,6 +3,7 @@
 // (update, rollback), transactions.delete. Rate groups per the spec's voucher rows.
 import type { RedemptionResult, Voucher } from '@hallmark/proto/vouchers/v1/vouchers';
 import type { FastifyInstance } from 'fastify';
+import { MAX_MINOR_UNITS, MAX_USES, pageQuery } from '../bounds.js';
 import { idParam, principalOf, type RouteDeps } from '../shared.js';
 
 const TAGS = ['Discount vouchers'];
@@ -56,7 +57,23 @@ function presentRedemption(r: RedemptionResult) {
   };
 }
 
-const code = { type: 'string', minLength: 1, maxLength: 64 };
+/** spec › Limits 3: 4 to 32 alphanumeric characters. */
+const code = { type: 'string', minLength: 4, maxLength: 32, pattern: '^[A-Za-z0-9]+$' };
+const minorUnits = (description: string) => ({
+  type: 'integer',
+  format: 'int64',
+  minimum: 0,
+  maximum: MAX_MINOR_UNITS,
+  description,
+});
+const uses = (description: string) => ({
+  type: 'integer',
+  format: 'int64',
+  minimum: 1,
+  maximum: MAX_USES,
+  description,
+});
+const currency = { type: 'string', pattern: '^[A-Za-z]{3}$', minLength: 3, maxLength: 3 };
 const redeemBody = {
   type: 'object',
   required: ['code', 'order_id', 'amount'],
@@ -64,8 +81,16 @@ const redeemBody = {
   properties: {
     code,
     order_id: { type: 'string', minLength: 1, maxLength: 255 },
-    amount: { type: 'integer', description: 'Order amount before discount, integer minor units' },
-    currency: { type: 'string', description: 'Three-letter code; defaults to the voucher currency or USD' },
+    amount: minorUnits(
+      'Order amount before discount, integer minor units. Not named in the spec’s redeem request, but ' +
+        'required: the redemption result reports `original_amount`, `discount_applied` and ' +
+        '`final_amount`, which only the order amount gives (a percentage needs it to compute the ' +
+        'discount; a fixed amount is capped at it).',
+    ),
+    currency: {
+      ...currency,
+      description: 'Three-letter code, answered in capitals (`USD`); defaults to the voucher currency or USD',
+    },
     customer_id: { type: 'string', minLength: 1, maxLength: 255 },
   },
 };
@@ -92,8 +117,7 @@ export default async function vouchers(app: FastifyInstance, { clients }: RouteD
           type: 'object',
           additionalProperties: false,
           properties: {
-            page: { type: 'integer', minimum: 1, default: 1 },
-            limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+            ...pageQuery,
             status: { type: 'string', enum: ['active', 'expired', 'used', 'inactive'] },
           },
         },
@@ -142,12 +166,15 @@ export default async function vouchers(app: FastifyInstance, { clients }: RouteD
           properties: {
             code,
             type: { type: 'string', enum: ['percentage', 'fixed_amount'] },
-            value: { type: 'integer', description: '1–100 for percentage; minor units for fixed_amount' },
-            max_uses: { type: ['integer', 'null'] },
-            expires_at: { type: 'string' },
-            description: { type: 'string' },
-            currency: { type: 'string' },
-            max_uses_per_customer: { type: 'integer' },
+            value: {
+              ...minorUnits('An integer: 1–100 for percentage; minor units (cents) for fixed_amount'),
+              minimum: 1,
+            },
+            max_uses: { ...uses('Null or absent: unlimited'), type: ['integer', 'null'] },
+            expires_at: { type: 'string', maxLength: 40, description: 'ISO 8601 date-time' },
+            description: { type: 'string', maxLength: 500 },
+            currency: { ...currency, description: 'fixed_amount only; three-letter code, default USD' },
+            max_uses_per_customer: uses('Redemptions allowed per customer_id'),
           },
         },
       },
@@ -195,7 +222,7 @@ export default async function vouchers(app: FastifyInstance, { clients }: RouteD
           additionalProperties: false,
           properties: {
             status: { type: 'string', enum: ['active', 'inactive'] },
-            max_uses: { type: ['integer', 'null'] },
+            max_uses: { ...uses('Null: unlimited'), type: ['integer', 'null'] },
           },
         },
       },

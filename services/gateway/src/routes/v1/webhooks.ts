@@ -5,6 +5,7 @@
 import type { Delivery, WebhookEndpoint } from '@hallmark/proto/notify/v1/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { idParam, principalOf, type RouteDeps } from '../shared.js';
+import { pageQuery } from '../bounds.js';
 
 const TAGS = ['Webhook endpoints'];
 const ADMIN = { auth: 'either' as const, scope: 'admin.*' };
@@ -56,10 +57,6 @@ const events = {
 };
 const description = { type: 'string', maxLength: 500 };
 const secret = { type: 'string', maxLength: 200, description: 'whsec_ + base64 of 24–64 bytes' };
-const pageQuery = {
-  page: { type: 'integer', minimum: 1, default: 1 },
-  limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-};
 const endpointAndDelivery = {
   type: 'object',
   required: ['webhook_id', 'delivery_id'],
