@@ -10,13 +10,24 @@ export interface Fault {
   remaining: number;
   /** How long a `timeout` holds the request before dropping it (ms). */
   holdMs: number;
+  /** Only calls whose GraphQL document or REST path contains this text fail. */
+  match?: string;
 }
 
 export class Faults {
   private readonly active = new Map<FaultTarget, Fault>();
 
-  set(target: FaultTarget, mode: FaultMode, opts: { times?: number; holdMs?: number } = {}): void {
-    this.active.set(target, { mode, remaining: opts.times ?? Infinity, holdMs: opts.holdMs ?? 30_000 });
+  set(
+    target: FaultTarget,
+    mode: FaultMode,
+    opts: { times?: number; holdMs?: number; match?: string } = {},
+  ): void {
+    this.active.set(target, {
+      mode,
+      remaining: opts.times ?? Infinity,
+      holdMs: opts.holdMs ?? 30_000,
+      match: opts.match,
+    });
   }
 
   clear(target?: FaultTarget): void {
@@ -25,9 +36,9 @@ export class Faults {
   }
 
   /** The fault this call should suffer, if any (consumes one of its count). */
-  take(target: FaultTarget): Fault | undefined {
+  take(target: FaultTarget, text = ''): Fault | undefined {
     const fault = this.active.get(target);
-    if (!fault) return undefined;
+    if (!fault || (fault.match && !text.includes(fault.match))) return undefined;
     fault.remaining -= 1;
     if (fault.remaining <= 0) this.active.delete(target);
     return fault;

@@ -92,32 +92,38 @@ async function handle(sim: Simulator, req: http.IncomingMessage, res: http.Serve
     });
   const [version, ...resource] = rest;
   if (resource.join('/') === 'graphql.json' && req.method === 'POST') {
-    if (await suffer(sim, 'graphql', res)) return;
+    if (await suffer(sim, 'graphql', res, String(body.query ?? ''))) return;
     return send(
       res,
       200,
       runGraphql(sim.state, shop, version!, String(body.query ?? ''), body.variables ?? {}),
     );
   }
-  if (await suffer(sim, 'rest', res)) return;
+  if (await suffer(sim, 'rest', res, resource.join('/'))) return;
   const r = runRest(sim.state, shop, req.method ?? 'GET', resource.join('/'), body);
   return send(res, r.status, r.body);
 }
 
 /** Applies an armed fault; true when the request has been answered (or dropped). */
-async function suffer(sim: Simulator, target: FaultTarget, res: http.ServerResponse): Promise<boolean> {
-  const fault = sim.faults.take(target);
+async function suffer(
+  sim: Simulator,
+  target: FaultTarget,
+  res: http.ServerResponse,
+  text = '',
+): Promise<boolean> {
+  const fault = sim.faults.take(target, text);
   if (!fault) return false;
   if (fault.mode === 'errors') {
-    send(res, 200, {
+    // GraphQL reports errors in a 200 body; REST answers them with a 500.
+    const body = {
       errors: [
         {
           message: 'Internal error. Looks like something went wrong on our end.',
           extensions: { code: 'INTERNAL_SERVER_ERROR' },
         },
       ],
-    });
-    if (target !== 'graphql') res.statusCode = 500;
+    };
+    send(res, target === 'graphql' ? 200 : 500, body);
   } else if (fault.mode === '5xx') {
     send(res, 503, { errors: 'Service Unavailable' });
   } else {
