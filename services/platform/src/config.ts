@@ -14,6 +14,7 @@ export const configSchema = z.object({
   HALLMARK_PLATFORM_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.platform),
   HALLMARK_KEYS_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.keys),
   HALLMARK_BULK_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.bulk),
+  HALLMARK_CERTIFICATES_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.certificates),
   /** Access tokens, supplied API keys and webhook secrets are stored encrypted. */
   HALLMARK_ENCRYPTION_KEYS: z.string().min(1),
   /** The app's key and secret at the platform (the secret verifies webhooks and callbacks). */

@@ -3,6 +3,7 @@
 // the bulk job-event consumer, shutdown.
 import { bind, createGrpcClient, Encryptor, runServiceMain } from '@hallmark/kit';
 import { BulkServiceClient } from '@hallmark/proto/bulk/v1/bulk';
+import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1/vouchers';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import { PlatformServiceService, type PlatformServiceServer } from '@hallmark/proto/platform/v1/platform';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import { parseShop } from './install/domain/oauth.js';
 import { installHandlers } from './install/rpc.js';
 import { InstallService } from './install/service.js';
 import { InstallStore } from './install/store.js';
+import { Cancellations } from './orders/cancellation.js';
 import { OrderSteps } from './orders/order-steps.js';
 import { ordersHandlers } from './orders/rpc.js';
 import { OrdersService } from './orders/service.js';
@@ -47,6 +49,7 @@ await runServiceMain({
     });
     const keys = createGrpcClient(KeysServiceClient, config.HALLMARK_KEYS_ADDR);
     const bulk = createGrpcClient(BulkServiceClient, config.HALLMARK_BULK_ADDR);
+    const vouchers = createGrpcClient(CertificateVoucherServiceClient, config.HALLMARK_CERTIFICATES_ADDR);
     const installs = new InstallStore(pool, enc);
     const orders = new OrdersStore(pool, enc);
     const ingress = orderWorkflowIngress(config.HALLMARK_RESTATE_INGRESS_URL);
@@ -76,15 +79,17 @@ await runServiceMain({
       },
       log,
     );
+    const cancellations = new Cancellations(orders, installs, vouchers.api, log);
     const ordersSvc = new OrdersService(
       orders,
       installs,
       ingress,
       keys.api,
+      cancellations,
       config.HALLMARK_PLATFORM_API_SECRET,
       log,
     );
-    const steps = new OrderSteps(orders, installs, admin, bulk.api, fulfilment, log);
+    const steps = new OrderSteps(orders, installs, admin, bulk.api, fulfilment, cancellations, log);
     const shopOf = (s: string) => parseShop(s, config.HALLMARK_PLATFORM_SHOP_DOMAIN_SUFFIX);
     return {
       services: [
@@ -104,9 +109,17 @@ await runServiceMain({
           onStop: () => {
             keys.close();
             bulk.close();
+            vouchers.close();
           },
         }),
-        orderSubmitter(orders, ordersSvc, pool, log, config.HALLMARK_PLATFORM_SUBMIT_INTERVAL_MS),
+        orderSubmitter(
+          orders,
+          ordersSvc,
+          cancellations,
+          pool,
+          log,
+          config.HALLMARK_PLATFORM_SUBMIT_INTERVAL_MS,
+        ),
         jobEventsConsumer(bus, pool, orders, ingress, log),
       ],
     };

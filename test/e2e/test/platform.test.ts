@@ -336,6 +336,30 @@ describe('paid orders', () => {
     expect(bad.body).toMatchObject({ success: false, code: 'parameter_invalid' });
   });
 
+  it('on orders/cancelled voids the order’s unclaimed vouchers: their page says voided and a claim is refused', async () => {
+    const { order, gid } = await payOrder(2);
+    const ids = await until('job finished', async () => {
+      const [row] = await platformDb<{ job_status: string; voucher_ids: string[] }>(
+        'SELECT job_status, voucher_ids FROM orders WHERE shop = $1 AND order_id = $2',
+        [SHOP, gid],
+      );
+      return row?.job_status === 'completed' ? row.voucher_ids : null;
+    });
+    const sent = await sim.sim.cancel(SHOP, order.id);
+    expect(sent[0]!.status).toBe(200);
+    for (const id of ids) {
+      const page = await fetch(`${stack.gatewayUrl}/vouchers/${id}`);
+      expect(await page.text()).toContain('data-status="voided"');
+    }
+    const buyer = await stack.token({ email: 'buyer@example.com' });
+    const claim = await stack.call('POST', `/api/certificates/vouchers/${ids[0]}/claim`, {
+      auth: buyer,
+      body: {},
+    });
+    expect([claim.status, claim.text]).toEqual([422, expect.stringMatching(/voided/)]);
+    expect(claim.text).toMatch(/voided/);
+  }, 180_000);
+
   it('on app/uninstalled disables the integration, wipes the token and revokes the provisioned key', async () => {
     await sim.sim.uninstall(SHOP);
     const [row] = await platformDb<{ status: string; access_token_enc: string | null }>(

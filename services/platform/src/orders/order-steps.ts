@@ -8,6 +8,7 @@ import type { AdminApi } from '../admin-api/client.js';
 import type { FulfilmentService } from '../fulfilment/service.js';
 import { PROVISIONED_SCOPES } from '../install/service.js';
 import type { InstallStore } from '../install/store.js';
+import type { Cancellations } from './cancellation.js';
 import { buildOrderForm, idempotencyKeyFor, MAX_UNITS } from './domain/order-form.js';
 import { parseOrder } from './domain/webhook.js';
 import type { OrdersStore } from './store.js';
@@ -37,6 +38,7 @@ export class OrderSteps {
     private readonly admin: AdminApi,
     private readonly bulk: AsyncClient<BulkServiceClient>,
     private readonly fulfilment: FulfilmentService,
+    private readonly cancellations: Cancellations,
     private readonly log: Logger,
   ) {}
 
@@ -110,14 +112,20 @@ export class OrderSteps {
     );
     const finished = FINISHED.has(job.status);
     const transactionHash = job.vouchers.find((v) => v.transaction_hash)?.transaction_hash ?? null;
-    if (finished)
+    let cancelled = false;
+    if (finished) {
       await this.orders.setJob(shop, orderId, {
         jobId,
         jobStatus: job.status,
         voucherIds: job.vouchers.map((v) => v.id),
         transactionHash,
       });
-    return { finished, status: job.status, transactionHash };
+      // Cancelled while the job ran: its vouchers are voided now and the order is not fulfilled.
+      cancelled = (await this.orders.get(shop, orderId))?.status === 'cancelled';
+      if (cancelled && !(await this.cancellations.voidIfCancelled(shop, orderId)))
+        throw new Error('voiding the cancelled order’s vouchers failed');
+    }
+    return { finished, status: job.status, transactionHash, cancelled };
   }
 
   async fulfil(shop: string, orderId: string, transactionHash: string, final: boolean): Promise<string> {

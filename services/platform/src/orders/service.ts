@@ -1,10 +1,11 @@
 // Inbound platform webhooks: verified against the app secret, deduplicated (same webhook id,
 // or same topic + order), recorded with their effect in one transaction, answered at once.
 // orders/paid starts the order's workflow after commit (or the submitter does, if Restate
-// is away); app/uninstalled disables the integration and revokes the provisioned key.
+// is away); orders/cancelled voids the order's unclaimed vouchers; app/uninstalled disables the integration and revokes the provisioned key.
 import { HallmarkError, type AsyncClient, type Logger } from '@hallmark/kit';
 import type { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import type { InstallStore } from '../install/store.js';
+import type { Cancellations } from './cancellation.js';
 import { isInboundTopic, parseOrder, verifyWebhook } from './domain/webhook.js';
 import type { OrdersStore } from './store.js';
 import type { OrderWorkflowIngress } from './workflows/ingress.js';
@@ -23,6 +24,7 @@ export class OrdersService {
     private readonly installs: InstallStore,
     private readonly ingress: OrderWorkflowIngress,
     private readonly keys: AsyncClient<KeysServiceClient>,
+    private readonly cancellations: Cancellations,
     private readonly apiSecret: string,
     private readonly log: Logger,
   ) {}
@@ -78,6 +80,8 @@ export class OrdersService {
     });
 
     if (w.topic === 'orders/paid' && orderId) await this.startWorkflow(w.shop, orderId);
+    if (w.topic === 'orders/cancelled' && orderId && !effect.duplicate)
+      await this.cancellations.voidIfCancelled(w.shop, orderId);
     if ('uninstalled' in effect && effect.uninstalled?.keyToRevoke) {
       const u = effect.uninstalled;
       await this.keys

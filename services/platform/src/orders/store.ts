@@ -12,6 +12,7 @@ export interface OrderRecord {
   jobStatus: string | null;
   voucherIds: string[];
   transactionHash: string | null;
+  vouchersVoided: boolean;
 }
 
 export class OrdersStore {
@@ -99,11 +100,9 @@ export class OrdersStore {
   ) {
     const { rows } = await tx.query(
       `INSERT INTO orders (shop, order_id, enterprise_id, order_name, status, payload_enc) VALUES ($1, $2, $3, $4, 'cancelled', $5)
-       ON CONFLICT (shop, order_id) DO UPDATE SET status = 'cancelled', updated_at = now()
-       RETURNING voucher_ids`,
+       ON CONFLICT (shop, order_id) DO UPDATE SET status = 'cancelled', updated_at = now()`,
       [o.shop, o.orderId, o.enterpriseId, o.name, this.enc.encrypt(JSON.stringify(o.payload))],
     );
-    return (rows[0]?.voucher_ids ?? []) as string[];
   }
 
   async get(shop: string, orderId: string): Promise<OrderRecord | null> {
@@ -123,6 +122,7 @@ export class OrdersStore {
       jobStatus: r.job_status,
       voucherIds: r.voucher_ids,
       transactionHash: r.transaction_hash,
+      vouchersVoided: r.vouchers_voided,
     };
   }
 
@@ -160,6 +160,22 @@ export class OrdersStore {
   async unsubmitted(limit: number): Promise<{ shop: string; orderId: string }[]> {
     const { rows } = await this.pool.query(
       "SELECT shop, order_id FROM orders WHERE status = 'paid' AND NOT workflow_submitted ORDER BY created_at LIMIT $1",
+      [limit],
+    );
+    return rows.map((r) => ({ shop: r.shop, orderId: r.order_id }));
+  }
+
+  async markVoided(shop: string, orderId: string) {
+    await this.pool.query('UPDATE orders SET vouchers_voided = true WHERE shop = $1 AND order_id = $2', [
+      shop,
+      orderId,
+    ]);
+  }
+
+  async unvoided(limit: number): Promise<{ shop: string; orderId: string }[]> {
+    const { rows } = await this.pool.query(
+      `SELECT shop, order_id FROM orders WHERE status = 'cancelled' AND NOT vouchers_voided
+         AND cardinality(voucher_ids) > 0 ORDER BY updated_at LIMIT $1`,
       [limit],
     );
     return rows.map((r) => ({ shop: r.shop, orderId: r.order_id }));

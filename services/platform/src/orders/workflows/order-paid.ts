@@ -55,6 +55,7 @@ export function orderWorkflow(steps: OrderSteps) {
             STEP_RETRY,
           );
         }
+        if (outcome.cancelled) return { status: `job ${outcome.status}; order cancelled, vouchers voided` };
         if (!plan.autoFulfill) return { status: `job ${outcome.status}` };
         if (!outcome.transactionHash) {
           await ctx.run(
