@@ -98,7 +98,7 @@ export class OrdersStore {
     tx: PoolClient,
     o: { shop: string; orderId: string; enterpriseId: string; name: string | null; payload: unknown },
   ) {
-    const { rows } = await tx.query(
+    await tx.query(
       `INSERT INTO orders (shop, order_id, enterprise_id, order_name, status, payload_enc) VALUES ($1, $2, $3, $4, 'cancelled', $5)
        ON CONFLICT (shop, order_id) DO UPDATE SET status = 'cancelled', updated_at = now()`,
       [o.shop, o.orderId, o.enterpriseId, o.name, this.enc.encrypt(JSON.stringify(o.payload))],
