@@ -135,6 +135,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     // The bulk workflow's endpoint registers itself with Restate (when the stack runs one).
     HALLMARK_BULK_RESTATE_PORT: String(opts.fixedPorts ? 9180 : await freePort()),
     HALLMARK_BULK_RESTATE_REGISTER: restate ? 'true' : 'false',
+    // So does the platform's paid-order workflow.
+    HALLMARK_PLATFORM_RESTATE_PORT: String(opts.fixedPorts ? 9181 : await freePort()),
+    HALLMARK_PLATFORM_RESTATE_REGISTER: restate ? 'true' : 'false',
     ...opts.env,
   };
   for (const name of SERVICE_NAMES) {

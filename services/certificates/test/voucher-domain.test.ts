@@ -143,6 +143,8 @@ describe('status and claim refusals', () => {
     createdAt: new Date('2026-02-01T00:00:00Z'),
     claimedBy: null,
     claimedAt: null,
+    voidedAt: null,
+    voidReason: null,
     claimToAddress: null,
     claimTransferKey: null,
     tokenId: 7n,
@@ -175,6 +177,13 @@ describe('status and claim refusals', () => {
     expect((pendingCheck as HallmarkError).message).toMatch(/try again shortly/);
   });
 
+  it('a voided voucher shows voided and refuses every claim; a claim made before the void stays claimed', () => {
+    const voided = voucher({ voidedAt: now, voidReason: 'The order was cancelled.' });
+    expect(voucherStatus(voided, now)).toBe('voided');
+    expect((claimRefusal(voided, who, now) as HallmarkError).message).toMatch(/voided/);
+    expect(voucherStatus(voucher({ voidedAt: now, claimedAt: now, claimedBy: user }), now)).toBe('claimed');
+  });
+
   it('fails closed: a voucher with a recipient needs a session proving that address; without one it is a bearer voucher', () => {
     for (const email of [null, '', '   ', 'ada@example.com.evil', 'eve@example.com']) {
       expect(claimRefusal(voucher(), { ...who, email }, now)).toMatchObject({
@@ -203,6 +212,7 @@ describe('status and claim refusals', () => {
         'tokenId',
         'transactionHash',
         'url',
+        'voidReason',
       ].sort(),
     );
   });

@@ -14,6 +14,7 @@ import { CertificateVerificationServiceClient } from '@hallmark/proto/certificat
 import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1/vouchers';
 import { WarrantyServiceClient } from '@hallmark/proto/certificates/v1/warranty';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
+import { PlatformServiceClient } from '@hallmark/proto/platform/v1/platform';
 import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';
 import { WebhooksServiceClient } from '@hallmark/proto/notify/v1/webhooks';
 import { VouchersServiceClient } from '@hallmark/proto/vouchers/v1/vouchers';
@@ -30,6 +31,7 @@ export interface Clients {
   allowlist: AsyncClient<AllowlistServiceClient>;
   certificateVouchers: AsyncClient<CertificateVoucherServiceClient>;
   bulk: AsyncClient<BulkServiceClient>;
+  platform: AsyncClient<PlatformServiceClient>;
   health: Record<ServiceName, HealthProbe>;
   close(): void;
 }
@@ -72,6 +74,7 @@ export function createClients(config: Config): Clients {
     opts,
   );
   const bulk = createGrpcClient(BulkServiceClient, config.HALLMARK_BULK_ADDR, opts);
+  const platform = createGrpcClient(PlatformServiceClient, config.HALLMARK_PLATFORM_ADDR, opts);
   const health: Record<ServiceName, HealthProbe> = {
     keys: createHealthProbe(config.HALLMARK_KEYS_ADDR),
     vouchers: createHealthProbe(config.HALLMARK_VOUCHERS_ADDR),
@@ -91,6 +94,7 @@ export function createClients(config: Config): Clients {
     allowlist: allowlist.api,
     certificateVouchers: certificateVouchers.api,
     bulk: withDeadlines(bulk.api, BULK_DEADLINES_MS),
+    platform: platform.api,
     health,
     close() {
       keys.close();
@@ -103,6 +107,7 @@ export function createClients(config: Config): Clients {
       allowlist.close();
       certificateVouchers.close();
       bulk.close();
+      platform.close();
       for (const probe of Object.values(health)) probe.close();
     },
   };

@@ -183,7 +183,7 @@ export const expiresAtOf = (createdAt: Date, expiryDays: number) =>
 // ---------------------------------------------------------------------------------------------
 // Status, claim rules, views
 
-export type VoucherStatus = 'available' | 'claimed' | 'expired';
+export type VoucherStatus = 'available' | 'claimed' | 'expired' | 'voided';
 
 export interface VoucherRecord {
   id: string;
@@ -198,6 +198,9 @@ export interface VoucherRecord {
   createdAt: Date;
   claimedBy: string | null;
   claimedAt: Date | null;
+  /** Set when the voucher was voided before any claim (its order was cancelled). */
+  voidedAt: Date | null;
+  voidReason: string | null;
   claimToAddress: string | null;
   claimTransferKey: string | null;
   /** The certificate's token and mint transaction (null until minted). */
@@ -207,12 +210,13 @@ export interface VoucherRecord {
   certificateStatus: 'pending' | 'minted' | 'burned';
 }
 
-/** Derived at every read: a claim is final; otherwise past `expiresAt` is expired. */
+/** Derived at every read: a claim is final, then a void; otherwise past `expiresAt` is expired. */
 export function voucherStatus(
-  v: Pick<VoucherRecord, 'claimedAt' | 'expiresAt'>,
+  v: Pick<VoucherRecord, 'claimedAt' | 'expiresAt'> & { voidedAt?: Date | null },
   now = new Date(),
 ): VoucherStatus {
   if (v.claimedAt) return 'claimed';
+  if (v.voidedAt) return 'voided';
   return now.getTime() >= v.expiresAt.getTime() ? 'expired' : 'available';
 }
 
@@ -242,6 +246,7 @@ export function claimRefusal(
 ): HallmarkError | 'replay' | null {
   if (v.claimedBy === claimant.userId) return 'replay';
   if (v.claimedBy) return refuse('This voucher has already been claimed.');
+  if (v.voidedAt) return refuse('This voucher was voided: the order it was issued for was cancelled.');
   if (voucherStatus(v, now) === 'expired') return refuse(`This voucher expired on ${utc(v.expiresAt)}.`);
   // Fail closed: a voucher issued to an address is claimed only by a session proving that
   // address. No e-mail claim (or an empty, unverified or non-string one) is refused.
@@ -270,6 +275,7 @@ export function voucherEventObject(
     metadata: v.metadata,
     certificateId: v.certificateId,
     status: voucherStatus(v, now),
+    voidReason: v.voidReason,
     tokenId: v.tokenId === null ? null : Number(v.tokenId),
     transactionHash: v.transactionHash,
     blockNumber: v.blockNumber,

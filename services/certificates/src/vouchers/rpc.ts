@@ -8,7 +8,7 @@ import { metadataView } from '../domain/certificate.js';
 import { scopeOf } from '../rpc.js';
 import type { CertificatesStore } from '../store.js';
 import type { VoucherClaims } from './claim.js';
-import { parseCreateVouchers, voucherStatus, type VoucherRecord } from './domain.js';
+import { MAX_VOUCHER_ITEMS, parseCreateVouchers, voucherStatus, type VoucherRecord } from './domain.js';
 import type { VoucherStore } from './store.js';
 
 export interface VoucherHandlerDeps {
@@ -26,6 +26,7 @@ export function voucherToProto(v: VoucherRecord, now = new Date()): CertificateV
     metadata_json: JSON.stringify(v.metadata),
     certificate_id: v.certificateId,
     status: voucherStatus(v, now),
+    void_reason: v.voidReason ?? undefined,
     expires_at: v.expiresAt.toISOString(),
     created_at: v.createdAt.toISOString(),
     claimed_at: v.claimedAt?.toISOString(),
@@ -69,6 +70,16 @@ export function createVoucherHandlers(
         certificate_json: JSON.stringify(certificate),
         enterprise_id: voucher.enterpriseId,
       };
+    },
+
+    async voidVouchers(req) {
+      const scope = scopeOf(req.principal);
+      if (req.voucher_ids.length === 0) return { voided_ids: [], claimed_ids: [] };
+      if (req.voucher_ids.length > MAX_VOUCHER_ITEMS * 50)
+        throw new HallmarkError('parameter_invalid', { param: 'voucher_ids', message: 'Too many vouchers.' });
+      const reason = (req.reason || 'The order was cancelled.').slice(0, 200);
+      const r = await deps.vouchers.void(scope, req.voucher_ids, reason);
+      return { voided_ids: r.voided, claimed_ids: r.claimed };
     },
 
     async claimVoucher(req) {

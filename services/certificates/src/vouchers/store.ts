@@ -44,6 +44,8 @@ interface VoucherRow {
   expires_at: Date;
   claimed_by: string | null;
   claimed_at: Date | null;
+  voided_at: Date | null;
+  void_reason: string | null;
   claim_to_address: string | null;
   claim_transfer_key: string | null;
   claim_attempts: number;
@@ -73,6 +75,8 @@ const fromRow = (r: VoucherRow): VoucherRecord => ({
   createdAt: r.created_at,
   claimedBy: r.claimed_by,
   claimedAt: r.claimed_at,
+  voidedAt: r.voided_at,
+  voidReason: r.void_reason,
   claimToAddress: r.claim_to_address,
   claimTransferKey: r.claim_transfer_key,
   tokenId: r.token_id === null ? null : BigInt(r.token_id),
@@ -299,6 +303,34 @@ export class VoucherStore {
   async find(idOrReference: string): Promise<VoucherRecord> {
     const row = await this.findRow(this.pool, idOrReference, false);
     return fromRow(row);
+  }
+
+  /**
+   * Voids the enterprise's unclaimed vouchers among `ids` (a cancelled order). A claim holds
+   * the row lock while it decides, so a void either waits and then finds the voucher claimed
+   * (left alone) or lands first and the claim is refused. Answers the ids now voided (also
+   * those voided before) and the ids left alone because they were claimed.
+   */
+  async void(
+    scope: { enterpriseId: string; livemode: boolean },
+    ids: string[],
+    reason: string,
+  ): Promise<{ voided: string[]; claimed: string[] }> {
+    const { rows } = await this.pool.query<{ id: string; voided: boolean }>(
+      `WITH hit AS (
+         UPDATE certificate_vouchers SET voided_at = now(), void_reason = $4, updated_at = now()
+         WHERE id = ANY($1::text[]) AND enterprise_id = $2 AND livemode = $3
+           AND claimed_at IS NULL AND voided_at IS NULL
+         RETURNING id)
+       SELECT v.id, (h.id IS NOT NULL OR v.voided_at IS NOT NULL) AS voided
+       FROM certificate_vouchers v LEFT JOIN hit h ON h.id = v.id
+       WHERE v.id = ANY($1::text[]) AND v.enterprise_id = $2 AND v.livemode = $3`,
+      [ids, scope.enterpriseId, scope.livemode, reason],
+    );
+    return {
+      voided: rows.filter((r) => r.voided).map((r) => r.id),
+      claimed: rows.filter((r) => !r.voided).map((r) => r.id),
+    };
   }
 
   private async findRow(db: Queryable, idOrReference: string, lock: boolean): Promise<VoucherRow> {

@@ -75,7 +75,15 @@ export interface VoucherPageLinks {
   claim: string;
 }
 
-function banner(status: string, expiresAt: string, claimedAt: string | undefined): Html {
+function banner(status: string, expiresAt: string, claimedAt: string | undefined, voidReason?: string): Html {
+  if (status === 'voided') {
+    // The order this voucher was issued for was cancelled (platform orders/cancelled).
+    return html`<div class="banner expired" id="status" data-status="voided">
+      This voucher has been voided<small
+        >${voidReason || 'The order it was issued for was cancelled.'} It can no longer be claimed.</small
+      >
+    </div>`;
+  }
   if (status === 'claimed') {
     return html`<div class="banner claimed" id="status" data-status="claimed">
       This voucher has been
@@ -135,7 +143,7 @@ export function renderVoucherPage(view: VoucherView, links: VoucherPageLinks): s
     ...Object.entries(parseObject(v.metadata_json)).filter(([k]) => !(k in metadata)),
   ].filter(([, val]) => val !== null && val !== undefined && val !== '');
 
-  const body = html`${banner(v.status, v.expires_at, v.claimed_at)}
+  const body = html`${banner(v.status, v.expires_at, v.claimed_at, v.void_reason)}
     <section class="card">
       ${image ? html`<img class="photo" src="${image}" alt="${name}" referrerpolicy="no-referrer" />` : null}
       <h1 id="name">${name}</h1>

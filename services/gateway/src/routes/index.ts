@@ -6,6 +6,7 @@ import certificates from './certificates.js';
 import enterpriseApiKeys from './enterprise/api-keys.js';
 import enterpriseWebhooks from './enterprise/webhooks.js';
 import healthRoutes from './health.js';
+import platform from './platform/index.js';
 import allowlist from './v1/allowlist.js';
 import apiKeys from './v1/api-keys.js';
 import templates from './v1/templates.js';
@@ -29,4 +30,5 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(warranty, deps);
   await app.register(allowlist, deps);
   await app.register(bulk, deps);
+  await app.register(platform, deps);
 }

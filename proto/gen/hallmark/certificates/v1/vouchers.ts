@@ -24,6 +24,18 @@ export const protobufPackage = "hallmark.certificates.v1";
 
 export const protobufFileName = "hallmark/certificates/v1/vouchers.proto";
 
+export interface VoidVouchersRequest {
+  principal?: Principal | undefined;
+  voucher_ids: string[];
+  /** Shown on the voucher's page (at most 200 characters). */
+  reason: string;
+}
+
+export interface VoidVouchersResponse {
+  voided_ids: string[];
+  claimed_ids: string[];
+}
+
 export interface VoucherItem {
   certificate_id: string;
   /** The voucher's metadata object as JSON (e.g. the order item's metadata). */
@@ -53,7 +65,7 @@ export interface CertificateVoucher {
   reference_number: string;
   metadata_json: string;
   certificate_id: string;
-  /** available | claimed | expired */
+  /** available | claimed | expired | voided */
   status: string;
   expires_at: string;
   created_at: string;
@@ -63,6 +75,8 @@ export interface CertificateVoucher {
   transaction_hash?: string | undefined;
   block_number?: number | undefined;
   livemode: boolean;
+  /** Why the voucher was voided (status voided). */
+  void_reason?: string | undefined;
 }
 
 export interface CreateVouchersResponse {
@@ -106,6 +120,183 @@ export interface ClaimVoucherResponse {
   block_number?: number | undefined;
   replayed: boolean;
 }
+
+function createBaseVoidVouchersRequest(): VoidVouchersRequest {
+  return { principal: undefined, voucher_ids: [], reason: "" };
+}
+
+export const VoidVouchersRequest: MessageFns<VoidVouchersRequest> = {
+  encode(message: VoidVouchersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.voucher_ids) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VoidVouchersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVoidVouchersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.voucher_ids.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VoidVouchersRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      voucher_ids: globalThis.Array.isArray(object?.voucherIds)
+        ? object.voucherIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.voucher_ids)
+        ? object.voucher_ids.map((e: any) => globalThis.String(e))
+        : [],
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: VoidVouchersRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.voucher_ids?.length) {
+      obj.voucherIds = message.voucher_ids;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+};
+
+function createBaseVoidVouchersResponse(): VoidVouchersResponse {
+  return { voided_ids: [], claimed_ids: [] };
+}
+
+export const VoidVouchersResponse: MessageFns<VoidVouchersResponse> = {
+  encode(message: VoidVouchersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.voided_ids) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.claimed_ids) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VoidVouchersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVoidVouchersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.voided_ids.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.claimed_ids.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VoidVouchersResponse {
+    return {
+      voided_ids: globalThis.Array.isArray(object?.voidedIds)
+        ? object.voidedIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.voided_ids)
+        ? object.voided_ids.map((e: any) => globalThis.String(e))
+        : [],
+      claimed_ids: globalThis.Array.isArray(object?.claimedIds)
+        ? object.claimedIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.claimed_ids)
+        ? object.claimed_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: VoidVouchersResponse): unknown {
+    const obj: any = {};
+    if (message.voided_ids?.length) {
+      obj.voidedIds = message.voided_ids;
+    }
+    if (message.claimed_ids?.length) {
+      obj.claimedIds = message.claimed_ids;
+    }
+    return obj;
+  },
+};
 
 function createBaseVoucherItem(): VoucherItem {
   return {
@@ -383,6 +574,7 @@ function createBaseCertificateVoucher(): CertificateVoucher {
     transaction_hash: undefined,
     block_number: undefined,
     livemode: false,
+    void_reason: undefined,
   };
 }
 
@@ -429,6 +621,9 @@ export const CertificateVoucher: MessageFns<CertificateVoucher> = {
     }
     if (message.livemode !== false) {
       writer.uint32(112).bool(message.livemode);
+    }
+    if (message.void_reason !== undefined) {
+      writer.uint32(122).string(message.void_reason);
     }
     return writer;
   },
@@ -558,6 +753,14 @@ export const CertificateVoucher: MessageFns<CertificateVoucher> = {
             message.livemode = reader.bool();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.void_reason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -626,6 +829,11 @@ export const CertificateVoucher: MessageFns<CertificateVoucher> = {
         ? globalThis.Number(object.block_number)
         : undefined,
       livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
+      void_reason: isSet(object.voidReason)
+        ? globalThis.String(object.voidReason)
+        : isSet(object.void_reason)
+        ? globalThis.String(object.void_reason)
+        : undefined,
     };
   },
 
@@ -672,6 +880,9 @@ export const CertificateVoucher: MessageFns<CertificateVoucher> = {
     }
     if (message.livemode !== false) {
       obj.livemode = message.livemode;
+    }
+    if (message.void_reason !== undefined) {
+      obj.voidReason = message.void_reason;
     }
     return obj;
   },
@@ -1232,6 +1443,22 @@ export const CertificateVoucherServiceService = {
       Buffer.from(ClaimVoucherResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ClaimVoucherResponse => ClaimVoucherResponse.decode(value),
   },
+  /**
+   * Voids the principal's enterprise's unclaimed vouchers among voucher_ids (the platform, on
+   * orders/cancelled): they show status `voided` with the reason and can no longer be claimed;
+   * their certificates stay with the issuer. Claimed vouchers are left alone (claimed_ids);
+   * another enterprise's ids are ignored. Idempotent.
+   */
+  voidVouchers: {
+    path: "/hallmark.certificates.v1.CertificateVoucherService/VoidVouchers" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: VoidVouchersRequest): Buffer => Buffer.from(VoidVouchersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): VoidVouchersRequest => VoidVouchersRequest.decode(value),
+    responseSerialize: (value: VoidVouchersResponse): Buffer =>
+      Buffer.from(VoidVouchersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): VoidVouchersResponse => VoidVouchersResponse.decode(value),
+  },
 } as const;
 
 export interface CertificateVoucherServiceServer extends UntypedServiceImplementation {
@@ -1254,6 +1481,13 @@ export interface CertificateVoucherServiceServer extends UntypedServiceImplement
    * claimed by someone else: validation_failed.
    */
   claimVoucher: handleUnaryCall<ClaimVoucherRequest, ClaimVoucherResponse>;
+  /**
+   * Voids the principal's enterprise's unclaimed vouchers among voucher_ids (the platform, on
+   * orders/cancelled): they show status `voided` with the reason and can no longer be claimed;
+   * their certificates stay with the issuer. Claimed vouchers are left alone (claimed_ids);
+   * another enterprise's ids are ignored. Idempotent.
+   */
+  voidVouchers: handleUnaryCall<VoidVouchersRequest, VoidVouchersResponse>;
 }
 
 export interface CertificateVoucherServiceClient extends Client {
@@ -1317,6 +1551,27 @@ export interface CertificateVoucherServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ClaimVoucherResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Voids the principal's enterprise's unclaimed vouchers among voucher_ids (the platform, on
+   * orders/cancelled): they show status `voided` with the reason and can no longer be claimed;
+   * their certificates stay with the issuer. Claimed vouchers are left alone (claimed_ids);
+   * another enterprise's ids are ignored. Idempotent.
+   */
+  voidVouchers(
+    request: VoidVouchersRequest,
+    callback: (error: ServiceError | null, response: VoidVouchersResponse) => void,
+  ): ClientUnaryCall;
+  voidVouchers(
+    request: VoidVouchersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: VoidVouchersResponse) => void,
+  ): ClientUnaryCall;
+  voidVouchers(
+    request: VoidVouchersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: VoidVouchersResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,78 @@
+// What every platform route file shares: the OpenAPI tag, auth and rate groups, and the
+// response schemas of the unversioned surface (spec › Endpoints › Platform integration).
+export const TAGS = ['Platform integration'];
+
+/** User-driven operations: a user session only (spec › Authentication 4). */
+export const SESSION = { auth: 'session' as const };
+
+/** The platform's own calls (install redirect, webhooks): no credential, per client address. */
+export const PUBLIC = { auth: 'public' as const, rateGroup: 'public' as const };
+
+/** The platform's store domains (checked again, with the configured suffix, by the service). */
+export const shopSchema = {
+  type: 'string',
+  minLength: 3,
+  maxLength: 255,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9.-]*$',
+  description: 'The shop’s platform store domain, e.g. `my-shop.myshopify.com`',
+} as const;
+
+/** The unversioned error body `{success:false, error, code, param?, request_id}`. */
+export const apiError = (description: string) => ({
+  description,
+  type: 'object',
+  required: ['success', 'error', 'code', 'request_id'],
+  additionalProperties: true,
+  properties: {
+    success: { type: 'boolean', const: false },
+    error: { type: 'string' },
+    code: { type: 'string' },
+    param: { type: 'string' },
+    request_id: { type: 'string' },
+  },
+});
+
+export const ERRORS = {
+  400: apiError('Validation failed (`parameter_invalid`, `parameter_missing`), naming the field in `param`'),
+  401: apiError('Missing or invalid user session'),
+  403: apiError('The session may not do this'),
+  404: apiError('No integration of this shop for the caller’s enterprise'),
+  429: apiError('Rate limited (`Retry-After`)'),
+  502: apiError('The platform refused or failed the call'),
+  504: apiError('The platform did not answer in time'),
+};
+
+export const credentialsSchema = {
+  type: 'object',
+  required: ['enterpriseId', 'apiKeyId', 'apiKey', 'webhookSecret'],
+  additionalProperties: false,
+  properties: {
+    enterpriseId: { type: 'string', description: 'ent_…' },
+    apiKeyId: { type: 'string', description: 'apikey_… (scopes bulk:mint, bulk:retry)' },
+    apiKey: { type: 'string', description: 'The key’s secret, shown once' },
+    webhookSecret: { type: 'string', description: '64 hexadecimal characters' },
+    shop: { type: 'string' },
+  },
+} as const;
+
+export const integrationSchema = {
+  type: 'object',
+  required: ['shop', 'enterpriseId', 'status', 'settings'],
+  additionalProperties: false,
+  properties: {
+    shop: { type: 'string' },
+    enterpriseId: { type: 'string' },
+    apiKeyId: { type: ['string', 'null'] },
+    status: { type: 'string', enum: ['active', 'uninstalled'] },
+    settings: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        autoFulfill: { type: 'boolean' },
+        productTemplateMapping: { type: ['object', 'null'], additionalProperties: true },
+      },
+    },
+    installedAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+} as const;

@@ -1,0 +1,72 @@
+// POST /api/platform/webhooks: the platform's order and app webhooks. An encapsulated plugin:
+// the body stays the raw bytes the platform signed (its HMAC is over exactly them), so no
+// other route's body handling changes. Answered as soon as the event is recorded (the
+// platform's timeout is 5 s); a wrong or missing X-Platform-Hmac-Sha256 answers 401.
+import type { FastifyInstance } from 'fastify';
+import type { RouteDeps } from '../shared.js';
+import { apiError, PUBLIC, TAGS } from './common.js';
+
+/** The platform's largest order bodies stay well under this. */
+const BODY_LIMIT = 2 * 1024 * 1024;
+
+export default async function inboundWebhooks(app: FastifyInstance, { clients }: RouteDeps) {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, done) =>
+    done(null, body),
+  );
+
+  app.post<{ Body: Buffer }>(
+    '/api/platform/webhooks',
+    {
+      config: PUBLIC,
+      bodyLimit: BODY_LIMIT,
+      schema: {
+        operationId: 'platformReceiveWebhook',
+        tags: TAGS,
+        summary: 'Receive an order or app webhook from the platform',
+        description:
+          'Topics `orders/create` (recorded), `orders/paid` (certificate vouchers are issued by a bulk job, then the ' +
+          'order is fulfilled when `settings.autoFulfill` is on; emits `payment.succeeded`), `orders/cancelled` ' +
+          '(recorded), `app/uninstalled` (integration disabled, token wiped, provisioned key revoked). The raw body ' +
+          'is verified against `X-Platform-Hmac-Sha256` (base64 HMAC-SHA256 with the app secret). A duplicate (same ' +
+          '`X-Platform-Webhook-Id`, or the same topic and order) is acknowledged with `duplicate: true` and does nothing.',
+        headers: {
+          type: 'object',
+          required: ['x-platform-hmac-sha256', 'x-platform-shop-domain', 'x-platform-topic'],
+          properties: {
+            'x-platform-hmac-sha256': { type: 'string', maxLength: 128 },
+            'x-platform-shop-domain': { type: 'string', maxLength: 255 },
+            'x-platform-topic': { type: 'string', maxLength: 64 },
+            'x-platform-api-version': { type: 'string', maxLength: 16 },
+            'x-platform-webhook-id': { type: 'string', maxLength: 128 },
+          },
+        },
+        response: {
+          200: {
+            description: 'Acknowledged',
+            type: 'object',
+            required: ['success', 'duplicate'],
+            additionalProperties: false,
+            properties: { success: { type: 'boolean', const: true }, duplicate: { type: 'boolean' } },
+          },
+          400: apiError('Missing platform headers or a body that is not an order'),
+          401: apiError('The HMAC is missing or wrong'),
+          413: apiError('The body is too large'),
+          429: apiError('Rate limited'),
+        },
+      },
+    },
+    async (request) => {
+      const h = request.headers;
+      const res = await clients.platform.receiveWebhook({
+        body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+        hmac: String(h['x-platform-hmac-sha256'] ?? ''),
+        shop_domain: String(h['x-platform-shop-domain'] ?? ''),
+        topic: String(h['x-platform-topic'] ?? ''),
+        api_version: String(h['x-platform-api-version'] ?? ''),
+        webhook_id: String(h['x-platform-webhook-id'] ?? ''),
+      });
+      return { success: true, duplicate: res.duplicate };
+    },
+  );
+}

@@ -1,0 +1,219 @@
+// The integration's management: credentials by setup token, auto-provision, webhook
+// re-registration and settings (user session; a shop of another enterprise is 404).
+import type { FastifyInstance } from 'fastify';
+import { principalOf, type RouteDeps } from '../shared.js';
+import { credentialsSchema, ERRORS, integrationSchema, PUBLIC, SESSION, shopSchema, TAGS } from './common.js';
+import type { Integration } from '@hallmark/proto/platform/v1/platform';
+
+function presentIntegration(i: Integration) {
+  return {
+    shop: i.shop,
+    enterpriseId: i.enterprise_id,
+    apiKeyId: i.api_key_id || null,
+    status: i.status,
+    settings: {
+      autoFulfill: i.auto_fulfill,
+      productTemplateMapping: i.product_template_mapping_json
+        ? JSON.parse(i.product_template_mapping_json)
+        : null,
+    },
+    installedAt: i.installed_at,
+    updatedAt: i.updated_at,
+  };
+}
+
+const shopBody = {
+  type: 'object',
+  required: ['shop'],
+  additionalProperties: false,
+  properties: { shop: shopSchema },
+} as const;
+
+export default async function integrationRoutes(app: FastifyInstance, { clients }: RouteDeps) {
+  app.get<{ Querystring: { token: string } }>(
+    '/api/platform/integration/credentials',
+    {
+      config: PUBLIC,
+      schema: {
+        operationId: 'platformGetCredentials',
+        tags: TAGS,
+        summary: 'The credentials an install produced, once, by its setup token',
+        description:
+          'The setup token comes with the install’s redirect to the app; it is single-use and expires after 10 ' +
+          'minutes. Unknown, used or expired: 404.',
+        querystring: {
+          type: 'object',
+          required: ['token'],
+          additionalProperties: false,
+          properties: { token: { type: 'string', minLength: 1, maxLength: 128 } },
+        },
+        response: {
+          200: {
+            description: 'The credentials (shown once) and where to send the merchant back to',
+            type: 'object',
+            required: ['success', 'credentials', 'returnUrl'],
+            additionalProperties: false,
+            properties: {
+              success: { type: 'boolean', const: true },
+              credentials: credentialsSchema,
+              returnUrl: { type: 'string' },
+            },
+          },
+          400: ERRORS[400],
+          404: ERRORS[404],
+          429: ERRORS[429],
+        },
+      },
+    },
+    async (request, reply) => {
+      const c = await clients.platform.getCredentials({ token: request.query.token });
+      reply.header('cache-control', 'no-store');
+      return {
+        success: true,
+        credentials: {
+          enterpriseId: c.enterprise_id,
+          apiKeyId: c.api_key_id,
+          apiKey: c.api_key,
+          webhookSecret: c.webhook_secret,
+          shop: c.shop,
+        },
+        returnUrl: c.return_url,
+      };
+    },
+  );
+
+  app.post(
+    '/api/platform/integration/auto-provision',
+    {
+      config: SESSION,
+      schema: {
+        operationId: 'platformAutoProvision',
+        tags: TAGS,
+        summary:
+          'Provision an API key (bulk:mint, bulk:retry) and a webhook secret for the session’s enterprise',
+        description: 'Each call makes a new key; its secret is shown once.',
+        response: {
+          200: {
+            description: 'The new credentials',
+            type: 'object',
+            required: ['success', 'credentials'],
+            additionalProperties: false,
+            properties: { success: { type: 'boolean', const: true }, credentials: credentialsSchema },
+          },
+          401: ERRORS[401],
+          403: ERRORS[403],
+          429: ERRORS[429],
+        },
+      },
+    },
+    async (request, reply) => {
+      const c = await clients.platform.autoProvision({ principal: principalOf(request) });
+      reply.header('cache-control', 'no-store');
+      return {
+        success: true,
+        credentials: {
+          apiKeyId: c.api_key_id,
+          apiKey: c.api_key,
+          webhookSecret: c.webhook_secret,
+          enterpriseId: c.enterprise_id,
+        },
+      };
+    },
+  );
+
+  app.post<{ Body: { shop: string } }>(
+    '/api/platform/webhooks/register',
+    {
+      config: SESSION,
+      schema: {
+        operationId: 'platformRegisterWebhooks',
+        tags: TAGS,
+        summary: 'Register the inbound webhook topics again for the enterprise’s shop',
+        description:
+          'Topics already subscribed to Hallmark’s address are kept. Another enterprise’s shop: 404.',
+        body: shopBody,
+        response: {
+          200: {
+            description: 'The topics now registered',
+            type: 'object',
+            required: ['success', 'shop', 'topics'],
+            additionalProperties: false,
+            properties: {
+              success: { type: 'boolean', const: true },
+              shop: { type: 'string' },
+              topics: { type: 'array', items: { type: 'string' } },
+            },
+          },
+          ...ERRORS,
+        },
+      },
+    },
+    async (request) => {
+      const res = await clients.platform.registerWebhooks({
+        principal: principalOf(request),
+        shop: request.body.shop,
+      });
+      return { success: true, shop: res.shop, topics: res.topics };
+    },
+  );
+
+  app.patch<{
+    Body: { shop: string; settings: { autoFulfill?: boolean; productTemplateMapping?: unknown } };
+  }>(
+    '/api/platform/integration/settings',
+    {
+      config: SESSION,
+      schema: {
+        operationId: 'platformUpdateSettings',
+        tags: TAGS,
+        summary: 'Set auto-fulfilment and the product template mapping of the enterprise’s shop',
+        description:
+          '`settings.autoFulfill` (default true) fulfils paid orders with the chain transaction. ' +
+          '`settings.productTemplateMapping` (null clears) is keyed by product global id: `{productId, templateId, ' +
+          'enabled, variantMappings {variantGid: templateId}, metadataMapping {sourcePath: targetField}}`; source ' +
+          'paths start at `order.`, `lineItem.` or `product.`. A disabled entry is ignored.',
+        body: {
+          type: 'object',
+          required: ['shop', 'settings'],
+          additionalProperties: false,
+          properties: {
+            shop: shopSchema,
+            settings: {
+              type: 'object',
+              minProperties: 1,
+              additionalProperties: false,
+              properties: {
+                autoFulfill: { type: 'boolean' },
+                productTemplateMapping: { type: ['object', 'null'], maxProperties: 1000 },
+              },
+            },
+          },
+        },
+        response: {
+          200: {
+            description: 'The integration with its settings',
+            type: 'object',
+            required: ['success', 'integration'],
+            additionalProperties: false,
+            properties: { success: { type: 'boolean', const: true }, integration: integrationSchema },
+          },
+          400: ERRORS[400],
+          401: ERRORS[401],
+          404: ERRORS[404],
+          429: ERRORS[429],
+        },
+      },
+    },
+    async (request) => {
+      const s = request.body.settings;
+      const i = await clients.platform.updateSettings({
+        principal: principalOf(request),
+        shop: request.body.shop,
+        auto_fulfill: s.autoFulfill,
+        product_template_mapping_json:
+          s.productTemplateMapping === undefined ? undefined : JSON.stringify(s.productTemplateMapping),
+      });
+      return { success: true, integration: presentIntegration(i) };
+    },
+  );
+}

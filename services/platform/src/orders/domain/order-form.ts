@@ -1,0 +1,83 @@
+// A paid order as bulk's JSON order form (spec › Resources › Bulk mint job, JSON form): one
+// metadata entry per unit across the line items (name, description, image from the product,
+// sku, vendor, productType; the product template mapping adds templateId and copies fields
+// by metadataMapping), the ExternalContext from the order, and the Idempotency-Key.
+import { sha256Hex } from '@hallmark/kit/crypto';
+import type { ProductTemplateMapping } from '../../install/domain/settings.js';
+import type { PlatformOrder } from './webhook.js';
+
+export const SCHEMA_VERSION = '2025-09-01';
+export const MAX_UNITS = 50_000;
+
+export interface ProductFacts {
+  title: string;
+  vendor: string;
+  productType: string;
+  imageUrl: string | null;
+}
+
+/**
+ * `{shop}#{orderId}#{lineItemGid}#{hash}`. The spec calls the last part random; here it is
+ * derived from shop and order, so any re-run for the same order (a workflow retried, a
+ * redelivered webhook, a crash between create and record) presents the same key and bulk
+ * answers the existing job instead of minting twice.
+ */
+export function idempotencyKeyFor(shop: string, order: PlatformOrder): string {
+  const first = order.lines[0]!.gid;
+  return `${shop}#${order.gid}#${first}#${sha256Hex(`${shop}#${order.gid}`).slice(0, 32)}`;
+}
+
+/** Reads `a.b.c` (array indexes allowed) from the sources a metadataMapping may name. */
+function pick(sources: Record<string, unknown>, path: string): unknown {
+  let v: unknown = sources;
+  for (const part of path.split('.')) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[part];
+  }
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : undefined;
+}
+
+const RESERVED = new Set(['name', 'description', 'imageUrl']);
+
+export function buildOrderForm(
+  shop: string,
+  order: PlatformOrder,
+  products: Map<string, ProductFacts>,
+  mapping: ProductTemplateMapping | null,
+): { body: Record<string, unknown>; units: number } {
+  const metadata: Record<string, unknown>[] = [];
+  for (const line of order.lines) {
+    const product = line.productGid ? products.get(line.productGid) : undefined;
+    const m = line.productGid ? mapping?.[line.productGid] : undefined;
+    const entry: Record<string, unknown> = {
+      name: line.title,
+      description: `${line.title}, ${shop} order ${order.name ?? order.number ?? order.gid}`,
+      imageUrl: product?.imageUrl ?? '',
+    };
+    if (line.sku) entry.sku = line.sku;
+    if (line.vendor ?? product?.vendor) entry.vendor = line.vendor ?? product?.vendor;
+    if (product?.productType) entry.productType = product.productType;
+    if (m?.enabled) {
+      entry.templateId = (line.variantGid && m.variantMappings[line.variantGid]) || m.templateId;
+      const sources = { order: order.raw, lineItem: line.raw, product: product ?? {} };
+      for (const [source, target] of Object.entries(m.metadataMapping)) {
+        const v = pick(sources, source);
+        if (v !== undefined && (!RESERVED.has(target) || typeof v === 'string')) entry[target] = v;
+      }
+    }
+    for (let q = 0; q < line.quantity; q++) metadata.push({ ...entry });
+  }
+  const externalContext: Record<string, unknown> = {
+    source: 'shopify',
+    shop,
+    orderId: order.gid,
+    lineItems: order.lines.map((l) => ({ lineItemGid: l.gid, quantity: l.quantity })),
+  };
+  if (order.number) externalContext.orderNumber = order.number;
+  if (order.name) externalContext.orderName = order.name.slice(0, 100);
+  if (order.createdAt) externalContext.createdAt = order.createdAt;
+  if (order.financialStatus) externalContext.financialStatus = order.financialStatus;
+  if (order.fulfillmentStatus) externalContext.fulfillmentStatus = order.fulfillmentStatus;
+  if (order.customer?.email) externalContext.customer = order.customer;
+  return { body: { schemaVersion: SCHEMA_VERSION, metadata, externalContext }, units: metadata.length };
+}

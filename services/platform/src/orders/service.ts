@@ -1,0 +1,113 @@
+// Inbound platform webhooks: verified against the app secret, deduplicated (same webhook id,
+// or same topic + order), recorded with their effect in one transaction, answered at once.
+// orders/paid starts the order's workflow after commit (or the submitter does, if Restate
+// is away); orders/cancelled voids the order's unclaimed vouchers; app/uninstalled disables the integration and revokes the provisioned key.
+import { HallmarkError, type AsyncClient, type Logger } from '@hallmark/kit';
+import type { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
+import type { InstallStore } from '../install/store.js';
+import type { Cancellations } from './cancellation.js';
+import { isInboundTopic, parseOrder, verifyWebhook } from './domain/webhook.js';
+import type { OrdersStore } from './store.js';
+import type { OrderWorkflowIngress } from './workflows/ingress.js';
+
+export interface InboundWebhook {
+  body: Buffer;
+  hmac: string;
+  shop: string;
+  topic: string;
+  webhookId: string;
+}
+
+export class OrdersService {
+  constructor(
+    private readonly orders: OrdersStore,
+    private readonly installs: InstallStore,
+    private readonly ingress: OrderWorkflowIngress,
+    private readonly keys: AsyncClient<KeysServiceClient>,
+    private readonly cancellations: Cancellations,
+    private readonly apiSecret: string,
+    private readonly log: Logger,
+  ) {}
+
+  /** Answers whether the webhook was a duplicate. */
+  async receive(w: InboundWebhook): Promise<boolean> {
+    verifyWebhook(w.body, w.hmac, this.apiSecret);
+    if (!isInboundTopic(w.topic)) {
+      this.log.info({ topic: w.topic, shop: w.shop }, 'webhook: topic not handled; acknowledged');
+      return false;
+    }
+    let payload: Record<string, unknown>;
+    try {
+      payload = JSON.parse(w.body.toString('utf8'));
+    } catch {
+      throw new HallmarkError('malformed_json', { message: 'The webhook body is not JSON.' });
+    }
+    const integration = await this.installs.forShop(w.shop);
+    if (!integration || (integration.status !== 'active' && w.topic !== 'app/uninstalled')) {
+      this.log.info({ topic: w.topic, shop: w.shop }, 'webhook: shop not installed; acknowledged');
+      return false;
+    }
+    const order = w.topic === 'app/uninstalled' ? null : parseOrder(payload);
+    const orderId = order?.gid ?? null;
+    const webhookId = w.webhookId || `${w.topic}:${w.shop}:${orderId ?? ''}`;
+    const base = { shop: w.shop, enterpriseId: integration.enterpriseId, name: order?.name ?? null };
+
+    const effect = await this.orders.tx(async (tx) => {
+      if (!(await this.orders.firstDelivery(tx, webhookId, w.shop, w.topic, orderId)))
+        return { duplicate: true } as const;
+      switch (w.topic) {
+        case 'orders/create':
+          await this.orders.recordCreated(tx, { ...base, orderId: orderId!, payload });
+          return { duplicate: false } as const;
+        case 'orders/paid':
+          return {
+            duplicate: false,
+            paid: await this.orders.recordPaid(tx, {
+              ...base,
+              orderId: orderId!,
+              livemode: integration.livemode,
+              payload,
+            }),
+          } as const;
+        case 'orders/cancelled':
+          return {
+            duplicate: false,
+            voided: await this.orders.recordCancelled(tx, { ...base, orderId: orderId!, payload }),
+          } as const;
+        default:
+          return { duplicate: false, uninstalled: await this.installs.uninstall(tx, w.shop) } as const;
+      }
+    });
+
+    if (w.topic === 'orders/paid' && orderId) await this.startWorkflow(w.shop, orderId);
+    if (w.topic === 'orders/cancelled' && orderId && !effect.duplicate)
+      await this.cancellations.voidIfCancelled(w.shop, orderId);
+    if ('uninstalled' in effect && effect.uninstalled?.keyToRevoke) {
+      const u = effect.uninstalled;
+      await this.keys
+        .revokeKey({
+          principal: {
+            enterprise_id: u.enterpriseId,
+            livemode: integration.livemode,
+            actor_id: u.principalUser,
+            actor_type: 'user',
+            scopes: ['admin.*'],
+          },
+          key_id: u.keyToRevoke!,
+          ip_address: '',
+        })
+        .catch((err: unknown) => this.log.warn({ err, shop: w.shop }, 'uninstall: key revocation failed'));
+    }
+    return effect.duplicate;
+  }
+
+  /** Starts the order's workflow unless Restate already has it; a failure is left to the submitter. */
+  async startWorkflow(shop: string, orderId: string): Promise<void> {
+    try {
+      await this.ingress.start(shop, orderId);
+      await this.orders.markSubmitted(shop, orderId);
+    } catch (err) {
+      this.log.warn({ err, shop, orderId }, 'order workflow not started yet; the submitter will retry');
+    }
+  }
+}

@@ -1,0 +1,25 @@
+// Keeps paid orders' workflows started (an order committed while Restate was unreachable is
+// sent again until Restate accepts it; a repeat for a started workflow does nothing) and
+// cancelled orders' vouchers voided (until certificates accepts the void).
+import { IntervalWorker, type Logger, type Pool } from '@hallmark/kit';
+import type { Cancellations } from '../cancellation.js';
+import type { OrdersService } from '../service.js';
+import type { OrdersStore } from '../store.js';
+
+export function orderSubmitter(
+  orders: OrdersStore,
+  svc: OrdersService,
+  cancellations: Cancellations,
+  pool: Pool,
+  log: Logger,
+  intervalMs: number,
+) {
+  return new IntervalWorker(
+    { name: 'order submitter', intervalMs, log, pool, lockKey: 'platform-order-submitter' },
+    async () => {
+      for (const o of await orders.unsubmitted(100)) await svc.startWorkflow(o.shop, o.orderId);
+      for (const o of await orders.unvoided(100))
+        if (!(await cancellations.voidIfCancelled(o.shop, o.orderId))) break;
+    },
+  );
+}
