@@ -120,7 +120,6 @@ await runServiceMain({
           log,
           onRecorded: () => worker?.wake(),
           receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
-          feePolicy: feePolicyOf(config),
         })
       : undefined;
     const vouchers = new VoucherStore(pool, {
@@ -227,7 +226,8 @@ function burnIndexerWorker(chain: Chain, pool: Pool, log: Logger): IntervalWorke
 }
 
 /**
- * The allowlist worker: sends with the relayer's key under the relayer's signer mutex, and
+ * The allowlist worker: sends with the relayer's key through the relayer's transaction path
+ * (its signer mutex and fee bumps), and
  * runs only in the replica holding the allowlist advisory lock.
  */
 function allowlistWorkerOf(
@@ -239,9 +239,8 @@ function allowlistWorkerOf(
 ): IntervalWorker {
   const processor = new AllowlistProcessor({
     store,
-    provider: chain.provider,
     contract: chain.contract,
-    send: (addresses) => relayer.exclusive(() => relayer.contract.addToAllowlist(addresses)),
+    tx: relayer.tx,
     confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
     batchSize: config.HALLMARK_ALLOWLIST_BATCH_SIZE,
     maxRetries: config.HALLMARK_ALLOWLIST_MAX_RETRIES,
