@@ -1,6 +1,7 @@
-// The allowlist worker's pass: the retry job re-queues failed entries (at most `maxRetries`
-// times each, `retryDelayMs` after their last attempt), then pending entries are added to the
-// contract in batches of `batchSize` addresses, one addToAllowlist transaction per batch.
+// The allowlist writer's pass (run by the mint worker): the retry job re-queues failed entries
+// (at most `maxRetries` times each, `retryDelayMs` after their last attempt), then pending
+// entries are added to the contract in batches of `batchSize` addresses, one addToAllowlist
+// transaction per batch.
 // Before sending, the chain is asked (`isAllowlisted`): addresses it already has succeed
 // without a transaction, which also reconciles a crash between sending and recording. A batch
 // whose transaction reverts, fails to send or is not confirmed in time fails as a whole
