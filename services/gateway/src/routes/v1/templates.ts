@@ -451,7 +451,7 @@ export default async function templates(app: FastifyInstance, { clients }: Route
           additionalProperties: false,
           properties: {
             userIds: { type: 'array', minItems: 1, maxItems: 100, items: text(80) },
-            permissions: { type: 'array', minItems: 1, items: { type: 'string', enum: LEVELS } },
+            permissions: { type: 'array', minItems: 1, maxItems: 3, items: { type: 'string', enum: LEVELS } },
           },
         },
       },
@@ -485,7 +485,9 @@ export default async function templates(app: FastifyInstance, { clients }: Route
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { permissions: { type: 'array', items: { type: 'string', enum: LEVELS } } },
+          properties: {
+            permissions: { type: 'array', maxItems: 3, items: { type: 'string', enum: LEVELS } },
+          },
         },
       },
     },
