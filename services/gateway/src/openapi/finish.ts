@@ -78,8 +78,9 @@ function errorStatuses(path: string, method: string, entry: CatalogEntry | undef
   if ((entry?.auth ?? 'public') !== 'public') out.push('401', '403');
   out.push('404');
   if (path.includes('{')) out.push('414');
-  if (/\/vouchers\/(redeem|validate)$/.test(path) || (method === 'post' && path.endsWith('/claim')))
-    out.push('422');
+  // A write can meet the object's state: a conflict (409: a code or key that exists, a job
+  // already running) or a semantic refusal (422: an expired, inactive or used-up voucher).
+  if (method !== 'get') out.push('409', '422');
   out.push('429', '500');
   return out;
 }
