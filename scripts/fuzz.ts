@@ -14,7 +14,8 @@ const { values } = parseArgs({
 });
 const runs = Number(values.runs ?? 1000);
 const seed = Number(values.seed ?? Date.now() % 2 ** 31);
-const stack = values.url ? null : await startTestStack();
+// Its own stack runs like the dev stack: with the chain and Restate.
+const stack = values.url ? null : await startTestStack({ anvil: true, restate: true });
 const baseUrl = values.url ?? stack!.gatewayUrl;
 const secret = values.url
   ? loadOrCreateSecrets(path.resolve(process.env.HALLMARK_DATA_DIR ?? '.hallmark')).jwtSecret

@@ -194,7 +194,8 @@ export function createKeysHandlers(store: KeysStore): AsyncHandlers<KeysServiceS
     },
 
     async checkActors(req) {
-      return { known_ids: await store.checkActors(principalOf(req.principal), req.actor_ids) };
+      const actors = await store.checkActors(principalOf(req.principal), req.actor_ids);
+      return { known_ids: [...new Set(actors.map((a) => a.id))], actors };
     },
 
     async listAuditLogs(req) {

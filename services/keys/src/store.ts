@@ -41,7 +41,13 @@ import {
   type KeyRow,
   type KeyView,
 } from './store/rows.js';
-import { loadCaller, provisionUsers, resolveSession, type SessionUser } from './store/sessions.js';
+import {
+  actorNames,
+  loadCaller,
+  provisionUsers,
+  resolveSession,
+  type SessionUser,
+} from './store/sessions.js';
 import { listShares, upsertShares, type ShareRecord } from './store/shares.js';
 import { auditEntries, recordUsageBatch, usageSince } from './store/usage.js';
 
@@ -313,17 +319,18 @@ export class KeysStore {
     return shares;
   }
 
-  /** The ids of `actorIds` that are users or API keys of the principal's enterprise. */
-  async checkActors(principal: PrincipalInput | undefined, actorIds: readonly string[]): Promise<string[]> {
+  /**
+   * Which of `refs` are users (by session `sub` or row id) or API keys of the principal's
+   * enterprise, each with its row id and the id the API shows (a user's `sub`).
+   */
+  async checkActors(
+    principal: PrincipalInput | undefined,
+    refs: readonly string[],
+  ): Promise<{ ref: string; id: string; display: string }[]> {
     if (!principal?.enterpriseId) throw new HallmarkError('missing_api_key');
-    if (actorIds.length > MAX_SHARE_TARGETS)
+    if (refs.length > MAX_SHARE_TARGETS)
       throw invalidParam('userIds', `At most ${MAX_SHARE_TARGETS} ids are allowed.`);
-    const { rows } = await this.pool.query<{ id: string }>(
-      `SELECT id FROM users WHERE enterprise_id = $1 AND id = ANY($2::text[])
-       UNION SELECT id FROM api_keys WHERE enterprise_id = $1 AND id = ANY($2::text[])`,
-      [principal.enterpriseId, [...actorIds]],
-    );
-    return rows.map((r) => r.id);
+    return actorNames(this.pool, principal.enterpriseId, refs);
   }
 
   async getUsage(

@@ -17,7 +17,8 @@ import {
 } from './components.js';
 import { GUIDE } from './guide.js';
 import { OPERATION_IDS } from './operation-ids.js';
-import { resourceSchemas, SUCCESS } from './resources.js';
+import { resourceSchemas } from './resources.js';
+import { SUCCESS } from './success.js';
 
 type Json = Record<string, any>;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -57,20 +58,25 @@ const withRateHeaders = (response: Json) => ({
   headers: { ...rateLimitHeaders, ...response.headers },
 });
 
-function successResponse(key: string): [string, Json] {
+function successResponses(key: string): [string, Json][] {
   const s = SUCCESS[key];
   if (!s)
     return [
-      '200',
-      {
-        description: 'OK',
-        content: { 'application/json': { schema: { type: 'object', description: 'The answer' } } },
-      },
+      [
+        '200',
+        {
+          description: 'OK',
+          content: { 'application/json': { schema: { type: 'object', description: 'The answer' } } },
+        },
+      ],
     ];
   const content = s.contentType
     ? { [s.contentType]: { schema: { type: 'string', format: 'binary', maxLength: 200 * 1024 * 1024 } } }
     : { 'application/json': { schema: s.schema } };
-  return [s.status, { description: s.description, content }];
+  return [
+    [s.status, { description: s.description, content }],
+    ...(s.also ?? []).map(([status, description]): [string, Json] => [status, { description, content }]),
+  ];
 }
 
 function errorStatuses(path: string, method: string, entry: CatalogEntry | undefined): string[] {
@@ -106,10 +112,7 @@ export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Jso
       const hasSuccess = declared.some(
         ([s, r]) => s.startsWith('2') && (r.content || r.description !== 'Default Response'),
       );
-      if (!hasSuccess) {
-        const [status, response] = successResponse(key);
-        responses[status] = response;
-      }
+      if (!hasSuccess) for (const [status, response] of successResponses(key)) responses[status] = response;
       for (const [status, response] of declared) {
         if (status.startsWith('2') && !response.content && response.description === 'Default Response')
           continue;

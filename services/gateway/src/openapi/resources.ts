@@ -1,28 +1,57 @@
 // Response schemas of the resources the gateway answers with (what the `present*` functions
 // of the route files build). Documentation only: responses are serialised as built, and the
 // e2e suites validate every answer against these, so they cannot drift from the code.
-const str = (maxLength = 255, description?: string) => ({
-  type: 'string',
-  maxLength,
-  ...(description ? { description } : {}),
-});
-const nullable = (s: Record<string, unknown>) => ({ ...s, type: [s.type as string, 'null'] });
-const time = { type: 'string', format: 'date-time', maxLength: 40 };
-const int = (description?: string) => ({
-  type: 'integer',
-  format: 'int64',
-  minimum: -Number.MAX_SAFE_INTEGER,
-  maximum: Number.MAX_SAFE_INTEGER,
-  ...(description ? { description } : {}),
-});
-const list = (items: unknown, maxItems = 100_000) => ({ type: 'array', maxItems, items });
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const obj = (required: string[], properties: Record<string, unknown>, description?: string) => ({
-  type: 'object',
-  required,
-  properties,
-  ...(description ? { description } : {}),
-});
+import { int, list, nullable, obj, str, time } from './schema-helpers.js';
+
+/** Examples in the spec's own terms, shown in /docs. */
+const EXAMPLES = {
+  Voucher: {
+    id: 'vouch_4Q2m9XbT7cLp0aZ1yN8kVw3e',
+    code: 'SUMMER2025',
+    type: 'percentage',
+    value: 20,
+    status: 'active',
+    uses_remaining: 99,
+    max_uses: 100,
+    expires_at: '2025-09-30T23:59:59Z',
+    created_at: '2025-06-01T10:00:00Z',
+    updated_at: '2025-06-02T08:30:00Z',
+    description: 'Summer sale',
+    currency: null,
+    max_uses_per_customer: null,
+    times_used: 1,
+    livemode: true,
+  },
+  ApiKey: {
+    id: 'apikey_7hQm2ZxP0aLc9TbN4yVw1eRk',
+    name: 'Reporting',
+    type: 'restricted',
+    permissions: ['reports.read'],
+    rateLimit: 60,
+    expiresAt: null,
+    createdAt: '2025-06-01T10:00:00Z',
+    lastUsedAt: null,
+    status: 'active',
+    keyPrefix: 'pk_restricted_a1B2',
+    allowedIps: [],
+    livemode: true,
+  },
+  CsvJob: {
+    jobId: 'job_2bX9qL0mT7cZp4aN1yV8kW3e',
+    status: 'completed',
+    totalCount: 1000,
+    processedCount: 1000,
+    successCount: 998,
+    failedCount: 2,
+    createdAt: '2025-06-01T10:00:00Z',
+    updatedAt: '2025-06-01T10:03:12Z',
+    completedAt: '2025-06-01T10:03:12Z',
+    errors: [
+      { row: 17, error: 'recipientEmail: not a valid e-mail address' },
+      { row: 500, error: "imageFile 'missing.png' is not in the images ZIP" },
+    ],
+  },
+};
 
 export const resourceSchemas: Record<string, unknown> = {
   Voucher: obj(
@@ -122,7 +151,10 @@ export const resourceSchemas: Record<string, unknown> = {
     format: nullable(str(16)),
     variables: list({ type: 'object' }, 100),
     version: int(),
-    ownerId: str(255, 'The owner’s user id (session `sub`) or API key id'),
+    ownerId: str(
+      255,
+      'The owner: a user row id (user_…) or API key id; the access endpoints name users by session `sub`',
+    ),
     access: list(str(16), 3),
     livemode: { type: 'boolean' },
     createdAt: time,
@@ -149,208 +181,5 @@ export const resourceSchemas: Record<string, unknown> = {
   ),
 };
 
-/** `{success: true, data: <schema>}` of the unversioned surface. */
-export const wrapped = (schema: unknown) =>
-  obj(['success', 'data'], { success: { type: 'boolean', const: true }, data: schema });
-
-const anyObject = (description: string) => ({ type: 'object', description });
-
-type Success = { status: string; description: string; schema?: unknown; contentType?: string };
-
-/** Success answer per operation (`METHOD /path`); the default is 200 with a JSON object. */
-export const SUCCESS: Record<string, Success> = {
-  'POST /api/v1/api-keys': {
-    status: '201',
-    description: 'The key, with its secret (shown once)',
-    schema: ref('ApiKey'),
-  },
-  'GET /api/v1/api-keys': {
-    status: '200',
-    description: 'Every key the caller may see (never the secrets)',
-    schema: obj(['apiKeys'], { apiKeys: list(ref('ApiKey'), 10_000) }),
-  },
-  'GET /api/v1/api-keys/{key_id}': { status: '200', description: 'The key', schema: ref('ApiKey') },
-  'PATCH /api/v1/api-keys/{key_id}': { status: '200', description: 'The updated key', schema: ref('ApiKey') },
-  'DELETE /api/v1/api-keys/{key_id}': {
-    status: '200',
-    description: 'The revoked key',
-    schema: ref('ApiKey'),
-  },
-  'POST /api/v1/api-keys/{key_id}/rotate': {
-    status: '200',
-    description: 'The key with its new secret',
-    schema: ref('ApiKey'),
-  },
-  'POST /api/v1/api-keys/{key_id}/share': {
-    status: '200',
-    description: 'Every share of the key; users are named by their session `sub`',
-    schema: obj(['keyId', 'shares'], {
-      keyId: str(64),
-      shares: list(
-        obj(['userId', 'level'], {
-          userId: str(255, 'The user’s session `sub`'),
-          level: str(16),
-          permissions: list(str(16), 2),
-          createdAt: time,
-        }),
-        1000,
-      ),
-    }),
-  },
-  'GET /api/v1/api-keys/{key_id}/audit-logs': {
-    status: '200',
-    description: 'Newest first; `userId` is the acting user’s session `sub` (or the API key id)',
-    schema: obj(['logs'], {
-      logs: list(
-        obj(['timestamp', 'action'], {
-          timestamp: time,
-          action: str(32),
-          userId: str(255),
-          ipAddress: str(64),
-          endpoint: str(300),
-          statusCode: int(),
-        }),
-        100,
-      ),
-    }),
-  },
-  'GET /api/v1/vouchers': {
-    status: '200',
-    description: 'A page of vouchers, newest first',
-    schema: obj(['vouchers', 'pagination'], {
-      vouchers: list(ref('Voucher'), 100),
-      pagination: ref('Pagination'),
-    }),
-  },
-  'POST /api/v1/vouchers': { status: '201', description: 'The voucher', schema: ref('Voucher') },
-  'GET /api/v1/vouchers/{voucher_id}': { status: '200', description: 'The voucher', schema: ref('Voucher') },
-  'PATCH /api/v1/vouchers/{voucher_id}': {
-    status: '200',
-    description: 'The updated voucher',
-    schema: ref('Voucher'),
-  },
-  'DELETE /api/v1/vouchers/{voucher_id}': {
-    status: '200',
-    description: 'Deleted permanently',
-    schema: obj(['id', 'deleted'], { id: str(64), deleted: { type: 'boolean' } }),
-  },
-  'POST /api/v1/vouchers/redeem': {
-    status: '200',
-    description: 'The redemption result',
-    schema: ref('Redemption'),
-  },
-  'POST /api/v1/vouchers/validate': {
-    status: '200',
-    description: 'What redeem would answer; nothing consumed',
-    schema: ref('Redemption'),
-  },
-  'POST /api/enterprise/api-keys': {
-    status: '201',
-    description: 'The enterprise key, its secret shown once',
-    schema: obj(['success', 'apiKey'], {
-      success: { type: 'boolean', const: true },
-      apiKey: obj(['key', 'keyPrefix', 'scopes', 'id', 'createdAt'], {
-        key: str(64),
-        keyPrefix: str(32),
-        scopes: list(str(32), 4),
-        id: str(64),
-        createdAt: time,
-      }),
-    }),
-  },
-  'POST /api/v1/webhooks': {
-    status: '201',
-    description: 'The endpoint, with its signing secret',
-    schema: ref('WebhookEndpoint'),
-  },
-  'GET /api/v1/webhooks/{webhook_id}': {
-    status: '200',
-    description: 'The endpoint',
-    schema: ref('WebhookEndpoint'),
-  },
-  'PATCH /api/v1/webhooks/{webhook_id}': {
-    status: '200',
-    description: 'The updated endpoint',
-    schema: ref('WebhookEndpoint'),
-  },
-  'POST /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry': {
-    status: '202',
-    description: 'The delivery, queued again',
-    schema: ref('Delivery'),
-  },
-  'POST /api/v1/webhooks/{webhook_id}/test': {
-    status: '202',
-    description: 'The test delivery, queued',
-    schema: ref('Delivery'),
-  },
-  'POST /api/enterprise/webhooks': {
-    status: '201',
-    description: '`{success, webhook}`',
-    schema: anyObject('Subscription'),
-  },
-  'POST /api/v1/templates': { status: '201', description: 'The template', schema: ref('Template') },
-  'GET /api/v1/templates/{template_id}': {
-    status: '200',
-    description: 'The template',
-    schema: ref('Template'),
-  },
-  'PATCH /api/v1/templates/{template_id}': {
-    status: '200',
-    description: 'The template',
-    schema: ref('Template'),
-  },
-  'GET /api/bulk-mint': {
-    status: '200',
-    description: 'A page of jobs, newest first',
-    schema: wrapped(
-      obj(['jobs', 'pagination'], {
-        jobs: list(ref('CsvJob'), 100),
-        pagination: obj(['page', 'limit', 'totalPages', 'totalItems'], {
-          page: int(),
-          limit: int(),
-          totalPages: int(),
-          totalItems: int(),
-        }),
-      }),
-    ),
-  },
-  'GET /api/bulk-mint/{jobId}/download/{type}': {
-    status: '200',
-    description: '`csv`: one line per row; `zip`: metadata/<row>.json and images/<row>.<ext> per certificate',
-    contentType: 'application/octet-stream',
-  },
-  'GET /api/bulk-mint/template/csv': {
-    status: '200',
-    description: 'The CSV template',
-    contentType: 'text/csv',
-  },
-  'GET /media/{id}': { status: '200', description: 'The image bytes', contentType: 'image/*' },
-  'GET /verify/{id}': { status: '200', description: 'The verification page', contentType: 'text/html' },
-  'GET /verify/{id}/qr.svg': {
-    status: '200',
-    description: 'QR code of the page',
-    contentType: 'image/svg+xml',
-  },
-  'GET /verify/{id}/qr.png': { status: '200', description: 'QR code of the page', contentType: 'image/png' },
-  'GET /vouchers/{id}': {
-    status: '200',
-    description: 'The certificate voucher page',
-    contentType: 'text/html',
-  },
-  'GET /api/billing/cost-preview/{count}': {
-    status: '200',
-    description: 'Price (minor units, currency `USD`) and gas estimate',
-    schema: wrapped(
-      obj(['count', 'currency', 'unitPrice', 'totalPrice'], {
-        count: int(),
-        currency: { type: 'string', pattern: '^[A-Z]{3}$', maxLength: 3 },
-        unitPrice: int(),
-        totalPrice: int(),
-        estimatedGas: int(),
-        estimatedGasPerCertificate: int(),
-        batches: int(),
-        note: str(200),
-      }),
-    ),
-  },
-};
+for (const [name, example] of Object.entries(EXAMPLES))
+  (resourceSchemas[name] as Record<string, unknown>).example = example;
