@@ -6,7 +6,6 @@
 // spec's template resource shows them.
 import type {
   Template,
-  TemplateAccess,
   TemplateVariable,
   TemplateVersion,
   WorkflowCondition,
@@ -15,7 +14,6 @@ import type {
 import type { FastifyInstance } from 'fastify';
 import { idParam, principalOf, type RouteDeps } from '../shared.js';
 import { pageQuery } from '../bounds.js';
-import { checkGrantees } from './template-grantees.js';
 
 const TAGS = ['Templates'];
 const READ = { auth: 'either' as const, scope: 'reports.read' };
@@ -96,23 +94,11 @@ const presentVersion = (v: TemplateVersion) => ({
   changelog: v.changelog,
 });
 
-const presentAccess = (a: TemplateAccess) => ({
-  templateId: a.template_id,
-  ownerId: a.owner_id,
-  grants: a.grants.map((g) => ({
-    userId: g.user_id,
-    access: g.access,
-    grantedBy: g.granted_by,
-    grantedAt: g.granted_at,
-  })),
-});
-
 // ── schemas ─────────────────────────────────────────────────────────────────────────
 
 const DOCUMENT_TYPES = ['invoice', 'receipt', 'report', 'contract', 'document'];
 const TYPES = [...DOCUMENT_TYPES, 'email', 'workflow'];
 const FORMATS = ['pdf', 'html', 'docx'];
-const LEVELS = ['read', 'write', 'delete'];
 
 const text = (maxLength: number) => ({ type: 'string', maxLength });
 const variable = {
@@ -418,84 +404,6 @@ export default async function templates(app: FastifyInstance, { clients }: Route
           template_id: request.params.template_id,
           version: request.params.version,
           changelog: request.body?.changelog,
-        }),
-      ),
-  );
-
-  app.get<{ Params: { template_id: string } }>(
-    '/api/v1/templates/:template_id/access',
-    { config: READ, schema: { tags: TAGS, summary: 'The owner and the access grants', params: templateId } },
-    async (request) =>
-      presentAccess(
-        await api.listTemplateAccess(
-          { principal: principalOf(request), template_id: request.params.template_id },
-          { idempotent: true },
-        ),
-      ),
-  );
-
-  app.post<{ Params: { template_id: string }; Body: { userIds: string[]; permissions: string[] } }>(
-    '/api/v1/templates/:template_id/access',
-    {
-      config: WRITE,
-      schema: {
-        tags: TAGS,
-        summary: 'Grant read, write or delete to users of your enterprise (owner only)',
-        description:
-          'Every id in `userIds` must be a user (user_…) or API key (apikey_…) of your enterprise; any other ' +
-          'id is a 400 parameter_invalid on userIds and nothing is granted.',
-        params: templateId,
-        body: {
-          type: 'object',
-          required: ['userIds', 'permissions'],
-          additionalProperties: false,
-          properties: {
-            userIds: { type: 'array', minItems: 1, maxItems: 100, items: text(80) },
-            permissions: { type: 'array', minItems: 1, items: { type: 'string', enum: LEVELS } },
-          },
-        },
-      },
-    },
-    async (request) => {
-      await checkGrantees(clients.keys, principalOf(request), request.body.userIds);
-      return presentAccess(
-        await api.grantTemplateAccess({
-          principal: principalOf(request),
-          template_id: request.params.template_id,
-          user_ids: request.body.userIds,
-          access: request.body.permissions,
-        }),
-      );
-    },
-  );
-
-  app.delete<{ Params: { template_id: string; user_id: string }; Querystring: { permissions?: string[] } }>(
-    '/api/v1/templates/:template_id/access/:user_id',
-    {
-      config: WRITE,
-      schema: {
-        tags: TAGS,
-        summary: "Revoke a user's access (all levels, or those in `permissions`; owner only)",
-        params: {
-          type: 'object',
-          required: ['template_id', 'user_id'],
-          additionalProperties: false,
-          properties: { template_id: text(64), user_id: text(80) },
-        },
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: { permissions: { type: 'array', items: { type: 'string', enum: LEVELS } } },
-        },
-      },
-    },
-    async (request) =>
-      presentAccess(
-        await api.revokeTemplateAccess({
-          principal: principalOf(request),
-          template_id: request.params.template_id,
-          user_id: request.params.user_id,
-          access: request.query.permissions ?? [],
         }),
       ),
   );
