@@ -238,4 +238,3 @@ export async function rotateSecret(
     now,
   ]);
 }
-

@@ -47,13 +47,7 @@ import {
   updateKeyRow,
   type KeyView,
 } from './key-store.js';
-import {
-  actorNames,
-  loadCaller,
-  provisionUsers,
-  resolveSession,
-  type SessionUser,
-} from './session-store.js';
+import { actorNames, loadCaller, provisionUsers, resolveSession, type SessionUser } from './session-store.js';
 import { listShares, upsertShares, type ShareRecord } from './share-store.js';
 import { auditEntries, recordUsageBatch, usageSince } from './usage-store.js';
 

@@ -149,6 +149,8 @@ export const ERROR_STATUSES: Record<string, string> = {
   '422': 'Semantic error (e.g. a voucher that is expired, inactive or used up)',
   '429': 'Rate limit exceeded: `retry_after` in the body and the `Retry-After` header',
   '500': 'Server error (retryable; nothing beyond the request id is shown)',
+  '502': 'A third party (the e-commerce platform, a mail or SMS provider) refused or failed the call',
+  '504': 'A third party did not answer in time',
 };
 
 /** `components.responses`: one per status and surface (`V1Error400`, `ApiError429`, …). */
@@ -196,6 +198,14 @@ export const securitySchemes = {
     description:
       'Accepted but discouraged: it exposes the key in logs (spec › Authentication 3). Answered with a `Warning` header.',
   },
+  platformHmac: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Platform-Hmac-Sha256',
+    description:
+      'The e-commerce platform’s own calls: the base64 HMAC-SHA256 of the raw body with the app secret ' +
+      '(spec › Authentication 12). Only the platform sends it.',
+  },
   sessionJwt: {
     type: 'http',
     scheme: 'bearer',
@@ -227,4 +237,9 @@ export const tags = [
   },
   { name: 'Billing', description: 'Cost preview of minting' },
   { name: 'Certificate vouchers', description: 'Claimable certificate references made by bulk jobs' },
+  {
+    name: 'Platform integration',
+    description:
+      'E-commerce app install by OAuth, inbound order webhooks, fulfilment (spec › Platform integration)',
+  },
 ];

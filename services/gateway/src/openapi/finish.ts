@@ -9,6 +9,7 @@ import {
   errorResponses,
   headers,
   rateLimitHeaders,
+  ERROR_STATUSES,
   responseName,
   schemas,
   securitySchemes,
@@ -24,6 +25,11 @@ type Json = Record<string, any>;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 const KEY_SCHEMES = [{ bearerAuth: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }];
+
+/** Public routes a third party authenticates by signing the request instead of a credential. */
+const SIGNED_BY_CALLER: Record<string, Json[]> = {
+  'POST /api/platform/webhooks': [{ platformHmac: [] }],
+};
 
 function securityOf(entry: CatalogEntry | undefined): Json[] {
   switch (entry?.auth ?? 'public') {
@@ -104,7 +110,7 @@ export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Jso
       if (!operationId) missing.push(key);
       op.operationId = operationId;
       op.description = [op.description ?? op.summary ?? '', authLine(entry)].filter(Boolean).join('\n\n');
-      op.security = securityOf(entry);
+      op.security = SIGNED_BY_CALLER[key] ?? securityOf(entry);
       // Any one of these scopes admits the caller (a session holds `admin.*`).
       if (entry?.scopes.length) op['x-required-scopes'] = entry.scopes;
       const responses: Json = {};
@@ -116,7 +122,10 @@ export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Jso
       for (const [status, response] of declared) {
         if (status.startsWith('2') && !response.content && response.description === 'Default Response')
           continue;
-        responses[status] = response;
+        // An error a route declares itself is answered in its surface's one error shape.
+        responses[status] = ERROR_STATUSES[status]
+          ? { $ref: `#/components/responses/${responseName(surface, status)}` }
+          : response;
       }
       for (const [status, response] of Object.entries<Json>(responses))
         if (/^[24]/.test(status)) responses[status] = withRateHeaders(response);

@@ -68,4 +68,12 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /vouchers/{id}': 'getCertificateVoucherPage',
   'GET /api/certificates/vouchers/{id}': 'getCertificateVoucher',
   'POST /api/certificates/vouchers/{id}/claim': 'claimCertificateVoucher',
+  'POST /api/platform/auth/authorize': 'platformAuthorize',
+  'GET /api/platform/auth/callback': 'platformAuthCallback',
+  'GET /api/platform/integration/credentials': 'platformGetCredentials',
+  'POST /api/platform/integration/auto-provision': 'platformAutoProvision',
+  'POST /api/platform/webhooks/register': 'platformRegisterWebhooks',
+  'PATCH /api/platform/integration/settings': 'platformUpdateSettings',
+  'POST /api/platform/fulfillment/retry': 'platformRetryFulfillment',
+  'POST /api/platform/webhooks': 'platformReceiveWebhook',
 };
