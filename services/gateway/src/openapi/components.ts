@@ -149,8 +149,10 @@ export const ERROR_STATUSES: Record<string, string> = {
   '422': 'Semantic error (e.g. a voucher that is expired, inactive or used up)',
   '429': 'Rate limit exceeded: `retry_after` in the body and the `Retry-After` header',
   '500': 'Server error (retryable; nothing beyond the request id is shown)',
-  '502': 'A third party (the e-commerce platform, a mail or SMS provider) refused or failed the call',
-  '504': 'A third party did not answer in time',
+  '502':
+    'A dependency (the e-commerce platform, a mail or SMS provider, the chain) refused or failed the call (retryable)',
+  '503': 'A dependency is unavailable (`service_unavailable`; retryable)',
+  '504': 'A dependency did not answer in time (retryable)',
 };
 
 /** `components.responses`: one per status and surface (`V1Error400`, `ApiError429`, …). */

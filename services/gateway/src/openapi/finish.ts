@@ -93,7 +93,7 @@ function errorStatuses(path: string, method: string, entry: CatalogEntry | undef
   // A write can meet the object's state: a conflict (409: a code or key that exists, a job
   // already running) or a semantic refusal (422: an expired, inactive or used-up voucher).
   if (method !== 'get') out.push('409', '422');
-  out.push('429', '500');
+  out.push('429', '500', '502', '503', '504');
   return out;
 }
 

@@ -117,7 +117,7 @@ and \`pk_restricted_\` keys live-mode objects only. A user session works in live
 sends \`Hallmark-Mode: test\` (with a key that header may only repeat the key's own mode). In test mode a
 session creates test keys: \`type: "test"\`, or an enterprise key (\`POST /api/enterprise/api-keys\`),
 which then starts with \`pk_test_\`. Webhook endpoints made with a test key hear only test-mode events.
-Asking for an object of the other mode answers 404 with a hint, e.g. *No such voucher: 'vouch_…'; a
+Asking for a discount voucher, webhook endpoint or bulk job of the other mode answers 404 with a hint, e.g. *No such voucher: 'vouch_…'; a
 similar object exists in live mode, but a test mode key was used to make this request.*
 
 ## Limits and rate-limit headers

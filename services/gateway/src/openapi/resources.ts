@@ -151,10 +151,7 @@ export const resourceSchemas: Record<string, unknown> = {
     format: nullable(str(16)),
     variables: list({ type: 'object' }, 100),
     version: int(),
-    ownerId: str(
-      255,
-      'The owner: a user row id (user_…) or API key id; the access endpoints name users by session `sub`',
-    ),
+    ownerId: str(255, 'The owner: a user’s session `sub`, or an API key id'),
     access: list(str(16), 3),
     livemode: { type: 'boolean' },
     createdAt: time,
