@@ -25,7 +25,7 @@ import {
 } from './domain/keys.js';
 import { graceSeconds, graceUntil } from './domain/rotation.js';
 import { displayPrefix, generateSecret, hashSecret } from './domain/secret.js';
-import { validateSessionClaims, type SessionClaimsInput } from './domain/session.js';
+import { mergeSession, validateSessionClaims, type SessionClaimsInput } from './domain/session.js';
 import {
   cleanUsageRecords,
   parseUsagePeriod,
@@ -47,7 +47,15 @@ import {
   updateKeyRow,
   type KeyView,
 } from './key-store.js';
-import { actorNames, loadCaller, provisionUsers, resolveSession, type SessionUser } from './session-store.js';
+import {
+  actorNames,
+  insertUserIfNew,
+  loadCaller,
+  provisionUsers,
+  updateUser,
+  userBySubject,
+  type SessionUser,
+} from './session-store.js';
 import { listShares, upsertShares, type ShareRecord } from './share-store.js';
 import { auditEntries, recordUsageBatch, usageSince } from './usage-store.js';
 
@@ -85,8 +93,46 @@ export class KeysService {
     this.now = opts.now ?? (() => new Date());
   }
 
-  resolveSession(input: SessionClaimsInput): Promise<SessionUser> {
-    return resolveSession(this.pool, validateSessionClaims(input), this.now());
+  /**
+   * Idempotent under concurrency: the unique (enterprise_id, subject) index decides which
+   * of several first requests creates the user; the others wait for it and see the row.
+   * Exactly one `user.created` is recorded; `user.updated` only when email or role changed.
+   */
+  async resolveSession(input: SessionClaimsInput): Promise<SessionUser> {
+    const claims = validateSessionClaims(input);
+    const now = this.now();
+    const session = (userId: string, role: SessionUser['role']) => ({
+      userId,
+      enterpriseId: claims.enterpriseId,
+      role,
+    });
+    // Fast path without a write: a known user whose token says nothing new.
+    const known = await userBySubject(this.pool, claims.enterpriseId, claims.subject);
+    if (known && !mergeSession(known, claims).changed) return session(known.id, known.role);
+
+    return transaction(this.pool, async (tx) => {
+      await ensureEnterprise(tx, claims.enterpriseId, now);
+      const owner = { enterpriseId: claims.enterpriseId, livemode: true };
+      const id = await insertUserIfNew(tx, claims, now);
+      if (id) {
+        const data = { id, email: claims.email, role: claims.role, enterprise_id: claims.enterpriseId };
+        await recordEvent(tx, 'keys', newEvent('user.created', data, owner));
+        return session(id, claims.role);
+      }
+      const stored = (await userBySubject(tx, claims.enterpriseId, claims.subject, { lock: true }))!;
+      const next = mergeSession(stored, claims);
+      if (next.changed) {
+        await updateUser(tx, stored.id, next, now);
+        const data = {
+          id: stored.id,
+          email: next.email,
+          role: next.role,
+          enterprise_id: claims.enterpriseId,
+        };
+        await recordEvent(tx, 'keys', newEvent('user.updated', data, owner));
+      }
+      return session(stored.id, next.role);
+    });
   }
 
   /** The hot path: one indexed read. Unknown, revoked or past-grace → invalid; expired → expired. */

@@ -1,5 +1,6 @@
-// Enterprises and users: provisioning on first use of a session token, and the caller
-// behind a Principal.
+// SQL of users: provisioning on first use of a session token (service.ts holds the
+// transaction), the caller behind a Principal, share targets (provisioned like a first
+// sign-in) and the names the API shows for actors (a user's session `sub`).
 import {
   HallmarkError,
   invalidParam,
@@ -7,12 +8,10 @@ import {
   newEvent,
   newId,
   recordEvent,
-  transaction,
-  type Pool,
   type Queryable,
 } from '@hallmark/kit';
 import { checkKeyManager, lowerRole, type Caller, type PrincipalInput, type Role } from './domain/access.js';
-import { mergeSession, type SessionClaims } from './domain/session.js';
+import type { SessionClaims } from './domain/session.js';
 import { ensureEnterprise } from './key-store.js';
 
 export interface SessionUser {
@@ -21,7 +20,7 @@ export interface SessionUser {
   role: Role;
 }
 
-interface UserRow {
+export interface UserRow {
   id: string;
   email: string | null;
   role: Role;
@@ -29,62 +28,51 @@ interface UserRow {
 
 const USER_BY_SUBJECT = 'SELECT id, email, role FROM users WHERE enterprise_id = $1 AND subject = $2';
 
-/**
- * Idempotent under concurrency: the unique (enterprise_id, subject) index decides which
- * of several first requests creates the user; the others wait for it and see the row.
- * Exactly one `user.created` is recorded; `user.updated` only when email or role changed.
- */
-export async function resolveSession(pool: Pool, claims: SessionClaims, now: Date): Promise<SessionUser> {
-  // Fast path without a write: a known user whose token says nothing new.
-  const known = (await pool.query<UserRow>(USER_BY_SUBJECT, [claims.enterpriseId, claims.subject])).rows[0];
-  if (known && !mergeSession(known, claims).changed)
-    return { userId: known.id, enterpriseId: claims.enterpriseId, role: known.role };
+/** The user of a token subject in the enterprise, if known (locked with `lock`). */
+export async function userBySubject(
+  q: Queryable,
+  enterpriseId: string,
+  subject: string,
+  opts: { lock?: boolean } = {},
+): Promise<UserRow | null> {
+  const { rows } = await q.query<UserRow>(`${USER_BY_SUBJECT}${opts.lock ? ' FOR UPDATE' : ''}`, [
+    enterpriseId,
+    subject,
+  ]);
+  return rows[0] ?? null;
+}
 
-  return transaction(pool, async (tx) => {
-    await ensureEnterprise(tx, claims.enterpriseId, now);
-    const inserted = await tx.query<{ id: string }>(
-      `INSERT INTO users (id, enterprise_id, subject, email, role, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $6)
-       ON CONFLICT (enterprise_id, subject) DO NOTHING RETURNING id`,
-      [newId('user'), claims.enterpriseId, claims.subject, claims.email, claims.role, now],
-    );
-    const event = { enterpriseId: claims.enterpriseId, livemode: true };
-    if (inserted.rows[0]) {
-      const id = inserted.rows[0].id;
-      await recordEvent(
-        tx,
-        'keys',
-        newEvent(
-          'user.created',
-          { id, email: claims.email, role: claims.role, enterprise_id: claims.enterpriseId },
-          event,
-        ),
-      );
-      return { userId: id, enterpriseId: claims.enterpriseId, role: claims.role };
-    }
-    const stored = (
-      await tx.query<UserRow>(`${USER_BY_SUBJECT} FOR UPDATE`, [claims.enterpriseId, claims.subject])
-    ).rows[0]!;
-    const next = mergeSession(stored, claims);
-    if (next.changed) {
-      await tx.query('UPDATE users SET email = $2, role = $3, updated_at = $4 WHERE id = $1', [
-        stored.id,
-        next.email,
-        next.role,
-        now,
-      ]);
-      await recordEvent(
-        tx,
-        'keys',
-        newEvent(
-          'user.updated',
-          { id: stored.id, email: next.email, role: next.role, enterprise_id: claims.enterpriseId },
-          event,
-        ),
-      );
-    }
-    return { userId: stored.id, enterpriseId: claims.enterpriseId, role: next.role };
-  });
+/**
+ * Inserts the user of a token subject unless one exists; its id, or null when another
+ * request created it first (the unique (enterprise_id, subject) index decides, and this one
+ * waits for that request to commit).
+ */
+export async function insertUserIfNew(
+  tx: Queryable,
+  claims: SessionClaims,
+  now: Date,
+): Promise<string | null> {
+  const { rows } = await tx.query<{ id: string }>(
+    `INSERT INTO users (id, enterprise_id, subject, email, role, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $6)
+     ON CONFLICT (enterprise_id, subject) DO NOTHING RETURNING id`,
+    [newId('user'), claims.enterpriseId, claims.subject, claims.email, claims.role, now],
+  );
+  return rows[0]?.id ?? null;
+}
+
+export async function updateUser(
+  tx: Queryable,
+  id: string,
+  next: { email: string | null; role: Role },
+  now: Date,
+): Promise<void> {
+  await tx.query('UPDATE users SET email = $2, role = $3, updated_at = $4 WHERE id = $1', [
+    id,
+    next.email,
+    next.role,
+    now,
+  ]);
 }
 
 /**

@@ -28,7 +28,7 @@ await runServiceMain({
     });
     return {
       services: [bind<VouchersServiceServer>(VouchersServiceService, createVouchersHandlers(service))],
-      workers: [new ExpirySweeper(vouchers, log, config.HALLMARK_VOUCHERS_SWEEP_INTERVAL_MS)],
+      workers: [new ExpirySweeper(service, log, config.HALLMARK_VOUCHERS_SWEEP_INTERVAL_MS)],
     };
   },
 });

@@ -4,7 +4,6 @@ import {
   OUTBOX_WAKE,
   outboxBatch,
   outboxInsert,
-  recordEvents,
   type EventInput,
   type EventType,
   type Pool,
@@ -246,10 +245,5 @@ export class RedemptionsStore {
       [voucherId, timesUsed, status],
     );
     return read(rows[0]);
-  }
-
-  /** Writes events in the caller's transaction (the kit outbox). */
-  async recordEvents(tx: Queryable, events: EventInput<EventType>[]): Promise<void> {
-    await recordEvents(tx, EVENT_SOURCE, events);
   }
 }

@@ -69,9 +69,9 @@ import {
   type RedeemInput,
   type UpdateInput,
 } from './domain/validation.js';
-import type { Scope, VoucherRecord } from './domain/voucher.js';
+import { voucherEvent, type Scope, type VoucherRecord } from './domain/voucher.js';
 import type { RedemptionsStore } from './redemption-store.js';
-import { recordVoucherEvent, type VoucherRead, type VouchersStore } from './store.js';
+import { recordVoucherEvents, type VoucherRead, type VouchersStore } from './store.js';
 
 const MAX_ATTEMPTS = 5;
 
@@ -110,7 +110,7 @@ export class VouchersService {
     const input = parseCreate(raw, new Date());
     return transaction(this.pool, async (tx) => {
       const created = await this.vouchers.insert(tx, scope, input);
-      await recordVoucherEvent(tx, 'voucher.created', created);
+      await recordVoucherEvents(tx, [voucherEvent('voucher.created', created.voucher, created.now)]);
       return created;
     });
   }
@@ -147,7 +147,7 @@ export class VouchersService {
       const next = applyPatch(current.voucher, patch, current.now);
       if (!next.changed) return current;
       const after = await this.vouchers.setStatusAndMaxUses(tx, id, next.status, next.maxUses);
-      await recordVoucherEvent(tx, 'voucher.updated', after);
+      await recordVoucherEvents(tx, [voucherEvent('voucher.updated', after.voucher, after.now)]);
       return after;
     });
   }
@@ -157,7 +157,7 @@ export class VouchersService {
     return transaction(this.pool, async (tx) => {
       const gone = await this.vouchers.delete(tx, scope, id);
       if (!gone) throw await this.voucherNotFound(scope, id);
-      await recordVoucherEvent(tx, 'voucher.deleted', gone);
+      await recordVoucherEvents(tx, [voucherEvent('voucher.deleted', gone.voucher, gone.now)]);
       return gone;
     });
   }
@@ -251,14 +251,35 @@ export class VouchersService {
         timesUsed,
         statusAfterRollback({ ...before, timesUsed }),
       );
-      await recordVoucherEvent(tx, 'voucher.updated', after);
-      await this.redemptions.recordEvents(tx, [
+      await recordVoucherEvents(tx, [voucherEvent('voucher.updated', after.voucher, after.now)]);
+      await recordVoucherEvents(tx, [
         transactionEvent('transaction.updated', after.voucher, redemption, 'reversed', {
           rolled_back_at: redemption.rolledBackAt?.toISOString(),
         }),
       ]);
       return { voucher: after, redemption, alreadyRolledBack: false };
     });
+  }
+
+  /**
+   * Persists `expired` on vouchers whose expires_at passed, batch by batch until none is due,
+   * each batch with its voucher.updated events in one transaction. Returns how many moved.
+   */
+  async sweepExpired(batchSize = 500): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await transaction(this.pool, async (tx) => {
+        const expired = await this.vouchers.expireDue(tx, batchSize);
+        if (expired.length > 0)
+          await recordVoucherEvents(
+            tx,
+            expired.map((r) => voucherEvent('voucher.updated', r.voucher, r.now)),
+          );
+        return expired.length;
+      });
+      total += n;
+      if (n < batchSize) return total;
+    }
   }
 
   /** The slow path (see the top of this file). */
@@ -279,7 +300,7 @@ export class VouchersService {
     }
     // Every event whose content is known before the lock is written before it: the lock is
     // then held for the conditional UPDATE and the commit only. A refusal rolls them back.
-    await this.redemptions.recordEvents(tx, redemptionEvents(v, redemption));
+    await recordVoucherEvents(tx, redemptionEvents(v, redemption));
 
     const after = await this.redemptions.consumeUse(tx, scope, v.id, plan.input.orderId);
     if (!after) throw new Refusal(null);
@@ -290,7 +311,8 @@ export class VouchersService {
       if (overLimit) throw new Refusal(overLimit);
     }
     // Once per voucher lifetime (its last use): the only event that needs the state after the UPDATE.
-    if (after.voucher.status !== 'active') await recordVoucherEvent(tx, 'voucher.updated', after);
+    if (after.voucher.status !== 'active')
+      await recordVoucherEvents(tx, [voucherEvent('voucher.updated', after.voucher, after.now)]);
     return redemptionResult(v, redemption, false);
   }
 
@@ -305,7 +327,7 @@ export class VouchersService {
   private async recordFailure(v: VoucherRecord, plan: Plan, error: HallmarkError): Promise<void> {
     const attempt = redemptionOf(v, plan, newId('transaction'), new Date());
     await transaction(this.pool, (tx) =>
-      this.redemptions.recordEvents(tx, [
+      recordVoucherEvents(tx, [
         transactionEvent('transaction.failed', v, attempt, 'failed', {
           failure_code: error.code,
           failure_message: error.message,

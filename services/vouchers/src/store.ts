@@ -1,19 +1,19 @@
 // All SQL of the vouchers table: create, read, list, update, delete and the expiry sweep.
 // Every query is scoped by (enterprise_id, livemode); service.ts holds the transactions and
-// writes each change's event (recordVoucherEvent) in the same one. Redemptions' SQL lives in
+// writes each change's event (recordVoucherEvents) in the same one. Redemptions' SQL lives in
 // redemption-store.ts.
 import {
   HallmarkError,
-  newEvent,
   newId,
-  recordEvent,
-  transaction,
+  recordEvents,
+  type EventInput,
+  type EventType,
   type Pool,
   type Queryable,
   type VoucherId,
 } from '@hallmark/kit';
 import type { ListQuery, NewVoucher } from './domain/validation.js';
-import { toView, type Scope, type VoucherRecord, type VoucherStatus } from './domain/voucher.js';
+import type { Scope, VoucherRecord, VoucherStatus } from './domain/voucher.js';
 
 export const EVENT_SOURCE = 'vouchers';
 
@@ -77,13 +77,9 @@ const STATUS_FILTER: Record<VoucherStatus, string> = {
   inactive: "status = 'inactive'",
 };
 
-/** The discount voucher's event, in the caller's transaction (the kit outbox). */
-export async function recordVoucherEvent(
-  tx: Queryable,
-  type: 'voucher.created' | 'voucher.updated' | 'voucher.deleted',
-  { voucher, now }: VoucherRead,
-): Promise<void> {
-  await recordEvent(tx, EVENT_SOURCE, newEvent(type, { object: { ...toView(voucher, now) } }, voucher));
+/** Writes the service's events in the caller's transaction (the kit outbox). */
+export async function recordVoucherEvents(tx: Queryable, events: EventInput<EventType>[]): Promise<void> {
+  await recordEvents(tx, EVENT_SOURCE, events);
 }
 
 export class VouchersStore {
@@ -206,22 +202,19 @@ export class VouchersStore {
   }
 
   /**
-   * Persists `expired` for one batch of active vouchers whose expires_at passed, with a
-   * voucher.updated event each. SKIP LOCKED: replicas share the work, and a row locked by
-   * an in-flight redemption is taken on a later pass. Returns how many it moved.
+   * Moves one batch of active vouchers whose expires_at passed to `expired`. SKIP LOCKED:
+   * replicas share the work, and a row locked by an in-flight redemption is taken on a later
+   * pass. Returns the vouchers it moved.
    */
-  async sweepExpired(batchSize = 500): Promise<number> {
-    return transaction(this.pool, async (tx) => {
-      const { rows } = await tx.query<VoucherRow>(
-        `WITH due AS (
-           SELECT id FROM vouchers WHERE status = 'active' AND expires_at <= now()
-           ORDER BY expires_at LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED)
-         UPDATE vouchers v SET status = 'expired', version = v.version + 1, updated_at = now()
-         FROM due WHERE v.id = due.id RETURNING v.*, now() AS db_now`,
-        [batchSize],
-      );
-      for (const row of rows) await recordVoucherEvent(tx, 'voucher.updated', read(row));
-      return rows.length;
-    });
+  async expireDue(tx: Queryable, batchSize: number): Promise<VoucherRead[]> {
+    const { rows } = await tx.query<VoucherRow>(
+      `WITH due AS (
+         SELECT id FROM vouchers WHERE status = 'active' AND expires_at <= now()
+         ORDER BY expires_at LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED)
+       UPDATE vouchers v SET status = 'expired', version = v.version + 1, updated_at = now()
+       FROM due WHERE v.id = due.id RETURNING v.*, now() AS db_now`,
+      [batchSize],
+    );
+    return rows.map(read);
   }
 }

@@ -293,7 +293,7 @@ describe('expiry', () => {
       'code',
     );
 
-    const sweeper = new ExpirySweeper(svc.vouchers, createLogger('test', 'silent'), 60_000);
+    const sweeper = new ExpirySweeper(svc.service, createLogger('test', 'silent'), 60_000);
     expect(await sweeper.sweepOnce()).toBeGreaterThanOrEqual(1);
     expect(await sweeper.sweepOnce()).toBe(0);
     const { rows } = await svc.pool.query('SELECT status FROM vouchers WHERE id = $1', [v.id]);
@@ -313,7 +313,7 @@ describe('expiry', () => {
     await svc.pool.query("UPDATE vouchers SET expires_at = now() - interval '1 second' WHERE id = $1", [
       v.id,
     ]);
-    const sweeper = new ExpirySweeper(svc.vouchers, createLogger('test', 'silent'), 100);
+    const sweeper = new ExpirySweeper(svc.service, createLogger('test', 'silent'), 100);
     await sweeper.start();
     try {
       for (let i = 0; i < 50; i++) {

@@ -253,7 +253,7 @@ describe('claiming a voucher', () => {
     expect(await ownerOf(grace.token_id!)).toBe(holding);
   }, 60_000);
 
-  it('voucher.created and voucher.minted were recorded for the issuing enterprise, without recipient data', async () => {
+  it('certificate_voucher.created and .minted (voucher.created / voucher.minted on the wire) were recorded for the issuing enterprise, without recipient data', async () => {
     const ids = issued.map((v) => v.id);
     const rows = await certificatesDb(
       async (db) =>
@@ -262,14 +262,14 @@ describe('claiming a voucher', () => {
             type: string;
             payload: { enterprise_id: string; data: { object: { id: string } } };
           }>(
-            `SELECT type, payload FROM outbox WHERE type IN ('voucher.created', 'voucher.minted')
+            `SELECT type, payload FROM outbox WHERE type IN ('certificate_voucher.created', 'certificate_voucher.minted')
                AND payload->'data'->'object'->>'id' = ANY($1::text[])`,
             [ids],
           )
         ).rows,
     );
-    expect(rows.filter((r) => r.type === 'voucher.created')).toHaveLength(4);
-    expect(rows.filter((r) => r.type === 'voucher.minted')).toHaveLength(4);
+    expect(rows.filter((r) => r.type === 'certificate_voucher.created')).toHaveLength(4);
+    expect(rows.filter((r) => r.type === 'certificate_voucher.minted')).toHaveLength(4);
     expect(rows.every((r) => r.payload.enterprise_id === issuer.enterprise_id)).toBe(true);
     expect(JSON.stringify(rows)).not.toMatch(/ada@|grace@/i);
   }, 30_000);

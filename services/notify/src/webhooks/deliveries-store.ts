@@ -12,56 +12,13 @@ import {
   type Pool,
   type Queryable,
 } from '@hallmark/kit';
+import type { AttemptRecord, Claim, DeliveryRecord, Outcome } from './domain/delivery.js';
 import type { DeliveryStatus } from './domain/validation.js';
 import type { Scope } from './store.js';
 
 export const WAKE_CHANNEL = 'hallmark_webhooks';
 
-export interface Claim {
-  id: string;
-  token: string;
-  /** 1-based number of this attempt. */
-  attempt: number;
-  maxAttempts: number;
-  eventId: string;
-  eventType: string;
-  body: string;
-  url: string;
-  kind: 'endpoint' | 'subscription';
-  /** Live secrets, newest first (two during a rotation overlap). */
-  secrets: string[];
-  /** Set when a secret could not be decrypted (its key left HALLMARK_ENCRYPTION_KEYS). */
-  secretError?: string;
-}
-
-export interface Outcome {
-  statusCode: number | null;
-  latencyMs: number;
-  error: string | null;
-}
-
-export interface AttemptRecord {
-  attempt: number;
-  attemptedAt: Date;
-  statusCode: number | null;
-  latencyMs: number | null;
-  error: string | null;
-}
-
-export interface DeliveryRecord {
-  id: string;
-  endpointId: string;
-  eventId: string;
-  eventType: string;
-  status: DeliveryStatus;
-  attempts: number;
-  maxAttempts: number;
-  nextAttemptAt: Date | null;
-  createdAt: Date;
-  deliveredAt: Date | null;
-  inFlight: boolean;
-  log: AttemptRecord[];
-}
+export type { AttemptRecord, Claim, DeliveryRecord, Outcome } from './domain/delivery.js';
 
 /** Where one delivery of an event goes, as what type, with which body. */
 export interface DeliveryTarget {

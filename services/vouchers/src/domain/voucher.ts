@@ -1,5 +1,6 @@
 // The discount voucher: its record, its effective status and the object others see
 // (API, events). Pure: time comes in as an argument.
+import { newEvent, type EventInput } from '@hallmark/kit/events';
 import type { VoucherId } from '@hallmark/kit/ids';
 
 export const VOUCHER_TYPES = ['percentage', 'fixed_amount'] as const;
@@ -88,4 +89,13 @@ export function toView(v: VoucherRecord, now: Date): VoucherView {
     times_used: v.timesUsed,
     updated_at: v.updatedAt.toISOString(),
   };
+}
+
+/** A discount voucher's own event: the voucher as the API shows it, at `now`. */
+export function voucherEvent(
+  type: 'voucher.created' | 'voucher.updated' | 'voucher.deleted',
+  v: VoucherRecord,
+  now: Date,
+): EventInput<typeof type> {
+  return newEvent(type, { object: { ...toView(v, now) } }, v);
 }

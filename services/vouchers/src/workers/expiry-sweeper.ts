@@ -2,11 +2,11 @@
 // already show it; this makes it durable and emits voucher.updated). Runs every
 // interval in each replica; SKIP LOCKED in the store lets replicas share the work.
 import { IntervalWorker, type Logger } from '@hallmark/kit';
-import type { VouchersStore } from '../store.js';
+import type { VouchersService } from '../service.js';
 
 export class ExpirySweeper extends IntervalWorker {
   constructor(
-    private readonly store: VouchersStore,
+    private readonly service: Pick<VouchersService, 'sweepExpired'>,
     log: Logger,
     intervalMs: number,
   ) {
@@ -17,12 +17,7 @@ export class ExpirySweeper extends IntervalWorker {
   }
 
   /** Sweeps until no due voucher is left; returns how many moved. Exposed for tests. */
-  async sweepOnce(batchSize = 500): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const n = await this.store.sweepExpired(batchSize);
-      total += n;
-      if (n < batchSize) return total;
-    }
+  sweepOnce(batchSize = 500): Promise<number> {
+    return this.service.sweepExpired(batchSize);
   }
 }
