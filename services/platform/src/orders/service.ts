@@ -31,6 +31,11 @@ export class OrdersService {
 
   /** Answers whether the webhook was a duplicate. */
   async receive(w: InboundWebhook): Promise<boolean> {
+    // Without an app secret nothing can be verified (an empty HMAC key is anyone's).
+    if (!this.apiSecret)
+      throw new HallmarkError('service_unavailable', {
+        message: 'The e-commerce platform integration is not configured.',
+      });
     verifyWebhook(w.body, w.hmac, this.apiSecret);
     if (!isInboundTopic(w.topic)) {
       this.log.info({ topic: w.topic, shop: w.shop }, 'webhook: topic not handled; acknowledged');
