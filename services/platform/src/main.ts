@@ -117,6 +117,7 @@ await runServiceMain({
           orders,
           ordersSvc,
           cancellations,
+          installs,
           pool,
           log,
           config.HALLMARK_PLATFORM_SUBMIT_INTERVAL_MS,
