@@ -145,6 +145,7 @@ export const ERROR_STATUSES: Record<string, string> = {
   '403': 'Authenticated but not permitted (scope, IP allowlist, role)',
   '404': 'No such object (in this mode: the message says when it exists in the other mode)',
   '409': 'Conflict with the current state (a code or key that exists, an object being changed)',
+  '413': 'The request body is larger than the operation accepts',
   '414': 'A path parameter is too long',
   '422': 'Semantic error (e.g. a voucher that is expired, inactive or used up)',
   '429': 'Rate limit exceeded: `retry_after` in the body and the `Retry-After` header',

@@ -92,7 +92,7 @@ function errorStatuses(path: string, method: string, entry: CatalogEntry | undef
   if (path.includes('{')) out.push('414');
   // A write can meet the object's state: a conflict (409: a code or key that exists, a job
   // already running) or a semantic refusal (422: an expired, inactive or used-up voucher).
-  if (method !== 'get') out.push('409', '422');
+  if (method !== 'get') out.push('409', '413', '422');
   out.push('429', '500', '502', '503', '504');
   return out;
 }
@@ -128,7 +128,7 @@ export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Jso
           : response;
       }
       for (const [status, response] of Object.entries<Json>(responses))
-        if (/^[24]/.test(status)) responses[status] = withRateHeaders(response);
+        if (/^[24]/.test(status) && !response.$ref) responses[status] = withRateHeaders(response);
       for (const status of errorStatuses(path, method, entry))
         responses[status] ??= { $ref: `#/components/responses/${responseName(surface, status)}` };
       op.responses = responses;

@@ -49,7 +49,7 @@ export default async function authRoutes(app: FastifyInstance, { clients }: Rout
             shop: shopSchema,
             apiKeyId: { type: 'string', minLength: 1, maxLength: 80 },
             apiKey: { type: 'string', minLength: 1, maxLength: 200 },
-            webhookSecret: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+            webhookSecret: { type: 'string', pattern: '^[0-9a-f]{64}$', maxLength: 64 },
           },
         },
         response: {
@@ -60,7 +60,7 @@ export default async function authRoutes(app: FastifyInstance, { clients }: Rout
             additionalProperties: false,
             properties: {
               success: { type: 'boolean', const: true },
-              authUrl: { type: 'string', format: 'uri' },
+              authUrl: { type: 'string', format: 'uri', maxLength: 2048 },
             },
           },
           400: ERRORS[400],
@@ -115,9 +115,12 @@ export default async function authRoutes(app: FastifyInstance, { clients }: Rout
           302: { description: 'Redirect to HALLMARK_PLATFORM_APP_URL with `token` and `shop`', type: 'null' },
           '4xx': {
             description: 'HTML page: the install was refused (bad signature, stale timestamp, unknown state)',
-            type: 'string',
+            content: { 'text/html': { schema: { type: 'string', maxLength: 65_536 } } },
           },
-          '5xx': { description: 'HTML page: the platform failed the code exchange', type: 'string' },
+          '5xx': {
+            description: 'HTML page: the platform failed the code exchange',
+            content: { 'text/html': { schema: { type: 'string', maxLength: 65_536 } } },
+          },
         },
       },
       errorHandler(error, request, reply) {

@@ -47,11 +47,16 @@ export const credentialsSchema = {
   required: ['enterpriseId', 'apiKeyId', 'apiKey', 'webhookSecret'],
   additionalProperties: false,
   properties: {
-    enterpriseId: { type: 'string', description: 'ent_…' },
-    apiKeyId: { type: 'string', description: 'apikey_… (scopes bulk:mint, bulk:retry)' },
-    apiKey: { type: 'string', description: 'The key’s secret, shown once' },
-    webhookSecret: { type: 'string', description: '64 hexadecimal characters' },
-    shop: { type: 'string' },
+    enterpriseId: { type: 'string', maxLength: 64, description: 'ent_…' },
+    apiKeyId: { type: 'string', maxLength: 64, description: 'apikey_… (scopes bulk:mint, bulk:retry)' },
+    apiKey: { type: 'string', maxLength: 200, description: 'The key’s secret, shown once' },
+    webhookSecret: {
+      type: 'string',
+      pattern: '^[0-9a-f]{64}$',
+      maxLength: 64,
+      description: '64 hexadecimal characters',
+    },
+    shop: { type: 'string', maxLength: 255 },
   },
 } as const;
 
@@ -60,9 +65,9 @@ export const integrationSchema = {
   required: ['shop', 'enterpriseId', 'status', 'settings'],
   additionalProperties: false,
   properties: {
-    shop: { type: 'string' },
-    enterpriseId: { type: 'string' },
-    apiKeyId: { type: ['string', 'null'] },
+    shop: { type: 'string', maxLength: 255 },
+    enterpriseId: { type: 'string', maxLength: 64 },
+    apiKeyId: { type: ['string', 'null'], maxLength: 64 },
     status: { type: 'string', enum: ['active', 'uninstalled'] },
     settings: {
       type: 'object',
@@ -72,7 +77,7 @@ export const integrationSchema = {
         productTemplateMapping: { type: ['object', 'null'], additionalProperties: true },
       },
     },
-    installedAt: { type: 'string', format: 'date-time' },
-    updatedAt: { type: 'string', format: 'date-time' },
+    installedAt: { type: 'string', format: 'date-time', maxLength: 40 },
+    updatedAt: { type: 'string', format: 'date-time', maxLength: 40 },
   },
 } as const;

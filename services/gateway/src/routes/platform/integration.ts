@@ -55,7 +55,7 @@ export default async function integrationRoutes(app: FastifyInstance, { clients 
             properties: {
               success: { type: 'boolean', const: true },
               credentials: credentialsSchema,
-              returnUrl: { type: 'string' },
+              returnUrl: { type: 'string', format: 'uri', maxLength: 2048 },
             },
           },
           400: ERRORS[400],
@@ -137,8 +137,8 @@ export default async function integrationRoutes(app: FastifyInstance, { clients 
             additionalProperties: false,
             properties: {
               success: { type: 'boolean', const: true },
-              shop: { type: 'string' },
-              topics: { type: 'array', items: { type: 'string' } },
+              shop: { type: 'string', maxLength: 255 },
+              topics: { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 64 } },
             },
           },
           ...ERRORS,
