@@ -204,3 +204,22 @@ export function publicActor(actor: string | null): string | null {
   if (actor.startsWith(ID_PREFIXES.user)) return 'user';
   return null;
 }
+
+/** The certificate.minted payload: the certificate as the public read shows it, plus refs. */
+export function certificateEventObject(c: CertificateRecord): Record<string, unknown> {
+  return {
+    id: c.id,
+    tokenId: c.tokenId === null ? null : Number(c.tokenId),
+    name: c.name,
+    imageUrl: c.imageUrl,
+    metadata: metadataView(c),
+    metadataHash: c.metadataHash,
+    batchId: c.batchId,
+    holderAddress: c.holderAddress,
+    status: c.status,
+    transactionHash: c.transactionHash,
+    blockNumber: c.blockNumber,
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
+  };
+}

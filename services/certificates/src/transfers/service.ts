@@ -21,7 +21,8 @@ import {
 } from '@hallmark/kit';
 import { getAddress, isAddress } from 'ethers';
 import type { Scope } from '../domain/certificate.js';
-import { certificateFromRow, type CertificateRead, type CertificatesStore } from '../store.js';
+import { certificateFromRow } from '../certificate-rows.js';
+import type { CertificateRead, CertificatesStore } from '../store.js';
 import type { WalletStore } from '../wallets/store.js';
 import { TransferSender, type TransferChain } from './sender.js';
 import { OPEN, TransferStore, type TransferRow } from './store.js';
@@ -115,16 +116,8 @@ export class TransferService {
     return { row, replayed };
   }
 
-  private async findByKey(scope: Scope, key: string, requestHash: string): Promise<TransferRow | null> {
-    const row = await this.transfers.byKey(scope, key);
-    if (!row) return null;
-    if (row.request_hash !== requestHash) {
-      throw new HallmarkError('resource_already_exists', {
-        param: 'idempotency_key',
-        message: 'This idempotency key was used with a different request.',
-      });
-    }
-    return row;
+  private findByKey(scope: Scope, key: string, requestHash: string): Promise<TransferRow | null> {
+    return this.transfers.byKey(scope, key, requestHash);
   }
 
   private async record(scope: Scope, input: ReturnType<typeof parseRequest>): Promise<TransferRow> {

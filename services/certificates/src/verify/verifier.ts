@@ -12,8 +12,8 @@ import {
   TRANSFER_TOPIC,
   type BatchTree,
 } from '../chain/contract.js';
-import { metadataHashOf, type CertificateRecord } from '../domain/certificate.js';
-import { EVENT_SOURCE, type CertificateRead, type CertificatesStore } from '../store.js';
+import { EVENT_SOURCE, metadataHashOf, type CertificateRecord } from '../domain/certificate.js';
+import type { CertificateRead, CertificatesStore } from '../store.js';
 import { VerifyStore } from './store.js';
 
 export type CheckName = 'record_found' | 'on_chain' | 'holder' | 'metadata' | 'not_burned';

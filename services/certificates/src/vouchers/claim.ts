@@ -82,12 +82,12 @@ export class VoucherClaims {
     const early = claimRefusal(found, {
       userId,
       email: sessionEmail,
-      recipientEmail: await store.recipientEmail(found.id),
+      recipientEmail: await store.claims.recipientEmail(found.id),
     });
     if (early instanceof HallmarkError) throw early;
 
     const wallet = (await wallets.ensureUser(userId, principal.enterprise_id)).wallet;
-    const { voucher, replay } = await store.claim(
+    const { voucher, replay } = await store.claims.claim(
       found.id,
       { userId, enterpriseId: principal.enterprise_id, email: sessionEmail, toAddress: wallet.address },
       async (address, enterpriseId) => (await wallets.byAddress(address))?.enterpriseId === enterpriseId,
@@ -114,7 +114,7 @@ export class VoucherClaims {
    */
   async repairPass(limit = 50): Promise<number> {
     let moved = 0;
-    for (const { voucher, transfer } of await this.deps.store.claimsToRepair(limit)) {
+    for (const { voucher, transfer } of await this.deps.store.claims.claimsToRepair(limit)) {
       try {
         if (await this.repair(voucher, transfer)) moved++;
       } catch (err) {
@@ -132,7 +132,11 @@ export class VoucherClaims {
     const { store, transfers } = this.deps;
     let current = voucher;
     if (transfer === 'failed') {
-      const next = await store.nextClaimAttempt(voucher.id, voucher.claimTransferKey!, this.maxAttempts);
+      const next = await store.claims.nextClaimAttempt(
+        voucher.id,
+        voucher.claimTransferKey!,
+        this.maxAttempts,
+      );
       if (!next) return null;
       if (next.action === 'undone') {
         this.deps.log?.warn({ voucher: voucher.id }, 'voucher claims: transfer kept failing; claim undone');
@@ -146,7 +150,7 @@ export class VoucherClaims {
     } catch (err) {
       if (!(err instanceof HallmarkError) || !FINAL.has(err.code)) throw err;
       // The chain side refuses for good (e.g. the issuer no longer holds the token).
-      await store.undo(current.id, current.claimTransferKey!);
+      await store.claims.undo(current.id, current.claimTransferKey!);
       this.deps.log?.warn({ voucher: voucher.id, err }, 'voucher claims: transfer refused; claim undone');
       return 'undone';
     }

@@ -8,7 +8,6 @@
 import {
   Encryptor,
   HallmarkError,
-  isId,
   newId,
   notFound,
   newEvent,
@@ -20,79 +19,19 @@ import {
   type Queryable,
 } from '@hallmark/kit';
 import { EVENT_SOURCE, type Scope } from '../domain/certificate.js';
+import { findByIdempotencyKey } from '../idempotency-store.js';
+import { VoucherClaimStore } from './claim-store.js';
+import { findVoucherRow, fromRow, SELECT, type VoucherRow } from './rows-store.js';
 import {
-  claimRefusal,
   expiresAtOf,
   newReferenceNumber,
-  parseReferenceNumber,
   voucherEventObject,
   voucherUrl,
   type CreateVouchersInput,
   type VoucherRecord,
 } from './domain.js';
 
-interface VoucherRow {
-  id: string;
-  enterprise_id: string;
-  livemode: boolean;
-  reference_number: string;
-  url: string;
-  certificate_id: string;
-  metadata: Record<string, unknown>;
-  recipient_email_enc: string | null;
-  line_item_gid: string | null;
-  expires_at: Date;
-  claimed_by: string | null;
-  claimed_at: Date | null;
-  voided_at: Date | null;
-  void_reason: string | null;
-  claim_to_address: string | null;
-  claim_transfer_key: string | null;
-  claim_attempts: number;
-  claim_seq: number;
-  created_at: Date;
-  token_id: string | null;
-  transaction_hash: string | null;
-  block_number: string | null;
-  certificate_status: VoucherRecord['certificateStatus'];
-  holder_address: string;
-}
-
-const SELECT = `SELECT v.*, c.token_id, c.transaction_hash, c.block_number, c.status AS certificate_status,
-    c.holder_address
-  FROM certificate_vouchers v JOIN certificates c ON c.id = v.certificate_id`;
-
-const fromRow = (r: VoucherRow): VoucherRecord => ({
-  id: r.id,
-  enterpriseId: r.enterprise_id,
-  livemode: r.livemode,
-  url: r.url,
-  referenceNumber: r.reference_number,
-  certificateId: r.certificate_id,
-  metadata: r.metadata,
-  lineItemGid: r.line_item_gid,
-  expiresAt: r.expires_at,
-  createdAt: r.created_at,
-  claimedBy: r.claimed_by,
-  claimedAt: r.claimed_at,
-  voidedAt: r.voided_at,
-  voidReason: r.void_reason,
-  claimToAddress: r.claim_to_address,
-  claimTransferKey: r.claim_transfer_key,
-  tokenId: r.token_id === null ? null : BigInt(r.token_id),
-  transactionHash: r.transaction_hash,
-  blockNumber: r.block_number === null ? null : Number(r.block_number),
-  certificateStatus: r.certificate_status,
-});
-
 type VoucherEvent = EventInput<EventType>;
-
-/**
- * The transfer key of a voucher's n-th claim transfer: `claim:<id>` for the first (as before
- * retries existed), `claim:<id>:<n>` after; never reused, even by a claim after an undo.
- */
-const claimKey = (voucherId: string, n: number) =>
-  n <= 1 ? `claim:${voucherId}` : `claim:${voucherId}:${n}`;
 
 /** Certificate-voucher events; on the wire (enterprise webhooks) voucher.created / voucher.minted. */
 const eventOf = (
@@ -130,15 +69,6 @@ export interface CreatedVouchers {
   replayed: boolean;
 }
 
-export interface ClaimantInput {
-  userId: string;
-  /** The user's own enterprise (from their session), which may differ from the issuer. */
-  enterpriseId: string;
-  email: string | null;
-  /** The recipient's custodial wallet. */
-  toAddress: string;
-}
-
 export interface VoucherStoreOptions {
   /** HALLMARK_PUBLIC_URL: view URLs are `<it>/vouchers/<id>`. */
   publicUrl: string;
@@ -150,12 +80,15 @@ const REFERENCE_ATTEMPTS = 4;
 
 export class VoucherStore {
   private readonly encryptor: Encryptor | null;
+  /** The claim's SQL (./claim-store.ts), on the same pool and keys. */
+  readonly claims: VoucherClaimStore;
 
   constructor(
     readonly pool: Pool,
     private readonly opts: VoucherStoreOptions,
   ) {
     this.encryptor = opts.encryptionKeys ? new Encryptor(opts.encryptionKeys) : null;
+    this.claims = new VoucherClaimStore(pool, this.encryptor);
   }
 
   /**
@@ -276,20 +209,14 @@ export class VoucherStore {
   }
 
   private async findRequest(scope: Scope, input: CreateVouchersInput): Promise<CreatedVouchers | null> {
-    const { rows } = await this.pool.query<{ id: string; request_hash: string }>(
-      `SELECT id, request_hash FROM certificate_voucher_requests
-       WHERE enterprise_id = $1 AND livemode = $2 AND idempotency_key = $3`,
-      [scope.enterpriseId, scope.livemode, input.idempotencyKey],
+    const row = await findByIdempotencyKey<{ id: string; request_hash: string }>(
+      this.pool,
+      'certificate_voucher_requests',
+      scope,
+      input.idempotencyKey,
+      input.requestHash,
     );
-    const row = rows[0];
-    if (!row) return null;
-    if (row.request_hash !== input.requestHash) {
-      throw new HallmarkError('resource_already_exists', {
-        param: 'idempotency_key',
-        message: 'This idempotency key was used with a different request.',
-      });
-    }
-    return { vouchers: await this.ofRequest(row.id), replayed: true };
+    return row ? { vouchers: await this.ofRequest(row.id), replayed: true } : null;
   }
 
   private async ofRequest(requestId: string, db: Queryable = this.pool): Promise<VoucherRecord[]> {
@@ -301,7 +228,7 @@ export class VoucherStore {
 
   /** The voucher named by its id or its reference number (as typed); not found otherwise. */
   async find(idOrReference: string): Promise<VoucherRecord> {
-    const row = await this.findRow(this.pool, idOrReference, false);
+    const row = await findVoucherRow(this.pool, idOrReference, false);
     return fromRow(row);
   }
 
@@ -331,176 +258,5 @@ export class VoucherStore {
       voided: rows.filter((r) => r.voided).map((r) => r.id),
       claimed: rows.filter((r) => !r.voided).map((r) => r.id),
     };
-  }
-
-  private async findRow(db: Queryable, idOrReference: string, lock: boolean): Promise<VoucherRow> {
-    const forUpdate = lock ? ' FOR UPDATE OF v' : '';
-    let rows: VoucherRow[] = [];
-    if (isId('certificateVoucher', idOrReference)) {
-      ({ rows } = await db.query<VoucherRow>(`${SELECT} WHERE v.id = $1${forUpdate}`, [idOrReference]));
-    } else {
-      const reference = parseReferenceNumber(idOrReference);
-      if (reference) {
-        ({ rows } = await db.query<VoucherRow>(`${SELECT} WHERE v.reference_number = $1${forUpdate}`, [
-          reference,
-        ]));
-      }
-    }
-    if (!rows[0]) throw notFound('voucher', idOrReference);
-    return rows[0];
-  }
-
-  /**
-   * Records the claim under the voucher's row lock: the recipient, their wallet, the transfer
-   * key, and a `claimed` provenance entry (actor = the recipient's user id, from the holding
-   * wallet to the recipient's), all in one transaction. The same recipient again changes
-   * nothing (`replay`); every refusal of `claimRefusal` is thrown. `isIssuerWallet` tells
-   * whether the certificate's holder is still a custodial wallet of the issuer (else the
-   * transfer would be refused, so the voucher is not claimed).
-   */
-  async claim(
-    voucherId: string,
-    claimant: ClaimantInput,
-    isIssuerWallet: (address: string, enterpriseId: string) => Promise<boolean>,
-  ): Promise<{ voucher: VoucherRecord; replay: boolean }> {
-    return transaction(this.pool, async (tx) => {
-      const row = await this.findRow(tx, voucherId, true);
-      const voucher = fromRow(row);
-      const refusal = claimRefusal(voucher, {
-        userId: claimant.userId,
-        email: claimant.email,
-        recipientEmail: this.decrypt(row.recipient_email_enc),
-      });
-      if (refusal === 'replay') return { voucher, replay: true };
-      if (refusal) throw refusal;
-      if (!(await isIssuerWallet(row.holder_address, voucher.enterpriseId))) {
-        throw new HallmarkError('validation_failed', {
-          param: 'voucher_id',
-          message: 'The certificate of this voucher is no longer held by its issuer.',
-        });
-      }
-      const key = claimKey(voucher.id, row.claim_seq + 1);
-      const { rows: updated } = await tx.query<{ claimed_at: Date }>(
-        `UPDATE certificate_vouchers SET claimed_by = $2, claimed_by_enterprise = $3, claimed_at = now(),
-           claim_to_address = $4, claim_transfer_key = $5, claim_attempts = 1, claim_seq = $6, updated_at = now()
-         WHERE id = $1 RETURNING claimed_at`,
-        [voucher.id, claimant.userId, claimant.enterpriseId, claimant.toAddress, key, row.claim_seq + 1],
-      );
-      await tx.query(
-        `INSERT INTO provenance (certificate_id, kind, actor, from_address, to_address)
-         VALUES ($1, 'claimed', $2, $3, $4)`,
-        [voucher.certificateId, claimant.userId, row.holder_address, claimant.toAddress],
-      );
-      return {
-        voucher: {
-          ...voucher,
-          claimedBy: claimant.userId,
-          claimedAt: updated[0]!.claimed_at,
-          claimToAddress: claimant.toAddress,
-          claimTransferKey: key,
-        },
-        replay: false,
-      };
-    });
-  }
-
-  /**
-   * Claims whose current transfer failed (the chain refused it, or it reverted) or was never
-   * recorded: the repair pass sends them (again) or undoes them. Oldest first.
-   */
-  async claimsToRepair(
-    limit = 50,
-  ): Promise<Array<{ voucher: VoucherRecord; transfer: 'failed' | 'missing' }>> {
-    // `missing`: the claim committed but the process died before its transfer was recorded
-    // (given a few seconds, so a claim still on its way is left to finish by itself).
-    const { rows } = await this.pool.query<VoucherRow & { transfer_status: string | null }>(
-      `SELECT v.*, c.token_id, c.transaction_hash, c.block_number, c.status AS certificate_status,
-           c.holder_address, t.status AS transfer_status
-         FROM certificate_vouchers v JOIN certificates c ON c.id = v.certificate_id
-         LEFT JOIN certificate_transfers t ON t.enterprise_id = v.enterprise_id
-           AND t.livemode = v.livemode AND t.transfer_key = v.claim_transfer_key
-        WHERE v.claimed_at IS NOT NULL
-          AND (t.status = 'failed' OR (t.id IS NULL AND v.claimed_at < now() - interval '10 seconds'))
-        ORDER BY v.claimed_at LIMIT $1`,
-      [limit],
-    );
-    return rows.map((r) => ({ voucher: fromRow(r), transfer: r.transfer_status ? 'failed' : 'missing' }));
-  }
-
-  /**
-   * The next step for a claim whose transfer `failedKey` failed, under the voucher's row lock:
-   * `retry` with a new transfer key (claimKey), or `undone` after `maxAttempts`
-   * (the voucher is available again; a `claim_reverted` provenance entry says so). Null when
-   * the claim moved on meanwhile (another pass handled it), so concurrent repairs are safe.
-   */
-  async nextClaimAttempt(
-    voucherId: string,
-    failedKey: string,
-    maxAttempts: number,
-  ): Promise<{ action: 'retry' | 'undone'; voucher: VoucherRecord } | null> {
-    return transaction(this.pool, async (tx) => {
-      const row = await this.findRow(tx, voucherId, true);
-      if (row.claim_transfer_key !== failedKey || !row.claimed_at) return null;
-      if (row.claim_attempts >= maxAttempts) {
-        return { action: 'undone', voucher: await this.undoClaim(tx, row) };
-      }
-      const key = claimKey(row.id, row.claim_seq + 1);
-      await tx.query(
-        `UPDATE certificate_vouchers SET claim_transfer_key = $2, claim_attempts = claim_attempts + 1,
-           claim_seq = $3, updated_at = now()
-         WHERE id = $1`,
-        [row.id, key, row.claim_seq + 1],
-      );
-      return { action: 'retry', voucher: { ...fromRow(row), claimTransferKey: key } };
-    });
-  }
-
-  /** Undoes a claim that cannot be completed (see nextClaimAttempt); the caller holds the lock. */
-  async undo(voucherId: string, failedKey: string): Promise<VoucherRecord | null> {
-    return transaction(this.pool, async (tx) => {
-      const row = await this.findRow(tx, voucherId, true);
-      if (row.claim_transfer_key !== failedKey || !row.claimed_at) return null;
-      return this.undoClaim(tx, row);
-    });
-  }
-
-  private async undoClaim(tx: Queryable, row: VoucherRow): Promise<VoucherRecord> {
-    await tx.query(
-      `UPDATE certificate_vouchers SET claimed_by = NULL, claimed_by_enterprise = NULL, claimed_at = NULL,
-         claim_to_address = NULL, claim_transfer_key = NULL, claim_attempts = 0, updated_at = now()
-       WHERE id = $1`,
-      [row.id],
-    );
-    await tx.query(
-      `INSERT INTO provenance (certificate_id, kind, actor, from_address, to_address)
-       VALUES ($1, 'claim_reverted', $2, $3, $4)`,
-      [row.certificate_id, row.claimed_by, row.holder_address, row.claim_to_address],
-    );
-    return {
-      ...fromRow(row),
-      claimedBy: null,
-      claimedAt: null,
-      claimToAddress: null,
-      claimTransferKey: null,
-    };
-  }
-
-  /** The recipient e-mail of a voucher, decrypted (for the claim check only; never shown). */
-  async recipientEmail(voucherId: string): Promise<string | null> {
-    const { rows } = await this.pool.query<{ recipient_email_enc: string | null }>(
-      'SELECT recipient_email_enc FROM certificate_vouchers WHERE id = $1',
-      [voucherId],
-    );
-    return this.decrypt(rows[0]?.recipient_email_enc ?? null);
-  }
-
-  private decrypt(envelope: string | null): string | null {
-    if (!envelope) return null;
-    if (!this.encryptor) {
-      throw new HallmarkError('service_unavailable', {
-        message: 'The voucher cannot be checked: no encryption key is configured.',
-      });
-    }
-    return this.encryptor.decrypt(envelope);
   }
 }
