@@ -67,13 +67,19 @@ export class CertificateService {
    * read): the confirmation is written by whichever replica holds the relayer's lock, so a
    * database read is what every replica can see.
    */
-  async waitForBatch(scope: Scope, batchId: string, waitMs: number, deadlineMs: number): Promise<BatchStatus> {
+  async waitForBatch(
+    scope: Scope,
+    batchId: string,
+    waitMs: number,
+    deadlineMs: number,
+  ): Promise<BatchStatus> {
     if (!batchId) throw missingParam('batch_id');
     if (!Number.isInteger(waitMs) || waitMs < 0) {
       throw invalidParam('wait_ms', 'wait_ms must be a non-negative number of milliseconds.');
     }
     const { store } = this.deps;
-    const until = Date.now() + Math.max(0, Math.min(waitMs, MAX_BATCH_WAIT_MS, deadlineMs - ANSWER_MARGIN_MS));
+    const until =
+      Date.now() + Math.max(0, Math.min(waitMs, MAX_BATCH_WAIT_MS, deadlineMs - ANSWER_MARGIN_MS));
     let status = await store.batchStatus(scope, batchId);
     while (status === 'pending' && Date.now() < until) {
       await sleep(Math.min(this.deps.batchPollMs ?? 150, until - Date.now()));

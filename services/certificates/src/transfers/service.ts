@@ -24,7 +24,7 @@ import type { Scope } from '../domain/certificate.js';
 import { certificateFromRow } from '../certificate-rows.js';
 import type { CertificateRead, CertificatesStore } from '../store.js';
 import type { WalletStore } from '../wallets/store.js';
-import { TransferSender, type TransferChain } from './sender.js';
+import { TransferSender, type TransferChain } from './workers/sender.js';
 import { OPEN, TransferStore, type TransferRow } from './store.js';
 
 export type { TransferRow, TransferStatus } from './store.js';

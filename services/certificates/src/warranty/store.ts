@@ -73,7 +73,7 @@ export class WarrantyStore {
   }
 
   /** The enterprise's warranty template, created with its 9 fields on the first call. */
-  async initTemplate(scope: Scope): Promise<WarrantyTemplateRecord> {
+  async initWarrantyTemplate(scope: Scope): Promise<WarrantyTemplateRecord> {
     const { rows } = await this.pool.query<TemplateRow & { inserted: boolean }>(
       `WITH ins AS (
          INSERT INTO warranty_templates (id, enterprise_id, name, fields) VALUES ($1, $2, $3, $4)
@@ -116,7 +116,7 @@ export class WarrantyStore {
     };
   }
 
-  async getTemplate(scope: Scope, id: string): Promise<WarrantyTemplateRecord> {
+  async getWarrantyTemplate(scope: Scope, id: string): Promise<WarrantyTemplateRecord> {
     if (!isId('template', id)) throw notFound('template', id);
     const { rows } = await this.pool.query<TemplateRow>(
       'SELECT id, name, fields, created_at FROM warranty_templates WHERE id = $1 AND enterprise_id = $2',

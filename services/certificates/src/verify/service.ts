@@ -2,7 +2,7 @@
 // check, each with a reason a reader of the verification page understands. Chain failures make
 // checks fail (with why); they never fail the call. Every verification of a known certificate
 // records a document.verified event.
-import { recordEvent, type Pool } from '@hallmark/kit';
+import { invalidParam, notFound, recordEvent, type Pool } from '@hallmark/kit';
 import { getAddress, ZeroHash, zeroPadValue, toBeHex, type JsonRpcProvider } from 'ethers';
 import {
   buildBatchTree,
@@ -315,7 +315,15 @@ export class Verifier {
   }
 
   /** The id of the certificate of a token, or null. */
-  certificateIdOfToken(tokenId: bigint): Promise<string | null> {
-    return this.reads.certificateIdOfToken(tokenId);
+  /** The public certificate of a token; unknown or burned (spec › Chain events) → not found. */
+  async publicCertificateOfToken(tokenId: number): Promise<CertificateRead> {
+    if (!Number.isSafeInteger(tokenId) || tokenId < 1) {
+      throw invalidParam('token_id', 'token_id must be a positive integer.');
+    }
+    const id = await this.reads.certificateIdOfToken(BigInt(tokenId));
+    if (!id) throw notFound('token', String(tokenId));
+    const read = await this.opts.store.getPublic(id);
+    if (read.certificate.status === 'burned') throw notFound('token', String(tokenId));
+    return read;
   }
 }

@@ -10,9 +10,9 @@
 // bumps of a stuck transaction, the wait) without a persisted record: addToAllowlist is
 // idempotent and every batch first asks the chain, so a restart simply sends what is missing.
 import type { Logger } from '@hallmark/kit';
-import { CertificatesContract, certificatesInterface } from '../chain/contract.js';
-import type { TxSender } from '../chain/tx-sender.js';
-import type { AllowlistStore } from './store.js';
+import { CertificatesContract, certificatesInterface } from '../../chain/contract.js';
+import type { TxSender } from '../../chain/tx-sender.js';
+import type { AllowlistStore } from '../store.js';
 
 export interface AllowlistProcessorOptions {
   store: AllowlistStore;

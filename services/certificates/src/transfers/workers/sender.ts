@@ -18,13 +18,13 @@ import {
   CertificatesContract,
   permitDomain,
   signTransferPermit,
-} from '../chain/contract.js';
-import type { Relayer } from '../chain/relayer.js';
-import type { ReplaceOutcome, TxState } from '../chain/tx-sender.js';
-import type { WalletStore } from '../wallets/store.js';
-import type { SendingRow, TransferStore } from './store.js';
+} from '../../chain/contract.js';
+import type { Relayer } from '../../chain/relayer.js';
+import type { ReplaceOutcome, TxState } from '../../chain/tx-sender.js';
+import type { WalletStore } from '../../wallets/store.js';
+import type { SendingRow, TransferStore } from '../store.js';
 
-export type { SendingRow } from './store.js';
+export type { SendingRow } from '../store.js';
 
 /** Lifetime of a TransferPermit signature. */
 const PERMIT_TTL_SECONDS = 3600;
