@@ -14,8 +14,8 @@ import { ProvisioningConsumer } from './allowlist/workers/provisioning.js';
 import { AllowlistStore } from './allowlist/store.js';
 import { TransferService } from './transfers/service.js';
 import { WalletStore } from './wallets/store.js';
-import { VoucherClaims } from './vouchers/claim.js';
-import { VoucherStore } from './vouchers/store.js';
+import { CertificateVoucherClaims } from './certificate-vouchers/claim.js';
+import { CertificateVoucherStore } from './certificate-vouchers/store.js';
 
 /** What main.ts binds to the gRPC services, and the workers it runs. */
 export interface CertificatesParts {
@@ -23,8 +23,8 @@ export interface CertificatesParts {
   store: CertificatesStore;
   wallets: WalletStore | undefined;
   transfers: TransferService | undefined;
-  vouchers: VoucherStore;
-  claims: VoucherClaims | undefined;
+  vouchers: CertificateVoucherStore;
+  claims: CertificateVoucherClaims | undefined;
   allowlistStore: AllowlistStore;
   /** The mint worker (null without a chain): woken when a batch, transfer or allowlist request is recorded. */
   worker: MintWorker | null;
@@ -99,13 +99,13 @@ export async function buildParts(
         receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
       })
     : undefined;
-  const vouchers = new VoucherStore(pool, {
+  const vouchers = new CertificateVoucherStore(pool, {
     publicUrl: config.HALLMARK_PUBLIC_URL,
     encryptionKeys: config.HALLMARK_ENCRYPTION_KEYS,
   });
   const claims =
     wallets && transfers
-      ? new VoucherClaims({
+      ? new CertificateVoucherClaims({
           store: vouchers,
           wallets,
           transfers,

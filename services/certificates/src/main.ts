@@ -27,7 +27,7 @@ import { createVerificationHandlers } from './verify/rpc.js';
 import { Verifier } from './verify/service.js';
 import { createWarrantyHandlers } from './warranty/rpc.js';
 import { createAllowlistHandlers } from './allowlist/rpc.js';
-import { createVoucherHandlers } from './vouchers/rpc.js';
+import { createCertificateVoucherHandlers } from './certificate-vouchers/rpc.js';
 
 const config = loadCertificatesConfig();
 
@@ -71,7 +71,7 @@ await runServiceMain({
         ),
         bind<CertificateVoucherServiceServer>(
           CertificateVoucherServiceService,
-          createVoucherHandlers({
+          createCertificateVoucherHandlers({
             vouchers,
             certificates: store,
             claims,

@@ -16,7 +16,7 @@ export function scopeOf(p: Principal | undefined): Scope {
   return { enterpriseId: p.enterprise_id, livemode: p.livemode, actorId: p.actor_id };
 }
 
-export function provenanceToProto(p: ProvenanceRecord): ProvenanceEntry {
+function provenanceToProto(p: ProvenanceRecord): ProvenanceEntry {
   return {
     kind: p.kind,
     actor: p.actor ?? undefined,

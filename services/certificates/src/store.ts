@@ -32,7 +32,7 @@ import {
   type Scope,
 } from './domain/certificate.js';
 import { findByIdempotencyKey } from './idempotency-store.js';
-import { recordVouchersMinted } from './vouchers/store.js';
+import { recordVouchersMinted } from './certificate-vouchers/store.js';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 

@@ -8,7 +8,7 @@ import { warrantyView, type Warranty } from '../warranty/domain.js';
 
 /** The outbox source of every event of this service (subjects hallmark.certificates.*). */
 export const EVENT_SOURCE = 'certificates';
-export const MAX_BATCH_ITEMS = 1000;
+const MAX_BATCH_ITEMS = 1000;
 const MAX_METADATA_JSON = 16_384;
 
 export type CertificateStatus = 'pending' | 'minted' | 'burned';

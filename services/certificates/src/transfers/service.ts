@@ -3,7 +3,7 @@
 //
 // Life of a transfer (`certificate_transfers`, migrations 0301 and 0501): the Transfer RPC
 // records it `pending` with its transfer key (idempotency) under a row lock of the
-// certificate; the sending side (./sender.ts, run by the mint worker's pass, so only the
+// certificate; the sending side (./workers/sender.ts, run by the mint worker's pass, so only the
 // replica holding the relayer's advisory lock signs with the relayer's nonces) signs, persists
 // (`signed`), broadcasts (`sent`), replaces a stuck transaction with higher fees, waits for
 // HALLMARK_CHAIN_CONFIRMATIONS and records in one database transaction: `confirmed`, the

@@ -88,7 +88,7 @@ const short = (hash: string) => `${hash.slice(0, 10)}…${hash.slice(-6)}`;
  * keccak256 of the canonical JSON of {name, imageUrl, metadata}, where metadata is the stored
  * object without the fields the service adds after minting (`tokenId`, `warranty`).
  */
-export function recomputeMetadataHash(c: CertificateRecord): string {
+function recomputeMetadataHash(c: CertificateRecord): string {
   const { tokenId: _tokenId, warranty: _warranty, ...metadata } = c.metadata;
   return metadataHashOf(c.name, c.imageUrl, metadata);
 }

@@ -5,15 +5,15 @@ import { HallmarkError, missingParam } from '@hallmark/kit';
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import { metadataView, type Scope } from '../domain/certificate.js';
 import type { CertificatesStore } from '../store.js';
-import type { ClaimResult, VoucherClaims } from './claim.js';
+import type { ClaimResult, CertificateVoucherClaims } from './claim.js';
 import { MAX_VOUCHER_ITEMS, parseCreateVouchers, type RawVoucherItem, type VoucherRecord } from './domain.js';
-import type { CreatedVouchers, VoucherStore } from './store.js';
+import type { CreatedVouchers, CertificateVoucherStore } from './store.js';
 
-export interface VoucherServiceDeps {
-  vouchers: VoucherStore;
+export interface CertificateVoucherServiceDeps {
+  vouchers: CertificateVoucherStore;
   certificates: CertificatesStore;
   /** Claims (custodial wallets and transfers); unset: ClaimVoucher answers unavailable. */
-  claims?: VoucherClaims;
+  claims?: CertificateVoucherClaims;
 }
 
 /** The certificate of a voucher as GetPublicCertificate shows it, without its provenance. */
@@ -28,8 +28,8 @@ export interface VoucherCertificateView {
   blockNumber: number | null;
 }
 
-export class VoucherService {
-  constructor(private readonly deps: VoucherServiceDeps) {}
+export class CertificateVoucherService {
+  constructor(private readonly deps: CertificateVoucherServiceDeps) {}
 
   create(scope: Scope, req: { idempotencyKey?: string; items?: RawVoucherItem[] }): Promise<CreatedVouchers> {
     return this.deps.vouchers.create(scope, parseCreateVouchers(req));

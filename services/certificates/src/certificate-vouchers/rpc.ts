@@ -6,7 +6,7 @@ import type {
 } from '@hallmark/proto/certificates/v1/vouchers';
 import { scopeOf } from '../rpc.js';
 import { voucherStatus, type VoucherRecord } from './domain.js';
-import { VoucherService, type VoucherServiceDeps } from './service.js';
+import { CertificateVoucherService, type CertificateVoucherServiceDeps } from './service.js';
 
 function voucherToProto(v: VoucherRecord, now = new Date()): CertificateVoucher {
   return {
@@ -28,11 +28,11 @@ function voucherToProto(v: VoucherRecord, now = new Date()): CertificateVoucher 
   };
 }
 
-/** The handlers over a VoucherService built from `deps`. */
-export function createVoucherHandlers(
-  deps: VoucherServiceDeps,
+/** The handlers over a CertificateVoucherService built from `deps`. */
+export function createCertificateVoucherHandlers(
+  deps: CertificateVoucherServiceDeps,
 ): AsyncHandlers<CertificateVoucherServiceServer> {
-  const service = new VoucherService(deps);
+  const service = new CertificateVoucherService(deps);
   return {
     async createVouchers(req) {
       const { vouchers, replayed } = await service.create(scopeOf(req.principal), {

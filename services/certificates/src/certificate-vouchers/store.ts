@@ -20,7 +20,7 @@ import {
 } from '@hallmark/kit';
 import { EVENT_SOURCE, type Scope } from '../domain/certificate.js';
 import { findByIdempotencyKey } from '../idempotency-store.js';
-import { VoucherClaimStore } from './claim-store.js';
+import { CertificateVoucherClaimStore } from './claim-store.js';
 import { findVoucherRow, fromRow, SELECT, type VoucherRow } from './rows-store.js';
 import {
   expiresAtOf,
@@ -69,7 +69,7 @@ export interface CreatedVouchers {
   replayed: boolean;
 }
 
-export interface VoucherStoreOptions {
+export interface CertificateVoucherStoreOptions {
   /** HALLMARK_PUBLIC_URL: view URLs are `<it>/vouchers/<id>`. */
   publicUrl: string;
   /** HALLMARK_ENCRYPTION_KEYS; unset: vouchers with recipient data answer unavailable. */
@@ -78,17 +78,17 @@ export interface VoucherStoreOptions {
 
 const REFERENCE_ATTEMPTS = 4;
 
-export class VoucherStore {
+export class CertificateVoucherStore {
   private readonly encryptor: Encryptor | null;
   /** The claim's SQL (./claim-store.ts), on the same pool and keys. */
-  readonly claims: VoucherClaimStore;
+  readonly claims: CertificateVoucherClaimStore;
 
   constructor(
     readonly pool: Pool,
-    private readonly opts: VoucherStoreOptions,
+    private readonly opts: CertificateVoucherStoreOptions,
   ) {
     this.encryptor = opts.encryptionKeys ? new Encryptor(opts.encryptionKeys) : null;
-    this.claims = new VoucherClaimStore(pool, this.encryptor);
+    this.claims = new CertificateVoucherClaimStore(pool, this.encryptor);
   }
 
   /**

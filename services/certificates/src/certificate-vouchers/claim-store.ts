@@ -21,7 +21,7 @@ export interface ClaimantInput {
 const claimKey = (voucherId: string, n: number) =>
   n <= 1 ? `claim:${voucherId}` : `claim:${voucherId}:${n}`;
 
-export class VoucherClaimStore {
+export class CertificateVoucherClaimStore {
   constructor(
     private readonly pool: Pool,
     /** HALLMARK_ENCRYPTION_KEYS; null: a voucher with a recipient e-mail cannot be checked. */

@@ -28,7 +28,7 @@ import type { Scope } from '../domain/certificate.js';
 import type { TransferResult, TransferService } from '../transfers/service.js';
 import type { WalletStore } from '../wallets/store.js';
 import { claimRefusal, type VoucherRecord } from './domain.js';
-import type { VoucherStore } from './store.js';
+import type { CertificateVoucherStore } from './store.js';
 
 export interface ClaimResult {
   voucher: VoucherRecord;
@@ -36,8 +36,8 @@ export interface ClaimResult {
   replayed: boolean;
 }
 
-export interface VoucherClaimsDeps {
-  store: VoucherStore;
+export interface CertificateVoucherClaimsDeps {
+  store: CertificateVoucherStore;
   wallets: WalletStore;
   transfers: TransferService;
   /** Transfer attempts of one claim before it is undone (default 5). */
@@ -54,8 +54,8 @@ const scopeOf = (v: VoucherRecord): Scope => ({
   actorId: v.claimedBy ?? '',
 });
 
-export class VoucherClaims {
-  constructor(private readonly deps: VoucherClaimsDeps) {}
+export class CertificateVoucherClaims {
+  constructor(private readonly deps: CertificateVoucherClaimsDeps) {}
 
   private get maxAttempts() {
     return this.deps.maxAttempts ?? 5;
