@@ -1,6 +1,7 @@
-// Wiring only: config, database, bus, chain, gRPC server, mint worker (mints, transfers, claim
-// repair and allowlist writes: every transaction of the relayer's key), burn indexer, shutdown.
-import { bind, IntervalWorker, runServiceMain, type Logger, type Pool } from '@hallmark/kit';
+// Wiring only: the kit's runner (database, bus, outbox relay, gRPC server, shutdown), the
+// service's parts (bootstrap.ts: chain, stores, mint worker and its passes, burn indexer,
+// provisioning consumer) and the gRPC services bound to their handlers.
+import { bind, runServiceMain } from '@hallmark/kit';
 import {
   CertificatesServiceService,
   type CertificatesServiceServer,
@@ -19,26 +20,14 @@ import {
   type CertificateVoucherServiceServer,
 } from '@hallmark/proto/certificates/v1/vouchers';
 import path from 'node:path';
-import { Relayer } from './chain/relayer.js';
-import { connectChain, type Chain } from './chain/setup.js';
-import { feePolicyOf, loadCertificatesConfig } from './config.js';
-import { MintWorker, withPasses } from './minter.js';
+import { buildParts } from './bootstrap.js';
+import { loadCertificatesConfig } from './config.js';
 import { createCertificatesHandlers } from './rpc.js';
-import { CertificatesStore } from './store.js';
 import { createVerificationHandlers } from './verify/rpc.js';
-import { Verifier } from './verify/verifier.js';
+import { Verifier } from './verify/service.js';
 import { createWarrantyHandlers } from './warranty/rpc.js';
-import { BurnIndexer } from './indexer/burn-indexer.js';
-
-import { AllowlistProcessor } from './allowlist/processor.js';
-import { ProvisioningConsumer } from './allowlist/provisioning.js';
 import { createAllowlistHandlers } from './allowlist/rpc.js';
-import { AllowlistStore } from './allowlist/store.js';
-import { TransferService } from './transfers/service.js';
-import { WalletStore } from './wallets/store.js';
-import { VoucherClaims } from './vouchers/claim.js';
-import { createVoucherHandlers } from './vouchers/rpc.js';
-import { VoucherStore } from './vouchers/store.js';
+import { createCertificateVoucherHandlers } from './certificate-vouchers/rpc.js';
 
 const config = loadCertificatesConfig();
 
@@ -57,95 +46,10 @@ await runServiceMain({
     'hallmark/certificates/v1/allowlist.proto',
     'hallmark/certificates/v1/vouchers.proto',
   ],
-  build: async ({ pool, bus, log }) => {
-    let chain: Chain | null = null;
-    if (config.HALLMARK_CHAIN_RPC_URL && config.HALLMARK_RELAYER_KEY) {
-      chain = await connectChain(
-        {
-          rpcUrl: config.HALLMARK_CHAIN_RPC_URL,
-          relayerKey: config.HALLMARK_RELAYER_KEY,
-          chainId: config.HALLMARK_CHAIN_ID,
-          contractAddress: config.HALLMARK_CONTRACT_ADDRESS,
-          baseURI: new URL('/api/certificate/metadata/', config.HALLMARK_PUBLIC_URL).toString(),
-          transferEvents: config.HALLMARK_CHAIN_TRANSFER_EVENTS,
-        },
-        pool,
-        log,
-      );
-      log.info(
-        {
-          contract: chain.contract.address,
-          relayer: chain.signer.address,
-          transferEvents: chain.transferEvents,
-        },
-        'chain connected',
-      );
-    } else {
-      log.warn('no HALLMARK_CHAIN_RPC_URL: running without a chain (MintBatch unavailable)');
-    }
-    const store = new CertificatesStore(pool, () => chain?.contract.address ?? null);
-    const relayer = chain
-      ? new Relayer({
-          pool,
-          provider: chain.provider,
-          signer: chain.signer,
-          contract: chain.contract,
-          chainId: chain.chainId,
-          confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
-          store,
-          log,
-          receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
-          feePolicy: feePolicyOf(config),
-        })
-      : null;
-    const wallets = config.HALLMARK_ENCRYPTION_KEYS
-      ? new WalletStore(pool, config.HALLMARK_ENCRYPTION_KEYS)
-      : undefined;
-    const transfers = wallets
-      ? new TransferService({
-          pool,
-          store,
-          wallets,
-          chain: () =>
-            chain && relayer
-              ? {
-                  relayer,
-                  provider: chain.provider,
-                  signer: chain.signer,
-                  chainId: chain.chainId,
-                  confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
-                }
-              : null,
-          log,
-          onRecorded: () => worker?.wake(),
-          receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
-        })
-      : undefined;
-    const vouchers = new VoucherStore(pool, {
-      publicUrl: config.HALLMARK_PUBLIC_URL,
-      encryptionKeys: config.HALLMARK_ENCRYPTION_KEYS,
-    });
-    const claims =
-      wallets && transfers
-        ? new VoucherClaims({
-            store: vouchers,
-            wallets,
-            transfers,
-            maxAttempts: config.HALLMARK_CLAIM_MAX_ATTEMPTS,
-            log,
-          })
-        : undefined;
-    const allowlistStore = new AllowlistStore(pool);
-    const allowlist = chain && relayer ? allowlistProcessorOf(chain, relayer, allowlistStore, log) : null;
-    // The mint worker's pass also sends transfers, repairs certificate-voucher claims whose
-    // transfer failed and writes the allowlist: one replica, one signer, one nonce sequence.
-    const passes: Array<() => Promise<number>> = [
-      ...(transfers && claims ? [() => transfers.processOpen(), () => claims.repairPass()] : []),
-      ...(allowlist ? [async () => countDone(await allowlist.runOnce())] : []),
-    ];
-    const worker = relayer
-      ? new MintWorker(pool, withPasses(relayer, passes), log, config.HALLMARK_CERTIFICATES_MINT_INTERVAL_MS)
-      : null;
+  build: async (deps) => {
+    const { pool } = deps;
+    const { chain, store, wallets, transfers, vouchers, claims, allowlistStore, worker, workers } =
+      await buildParts(config, deps);
     return {
       services: [
         bind<CertificatesServiceServer>(
@@ -167,7 +71,7 @@ await runServiceMain({
         ),
         bind<CertificateVoucherServiceServer>(
           CertificateVoucherServiceService,
-          createVoucherHandlers({
+          createCertificateVoucherHandlers({
             vouchers,
             certificates: store,
             claims,
@@ -183,67 +87,7 @@ await runServiceMain({
           }),
         ),
       ],
-      workers: [
-        ...(worker ? [worker] : []),
-        ...(chain ? [burnIndexerWorker(chain, pool, log)] : []),
-        // Allowlist on user provisioning (user.created → custodial wallet → allowlist request).
-        ...(wallets
-          ? [
-              new ProvisioningConsumer({
-                bus,
-                pool,
-                log,
-                wallets,
-                allowlist: allowlistStore,
-                onRequested: () => worker?.wake(),
-              }),
-            ]
-          : []),
-      ],
+      workers,
     };
   },
 });
-
-function burnIndexerWorker(chain: Chain, pool: Pool, log: Logger): IntervalWorker {
-  const indexer = new BurnIndexer({
-    pool,
-    provider: chain.provider,
-    contractAddress: chain.contract.address,
-    chainId: chain.chainId,
-    confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
-    blockRange: config.HALLMARK_BURN_INDEXER_BLOCK_RANGE,
-    startBlock: config.HALLMARK_BURN_INDEXER_START_BLOCK,
-    log,
-  });
-  return new IntervalWorker(
-    { name: 'burn indexer', intervalMs: config.HALLMARK_BURN_INDEXER_INTERVAL_MS, log },
-    () => indexer.runOnce(),
-  );
-}
-
-/**
- * The allowlist writer, run by the mint worker's pass: sends with the relayer's key through the
- * relayer's transaction path (its signer mutex and fee bumps), only in the replica holding the
- * relayer's advisory lock, so no other replica ever signs with the same nonces.
- */
-function allowlistProcessorOf(
-  chain: Chain,
-  relayer: Relayer,
-  store: AllowlistStore,
-  log: Logger,
-): AllowlistProcessor {
-  return new AllowlistProcessor({
-    store,
-    contract: chain.contract,
-    tx: relayer.tx,
-    confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
-    batchSize: config.HALLMARK_ALLOWLIST_BATCH_SIZE,
-    maxRetries: config.HALLMARK_ALLOWLIST_MAX_RETRIES,
-    retryDelayMs: config.HALLMARK_ALLOWLIST_RETRY_DELAY_MS,
-    receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
-    log,
-  });
-}
-
-/** Entries of an allowlist pass that became final. */
-const countDone = (r: { succeeded: number; failed: number }) => r.succeeded + r.failed;

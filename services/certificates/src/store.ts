@@ -14,88 +14,27 @@ import {
 } from '@hallmark/kit';
 import { buildBatchTree } from './chain/contract.js';
 import {
+  certificateFromRow,
+  provenanceFromRow,
+  type CertificateRow,
+  type ProvenanceRow,
+} from './certificate-rows.js';
+import {
   batchKeyFor,
+  certificateEventObject,
   EVENT_SOURCE,
-  metadataView,
   publicActor,
   type BatchStatus,
   type CertificateRecord,
-  type CertificateStatus,
   type MintBatchInput,
   type ProvenanceKind,
   type ProvenanceRecord,
   type Scope,
 } from './domain/certificate.js';
-import { recordVouchersMinted } from './vouchers/store.js';
-import type { Warranty } from './warranty/domain.js';
+import { findByIdempotencyKey } from './idempotency-store.js';
+import { recordVouchersMinted } from './certificate-vouchers/store.js';
 
-export { EVENT_SOURCE };
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
-
-export interface CertificateRow {
-  id: string;
-  enterprise_id: string;
-  livemode: boolean;
-  batch_id: string;
-  position: number;
-  token_id: string | null;
-  name: string;
-  image_url: string | null;
-  metadata: Record<string, unknown>;
-  metadata_hash: string;
-  holder_address: string;
-  status: CertificateStatus;
-  transaction_hash: string | null;
-  block_number: string | null;
-  warranty?: Warranty | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-interface ProvenanceRow {
-  certificate_id: string;
-  kind: ProvenanceKind;
-  actor: string | null;
-  from_address: string | null;
-  to_address: string | null;
-  transaction_hash: string | null;
-  block_number: string | null;
-  at: Date;
-}
-
-export function certificateFromRow(r: CertificateRow): CertificateRecord {
-  return {
-    id: r.id,
-    enterpriseId: r.enterprise_id,
-    livemode: r.livemode,
-    batchId: r.batch_id,
-    position: r.position,
-    tokenId: r.token_id === null ? null : BigInt(r.token_id),
-    name: r.name,
-    imageUrl: r.image_url,
-    metadata: r.metadata,
-    metadataHash: r.metadata_hash,
-    holderAddress: r.holder_address,
-    status: r.status,
-    transactionHash: r.transaction_hash,
-    blockNumber: r.block_number === null ? null : Number(r.block_number),
-    warranty: r.warranty ?? null,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-
-function provenanceFromRow(r: ProvenanceRow): ProvenanceRecord {
-  return {
-    kind: r.kind,
-    actor: r.actor,
-    from: r.from_address,
-    to: r.to_address,
-    transactionHash: r.transaction_hash,
-    blockNumber: r.block_number === null ? null : Number(r.block_number),
-    at: r.at,
-  };
-}
 
 /**
  * The public read's statement. Columns are named, not `*`: a prepared statement whose result
@@ -142,25 +81,6 @@ export interface MintedOnChain {
   transactionHash: string;
   blockNumber: number;
   signer: string;
-}
-
-/** The certificate.minted payload: the certificate as the public read shows it, plus refs. */
-export function certificateEventObject(c: CertificateRecord): Record<string, unknown> {
-  return {
-    id: c.id,
-    tokenId: c.tokenId === null ? null : Number(c.tokenId),
-    name: c.name,
-    imageUrl: c.imageUrl,
-    metadata: metadataView(c),
-    metadataHash: c.metadataHash,
-    batchId: c.batchId,
-    holderAddress: c.holderAddress,
-    status: c.status,
-    transactionHash: c.transactionHash,
-    blockNumber: c.blockNumber,
-    createdAt: c.createdAt.toISOString(),
-    updatedAt: c.updatedAt.toISOString(),
-  };
 }
 
 export class CertificatesStore {
@@ -235,20 +155,14 @@ export class CertificatesStore {
   }
 
   private async findBatch(scope: Scope, input: MintBatchInput): Promise<BatchRead | null> {
-    const { rows } = await this.pool.query<{ id: string; request_hash: string }>(
-      `SELECT id, request_hash FROM certificate_batches
-       WHERE enterprise_id = $1 AND livemode = $2 AND idempotency_key = $3`,
-      [scope.enterpriseId, scope.livemode, input.idempotencyKey],
+    const row = await findByIdempotencyKey<{ id: string; request_hash: string }>(
+      this.pool,
+      'certificate_batches',
+      scope,
+      input.idempotencyKey,
+      input.requestHash,
     );
-    const row = rows[0];
-    if (!row) return null;
-    if (row.request_hash !== input.requestHash) {
-      throw new HallmarkError('resource_already_exists', {
-        param: 'idempotency_key',
-        message: 'This idempotency key was used with a different request.',
-      });
-    }
-    return { ...(await this.readBatch(row.id)), replayed: true };
+    return row ? { ...(await this.readBatch(row.id)), replayed: true } : null;
   }
 
   async readBatch(batchId: string, db: Queryable = this.pool): Promise<Omit<BatchRead, 'replayed'>> {

@@ -11,7 +11,7 @@ import { closeTestDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '@ha
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import { Wallet } from 'ethers';
 import { parseAddress, parseWaitMs } from '../src/allowlist/domain.js';
-import { AllowlistProcessor } from '../src/allowlist/processor.js';
+import { AllowlistProcessor } from '../src/allowlist/workers/processor.js';
 import { createAllowlistHandlers } from '../src/allowlist/rpc.js';
 import { AllowlistStore } from '../src/allowlist/store.js';
 import { anvilWallet } from '../src/chain/dev-accounts.js';

@@ -19,7 +19,7 @@ import {
 } from '@hallmark/kit/testing';
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import { FeeData, Wallet } from 'ethers';
-import { AllowlistProcessor } from '../src/allowlist/processor.js';
+import { AllowlistProcessor } from '../src/allowlist/workers/processor.js';
 import { AllowlistStore } from '../src/allowlist/store.js';
 import { BATCH_MINTED_TOPIC, changesOfToken, parseOwnershipChanges } from '../src/chain/contract.js';
 import { anvilWallet } from '../src/chain/dev-accounts.js';

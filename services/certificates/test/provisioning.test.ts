@@ -28,8 +28,8 @@ import {
   TEST_NATS_URL,
   uniqueDatabaseName,
 } from '@hallmark/kit/testing';
-import { AllowlistProcessor } from '../src/allowlist/processor.js';
-import { ProvisioningConsumer } from '../src/allowlist/provisioning.js';
+import { AllowlistProcessor } from '../src/allowlist/workers/processor.js';
+import { ProvisioningConsumer } from '../src/allowlist/workers/provisioning.js';
 import { AllowlistStore } from '../src/allowlist/store.js';
 import { anvilWallet } from '../src/chain/dev-accounts.js';
 import { connectChain, type Chain } from '../src/chain/setup.js';

@@ -18,7 +18,7 @@ import { connectChain, type Chain } from '../src/chain/setup.js';
 import { createCertificatesHandlers } from '../src/rpc.js';
 import { CertificatesStore } from '../src/store.js';
 import { TransferService } from '../src/transfers/service.js';
-import { withTransfers } from '../src/transfers/worker.js';
+import { withTransfers } from '../src/transfers/workers/passes.js';
 import { WalletStore } from '../src/wallets/store.js';
 
 const MIGRATIONS_DIR = path.join(import.meta.dirname, '..', 'migrations');

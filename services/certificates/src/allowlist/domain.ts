@@ -7,7 +7,7 @@ export type AllowlistStatus = 'pending' | 'success' | 'failed';
 
 /** Longest wait-for-confirmation answers after (ms). */
 export const MAX_WAIT_MS = 30_000;
-export const DEFAULT_WAIT_MS = 10_000;
+const DEFAULT_WAIT_MS = 10_000;
 
 export interface AllowlistEntryRecord {
   address: string;

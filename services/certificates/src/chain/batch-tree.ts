@@ -4,7 +4,7 @@ import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 import { AbiCoder, keccak256, type BigNumberish } from 'ethers';
 
 /** Leaf encoding of the batch trees: (position in the batch, metadata hash). */
-export const LEAF_ENCODING = ['uint256', 'bytes32'] as const;
+const LEAF_ENCODING = ['uint256', 'bytes32'] as const;
 
 /**
  * The leaf the contract checks for the token at `index` (= tokenId − firstTokenId) of its batch:

@@ -53,7 +53,7 @@ export function permitDomain(chainId: BigNumberish, verifyingContract: string): 
   };
 }
 
-export const PERMIT_TYPES: Record<string, TypedDataField[]> = {
+const PERMIT_TYPES: Record<string, TypedDataField[]> = {
   Permit: [
     { name: 'spender', type: 'address' },
     { name: 'tokenId', type: 'uint256' },
@@ -62,7 +62,7 @@ export const PERMIT_TYPES: Record<string, TypedDataField[]> = {
   ],
 };
 
-export const TRANSFER_PERMIT_TYPES: Record<string, TypedDataField[]> = {
+const TRANSFER_PERMIT_TYPES: Record<string, TypedDataField[]> = {
   TransferPermit: [
     { name: 'to', type: 'address' },
     { name: 'tokenId', type: 'uint256' },

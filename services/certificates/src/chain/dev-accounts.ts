@@ -2,7 +2,7 @@
 // contract tests only. Never use them on a real chain: the keys are public.
 import { HDNodeWallet, JsonRpcProvider, Network, type Provider } from 'ethers';
 
-export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
+const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
 
 /** Account `index` of anvil's default mnemonic (funded with 10,000 ETH on a fresh anvil). */
 export function anvilWallet(index: number, provider?: Provider): HDNodeWallet {

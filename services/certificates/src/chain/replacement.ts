@@ -21,7 +21,7 @@ export interface FeePolicy {
 export const DEFAULT_FEE_POLICY: FeePolicy = { replaceAfterMs: 60_000, maxFeePerGas: null };
 
 /** What a replacement adds to both fees, in percent. */
-export const BUMP_PERCENT = 20n;
+const BUMP_PERCENT = 20n;
 /** The largest minimum price bump a node asks of a replacement, in per mille (12.5%). */
 const NODE_MIN_BUMP_PER_MILLE = 1125n;
 

@@ -9,7 +9,7 @@ import { JsonRpcProvider, Network, Wallet, getAddress } from 'ethers';
 import { withDevContractLock } from './chain-state-store.js';
 import { CertificatesContract, MINTER_ROLE, deployCertificates, type TransferEventMode } from './contract.js';
 
-export const LOCAL_CHAIN_ID = 31337n;
+const LOCAL_CHAIN_ID = 31337n;
 
 export interface ChainConfig {
   rpcUrl: string;
@@ -31,7 +31,7 @@ export interface Chain {
   transferEvents: TransferEventMode;
 }
 
-export function chainProvider(rpcUrl: string, chainId?: number): JsonRpcProvider {
+function chainProvider(rpcUrl: string, chainId?: number): JsonRpcProvider {
   if (chainId === undefined) return new JsonRpcProvider(rpcUrl);
   const local = BigInt(chainId) === LOCAL_CHAIN_ID;
   return new JsonRpcProvider(rpcUrl, Network.from(chainId), {

@@ -53,7 +53,7 @@ export interface TxJournal {
 }
 
 /** A journal that keeps nothing: for idempotent writes that a restart simply redoes. */
-export const MEMORY_JOURNAL: TxJournal = {
+const MEMORY_JOURNAL: TxJournal = {
   signed: async () => undefined,
   replaced: async () => true,
   sent: async () => undefined,
@@ -98,7 +98,7 @@ class Mutex {
 }
 
 /** Every hash a transaction has had, the current one first. */
-export const hashesOf = (s: TxState): string[] => [
+const hashesOf = (s: TxState): string[] => [
   ...(s.txHash ? [s.txHash] : []),
   ...s.replacedHashes.filter((h) => h !== s.txHash),
 ];

@@ -8,7 +8,7 @@ import { warrantyView, type Warranty } from '../warranty/domain.js';
 
 /** The outbox source of every event of this service (subjects hallmark.certificates.*). */
 export const EVENT_SOURCE = 'certificates';
-export const MAX_BATCH_ITEMS = 1000;
+const MAX_BATCH_ITEMS = 1000;
 const MAX_METADATA_JSON = 16_384;
 
 export type CertificateStatus = 'pending' | 'minted' | 'burned';
@@ -203,4 +203,23 @@ export function publicActor(actor: string | null): string | null {
   if (actor.startsWith(ID_PREFIXES.apiKey)) return 'api_key';
   if (actor.startsWith(ID_PREFIXES.user)) return 'user';
   return null;
+}
+
+/** The certificate.minted payload: the certificate as the public read shows it, plus refs. */
+export function certificateEventObject(c: CertificateRecord): Record<string, unknown> {
+  return {
+    id: c.id,
+    tokenId: c.tokenId === null ? null : Number(c.tokenId),
+    name: c.name,
+    imageUrl: c.imageUrl,
+    metadata: metadataView(c),
+    metadataHash: c.metadataHash,
+    batchId: c.batchId,
+    holderAddress: c.holderAddress,
+    status: c.status,
+    transactionHash: c.transactionHash,
+    blockNumber: c.blockNumber,
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
+  };
 }

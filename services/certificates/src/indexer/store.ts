@@ -3,7 +3,8 @@
 // transaction.
 import { recordEvents, type Pool, type Queryable } from '@hallmark/kit';
 import { ZeroAddress } from 'ethers';
-import { certificateEventObject, certificateFromRow, EVENT_SOURCE, type CertificateRow } from '../store.js';
+import { certificateFromRow, type CertificateRow } from '../certificate-rows.js';
+import { certificateEventObject, EVENT_SOURCE } from '../domain/certificate.js';
 
 export interface Burn {
   tokenId: bigint;

@@ -3,7 +3,7 @@
 //
 // Life of a transfer (`certificate_transfers`, migrations 0301 and 0501): the Transfer RPC
 // records it `pending` with its transfer key (idempotency) under a row lock of the
-// certificate; the sending side (./sender.ts, run by the mint worker's pass, so only the
+// certificate; the sending side (./workers/sender.ts, run by the mint worker's pass, so only the
 // replica holding the relayer's advisory lock signs with the relayer's nonces) signs, persists
 // (`signed`), broadcasts (`sent`), replaces a stuck transaction with higher fees, waits for
 // HALLMARK_CHAIN_CONFIRMATIONS and records in one database transaction: `confirmed`, the
@@ -21,9 +21,10 @@ import {
 } from '@hallmark/kit';
 import { getAddress, isAddress } from 'ethers';
 import type { Scope } from '../domain/certificate.js';
-import { certificateFromRow, type CertificateRead, type CertificatesStore } from '../store.js';
+import { certificateFromRow } from '../certificate-rows.js';
+import type { CertificateRead, CertificatesStore } from '../store.js';
 import type { WalletStore } from '../wallets/store.js';
-import { TransferSender, type TransferChain } from './sender.js';
+import { TransferSender, type TransferChain } from './workers/sender.js';
 import { OPEN, TransferStore, type TransferRow } from './store.js';
 
 export type { TransferRow, TransferStatus } from './store.js';
@@ -115,16 +116,8 @@ export class TransferService {
     return { row, replayed };
   }
 
-  private async findByKey(scope: Scope, key: string, requestHash: string): Promise<TransferRow | null> {
-    const row = await this.transfers.byKey(scope, key);
-    if (!row) return null;
-    if (row.request_hash !== requestHash) {
-      throw new HallmarkError('resource_already_exists', {
-        param: 'idempotency_key',
-        message: 'This idempotency key was used with a different request.',
-      });
-    }
-    return row;
+  private findByKey(scope: Scope, key: string, requestHash: string): Promise<TransferRow | null> {
+    return this.transfers.byKey(scope, key, requestHash);
   }
 
   private async record(scope: Scope, input: ReturnType<typeof parseRequest>): Promise<TransferRow> {

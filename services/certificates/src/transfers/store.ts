@@ -4,7 +4,9 @@
 import { recordEvents, transaction, type Pool, type Queryable } from '@hallmark/kit';
 import type { TxJournal } from '../chain/tx-sender.js';
 import type { Scope } from '../domain/certificate.js';
-import { certificateEventObject, certificateFromRow, EVENT_SOURCE, type CertificateRow } from '../store.js';
+import { findByIdempotencyKey } from '../idempotency-store.js';
+import { certificateFromRow, type CertificateRow } from '../certificate-rows.js';
+import { certificateEventObject, EVENT_SOURCE } from '../domain/certificate.js';
 
 export type TransferStatus = 'pending' | 'signed' | 'sent' | 'confirmed' | 'failed';
 export const OPEN: TransferStatus[] = ['pending', 'signed', 'sent'];
@@ -48,12 +50,9 @@ export interface NewTransfer {
 export class TransferStore implements TxJournal {
   constructor(private readonly pool: Pool) {}
 
-  async byKey(scope: Scope, key: string): Promise<TransferRow | undefined> {
-    const { rows } = await this.pool.query<TransferRow>(
-      'SELECT * FROM certificate_transfers WHERE enterprise_id = $1 AND livemode = $2 AND transfer_key = $3',
-      [scope.enterpriseId, scope.livemode, key],
-    );
-    return rows[0];
+  /** The transfer recorded under `key` in the scope (null: a new key); another request's key conflicts. */
+  byKey(scope: Scope, key: string, requestHash: string): Promise<TransferRow | null> {
+    return findByIdempotencyKey<TransferRow>(this.pool, 'certificate_transfers', scope, key, requestHash);
   }
 
   async byId(id: string): Promise<TransferRow> {

@@ -1,9 +1,10 @@
-// gRPC handlers of CertificateVerificationService (public: no principal).
-import { invalidParam, notFound, type AsyncHandlers } from '@hallmark/kit';
+// gRPC handlers of CertificateVerificationService (public: no principal): proto <-> service
+// calls, nothing else.
+import type { AsyncHandlers } from '@hallmark/kit';
 import type { CertificateVerificationServiceServer } from '@hallmark/proto/certificates/v1/verification';
 import { toProto } from '../rpc.js';
 import type { CertificatesStore } from '../store.js';
-import type { Verifier } from './verifier.js';
+import type { Verifier } from './service.js';
 
 export function createVerificationHandlers(deps: {
   store: CertificatesStore;
@@ -23,16 +24,7 @@ export function createVerificationHandlers(deps: {
     },
 
     async getPublicCertificateByToken(req) {
-      const tokenId = req.token_id;
-      if (!Number.isSafeInteger(tokenId) || tokenId < 1) {
-        throw invalidParam('token_id', 'token_id must be a positive integer.');
-      }
-      const id = await deps.verifier.certificateIdOfToken(BigInt(tokenId));
-      if (!id) throw notFound('token', String(tokenId));
-      const read = await deps.store.getPublic(id);
-      // A burned token can no longer be queried (spec › Chain events).
-      if (read.certificate.status === 'burned') throw notFound('token', String(tokenId));
-      return toProto(read);
+      return toProto(await deps.verifier.publicCertificateOfToken(req.token_id));
     },
   };
 }

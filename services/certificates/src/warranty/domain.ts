@@ -5,7 +5,6 @@
 import { invalidParam, missingParam } from '@hallmark/kit/errors';
 
 export const WARRANTY_PERIODS = ['1', '2', '3', '5', '10', 'Lifetime'] as const;
-export type WarrantyPeriod = (typeof WARRANTY_PERIODS)[number];
 
 export const WARRANTY_TYPES = [
   'Manufacturer',
@@ -20,7 +19,7 @@ export type WarrantyType = (typeof WARRANTY_TYPES)[number];
 export type WarrantyStatus = 'future' | 'active' | 'expired';
 
 /** Lifetime warranties end 100 years after their start. */
-export const LIFETIME_YEARS = 100;
+const LIFETIME_YEARS = 100;
 
 /** The stored warranty (metadata.warranty without its derived status). */
 export interface Warranty {
@@ -178,7 +177,7 @@ export function sameWarranty(a: Warranty | null | undefined, b: Warranty): boole
 
 export const WARRANTY_TEMPLATE_NAME = 'Warranty';
 
-export interface TemplateField {
+export interface WarrantyTemplateField {
   name: string;
   label: string;
   type: 'select' | 'date' | 'text' | 'textarea' | 'url';
@@ -188,7 +187,7 @@ export interface TemplateField {
 }
 
 /** The 9 pre-configured fields of the warranty template, in form order. */
-export const WARRANTY_TEMPLATE_FIELDS: readonly TemplateField[] = [
+export const WARRANTY_TEMPLATE_FIELDS: readonly WarrantyTemplateField[] = [
   {
     name: 'period',
     label: 'Warranty period',

@@ -8,22 +8,22 @@ import {
   sameWarranty,
   WARRANTY_TEMPLATE_FIELDS,
   WARRANTY_TEMPLATE_NAME,
-  type TemplateField,
+  type WarrantyTemplateField,
   type Warranty,
 } from './domain.js';
 
 export interface WarrantyTemplateRecord {
   id: string;
   name: string;
-  fields: TemplateField[];
+  fields: WarrantyTemplateField[];
   createdAt: Date;
   created: boolean;
 }
 
-interface TemplateRow {
+interface WarrantyTemplateRow {
   id: string;
   name: string;
-  fields: TemplateField[];
+  fields: WarrantyTemplateField[];
   created_at: Date;
 }
 
@@ -73,8 +73,8 @@ export class WarrantyStore {
   }
 
   /** The enterprise's warranty template, created with its 9 fields on the first call. */
-  async initTemplate(scope: Scope): Promise<WarrantyTemplateRecord> {
-    const { rows } = await this.pool.query<TemplateRow & { inserted: boolean }>(
+  async initWarrantyTemplate(scope: Scope): Promise<WarrantyTemplateRecord> {
+    const { rows } = await this.pool.query<WarrantyTemplateRow & { inserted: boolean }>(
       `WITH ins AS (
          INSERT INTO warranty_templates (id, enterprise_id, name, fields) VALUES ($1, $2, $3, $4)
          ON CONFLICT (enterprise_id) DO NOTHING
@@ -101,7 +101,7 @@ export class WarrantyStore {
       };
     }
     // A concurrent first call committed after this statement's snapshot: read its row.
-    const { rows: again } = await this.pool.query<TemplateRow>(
+    const { rows: again } = await this.pool.query<WarrantyTemplateRow>(
       'SELECT id, name, fields, created_at FROM warranty_templates WHERE enterprise_id = $1',
       [scope.enterpriseId],
     );
@@ -116,9 +116,9 @@ export class WarrantyStore {
     };
   }
 
-  async getTemplate(scope: Scope, id: string): Promise<WarrantyTemplateRecord> {
+  async getWarrantyTemplate(scope: Scope, id: string): Promise<WarrantyTemplateRecord> {
     if (!isId('template', id)) throw notFound('template', id);
-    const { rows } = await this.pool.query<TemplateRow>(
+    const { rows } = await this.pool.query<WarrantyTemplateRow>(
       'SELECT id, name, fields, created_at FROM warranty_templates WHERE id = $1 AND enterprise_id = $2',
       [id, scope.enterpriseId],
     );

@@ -1,5 +1,5 @@
 // The sending side of transfers: signs the holder's TransferPermit and hands the relayer's
-// transferWithPermit to the relayer's one transaction path (../chain/tx-sender.ts: signed and
+// transferWithPermit to the relayer's one transaction path (../../chain/tx-sender.ts: signed and
 // persisted before the broadcast, fee bumps, waiting), then records the outcome. Run by the mint
 // worker's pass (only the replica holding the relayer's advisory lock), so mints and transfers
 // share one nonce sequence and one signer mutex.
@@ -18,13 +18,13 @@ import {
   CertificatesContract,
   permitDomain,
   signTransferPermit,
-} from '../chain/contract.js';
-import type { Relayer } from '../chain/relayer.js';
-import type { ReplaceOutcome, TxState } from '../chain/tx-sender.js';
-import type { WalletStore } from '../wallets/store.js';
-import type { SendingRow, TransferStore } from './store.js';
+} from '../../chain/contract.js';
+import type { Relayer } from '../../chain/relayer.js';
+import type { ReplaceOutcome, TxState } from '../../chain/tx-sender.js';
+import type { WalletStore } from '../../wallets/store.js';
+import type { SendingRow, TransferStore } from '../store.js';
 
-export type { SendingRow } from './store.js';
+export type { SendingRow } from '../store.js';
 
 /** Lifetime of a TransferPermit signature. */
 const PERMIT_TTL_SECONDS = 3600;

@@ -11,7 +11,7 @@ import {
   voucherEventObject,
   voucherStatus,
   type VoucherRecord,
-} from '../src/vouchers/domain.js';
+} from '../src/certificate-vouchers/domain.js';
 
 const SHAPE = /^HM-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z*~$=U]$/;
 const DIGITS = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

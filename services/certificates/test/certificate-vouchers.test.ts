@@ -18,11 +18,11 @@ import { connectChain, type Chain } from '../src/chain/setup.js';
 import { createCertificatesHandlers } from '../src/rpc.js';
 import { CertificatesStore } from '../src/store.js';
 import { TransferService } from '../src/transfers/service.js';
-import { withTransfers } from '../src/transfers/worker.js';
-import { VoucherClaims } from '../src/vouchers/claim.js';
-import { parseReferenceNumber } from '../src/vouchers/domain.js';
-import { createVoucherHandlers } from '../src/vouchers/rpc.js';
-import { VoucherStore } from '../src/vouchers/store.js';
+import { withTransfers } from '../src/transfers/workers/passes.js';
+import { CertificateVoucherClaims } from '../src/certificate-vouchers/claim.js';
+import { parseReferenceNumber } from '../src/certificate-vouchers/domain.js';
+import { createCertificateVoucherHandlers } from '../src/certificate-vouchers/rpc.js';
+import { CertificateVoucherStore } from '../src/certificate-vouchers/store.js';
 import { WalletStore } from '../src/wallets/store.js';
 
 const MIGRATIONS_DIR = path.join(import.meta.dirname, '..', 'migrations');
@@ -38,8 +38,8 @@ let pool: Pool;
 let chain: Chain;
 let relayer: Relayer;
 let api: ReturnType<typeof createCertificatesHandlers>;
-let vouchers: ReturnType<typeof createVoucherHandlers>;
-let voucherStore: VoucherStore;
+let vouchers: ReturnType<typeof createCertificateVoucherHandlers>;
+let voucherStore: CertificateVoucherStore;
 let wallets: WalletStore;
 let store: CertificatesStore;
 
@@ -112,11 +112,11 @@ beforeAll(async () => {
   });
   const driven = withTransfers(relayer, transfers);
   api = createCertificatesHandlers({ store, provider: chain.provider, wallets, transfers, batchPollMs: 50 });
-  voucherStore = new VoucherStore(pool, { publicUrl: PUBLIC_URL, encryptionKeys: KEYS });
-  vouchers = createVoucherHandlers({
+  voucherStore = new CertificateVoucherStore(pool, { publicUrl: PUBLIC_URL, encryptionKeys: KEYS });
+  vouchers = createCertificateVoucherHandlers({
     vouchers: voucherStore,
     certificates: store,
-    claims: new VoucherClaims({ store: voucherStore, wallets, transfers }),
+    claims: new CertificateVoucherClaims({ store: voucherStore, wallets, transfers }),
   });
 }, 60_000);
 
@@ -594,7 +594,7 @@ describe('ClaimVoucher', () => {
       log,
       waitMs: 0,
     });
-    const claims = new VoucherClaims({ store: voucherStore, wallets, transfers: idle, log });
+    const claims = new CertificateVoucherClaims({ store: voucherStore, wallets, transfers: idle, log });
     const batch = await mintBatch('claim-fail-once', 1);
     const [v] = (await create('claim-fail-once', itemsFor(batch, { recipient_email: 'lin@example.com' })))
       .vouchers;
@@ -640,7 +640,13 @@ describe('ClaimVoucher', () => {
       log,
       waitMs: 0,
     });
-    const claims = new VoucherClaims({ store: voucherStore, wallets, transfers: idle, log, maxAttempts: 2 });
+    const claims = new CertificateVoucherClaims({
+      store: voucherStore,
+      wallets,
+      transfers: idle,
+      log,
+      maxAttempts: 2,
+    });
     const batch = await mintBatch('claim-fail-always', 1);
     const [v] = (await create('claim-fail-always', itemsFor(batch))).vouchers;
     const first = await claims.claim(recipient(), v!.id, null);

@@ -19,8 +19,8 @@
 // The SQL is in ./store.ts.
 import { transaction, type Logger, type Pool, type Queryable } from '@hallmark/kit';
 import { getAddress, ZeroAddress, zeroPadValue, type Log, type Provider } from 'ethers';
-import { TRANSFER_TOPIC } from '../chain/contract.js';
-import { BurnStore, type Burn } from './store.js';
+import { TRANSFER_TOPIC } from '../../chain/contract.js';
+import { BurnStore, type Burn } from '../store.js';
 
 const ZERO_TOPIC = zeroPadValue(ZeroAddress, 32);
 

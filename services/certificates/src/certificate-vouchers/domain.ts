@@ -21,7 +21,7 @@ const DAY_MS = 86_400_000;
 const DIGITS = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const CHECK_SYMBOLS = `${DIGITS}*~$=U`;
 const BODY_LENGTH = 8;
-export const REFERENCE_PREFIX = 'HM';
+const REFERENCE_PREFIX = 'HM';
 
 /** Crockford's decoding aliases: lower case, and I/L read as 1, O as 0. */
 function decodeSymbol(ch: string): number {
@@ -227,7 +227,7 @@ function utc(d: Date): string {
   return `${iso.slice(0, 10)} at ${iso.slice(11, 16)} UTC`;
 }
 
-export const sameEmail = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+const sameEmail = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 
 /**
  * Why a recipient may not claim this voucher now, or null when they may. `replay` (the same

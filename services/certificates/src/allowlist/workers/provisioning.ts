@@ -23,8 +23,8 @@ import {
   type Pool,
   type PoolClient,
 } from '@hallmark/kit';
-import type { WalletStore } from '../wallets/store.js';
-import type { AllowlistStore } from './store.js';
+import type { WalletStore } from '../../wallets/store.js';
+import type { AllowlistStore } from '../store.js';
 
 export interface ProvisioningConsumerOptions {
   bus: Bus;

@@ -6,13 +6,13 @@
 // without a transaction, which also reconciles a crash between sending and recording. A batch
 // whose transaction reverts, fails to send or is not confirmed in time fails as a whole
 // (allowlistError = the contract's error name or the message).
-// The transaction takes the relayer's one path (../chain/tx-sender.ts: the signer's mutex, fee
+// The transaction takes the relayer's one path (../../chain/tx-sender.ts: the signer's mutex, fee
 // bumps of a stuck transaction, the wait) without a persisted record: addToAllowlist is
 // idempotent and every batch first asks the chain, so a restart simply sends what is missing.
 import type { Logger } from '@hallmark/kit';
-import { CertificatesContract, certificatesInterface } from '../chain/contract.js';
-import type { TxSender } from '../chain/tx-sender.js';
-import type { AllowlistStore } from './store.js';
+import { CertificatesContract, certificatesInterface } from '../../chain/contract.js';
+import type { TxSender } from '../../chain/tx-sender.js';
+import type { AllowlistStore } from '../store.js';
 
 export interface AllowlistProcessorOptions {
   store: AllowlistStore;

@@ -28,7 +28,7 @@ import type { Scope } from '../domain/certificate.js';
 import type { TransferResult, TransferService } from '../transfers/service.js';
 import type { WalletStore } from '../wallets/store.js';
 import { claimRefusal, type VoucherRecord } from './domain.js';
-import type { VoucherStore } from './store.js';
+import type { CertificateVoucherStore } from './store.js';
 
 export interface ClaimResult {
   voucher: VoucherRecord;
@@ -36,8 +36,8 @@ export interface ClaimResult {
   replayed: boolean;
 }
 
-export interface VoucherClaimsDeps {
-  store: VoucherStore;
+export interface CertificateVoucherClaimsDeps {
+  store: CertificateVoucherStore;
   wallets: WalletStore;
   transfers: TransferService;
   /** Transfer attempts of one claim before it is undone (default 5). */
@@ -54,8 +54,8 @@ const scopeOf = (v: VoucherRecord): Scope => ({
   actorId: v.claimedBy ?? '',
 });
 
-export class VoucherClaims {
-  constructor(private readonly deps: VoucherClaimsDeps) {}
+export class CertificateVoucherClaims {
+  constructor(private readonly deps: CertificateVoucherClaimsDeps) {}
 
   private get maxAttempts() {
     return this.deps.maxAttempts ?? 5;
@@ -82,12 +82,12 @@ export class VoucherClaims {
     const early = claimRefusal(found, {
       userId,
       email: sessionEmail,
-      recipientEmail: await store.recipientEmail(found.id),
+      recipientEmail: await store.claims.recipientEmail(found.id),
     });
     if (early instanceof HallmarkError) throw early;
 
     const wallet = (await wallets.ensureUser(userId, principal.enterprise_id)).wallet;
-    const { voucher, replay } = await store.claim(
+    const { voucher, replay } = await store.claims.claim(
       found.id,
       { userId, enterpriseId: principal.enterprise_id, email: sessionEmail, toAddress: wallet.address },
       async (address, enterpriseId) => (await wallets.byAddress(address))?.enterpriseId === enterpriseId,
@@ -114,7 +114,7 @@ export class VoucherClaims {
    */
   async repairPass(limit = 50): Promise<number> {
     let moved = 0;
-    for (const { voucher, transfer } of await this.deps.store.claimsToRepair(limit)) {
+    for (const { voucher, transfer } of await this.deps.store.claims.claimsToRepair(limit)) {
       try {
         if (await this.repair(voucher, transfer)) moved++;
       } catch (err) {
@@ -132,7 +132,11 @@ export class VoucherClaims {
     const { store, transfers } = this.deps;
     let current = voucher;
     if (transfer === 'failed') {
-      const next = await store.nextClaimAttempt(voucher.id, voucher.claimTransferKey!, this.maxAttempts);
+      const next = await store.claims.nextClaimAttempt(
+        voucher.id,
+        voucher.claimTransferKey!,
+        this.maxAttempts,
+      );
       if (!next) return null;
       if (next.action === 'undone') {
         this.deps.log?.warn({ voucher: voucher.id }, 'voucher claims: transfer kept failing; claim undone');
@@ -146,7 +150,7 @@ export class VoucherClaims {
     } catch (err) {
       if (!(err instanceof HallmarkError) || !FINAL.has(err.code)) throw err;
       // The chain side refuses for good (e.g. the issuer no longer holds the token).
-      await store.undo(current.id, current.claimTransferKey!);
+      await store.claims.undo(current.id, current.claimTransferKey!);
       this.deps.log?.warn({ voucher: voucher.id, err }, 'voucher claims: transfer refused; claim undone');
       return 'undone';
     }

@@ -2,7 +2,7 @@
 // check, each with a reason a reader of the verification page understands. Chain failures make
 // checks fail (with why); they never fail the call. Every verification of a known certificate
 // records a document.verified event.
-import { recordEvent, type Pool } from '@hallmark/kit';
+import { invalidParam, notFound, recordEvent, type Pool } from '@hallmark/kit';
 import { getAddress, ZeroHash, zeroPadValue, toBeHex, type JsonRpcProvider } from 'ethers';
 import {
   buildBatchTree,
@@ -12,8 +12,8 @@ import {
   TRANSFER_TOPIC,
   type BatchTree,
 } from '../chain/contract.js';
-import { metadataHashOf, type CertificateRecord } from '../domain/certificate.js';
-import { EVENT_SOURCE, type CertificateRead, type CertificatesStore } from '../store.js';
+import { EVENT_SOURCE, metadataHashOf, type CertificateRecord } from '../domain/certificate.js';
+import type { CertificateRead, CertificatesStore } from '../store.js';
 import { VerifyStore } from './store.js';
 
 export type CheckName = 'record_found' | 'on_chain' | 'holder' | 'metadata' | 'not_burned';
@@ -88,7 +88,7 @@ const short = (hash: string) => `${hash.slice(0, 10)}…${hash.slice(-6)}`;
  * keccak256 of the canonical JSON of {name, imageUrl, metadata}, where metadata is the stored
  * object without the fields the service adds after minting (`tokenId`, `warranty`).
  */
-export function recomputeMetadataHash(c: CertificateRecord): string {
+function recomputeMetadataHash(c: CertificateRecord): string {
   const { tokenId: _tokenId, warranty: _warranty, ...metadata } = c.metadata;
   return metadataHashOf(c.name, c.imageUrl, metadata);
 }
@@ -315,7 +315,15 @@ export class Verifier {
   }
 
   /** The id of the certificate of a token, or null. */
-  certificateIdOfToken(tokenId: bigint): Promise<string | null> {
-    return this.reads.certificateIdOfToken(tokenId);
+  /** The public certificate of a token; unknown or burned (spec › Chain events) → not found. */
+  async publicCertificateOfToken(tokenId: number): Promise<CertificateRead> {
+    if (!Number.isSafeInteger(tokenId) || tokenId < 1) {
+      throw invalidParam('token_id', 'token_id must be a positive integer.');
+    }
+    const id = await this.reads.certificateIdOfToken(BigInt(tokenId));
+    if (!id) throw notFound('token', String(tokenId));
+    const read = await this.opts.store.getPublic(id);
+    if (read.certificate.status === 'burned') throw notFound('token', String(tokenId));
+    return read;
   }
 }

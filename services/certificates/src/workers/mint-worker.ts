@@ -5,7 +5,7 @@
 // over when the lock holder's session ends. Every other transaction of the relayer's key
 // (transfers, allowlist writes) is sent by further passes of this same worker (`withPasses`).
 import { IntervalWorker, type Logger, type Pool } from '@hallmark/kit';
-import type { Relayer } from './chain/relayer.js';
+import type { Relayer } from '../chain/relayer.js';
 
 export class MintWorker extends IntervalWorker {
   constructor(pool: Pool, relayer: Relayer, log: Logger, intervalMs: number) {

@@ -1,0 +1,191 @@
+// The service's parts from its config: the chain (connected, or none), stores, the relayer,
+// custodial wallets and transfers, certificate-voucher claims, the allowlist writer, the gRPC
+// handlers, and the workers (mint worker with its passes, burn indexer, provisioning consumer).
+// main.ts binds them to the gRPC services and hands the workers to the kit's runner.
+import { IntervalWorker, type Logger, type Pool, type ServiceDeps, type ServiceParts } from '@hallmark/kit';
+import { Relayer } from './chain/relayer.js';
+import { connectChain, type Chain } from './chain/setup.js';
+import { feePolicyOf, type Config } from './config.js';
+import { MintWorker, withPasses } from './workers/mint-worker.js';
+import { CertificatesStore } from './store.js';
+import { BurnIndexer } from './indexer/workers/burn-indexer.js';
+import { AllowlistProcessor } from './allowlist/workers/processor.js';
+import { ProvisioningConsumer } from './allowlist/workers/provisioning.js';
+import { AllowlistStore } from './allowlist/store.js';
+import { TransferService } from './transfers/service.js';
+import { WalletStore } from './wallets/store.js';
+import { CertificateVoucherClaims } from './certificate-vouchers/claim.js';
+import { CertificateVoucherStore } from './certificate-vouchers/store.js';
+
+/** What main.ts binds to the gRPC services, and the workers it runs. */
+export interface CertificatesParts {
+  chain: Chain | null;
+  store: CertificatesStore;
+  wallets: WalletStore | undefined;
+  transfers: TransferService | undefined;
+  vouchers: CertificateVoucherStore;
+  claims: CertificateVoucherClaims | undefined;
+  allowlistStore: AllowlistStore;
+  /** The mint worker (null without a chain): woken when a batch, transfer or allowlist request is recorded. */
+  worker: MintWorker | null;
+  workers: NonNullable<ServiceParts['workers']>;
+}
+
+/** Builds the parts of the certificates service from its loaded config. */
+export async function buildParts(
+  config: Config,
+  { pool, bus, log }: ServiceDeps,
+): Promise<CertificatesParts> {
+  let chain: Chain | null = null;
+  if (config.HALLMARK_CHAIN_RPC_URL && config.HALLMARK_RELAYER_KEY) {
+    chain = await connectChain(
+      {
+        rpcUrl: config.HALLMARK_CHAIN_RPC_URL,
+        relayerKey: config.HALLMARK_RELAYER_KEY,
+        chainId: config.HALLMARK_CHAIN_ID,
+        contractAddress: config.HALLMARK_CONTRACT_ADDRESS,
+        baseURI: new URL('/api/certificate/metadata/', config.HALLMARK_PUBLIC_URL).toString(),
+        transferEvents: config.HALLMARK_CHAIN_TRANSFER_EVENTS,
+      },
+      pool,
+      log,
+    );
+    log.info(
+      {
+        contract: chain.contract.address,
+        relayer: chain.signer.address,
+        transferEvents: chain.transferEvents,
+      },
+      'chain connected',
+    );
+  } else {
+    log.warn('no HALLMARK_CHAIN_RPC_URL: running without a chain (MintBatch unavailable)');
+  }
+  const store = new CertificatesStore(pool, () => chain?.contract.address ?? null);
+  const relayer = chain
+    ? new Relayer({
+        pool,
+        provider: chain.provider,
+        signer: chain.signer,
+        contract: chain.contract,
+        chainId: chain.chainId,
+        confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
+        store,
+        log,
+        receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
+        feePolicy: feePolicyOf(config),
+      })
+    : null;
+  const wallets = config.HALLMARK_ENCRYPTION_KEYS
+    ? new WalletStore(pool, config.HALLMARK_ENCRYPTION_KEYS)
+    : undefined;
+  const transfers = wallets
+    ? new TransferService({
+        pool,
+        store,
+        wallets,
+        chain: () =>
+          chain && relayer
+            ? {
+                relayer,
+                provider: chain.provider,
+                signer: chain.signer,
+                chainId: chain.chainId,
+                confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
+              }
+            : null,
+        log,
+        onRecorded: () => worker?.wake(),
+        receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
+      })
+    : undefined;
+  const vouchers = new CertificateVoucherStore(pool, {
+    publicUrl: config.HALLMARK_PUBLIC_URL,
+    encryptionKeys: config.HALLMARK_ENCRYPTION_KEYS,
+  });
+  const claims =
+    wallets && transfers
+      ? new CertificateVoucherClaims({
+          store: vouchers,
+          wallets,
+          transfers,
+          maxAttempts: config.HALLMARK_CLAIM_MAX_ATTEMPTS,
+          log,
+        })
+      : undefined;
+  const allowlistStore = new AllowlistStore(pool);
+  const allowlist =
+    chain && relayer ? allowlistProcessorOf(config, chain, relayer, allowlistStore, log) : null;
+  // The mint worker's pass also sends transfers, repairs certificate-voucher claims whose
+  // transfer failed and writes the allowlist: one replica, one signer, one nonce sequence.
+  const passes: Array<() => Promise<number>> = [
+    ...(transfers && claims ? [() => transfers.processOpen(), () => claims.repairPass()] : []),
+    ...(allowlist ? [async () => countDone(await allowlist.runOnce())] : []),
+  ];
+  const worker = relayer
+    ? new MintWorker(pool, withPasses(relayer, passes), log, config.HALLMARK_CERTIFICATES_MINT_INTERVAL_MS)
+    : null;
+  const workers: CertificatesParts['workers'] = [
+    ...(worker ? [worker] : []),
+    ...(chain ? [burnIndexerWorker(config, chain, pool, log)] : []),
+    // Allowlist on user provisioning (user.created → custodial wallet → allowlist request).
+    ...(wallets
+      ? [
+          new ProvisioningConsumer({
+            bus,
+            pool,
+            log,
+            wallets,
+            allowlist: allowlistStore,
+            onRequested: () => worker?.wake(),
+          }),
+        ]
+      : []),
+  ];
+  return { chain, store, wallets, transfers, vouchers, claims, allowlistStore, worker, workers };
+}
+
+function burnIndexerWorker(config: Config, chain: Chain, pool: Pool, log: Logger): IntervalWorker {
+  const indexer = new BurnIndexer({
+    pool,
+    provider: chain.provider,
+    contractAddress: chain.contract.address,
+    chainId: chain.chainId,
+    confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
+    blockRange: config.HALLMARK_BURN_INDEXER_BLOCK_RANGE,
+    startBlock: config.HALLMARK_BURN_INDEXER_START_BLOCK,
+    log,
+  });
+  return new IntervalWorker(
+    { name: 'burn indexer', intervalMs: config.HALLMARK_BURN_INDEXER_INTERVAL_MS, log },
+    () => indexer.runOnce(),
+  );
+}
+
+/**
+ * The allowlist writer, run by the mint worker's pass: sends with the relayer's key through the
+ * relayer's transaction path (its signer mutex and fee bumps), only in the replica holding the
+ * relayer's advisory lock, so no other replica ever signs with the same nonces.
+ */
+function allowlistProcessorOf(
+  config: Config,
+  chain: Chain,
+  relayer: Relayer,
+  store: AllowlistStore,
+  log: Logger,
+): AllowlistProcessor {
+  return new AllowlistProcessor({
+    store,
+    contract: chain.contract,
+    tx: relayer.tx,
+    confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
+    batchSize: config.HALLMARK_ALLOWLIST_BATCH_SIZE,
+    maxRetries: config.HALLMARK_ALLOWLIST_MAX_RETRIES,
+    retryDelayMs: config.HALLMARK_ALLOWLIST_RETRY_DELAY_MS,
+    receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
+    log,
+  });
+}
+
+/** Entries of an allowlist pass that became final. */
+const countDone = (r: { succeeded: number; failed: number }) => r.succeeded + r.failed;

@@ -1,0 +1,80 @@
+// The certificate voucher's row as both stores read it (joined with its certificate's chain
+// references and status), its mapping to the domain record, and the lookup by id or reference.
+import { isId, notFound, type Queryable } from '@hallmark/kit';
+import { parseReferenceNumber, type VoucherRecord } from './domain.js';
+
+export interface VoucherRow {
+  id: string;
+  enterprise_id: string;
+  livemode: boolean;
+  reference_number: string;
+  url: string;
+  certificate_id: string;
+  metadata: Record<string, unknown>;
+  recipient_email_enc: string | null;
+  line_item_gid: string | null;
+  expires_at: Date;
+  claimed_by: string | null;
+  claimed_at: Date | null;
+  voided_at: Date | null;
+  void_reason: string | null;
+  claim_to_address: string | null;
+  claim_transfer_key: string | null;
+  claim_attempts: number;
+  claim_seq: number;
+  created_at: Date;
+  token_id: string | null;
+  transaction_hash: string | null;
+  block_number: string | null;
+  certificate_status: VoucherRecord['certificateStatus'];
+  holder_address: string;
+}
+
+export const SELECT = `SELECT v.*, c.token_id, c.transaction_hash, c.block_number, c.status AS certificate_status,
+    c.holder_address
+  FROM certificate_vouchers v JOIN certificates c ON c.id = v.certificate_id`;
+
+export const fromRow = (r: VoucherRow): VoucherRecord => ({
+  id: r.id,
+  enterpriseId: r.enterprise_id,
+  livemode: r.livemode,
+  url: r.url,
+  referenceNumber: r.reference_number,
+  certificateId: r.certificate_id,
+  metadata: r.metadata,
+  lineItemGid: r.line_item_gid,
+  expiresAt: r.expires_at,
+  createdAt: r.created_at,
+  claimedBy: r.claimed_by,
+  claimedAt: r.claimed_at,
+  voidedAt: r.voided_at,
+  voidReason: r.void_reason,
+  claimToAddress: r.claim_to_address,
+  claimTransferKey: r.claim_transfer_key,
+  tokenId: r.token_id === null ? null : BigInt(r.token_id),
+  transactionHash: r.transaction_hash,
+  blockNumber: r.block_number === null ? null : Number(r.block_number),
+  certificateStatus: r.certificate_status,
+});
+
+/** The voucher row named by its id or reference number (as typed), locked when asked; not found otherwise. */
+export async function findVoucherRow(
+  db: Queryable,
+  idOrReference: string,
+  lock: boolean,
+): Promise<VoucherRow> {
+  const forUpdate = lock ? ' FOR UPDATE OF v' : '';
+  let rows: VoucherRow[] = [];
+  if (isId('certificateVoucher', idOrReference)) {
+    ({ rows } = await db.query<VoucherRow>(`${SELECT} WHERE v.id = $1${forUpdate}`, [idOrReference]));
+  } else {
+    const reference = parseReferenceNumber(idOrReference);
+    if (reference) {
+      ({ rows } = await db.query<VoucherRow>(`${SELECT} WHERE v.reference_number = $1${forUpdate}`, [
+        reference,
+      ]));
+    }
+  }
+  if (!rows[0]) throw notFound('voucher', idOrReference);
+  return rows[0];
+}

@@ -1,0 +1,138 @@
+// The certificate use cases behind CertificatesService: minting a batch (to an address or a
+// custodial account), waiting for a batch, reads, custodial wallets, transfers and health.
+// rpc.ts maps proto to these calls; SQL lives in store.ts and the slices' stores.
+import { HallmarkError, invalidParam, missingParam } from '@hallmark/kit';
+import type { WalletOwner } from '@hallmark/proto/certificates/v1/certificates';
+import type { JsonRpcProvider } from 'ethers';
+import { parseMintBatch, type BatchStatus, type RawMintItem, type Scope } from './domain/certificate.js';
+import type { BatchRead, CertificateRead, CertificatesStore } from './store.js';
+import type { TransferRequestInput, TransferResult, TransferService } from './transfers/service.js';
+import { parseWalletOwner, type EnsuredWallet, type WalletStore } from './wallets/store.js';
+
+export interface CertificateServiceDeps {
+  store: CertificatesStore;
+  /** The chain, when configured (health reads its latest block). */
+  provider: JsonRpcProvider | null;
+  /** Called after a batch was recorded, so the mint worker starts on it at once. */
+  onBatchRecorded?: () => void;
+  /** Bound on the chain probe of Health. */
+  chainProbeTimeoutMs?: number;
+  /** Custodial wallets (EnsureWallet, MintBatch holder_account); unset: those answer unavailable. */
+  wallets?: WalletStore;
+  /** Transfers by the holder's signature; unset: Transfer answers unavailable. */
+  transfers?: TransferService;
+  /** How often GetMintBatch looks at a pending batch while it waits (default 150 ms). */
+  batchPollMs?: number;
+}
+
+export interface MintBatchRequest {
+  idempotencyKey?: string;
+  holderAddress?: string;
+  holderAccount?: WalletOwner;
+  items?: RawMintItem[];
+}
+
+/** GetMintBatch waits at most this long, whatever wait_ms asks (proto contract). */
+const MAX_BATCH_WAIT_MS = 30_000;
+/** Left of the caller's deadline for reading and answering the batch after a wait. */
+const ANSWER_MARGIN_MS = 500;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function unavailable(what: string): HallmarkError {
+  return new HallmarkError('service_unavailable', { message: `${what} is not available.` });
+}
+
+export class CertificateService {
+  constructor(private readonly deps: CertificateServiceDeps) {}
+
+  /** Records a batch (or answers the one recorded under its key) and wakes the mint worker. */
+  async mintBatch(scope: Scope, req: MintBatchRequest): Promise<BatchRead> {
+    let holderAddress = req.holderAddress;
+    if (req.holderAccount) {
+      if (holderAddress) {
+        throw invalidParam('holder_account', 'Give either holder_address or holder_account, not both.');
+      }
+      holderAddress = (await this.ensureWallet(scope, req.holderAccount, 'holder_account')).wallet.address;
+    }
+    const input = parseMintBatch({ idempotencyKey: req.idempotencyKey, holderAddress, items: req.items });
+    const batch = await this.deps.store.createBatch(scope, input);
+    if (!batch.replayed || batch.status === 'pending') this.deps.onBatchRecorded?.();
+    return batch;
+  }
+
+  /**
+   * The batch's status after waiting while it is pending, at most min(waitMs,
+   * MAX_BATCH_WAIT_MS, the caller's deadline − ANSWER_MARGIN_MS). Polls the status (one indexed
+   * read): the confirmation is written by whichever replica holds the relayer's lock, so a
+   * database read is what every replica can see.
+   */
+  async waitForBatch(
+    scope: Scope,
+    batchId: string,
+    waitMs: number,
+    deadlineMs: number,
+  ): Promise<BatchStatus> {
+    if (!batchId) throw missingParam('batch_id');
+    if (!Number.isInteger(waitMs) || waitMs < 0) {
+      throw invalidParam('wait_ms', 'wait_ms must be a non-negative number of milliseconds.');
+    }
+    const { store } = this.deps;
+    const until =
+      Date.now() + Math.max(0, Math.min(waitMs, MAX_BATCH_WAIT_MS, deadlineMs - ANSWER_MARGIN_MS));
+    let status = await store.batchStatus(scope, batchId);
+    while (status === 'pending' && Date.now() < until) {
+      await sleep(Math.min(this.deps.batchPollMs ?? 150, until - Date.now()));
+      status = await store.batchStatus(scope, batchId);
+    }
+    return status;
+  }
+
+  /** A batch with its certificates (after `waitForBatch` checked its scope). */
+  readBatch(batchId: string): Promise<Omit<BatchRead, 'replayed'>> {
+    return this.deps.store.readBatch(batchId);
+  }
+
+  get(scope: Scope, certificateId: string): Promise<CertificateRead> {
+    return this.deps.store.get(scope, certificateId);
+  }
+
+  getPublic(certificateId: string): Promise<CertificateRead> {
+    return this.deps.store.getPublic(certificateId);
+  }
+
+  /** The custodial wallet of an owner reference of the scope's enterprise, created if needed. */
+  ensureWallet(scope: Scope, owner: WalletOwner | undefined, param = 'owner'): Promise<EnsuredWallet> {
+    if (!this.deps.wallets) throw unavailable('Custodial wallets');
+    const o = parseWalletOwner(scope.enterpriseId, owner, param);
+    return this.deps.wallets.ensure(scope.enterpriseId, o.kind, o.id);
+  }
+
+  transfer(scope: Scope, req: TransferRequestInput): Promise<TransferResult> {
+    if (!this.deps.transfers) throw unavailable('Transfer');
+    return this.deps.transfers.transfer(scope, req);
+  }
+
+  async health(): Promise<{ database: boolean; block: number | null }> {
+    const [database, block] = await Promise.all([this.deps.store.databaseHealthy(), this.latestBlock()]);
+    return { database, block };
+  }
+
+  private async latestBlock(): Promise<number | null> {
+    const { provider } = this.deps;
+    if (!provider) return null;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        provider.getBlockNumber(),
+        new Promise<null>((resolve) => {
+          timer = setTimeout(() => resolve(null), this.deps.chainProbeTimeoutMs ?? 2000);
+        }),
+      ]);
+    } catch {
+      return null;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
