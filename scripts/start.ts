@@ -44,7 +44,11 @@ try {
     natsUrl: process.env.NATS_URL,
     restate: true,
     anvil: true,
-    smtp: true,
+    // A set provider variable always wins (architecture.md › Running): a stand-in starts only
+    // for what is not set.
+    smtp: !process.env.SMTP_URL,
+    sms: !process.env.HALLMARK_SMS_URL,
+    env: givenProviders(),
     logLevel: process.env.LOG_LEVEL ?? 'info',
     logToFiles: true,
   });
@@ -68,7 +72,8 @@ Hallmark is running.
   API docs       ${stack!.gatewayUrl}/docs   (OpenAPI: ${stack!.gatewayUrl}/openapi.json)
   Restate UI     ${stack!.restate?.adminUrl}/ui
   Chain (anvil)  ${stack!.anvil?.rpcUrl}
-  SMTP sink      ${stack!.smtp?.url}
+  SMTP           ${stack!.smtp ? `${stack!.smtp.url} (local sink)` : 'SMTP_URL as given'}${process.env.SMTP_FALLBACK_URL ? ', fallback SMTP_FALLBACK_URL' : ''}
+  SMS            ${stack!.sms ? `local server on port ${stack!.sms.port} (GET /messages lists them)` : 'HALLMARK_SMS_URL as given'}
   PostgreSQL     ${stack!.postgres.embedded ? 'embedded' : 'system'} (${redact(stack!.postgres.url)})
   NATS           ${stack!.nats.url}
 
@@ -80,6 +85,16 @@ Hallmark is running.
   Try: curl -H "Authorization: Bearer ${apiKey.slice(0, 12)}…" ${stack!.gatewayUrl}/api/v1/api-keys
   Press Ctrl-C to stop.
 `);
+
+/** The notification providers the caller set, passed to the services as given. */
+function givenProviders(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of ['SMTP_URL', 'SMTP_FALLBACK_URL', 'HALLMARK_SMS_URL', 'HALLMARK_SMS_FROM']) {
+    const v = process.env[name];
+    if (v) out[name] = v;
+  }
+  return out;
+}
 
 /** A production key for the demo enterprise, created once and kept in the data dir. */
 async function devApiKey(gatewayUrl: string, jwt: string): Promise<string> {

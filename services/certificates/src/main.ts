@@ -1,5 +1,5 @@
 // Wiring only: config, database, bus, chain, gRPC server, mint worker, burn indexer,
-// allowlist worker, shutdown.
+// allowlist worker, the gifts slice (its workflow endpoint and starter), shutdown.
 import { bind, IntervalWorker, runServiceMain, type Logger, type Pool } from '@hallmark/kit';
 import {
   CertificatesServiceService,
@@ -30,6 +30,7 @@ import { Verifier } from './verify/verifier.js';
 import { createWarrantyHandlers } from './warranty/rpc.js';
 import { BurnIndexer } from './indexer/burn-indexer.js';
 
+import { giftsSlice } from './gifts/index.js';
 import { AllowlistProcessor } from './allowlist/processor.js';
 import { ProvisioningConsumer } from './allowlist/provisioning.js';
 import { createAllowlistHandlers } from './allowlist/rpc.js';
@@ -57,6 +58,7 @@ await runServiceMain({
     'hallmark/certificates/v1/warranty.proto',
     'hallmark/certificates/v1/allowlist.proto',
     'hallmark/certificates/v1/vouchers.proto',
+    'hallmark/certificates/v1/gifts.proto',
   ],
   build: async ({ pool, bus, log }) => {
     let chain: Chain | null = null;
@@ -147,6 +149,18 @@ await runServiceMain({
           config.HALLMARK_CERTIFICATES_MINT_INTERVAL_MS,
         )
       : null;
+    const gifts =
+      wallets && transfers && config.HALLMARK_ENCRYPTION_KEYS
+        ? giftsSlice({
+            config,
+            pool,
+            log,
+            certificates: store,
+            wallets,
+            transfers,
+            encryptionKeys: config.HALLMARK_ENCRYPTION_KEYS,
+          })
+        : null;
     const allowlistStore = new AllowlistStore(pool);
     const allowlistWorker =
       chain && relayer ? allowlistWorkerOf(chain, relayer, allowlistStore, pool, log) : null;
@@ -177,6 +191,7 @@ await runServiceMain({
             claims,
           }),
         ),
+        ...(gifts ? [gifts.binding] : []),
         bind<WarrantyServiceServer>(WarrantyServiceService, createWarrantyHandlers({ certificates: store })),
         bind<AllowlistServiceServer>(
           AllowlistServiceService,
@@ -189,6 +204,7 @@ await runServiceMain({
       ],
       workers: [
         ...(worker ? [worker] : []),
+        ...(gifts?.workers ?? []),
         ...(chain ? [burnIndexerWorker(chain, pool, log)] : []),
         ...(allowlistWorker ? [allowlistWorker] : []),
         // Allowlist on user provisioning (user.created → custodial wallet → allowlist request).
