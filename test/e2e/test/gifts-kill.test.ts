@@ -125,7 +125,7 @@ describe('certificates and Restate killed during a gift claim', () => {
     );
     expect(transfers).toEqual([{ transfer_key: `gift:${transferId}`, status: 'confirmed' }]);
     const { rows: prov } = await db.query<{ kind: string }>(
-      'SELECT kind FROM provenance WHERE certificate_id = $1 ORDER BY id',
+      'SELECT kind FROM provenance WHERE certificate_id = $1 ORDER BY seq',
       [cert.id],
     );
     expect(prov.map((p) => p.kind)).toEqual(['minted', 'transferred', 'gifted']);
@@ -134,7 +134,11 @@ describe('certificates and Restate killed during a gift claim', () => {
     const { rows: addr } = await db.query<{ value: string }>(
       "SELECT value FROM chain_state WHERE key = 'contract:31337'",
     );
-    const contract = new Contract(addr[0]!.value, ['function ownerOf(uint256) view returns (address)'], provider);
+    const contract = new Contract(
+      addr[0]!.value,
+      ['function ownerOf(uint256) view returns (address)'],
+      provider,
+    );
     expect(await contract.getFunction('ownerOf')(tokenId)).toBe(gift.recipientAddress);
     const moves = await provider.getLogs({
       address: addr[0]!.value,
@@ -147,7 +151,11 @@ describe('certificates and Restate killed during a gift claim', () => {
     // A later claim by the same recipient answers the same outcome and sends nothing.
     const block = await provider.getBlockNumber();
     const again = await stack.call('POST', `/api/certificates/gift/claim/${claimToken}`, { auth: recipient });
-    expect(again.body).toMatchObject({ status: 'claimed', replayed: true, transactionHash: inFlight.tx_hash });
+    expect(again.body).toMatchObject({
+      status: 'claimed',
+      replayed: true,
+      transactionHash: inFlight.tx_hash,
+    });
     expect(await provider.getBlockNumber()).toBe(block);
   }, 300_000);
 });
