@@ -326,6 +326,37 @@ describe('revoke and expiry', () => {
   }, 120_000);
 });
 
+describe("the enterprise's own email template", () => {
+  it('an email template named `gift` replaces the built-in message, filled with the claim link and the message', async () => {
+    const tmpl = await stack.call('POST', '/api/v1/templates', {
+      auth: sender,
+      body: {
+        name: 'Gift',
+        type: 'email',
+        format: 'html',
+        subject: 'From the Omega boutique: {{certificateName}}',
+        body: '<p>{{message}}</p><p><a href="{{claimUrl}}">Claim your certificate</a></p>',
+        variables: [
+          { name: 'certificateName', type: 'string', required: true },
+          { name: 'message', type: 'string', required: false },
+          { name: 'claimUrl', type: 'string', required: true },
+        ],
+      },
+    });
+    expect(tmpl.status).toBe(201);
+    const res = await create({
+      certificateId: certs[5]!.id,
+      recipientEmail: 'branded@example.com',
+      message: 'Enjoy',
+    });
+    expect(res.status).toBe(201);
+    const mail = await stack.smtp!.waitForMessage((m) => m.to.includes('branded@example.com'), 20_000);
+    expect(mail.subject).toBe('From the Omega boutique: Watch 5');
+    expect(mail.html).toContain(`href="${stack.env.HALLMARK_PUBLIC_URL}/claim/${res.body.claimToken}"`);
+    expect(mail.html).toContain('<p>Enjoy</p>');
+  }, 60_000);
+});
+
 describe('notification fallback', () => {
   it('with the primary SMTP down, the e-mail is delivered by the fallback', async () => {
     await stack.smtp!.stop();
