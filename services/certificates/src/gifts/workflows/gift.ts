@@ -35,6 +35,18 @@ const STEP_RETRY = { initialRetryInterval: 200, retryIntervalFactor: 2, maxRetry
 const NOTIFY_RETRY = { ...STEP_RETRY, maxRetryDuration: 10 * 60_000 };
 const RECHECK_MS = 60_000;
 
+/**
+ * A signal only wakes the run (the database holds the decision), so a second signal (a
+ * repeated claim, a revoke after a claim) finding the promise already resolved is fine.
+ */
+async function wake(ctx: restate.WorkflowSharedContext, signal: string): Promise<void> {
+  try {
+    await ctx.promise<string>('decision').resolve(signal);
+  } catch (err) {
+    if (!(err instanceof restate.TerminalError)) throw err;
+  }
+}
+
 export function giftWorkflow(steps: GiftSteps) {
   return restate.workflow({
     name: GIFT_WORKFLOW,
@@ -97,12 +109,8 @@ export function giftWorkflow(steps: GiftSteps) {
           }
         }
       },
-      claim: async (ctx: restate.WorkflowSharedContext): Promise<void> => {
-        await ctx.promise<string>('decision').resolve('claim');
-      },
-      revoke: async (ctx: restate.WorkflowSharedContext): Promise<void> => {
-        await ctx.promise<string>('decision').resolve('revoke');
-      },
+      claim: (ctx: restate.WorkflowSharedContext) => wake(ctx, 'claim'),
+      revoke: (ctx: restate.WorkflowSharedContext) => wake(ctx, 'revoke'),
     },
     options: { inactivityTimeout: 5 * 60_000, abortTimeout: 10 * 60_000 },
   });

@@ -86,7 +86,8 @@ export default async function manageGiftRoutes(
       },
     },
     async (request, reply) => {
-      await limits.resend(request.params.transferId, reply);
+      // Per gift and caller, so nobody else can spend the creator's budget.
+      await limits.resend(`${request.params.transferId}:${principalOf(request).actor_id}`, reply);
       const res = await clients.gifts.resendGift(
         { principal: principalOf(request), transfer_id: request.params.transferId },
         { deadlineMs: 45_000 },
