@@ -9,7 +9,7 @@ import { startSmtpSink, type SmtpSinkHandle } from '@hallmark/devstack';
 import { createGrpcClient, newId, serviceDatabaseUrl, type GrpcClient } from '@hallmark/kit';
 import { eventually } from '@hallmark/kit/testing';
 import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
-import { Contract, JsonRpcProvider } from 'ethers';
+import { Contract, JsonRpcProvider, Wallet } from 'ethers';
 import pg from 'pg';
 import { chromium, type Browser } from 'playwright-core';
 import { startTestStack, type TestStack } from '../src/index.js';
@@ -145,6 +145,34 @@ describe('creating a gift', () => {
       401,
     );
   }, 30_000);
+});
+
+describe('the sender credential', () => {
+  it('a certificate held by an address Hallmark keeps no key for cannot be gifted: 502 sender_credential_missing', async () => {
+    const principal = {
+      enterprise_id: enterprise,
+      livemode: true,
+      actor_id: newId('apiKey'),
+      actor_type: 'api_key',
+      scopes: [],
+    };
+    const batch = await certificates.api.mintBatch({
+      principal,
+      idempotency_key: 'gifts-e2e-external',
+      holder_address: Wallet.createRandom().address,
+      items: [{ name: 'Held elsewhere' }],
+    });
+    const minted = await certificates.api.getMintBatch({
+      principal,
+      batch_id: batch.batch_id,
+      wait_ms: 30_000,
+      status_only: false,
+    });
+    expect(minted.status).toBe('minted');
+    const res = await create({ certificateId: minted.certificates[0]!.id, recipientEmail: 'x@example.com' });
+    expect(res.status).toBe(502);
+    expect(res.body).toMatchObject({ success: false, code: 'sender_credential_missing' });
+  }, 60_000);
 });
 
 describe('a gift claimed by its recipient', () => {
