@@ -54,8 +54,6 @@ export const configSchema = z
     HALLMARK_BURN_INDEXER_BLOCK_RANGE: z.coerce.number().int().min(1).max(100_000).default(1000),
     /** First block the burn indexer scans when it has no checkpoint (the contract's deployment block). */
     HALLMARK_BURN_INDEXER_START_BLOCK: z.coerce.number().int().min(0).default(0),
-    /** How often the allowlist worker sends pending addresses (it also wakes on each request). */
-    HALLMARK_ALLOWLIST_INTERVAL_MS: z.coerce.number().int().min(50).default(2000),
     /** Addresses per addToAllowlist transaction (and per retry-job pass). */
     HALLMARK_ALLOWLIST_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(100),
     /** Times the retry job re-queues a failed address before leaving it failed. */

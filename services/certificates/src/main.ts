@@ -1,5 +1,6 @@
-// Wiring only: config, database, bus, chain, gRPC server, mint worker, burn indexer,
-// allowlist worker, the gifts slice (its workflow endpoint and starter), shutdown.
+// Wiring only: config, database, bus, chain, gRPC server, mint worker (mints, transfers, claim
+// repair and allowlist writes: every transaction of the relayer's key), burn indexer, the gifts
+// slice (its workflow endpoint and starter), shutdown.
 import { bind, IntervalWorker, runServiceMain, type Logger, type Pool } from '@hallmark/kit';
 import {
   CertificatesServiceService,
@@ -22,7 +23,7 @@ import path from 'node:path';
 import { Relayer } from './chain/relayer.js';
 import { connectChain, type Chain } from './chain/setup.js';
 import { feePolicyOf, loadCertificatesConfig } from './config.js';
-import { MintWorker } from './minter.js';
+import { MintWorker, withPasses } from './minter.js';
 import { createCertificatesHandlers } from './rpc.js';
 import { CertificatesStore } from './store.js';
 import { createVerificationHandlers } from './verify/rpc.js';
@@ -36,7 +37,6 @@ import { ProvisioningConsumer } from './allowlist/provisioning.js';
 import { createAllowlistHandlers } from './allowlist/rpc.js';
 import { AllowlistStore } from './allowlist/store.js';
 import { TransferService } from './transfers/service.js';
-import { withTransfers } from './transfers/worker.js';
 import { WalletStore } from './wallets/store.js';
 import { VoucherClaims } from './vouchers/claim.js';
 import { createVoucherHandlers } from './vouchers/rpc.js';
@@ -122,7 +122,6 @@ await runServiceMain({
           log,
           onRecorded: () => worker?.wake(),
           receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
-          feePolicy: feePolicyOf(config),
         })
       : undefined;
     const vouchers = new VoucherStore(pool, {
@@ -139,16 +138,6 @@ await runServiceMain({
             log,
           })
         : undefined;
-    // The mint worker's pass also sends transfers (one signer, one nonce sequence) and
-    // repairs certificate-voucher claims whose transfer failed.
-    const worker = relayer
-      ? new MintWorker(
-          pool,
-          transfers ? withTransfers(relayer, transfers, () => claims!.repairPass()) : relayer,
-          log,
-          config.HALLMARK_CERTIFICATES_MINT_INTERVAL_MS,
-        )
-      : null;
     const gifts =
       wallets && transfers && config.HALLMARK_ENCRYPTION_KEYS
         ? giftsSlice({
@@ -162,8 +151,16 @@ await runServiceMain({
           })
         : null;
     const allowlistStore = new AllowlistStore(pool);
-    const allowlistWorker =
-      chain && relayer ? allowlistWorkerOf(chain, relayer, allowlistStore, pool, log) : null;
+    const allowlist = chain && relayer ? allowlistProcessorOf(chain, relayer, allowlistStore, log) : null;
+    // The mint worker's pass also sends transfers, repairs certificate-voucher claims whose
+    // transfer failed and writes the allowlist: one replica, one signer, one nonce sequence.
+    const passes: Array<() => Promise<number>> = [
+      ...(transfers && claims ? [() => transfers.processOpen(), () => claims.repairPass()] : []),
+      ...(allowlist ? [async () => countDone(await allowlist.runOnce())] : []),
+    ];
+    const worker = relayer
+      ? new MintWorker(pool, withPasses(relayer, passes), log, config.HALLMARK_CERTIFICATES_MINT_INTERVAL_MS)
+      : null;
     return {
       services: [
         bind<CertificatesServiceServer>(
@@ -198,7 +195,7 @@ await runServiceMain({
           createAllowlistHandlers({
             store: allowlistStore,
             contract: () => chain?.contract ?? null,
-            onRequested: () => allowlistWorker?.wake(),
+            onRequested: () => worker?.wake(),
           }),
         ),
       ],
@@ -206,7 +203,6 @@ await runServiceMain({
         ...(worker ? [worker] : []),
         ...(gifts?.workers ?? []),
         ...(chain ? [burnIndexerWorker(chain, pool, log)] : []),
-        ...(allowlistWorker ? [allowlistWorker] : []),
         // Allowlist on user provisioning (user.created → custodial wallet → allowlist request).
         ...(wallets
           ? [
@@ -216,7 +212,7 @@ await runServiceMain({
                 log,
                 wallets,
                 allowlist: allowlistStore,
-                onRequested: () => allowlistWorker?.wake(),
+                onRequested: () => worker?.wake(),
               }),
             ]
           : []),
@@ -243,21 +239,20 @@ function burnIndexerWorker(chain: Chain, pool: Pool, log: Logger): IntervalWorke
 }
 
 /**
- * The allowlist worker: sends with the relayer's key under the relayer's signer mutex, and
- * runs only in the replica holding the allowlist advisory lock.
+ * The allowlist writer, run by the mint worker's pass: sends with the relayer's key through the
+ * relayer's transaction path (its signer mutex and fee bumps), only in the replica holding the
+ * relayer's advisory lock, so no other replica ever signs with the same nonces.
  */
-function allowlistWorkerOf(
+function allowlistProcessorOf(
   chain: Chain,
   relayer: Relayer,
   store: AllowlistStore,
-  pool: Pool,
   log: Logger,
-): IntervalWorker {
-  const processor = new AllowlistProcessor({
+): AllowlistProcessor {
+  return new AllowlistProcessor({
     store,
-    provider: chain.provider,
     contract: chain.contract,
-    send: (addresses) => relayer.exclusive(() => relayer.contract.addToAllowlist(addresses)),
+    tx: relayer.tx,
     confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
     batchSize: config.HALLMARK_ALLOWLIST_BATCH_SIZE,
     maxRetries: config.HALLMARK_ALLOWLIST_MAX_RETRIES,
@@ -265,14 +260,7 @@ function allowlistWorkerOf(
     receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
     log,
   });
-  return new IntervalWorker(
-    {
-      name: 'allowlist worker',
-      intervalMs: config.HALLMARK_ALLOWLIST_INTERVAL_MS,
-      log,
-      pool,
-      lockKey: `certificates-allowlist:${chain.contract.address.toLowerCase()}`,
-    },
-    () => processor.runOnce(),
-  );
 }
+
+/** Entries of an allowlist pass that became final. */
+const countDone = (r: { succeeded: number; failed: number }) => r.succeeded + r.failed;

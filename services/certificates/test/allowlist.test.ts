@@ -16,6 +16,7 @@ import { createAllowlistHandlers } from '../src/allowlist/rpc.js';
 import { AllowlistStore } from '../src/allowlist/store.js';
 import { anvilWallet } from '../src/chain/dev-accounts.js';
 import { connectChain, type Chain } from '../src/chain/setup.js';
+import { TxSender } from '../src/chain/tx-sender.js';
 import { IntervalWorker } from '@hallmark/kit';
 
 const CALL = { requestId: 'req_test', deadlineMs: Infinity };
@@ -64,9 +65,8 @@ describe('allowlist on anvil', () => {
   const processor = (sender: Wallet | ReturnType<typeof anvilWallet>, maxRetries = 2) =>
     new AllowlistProcessor({
       store,
-      provider: chain.provider,
       contract: chain.contract,
-      send: (addresses) => chain.contract.connect(sender).addToAllowlist(addresses),
+      tx: new TxSender({ provider: chain.provider, signer: sender, chainId: chain.chainId, log }),
       confirmations: 1,
       batchSize: 10,
       maxRetries,

@@ -3,7 +3,8 @@
 // relayer signs it again with the same nonce and higher fees, persisted before the broadcast,
 // and whichever of the hashes is mined is recorded, exactly once. A replacement that loses
 // (the original is mined first) and one persisted but never broadcast (a crash) are recorded
-// as the hash the chain actually mined.
+// as the hash the chain actually mined. Mints, transfers and allowlist writes take the same
+// path (src/chain/tx-sender.ts).
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path, { join } from 'node:path';
@@ -17,7 +18,9 @@ import {
   uniqueDatabaseName,
 } from '@hallmark/kit/testing';
 import type { Principal } from '@hallmark/proto/common/v1/common';
-import { FeeData } from 'ethers';
+import { FeeData, Wallet } from 'ethers';
+import { AllowlistProcessor } from '../src/allowlist/processor.js';
+import { AllowlistStore } from '../src/allowlist/store.js';
 import { BATCH_MINTED_TOPIC, changesOfToken, parseOwnershipChanges } from '../src/chain/contract.js';
 import { anvilWallet } from '../src/chain/dev-accounts.js';
 import { Relayer, type Submission } from '../src/chain/relayer.js';
@@ -87,6 +90,7 @@ async function newRelayer(feePolicy: FeePolicy = FAST): Promise<Relayer> {
 }
 
 async function newTransfers(feePolicy: FeePolicy = FAST): Promise<TransferService> {
+  // transfers take the relayer's transaction path, so its fee policy
   const relayer = await newRelayer(feePolicy);
   const c = chainsToClose.at(-1)!;
   return new TransferService({
@@ -97,7 +101,6 @@ async function newTransfers(feePolicy: FeePolicy = FAST): Promise<TransferServic
     log,
     waitMs: 0, // the test drives the sending side itself
     receiptTimeoutMs: 20_000,
-    feePolicy,
     pollMs: 50,
   });
 }
@@ -443,5 +446,52 @@ describe('transfers', () => {
     expect(await mined(replacement)).toBe(false);
     expect(await chain.contract.ownerOf(tokenId)).toBe(to);
     expect(await transferFacts(certId, tokenId)).toEqual({ prov: [original], events: [original], moves: 2 });
+  }, 60_000);
+});
+
+describe('allowlist writes', () => {
+  it('a stuck addToAllowlist transaction takes the same path: replaced with the same nonce and higher fees, the addresses recorded once', async () => {
+    const relayer = await newRelayer();
+    const allowlist = new AllowlistStore(pool);
+    const addresses = [Wallet.createRandom().address, Wallet.createRandom().address];
+    for (const a of addresses) await allowlist.request(a, null);
+    const processor = new AllowlistProcessor({
+      store: allowlist,
+      contract: chain.contract,
+      tx: relayer.tx,
+      confirmations: 1,
+      batchSize: 10,
+      maxRetries: 0,
+      retryDelayMs: 0,
+      receiptTimeoutMs: 20_000,
+      log,
+    });
+    await automine(false);
+    const nonce = await chain.provider.getTransactionCount(relayer.address, 'pending');
+    const pass = processor.runOnce();
+    // the first signing, then (after 1 s) its replacement: both hold the same nonce, and only the
+    // replacement stays in the mempool
+    const hashes = new Set<string>();
+    await eventually(
+      async () => {
+        const block = (await chain.provider.send('eth_getBlockByNumber', ['pending', true])) as {
+          transactions: { hash: string; nonce: string; maxFeePerGas: string }[];
+        };
+        for (const t of block.transactions) if (Number(t.nonce) === nonce) hashes.add(t.hash);
+        expect(hashes.size).toBeGreaterThanOrEqual(2);
+      },
+      { timeoutMs: 15_000, intervalMs: 50 },
+    );
+    await mine();
+    await automine(true);
+    expect(await pass).toMatchObject({ succeeded: 2, failed: 0 });
+    const entries = await Promise.all(addresses.map((a) => allowlist.get(a)));
+    const recorded = entries.map((e) => e!.transactionHash);
+    expect(new Set(recorded).size).toBe(1);
+    expect(hashes.has(recorded[0]!)).toBe(true);
+    const winner = (await chain.provider.getTransaction(recorded[0]!))!;
+    expect(winner.nonce).toBe(nonce);
+    expect([...hashes].filter((h) => h !== recorded[0]).length).toBeGreaterThanOrEqual(1);
+    for (const a of addresses) expect(await chain.contract.isAllowlisted(a)).toBe(true);
   }, 60_000);
 });

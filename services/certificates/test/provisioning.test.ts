@@ -33,6 +33,7 @@ import { ProvisioningConsumer } from '../src/allowlist/provisioning.js';
 import { AllowlistStore } from '../src/allowlist/store.js';
 import { anvilWallet } from '../src/chain/dev-accounts.js';
 import { connectChain, type Chain } from '../src/chain/setup.js';
+import { TxSender } from '../src/chain/tx-sender.js';
 import { WalletStore } from '../src/wallets/store.js';
 
 const log = createLogger('provisioning-test', 'silent');
@@ -75,9 +76,8 @@ beforeAll(async () => {
   allowlist = new AllowlistStore(pool);
   const processor = new AllowlistProcessor({
     store: allowlist,
-    provider: chain.provider,
     contract: chain.contract,
-    send: (addresses) => chain.contract.addToAllowlist(addresses),
+    tx: new TxSender({ provider: chain.provider, signer: chain.signer, chainId: chain.chainId, log }),
     confirmations: 1,
     batchSize: 100,
     maxRetries: 2,

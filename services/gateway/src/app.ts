@@ -13,7 +13,7 @@ import type { Config } from './config.js';
 import accessLog from './plugins/access-log.js';
 import auth from './plugins/auth.js';
 import controlChars from './plugins/control-chars.js';
-import errors, { frameworkError } from './plugins/errors.js';
+import errors, { clientError, frameworkError } from './plugins/errors.js';
 import openapi from './plugins/openapi.js';
 import rateLimit from './plugins/rate-limit.js';
 import requestContext from './plugins/request-context.js';
@@ -52,6 +52,7 @@ export async function buildApp(deps: AppDeps) {
     // answered in the envelope by `frameworkErrors` (414), not in Fastify's own body.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
     ajv: {
       // Closed schemas reject unknown fields (parameter_unknown) instead of dropping them.
       // strictNumbers: NaN and ±Infinity (`1e999` in JSON or a path) are not numbers.

@@ -238,17 +238,3 @@ export async function rotateSecret(
     now,
   ]);
 }
-
-/** The ids of `actorIds` that are users or API keys of the enterprise. */
-export async function knownActors(
-  db: Queryable,
-  enterpriseId: string,
-  actorIds: readonly string[],
-): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>(
-    `SELECT id FROM users WHERE enterprise_id = $1 AND id = ANY($2::text[])
-     UNION SELECT id FROM api_keys WHERE enterprise_id = $1 AND id = ANY($2::text[])`,
-    [enterpriseId, [...actorIds]],
-  );
-  return rows.map((r) => r.id);
-}

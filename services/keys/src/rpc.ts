@@ -197,7 +197,8 @@ export function createKeysHandlers(service: KeysService): AsyncHandlers<KeysServ
     },
 
     async checkActors(req) {
-      return { known_ids: await service.checkActors(principalOf(req.principal), req.actor_ids) };
+      const actors = await service.checkActors(principalOf(req.principal), req.actor_ids);
+      return { known_ids: [...new Set(actors.map((a) => a.id))], actors };
     },
 
     async listAuditLogs(req) {

@@ -40,7 +40,6 @@ import {
   keyBySecretHash,
   keyFor,
   keysOfEnterprise,
-  knownActors,
   markRevoked,
   revokedError,
   rotateSecret,
@@ -48,7 +47,7 @@ import {
   updateKeyRow,
   type KeyView,
 } from './key-store.js';
-import { loadCaller, provisionUsers, resolveSession, type SessionUser } from './session-store.js';
+import { actorNames, loadCaller, provisionUsers, resolveSession, type SessionUser } from './session-store.js';
 import { listShares, upsertShares, type ShareRecord } from './share-store.js';
 import { auditEntries, recordUsageBatch, usageSince } from './usage-store.js';
 
@@ -236,12 +235,18 @@ export class KeysService {
     return shares;
   }
 
-  /** The ids of `actorIds` that are users or API keys of the principal's enterprise. */
-  async checkActors(principal: PrincipalInput | undefined, actorIds: readonly string[]): Promise<string[]> {
+  /**
+   * Which of `refs` are users (by session `sub` or row id) or API keys of the principal's
+   * enterprise, each with its row id and the id the API shows (a user's `sub`).
+   */
+  async checkActors(
+    principal: PrincipalInput | undefined,
+    refs: readonly string[],
+  ): Promise<{ ref: string; id: string; display: string }[]> {
     if (!principal?.enterpriseId) throw new HallmarkError('missing_api_key');
-    if (actorIds.length > MAX_SHARE_TARGETS)
+    if (refs.length > MAX_SHARE_TARGETS)
       throw invalidParam('userIds', `At most ${MAX_SHARE_TARGETS} ids are allowed.`);
-    return knownActors(this.pool, principal.enterpriseId, actorIds);
+    return actorNames(this.pool, principal.enterpriseId, refs);
   }
 
   async getUsage(

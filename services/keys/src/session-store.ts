@@ -176,3 +176,22 @@ export async function provisionUsers(
   }
   return ids;
 }
+
+/** `refs` that name users (by `sub` or row id) or API keys of the enterprise, with both names. */
+export async function actorNames(
+  q: Queryable,
+  enterpriseId: string,
+  refs: readonly string[],
+): Promise<{ ref: string; id: string; display: string }[]> {
+  const { rows } = await q.query<{ id: string; subject: string | null }>(
+    `SELECT id, subject FROM users WHERE enterprise_id = $1 AND (id = ANY($2::text[]) OR subject = ANY($2::text[]))
+     UNION ALL SELECT id, NULL FROM api_keys WHERE enterprise_id = $1 AND id = ANY($2::text[])`,
+    [enterpriseId, [...refs]],
+  );
+  const out: { ref: string; id: string; display: string }[] = [];
+  for (const ref of new Set(refs)) {
+    const row = rows.find((r) => r.subject === ref) ?? rows.find((r) => r.id === ref);
+    if (row) out.push({ ref, id: row.id, display: row.subject ?? row.id });
+  }
+  return out;
+}

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { responseValidator, type ResponseValidator } from './contract.js';
 
 export interface TestStack extends Stack {
   prefix: string;
@@ -46,6 +47,7 @@ export async function startTestStack(opts: Partial<StackOptions> = {}): Promise<
     logToFiles: !process.env.E2E_VERBOSE,
     ...opts,
   });
+  let validator: Promise<ResponseValidator> | undefined;
   const call: TestStack['call'] = async (method, urlPath, o = {}) => {
     const headers: Record<string, string> = { ...o.headers };
     if (o.auth) headers.authorization = `Bearer ${o.auth}`;
@@ -61,6 +63,20 @@ export async function startTestStack(opts: Partial<StackOptions> = {}): Promise<
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       parsed = undefined;
+    }
+    // Every answer is checked against the published document (src/contract.ts).
+    if (urlPath !== '/openapi.json' && !process.env.E2E_SKIP_CONTRACT) {
+      validator ??= fetch(`${stack.gatewayUrl}/openapi.json`).then(async (r) =>
+        responseValidator((await r.json()) as Record<string, unknown>),
+      );
+      const problem = (await validator).check(
+        method,
+        urlPath,
+        res.status,
+        res.headers.get('content-type'),
+        parsed,
+      );
+      if (problem) throw new Error(`contract: ${problem}\n  body: ${text.slice(0, 400)}`);
     }
     return { status: res.status, headers: res.headers, body: parsed, text };
   };

@@ -1,9 +1,10 @@
 // The shared security suite: every authenticated operation the gateway publishes in
 // `GET /openapi.json` is attacked with each kind of bad credential, and must refuse it with
 // the right status and code, in its surface's error style. The suite discovers the routes
-// itself (the route catalogue writes each route's auth into the OpenAPI `security` field:
-// none = public; `[{bearer}]` = session only; `[{bearer}, {apiKeyHeader}]` = API key, or
-// either), so a route added by a later issue is covered without touching this file.
+// itself (the gateway writes each route's auth into the OpenAPI `security` field: none =
+// public; `[{sessionJwt}]` = session only; with `{apiKeyHeader}` = API key, or either; and
+// its scopes into `x-required-scopes`), so a route added by a later issue is covered without
+// touching this file.
 //
 // Authentication runs in the gateway's onRequest hook, after routing and before any body
 // or parameter validation, so path parameters are replaced by dummy ids and no body is
@@ -50,7 +51,7 @@ export async function discoverOperations(stack: TestStack): Promise<Operation[]>
       const security: Record<string, string[]>[] | undefined = op.security;
       if (!security || security.length === 0) continue; // public
       const accepts = security.some((s) => 'apiKeyHeader' in s) ? 'key' : 'session';
-      const scopes = [...new Set(security.flatMap((s) => Object.values(s).flat()))];
+      const scopes: string[] = op['x-required-scopes'] ?? [];
       const url = path.replace(/\{[^}]+\}/g, (_, i: number) => `sec_dummy_${i}`);
       ops.push({ method: method.toUpperCase(), path, url, accepts, scopes });
     }

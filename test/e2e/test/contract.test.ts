@@ -228,6 +228,26 @@ describe('user ids are the session’s sub', () => {
     const logs = await stack.call('GET', `/api/v1/api-keys/${k.id}/audit-logs`, { auth: boss });
     const actors = logs.body.logs.filter((l: { action: string }) => l.action !== 'key.used');
     expect(actors.map((l: { userId: string }) => l.userId)).toEqual(['boss-sub', 'boss-sub']);
+
+    // Templates: the owner, grants and grant targets are named by sub too.
+    const tpl = await stack.call('POST', '/api/v1/templates', {
+      auth: boss,
+      body: { name: 'Receipt', type: 'receipt', format: 'html', template: '<p>Hi</p>', variables: [] },
+    });
+    expect(tpl.status).toBe(201);
+    expect(tpl.body.ownerId).toBe('boss-sub');
+    const grant = await stack.call('POST', `/api/v1/templates/${tpl.body.id}/access`, {
+      auth: boss,
+      body: { userIds: ['newcomer-sub'], permissions: ['read'] },
+    });
+    expect(grant.status).toBe(200);
+    expect(grant.body).toMatchObject({
+      ownerId: 'boss-sub',
+      grants: [{ userId: 'newcomer-sub', access: ['read'], grantedBy: 'boss-sub' }],
+    });
+    expect((await stack.call('GET', `/api/v1/templates/${tpl.body.id}`, { auth: newcomer })).status).toBe(
+      200,
+    );
   });
 });
 

@@ -138,7 +138,7 @@ describe('templates through the gateway', () => {
     expect(versions.body.versions[1]).toMatchObject({
       templateId: tpl.id,
       template: { name: 'Invoice', template: invoiceBody.template },
-      createdBy: expect.stringMatching(/^user_/),
+      createdBy: 'tmpl-owner' /* the session's sub */,
       createdAt: expect.any(String),
     });
 
@@ -242,10 +242,8 @@ describe('templates through the gateway', () => {
     const colleague = await stack.token({ ent, sub: 'tmpl-colleague', role: 'member' });
     expect((await stack.call('GET', `/api/v1/templates/${tpl.id}`, { auth: colleague })).status).toBe(404);
 
-    // Learn the colleague's user id from a template they own.
-    const theirs = (await stack.call('POST', '/api/v1/templates', { auth: colleague, body: invoiceBody }))
-      .body;
-    const colleagueId = theirs.ownerId;
+    // A user's id in the API is their session sub.
+    const colleagueId = 'tmpl-colleague';
     const grant = await stack.call('POST', `/api/v1/templates/${tpl.id}/access`, {
       auth: owner,
       body: { userIds: [colleagueId], permissions: ['read'] },
@@ -253,8 +251,8 @@ describe('templates through the gateway', () => {
     expect(grant.status).toBe(200);
     expect(grant.body).toMatchObject({
       templateId: tpl.id,
-      ownerId: tpl.ownerId,
-      grants: [{ userId: colleagueId, access: ['read'] }],
+      ownerId: 'tmpl-owner',
+      grants: [{ userId: colleagueId, access: ['read'], grantedBy: 'tmpl-owner' }],
     });
 
     expect((await stack.call('GET', `/api/v1/templates/${tpl.id}`, { auth: colleague })).body.access).toEqual(

@@ -146,7 +146,7 @@ describe('allowlist on user provisioning', () => {
       },
       { timeoutMs: 20_000, intervalMs: 100 },
     );
-    await new Promise((r) => setTimeout(r, 2500)); // one allowlist worker interval
+    await new Promise((r) => setTimeout(r, 2500)); // one pass of the allowlist writer (the mint worker's interval)
 
     const { rows: wallets } = await certsDb.query(
       "SELECT address FROM wallets WHERE owner_kind = 'user' AND owner_id = $1",

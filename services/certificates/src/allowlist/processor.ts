@@ -1,22 +1,25 @@
-// The allowlist worker's pass: the retry job re-queues failed entries (at most `maxRetries`
-// times each, `retryDelayMs` after their last attempt), then pending entries are added to the
-// contract in batches of `batchSize` addresses, one addToAllowlist transaction per batch.
+// The allowlist writer's pass (run by the mint worker): the retry job re-queues failed entries
+// (at most `maxRetries` times each, `retryDelayMs` after their last attempt), then pending
+// entries are added to the contract in batches of `batchSize` addresses, one addToAllowlist
+// transaction per batch.
 // Before sending, the chain is asked (`isAllowlisted`): addresses it already has succeed
 // without a transaction, which also reconciles a crash between sending and recording. A batch
 // whose transaction reverts, fails to send or is not confirmed in time fails as a whole
 // (allowlistError = the contract's error name or the message).
+// The transaction takes the relayer's one path (../chain/tx-sender.ts: the signer's mutex, fee
+// bumps of a stuck transaction, the wait) without a persisted record: addToAllowlist is
+// idempotent and every batch first asks the chain, so a restart simply sends what is missing.
 import type { Logger } from '@hallmark/kit';
-import type { ContractTransactionResponse, Provider } from 'ethers';
-import { CertificatesContract } from '../chain/contract.js';
+import { CertificatesContract, certificatesInterface } from '../chain/contract.js';
+import type { TxSender } from '../chain/tx-sender.js';
 import type { AllowlistStore } from './store.js';
 
 export interface AllowlistProcessorOptions {
   store: AllowlistStore;
-  provider: Provider;
   /** Reads `isAllowlisted`. */
   contract: CertificatesContract;
-  /** Sends addToAllowlist(addresses) (under the relayer's signer mutex in the service). */
-  send: (addresses: string[]) => Promise<ContractTransactionResponse>;
+  /** The transaction path of the key that sends addToAllowlist (the relayer's in the service). */
+  tx: TxSender;
   confirmations: number;
   batchSize: number;
   maxRetries: number;
@@ -58,13 +61,8 @@ export class AllowlistProcessor {
     await store.markSuccess(already, { transactionHash: null, blockNumber: null });
     if (toSend.length === 0) return { succeeded: already.length, failed: 0 };
     try {
-      const tx = await this.opts.send(toSend);
-      const receipt = await this.opts.provider.waitForTransaction(
-        tx.hash,
-        this.opts.confirmations,
-        this.opts.receiptTimeoutMs ?? 60_000,
-      );
-      if (!receipt) throw new Error(`transaction ${tx.hash} not confirmed in time`);
+      const receipt = await this.send(toSend);
+      if (!receipt) throw new Error('transaction not confirmed in time');
       if (receipt.status !== 1) throw new Error(`transaction ${receipt.hash} reverted`);
       await store.markSuccess(toSend, { transactionHash: receipt.hash, blockNumber: receipt.blockNumber });
       return { succeeded: addresses.length, failed: 0 };
@@ -77,5 +75,20 @@ export class AllowlistProcessor {
       await store.markFailed(toSend, reason);
       return { succeeded: already.length, failed: toSend.length };
     }
+  }
+
+  /** addToAllowlist(addresses): estimated (a refusal throws its revert), signed, sent, awaited. */
+  private async send(addresses: string[]) {
+    const { tx, contract } = this.opts;
+    const data = certificatesInterface.encodeFunctionData('addToAllowlist', [addresses]);
+    const gas = await tx.provider.estimateGas({ from: tx.address, to: contract.address, data });
+    return tx.send(
+      { to: contract.address, data, gasLimit: (gas * 12n) / 10n },
+      {
+        confirmations: this.opts.confirmations,
+        timeoutMs: this.opts.receiptTimeoutMs ?? 60_000,
+        label: { allowlist: addresses.length },
+      },
+    );
   }
 }

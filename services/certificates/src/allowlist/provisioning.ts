@@ -1,8 +1,8 @@
 // Allowlist on user provisioning: the keys service provisions a user on the first use of a
 // valid session token and records `user.created` through its outbox; this durable consumer
 // gives the user a custodial wallet (created if needed, ../wallets/store.ts) and requests the
-// wallet's address on the contract allowlist (`pending`; the allowlist worker adds pending
-// addresses in batches and retries failed ones).
+// wallet's address on the contract allowlist (`pending`; the mint worker's allowlist pass adds
+// pending addresses in batches and retries failed ones).
 //
 // Idempotent by event id (the kit records the id in `processed_events` in the transaction
 // that writes the allowlist request, so a redelivered or re-published event adds nothing), and
@@ -32,7 +32,7 @@ export interface ProvisioningConsumerOptions {
   log: Logger;
   wallets: WalletStore;
   allowlist: AllowlistStore;
-  /** Wakes the allowlist worker once a request committed. */
+  /** Wakes the allowlist writer (the mint worker) once a request committed. */
   onRequested?: () => void;
   /** Durable consumer name, shared by replicas (default certificates-user-provisioning). */
   durable?: string;

@@ -14,15 +14,18 @@
 //   sent, not mined  → after HALLMARK_CHAIN_REPLACE_AFTER_MS (counted from `sent_at`, so across
 //                      restarts too) signed again with the SAME nonce and +20% fees (capped by
 //                      HALLMARK_CHAIN_MAX_FEE_GWEI), the new bytes and hash persisted before the
-//                      broadcast and the replaced hash kept in `replaced_hashes`
-//                      (./replacement.ts). One nonce: at most one of the hashes can be mined;
-//                      the wait watches all of them and the mined one is recorded.
+//                      broadcast and the replaced hash kept in `replaced_hashes`. One nonce: at
+//                      most one of the hashes can be mined; the wait watches all of them and the
+//                      mined one is recorded.
+// Signing, broadcasting, fee bumps and waiting are the one path of every relayer transaction
+// (./tx-sender.ts, shared with transfers and allowlist writes); the submission's SQL is in
+// ./submission-store.ts.
 // It then waits for HALLMARK_CHAIN_CONFIRMATIONS confirmations and records the batch's first
 // token id, transaction hash and block (`confirmed`) in the same database transaction that
 // marks the certificates minted. The contract refuses a batch key twice, so even a bug here
 // cannot mint a batch twice.
 //
-// Nonces: the node's pending transaction count, read under an in-process mutex that is held
+// Nonces: the node's pending transaction count, read under the TxSender's mutex that is held
 // from reading the nonce until the node accepted the broadcast, so the next read already counts
 // it. Only one process signs for a signer at a time (MintWorker holds a PostgreSQL advisory lock
 // per signer address). No nonce counter is persisted on its own: a persisted counter drifts
@@ -30,41 +33,16 @@
 // what is persisted is each submission's nonce and signed bytes, which reconciliation needs.
 import type { Logger, Pool, PoolClient } from '@hallmark/kit';
 import { transaction } from '@hallmark/kit';
-import { Transaction, type JsonRpcProvider, type TransactionReceipt, type Wallet } from 'ethers';
+import type { JsonRpcProvider, TransactionReceipt, Wallet } from 'ethers';
 import type { CertificatesStore } from '../store.js';
 import { BATCH_MINTED_TOPIC, CertificatesContract, batchTokensOf, type BatchInfo } from './contract.js';
-import {
-  bumpedFees,
-  DEFAULT_FEE_POLICY,
-  feesOf,
-  findMined,
-  initialFees,
-  isAlreadyKnown,
-  isNonceTooLow,
-  isUnderpriced,
-  signReplacement,
-  waitMined,
-  type FeePolicy,
-} from './replacement.js';
-import {
-  hashesOf,
-  SUBMISSION_SELECT,
-  submissionFromRow,
-  type Submission,
-  type SubmissionRow,
-} from './submission.js';
+import type { FeePolicy } from './replacement.js';
+import { SubmissionStore } from './submission-store.js';
+import type { Submission } from './submission.js';
+import { TxSender, type ReplaceOutcome } from './tx-sender.js';
 
 export type { Submission, SubmissionStatus } from './submission.js';
-
-/** Serialises async sections (one signer's nonce → sign → broadcast). */
-class Mutex {
-  private tail: Promise<unknown> = Promise.resolve();
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(fn, fn);
-    this.tail = result.catch(() => undefined);
-    return result;
-  }
-}
+export type { ReplaceOutcome } from './tx-sender.js';
 
 export interface RelayerOptions {
   pool: Pool;
@@ -86,48 +64,45 @@ export interface RelayerOptions {
   pollMs?: number;
 }
 
-/** What a replacement attempt did. */
-export type ReplaceOutcome = 'replaced' | 'capped' | 'lost' | 'underpriced';
-
 export type DriveOutcome = 'confirmed' | 'failed' | 'waiting';
 
 export class Relayer {
-  private readonly mutex = new Mutex();
   readonly contract: CertificatesContract;
   readonly address: string;
-
-  private readonly fees: FeePolicy;
+  /** The signer's one transaction path: every relayer transaction of this process uses it. */
+  readonly tx: TxSender;
+  private readonly submissions: SubmissionStore;
 
   constructor(private readonly opts: RelayerOptions) {
     this.contract = opts.contract.connect(opts.signer);
     this.address = opts.signer.address;
-    this.fees = opts.feePolicy ?? DEFAULT_FEE_POLICY;
+    this.tx = new TxSender({
+      provider: opts.provider,
+      signer: opts.signer,
+      chainId: opts.chainId,
+      log: opts.log,
+      feePolicy: opts.feePolicy,
+    });
+    this.submissions = new SubmissionStore(opts.pool);
   }
 
   /**
-   * Runs `fn` (nonce read → sign → broadcast of another transaction of this signer, e.g. the
-   * allowlist worker's) under the signer's mutex, so it never takes a nonce a mint is using.
+   * Runs `fn` (nonce read → sign → broadcast of another transaction of this signer) under the
+   * signer's mutex, so it never takes a nonce a mint is using.
    */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    return this.mutex.run(fn);
+    return this.tx.exclusive(fn);
   }
 
   /** Submissions not final yet on this relayer's contract, oldest first. */
-  async openSubmissions(limit = 100): Promise<Submission[]> {
-    const { rows } = await this.opts.pool.query<SubmissionRow>(
-      `${SUBMISSION_SELECT} WHERE s.status IN ('pending', 'signed', 'sent') AND lower(s.contract_address) = lower($1)
-       ORDER BY s.id LIMIT $2`,
-      [this.contract.address, limit],
-    );
-    return rows.map(submissionFromRow);
+  openSubmissions(limit = 100): Promise<Submission[]> {
+    return this.submissions.open(this.contract.address, limit);
   }
 
   async submission(batchId: string): Promise<Submission> {
-    const { rows } = await this.opts.pool.query<SubmissionRow>(`${SUBMISSION_SELECT} WHERE s.batch_id = $1`, [
-      batchId,
-    ]);
-    if (!rows[0]) throw new Error(`no chain submission for batch ${batchId}`);
-    return submissionFromRow(rows[0]);
+    const sub = await this.submissions.byBatch(batchId);
+    if (!sub) throw new Error(`no chain submission for batch ${batchId}`);
+    return sub;
   }
 
   /** One pass over the open submissions; returns how many reached a final state. */
@@ -138,9 +113,12 @@ export class Relayer {
     for (let i = 0; i < open.length; i += width) {
       const outcomes = await Promise.all(
         open.slice(i, i + width).map((s) =>
-          this.drive(s).catch((err: unknown) => {
+          this.drive(s).catch(async (err: unknown) => {
             this.opts.log.warn({ err, batchId: s.batchId }, 'relayer: submission not completed; will retry');
-            return this.noteError(s, err).then(() => 'waiting' as const);
+            await this.submissions
+              .noteError(s.id, String((err as Error)?.message ?? err))
+              .catch(() => undefined);
+            return 'waiting' as const;
           }),
         ),
       );
@@ -155,7 +133,12 @@ export class Relayer {
     if (onChain) return this.recordFound(sub, onChain);
     if ((sub.status === 'signed' || sub.status === 'sent') && sub.rawTx && sub.txHash) {
       const known = await this.opts.provider.getTransaction(sub.txHash);
-      if (!known) await this.rebroadcast(sub);
+      if (!known && (await this.tx.rebroadcast(sub, this.submissions)) === 'nonce-taken') {
+        // The nonce was used by another transaction, so this one can never be mined; the batch
+        // key is not consumed (checked just before), so signing again is safe.
+        this.opts.log.info({ batchId: sub.batchId, nonce: sub.nonce }, 'relayer: nonce taken, signing again');
+        await this.submit(sub);
+      }
     } else {
       await this.submit(sub);
     }
@@ -167,162 +150,43 @@ export class Relayer {
    * not to, broadcasts it (`sent`). `broadcast: false` stops where a crash between persisting
    * and sending would (tests).
    */
-  submit(sub: Submission, { broadcast = true }: { broadcast?: boolean } = {}): Promise<{ txHash: string }> {
-    return this.mutex.run(async () => {
-      const { provider, signer, chainId } = this.opts;
-      const data = CertificatesContract.encodeMintBatch({
-        to: sub.holderAddress,
-        quantity: sub.quantity,
-        merkleRoot: sub.merkleRoot,
-        batchKey: sub.batchKey,
-      });
-      const [nonce, fees, gas] = await Promise.all([
-        provider.getTransactionCount(signer.address, 'pending'),
-        provider.getFeeData(),
-        provider.estimateGas({ from: signer.address, to: this.contract.address, data }),
-      ]);
-      const raw = await signer.signTransaction({
-        type: 2,
-        chainId,
-        to: this.contract.address,
-        data,
-        nonce,
-        gasLimit: (gas * 12n) / 10n,
-        ...initialFees(fees, this.fees),
-      });
-      const txHash = Transaction.from(raw).hash!;
-      // A re-signing (the old nonce went elsewhere) keeps the old hash with the others.
-      await this.opts.pool.query(
-        `UPDATE chain_submissions SET status = 'signed', signer = $2, nonce = $3, raw_tx = $4, tx_hash = $5,
-           replaced_hashes = CASE WHEN tx_hash IS NULL THEN replaced_hashes
-                                  ELSE array_append(replaced_hashes, tx_hash) END,
-           sent_at = NULL, attempts = attempts + 1, last_error = NULL
-         WHERE id = $1 AND status IN ('pending', 'signed', 'sent')`,
-        [sub.id, signer.address, nonce, raw, txHash],
-      );
-      const replacedHashes = sub.txHash ? [...sub.replacedHashes, sub.txHash] : sub.replacedHashes;
-      Object.assign(sub, {
-        status: 'signed',
-        signer: signer.address,
-        nonce,
-        rawTx: raw,
-        txHash,
-        replacedHashes,
-        sentAgeMs: null,
-      });
-      if (broadcast) {
-        await provider.broadcastTransaction(raw);
-        await this.markSent(sub);
-      }
-      return { txHash };
+  async submit(
+    sub: Submission,
+    { broadcast = true }: { broadcast?: boolean } = {},
+  ): Promise<{ txHash: string }> {
+    const data = CertificatesContract.encodeMintBatch({
+      to: sub.holderAddress,
+      quantity: sub.quantity,
+      merkleRoot: sub.merkleRoot,
+      batchKey: sub.batchKey,
     });
-  }
-
-  /** Sends the persisted signed bytes again; signs anew when their nonce went to another transaction. */
-  private rebroadcast(sub: Submission): Promise<string> {
-    return this.mutex
-      .run(async () => {
-        try {
-          await this.opts.provider.broadcastTransaction(sub.rawTx!);
-        } catch (err) {
-          if (isAlreadyKnown(err)) return sub.txHash!;
-          if (isNonceTooLow(err)) return null;
-          // Another transaction with this nonce is pending (only one of all can be mined):
-          // wait on every hash; the fee bump outbids it in time.
-          if (isUnderpriced(err)) return sub.txHash!;
-          throw err;
-        }
-        await this.markSent(sub);
-        return sub.txHash!;
-      })
-      .then(async (hash) => {
-        if (hash) return hash;
-        // The nonce was used by another transaction, so this one can never be mined; the batch
-        // key is not consumed (checked by drive just before), so signing again is safe.
-        this.opts.log.info({ batchId: sub.batchId, nonce: sub.nonce }, 'relayer: nonce taken, signing again');
-        return (await this.submit(sub)).txHash;
-      });
-  }
-
-  private async markSent(sub: Submission): Promise<void> {
-    await this.opts.pool.query(
-      `UPDATE chain_submissions SET status = 'sent', sent_at = COALESCE(sent_at, now())
-       WHERE id = $1 AND status IN ('signed', 'sent')`,
-      [sub.id],
+    const to = this.contract.address;
+    const gas = await this.opts.provider.estimateGas({ from: this.address, to, data });
+    const txHash = await this.tx.sign(
+      sub,
+      this.submissions,
+      { to, data, gasLimit: (gas * 12n) / 10n },
+      { broadcast },
     );
-    sub.status = 'sent';
-    sub.sentAgeMs ??= 0;
+    return { txHash };
   }
 
   /**
-   * Replaces the submission's pending transaction: the same nonce, gas and data with +20%
-   * fees (capped), persisted (`signed`, the old hash kept) before it is broadcast (`sent`).
-   * `lost`: the nonce is already mined (by an earlier hash: the wait finds it);
-   * `underpriced`: the node keeps another transaction of this nonce for now; `capped`: the
-   * fee cap leaves no room, nothing signed. `broadcast: false` stops where a crash between
-   * persisting and sending would (tests).
+   * Replaces the submission's pending transaction with +20% fees (TxSender.replace): the same
+   * nonce, gas and data, persisted before it is broadcast. `broadcast: false` stops where a
+   * crash between persisting and sending would (tests).
    */
-  async replace(
-    sub: Submission,
-    { broadcast = true }: { broadcast?: boolean } = {},
-  ): Promise<ReplaceOutcome> {
-    const { provider, signer, pool, log } = this.opts;
-    const prev = sub.txHash!;
-    const next = bumpedFees(feesOf(sub.rawTx!), await provider.getFeeData(), this.fees);
-    if (!next) {
-      log.warn({ batchId: sub.batchId, tx: prev }, 'relayer: stuck transaction already at the fee cap');
-      return 'capped';
-    }
-    const { raw, hash } = await signReplacement(signer, sub.rawTx!, next);
-    const { rowCount } = await pool.query(
-      `UPDATE chain_submissions SET status = 'signed', raw_tx = $3, tx_hash = $4,
-         replaced_hashes = array_append(replaced_hashes, tx_hash), sent_at = NULL, attempts = attempts + 1
-       WHERE id = $1 AND tx_hash = $2 AND status IN ('signed', 'sent')`,
-      [sub.id, prev, raw, hash],
-    );
-    if (!rowCount) throw new Error(`submission of batch ${sub.batchId} changed while replacing ${prev}`);
-    Object.assign(sub, {
-      status: 'signed',
-      rawTx: raw,
-      txHash: hash,
-      replacedHashes: [...sub.replacedHashes, prev],
-      sentAgeMs: null,
-    });
-    log.info(
-      { batchId: sub.batchId, nonce: sub.nonce, replaced: prev, tx: hash, maxFeePerGas: next.maxFeePerGas },
-      'relayer: replacing a stuck transaction with higher fees',
-    );
-    if (!broadcast) return 'replaced';
-    try {
-      await provider.broadcastTransaction(raw);
-    } catch (err) {
-      if (isNonceTooLow(err)) {
-        log.info({ batchId: sub.batchId, tx: hash }, 'relayer: replacement lost: the nonce is already mined');
-        return 'lost';
-      }
-      if (isUnderpriced(err)) return 'underpriced';
-      if (!isAlreadyKnown(err)) throw err;
-    }
-    await this.markSent(sub);
-    return 'replaced';
-  }
-
-  /** Waits for any of the submission's hashes to be mined, replacing it when it is stuck. */
-  private waitAny(sub: Submission): Promise<TransactionReceipt | null> {
-    return waitMined({
-      provider: this.opts.provider,
-      hashes: () => hashesOf(sub),
-      confirmations: this.opts.confirmations,
-      timeoutMs: this.opts.receiptTimeoutMs ?? 120_000,
-      pollMs: this.opts.pollMs ?? this.opts.provider.pollingInterval,
-      replaceInMs: this.fees.replaceAfterMs - (sub.sentAgeMs ?? 0),
-      replaceAfterMs: this.fees.replaceAfterMs,
-      replace: () => this.replace(sub),
-    });
+  replace(sub: Submission, { broadcast = true }: { broadcast?: boolean } = {}): Promise<ReplaceOutcome> {
+    return this.tx.replace(sub, this.submissions, { batchId: sub.batchId }, { broadcast });
   }
 
   private async awaitAndRecord(sub: Submission): Promise<DriveOutcome> {
-    const receipt = await this.waitAny(sub);
+    const receipt = await this.tx.waitMined(sub, this.submissions, {
+      confirmations: this.opts.confirmations,
+      timeoutMs: this.opts.receiptTimeoutMs ?? 120_000,
+      pollMs: this.opts.pollMs,
+      label: { batchId: sub.batchId },
+    });
     if (!receipt) return 'waiting';
     if (receipt.status === 1) {
       // the batch's tokens from the receipt: BatchMinted and the mint events of either mode
@@ -334,11 +198,7 @@ export class Relayer {
     const onChain = await this.contract.batchByKey(sub.batchKey);
     if (onChain) return this.recordFound(sub, onChain);
     await transaction(this.opts.pool, async (tx) => {
-      await tx.query(
-        `UPDATE chain_submissions SET status = 'failed', last_error = $2, block_number = $3
-         WHERE id = $1 AND status IN ('pending', 'signed', 'sent')`,
-        [sub.id, `transaction ${receipt.hash} reverted`, receipt.blockNumber],
-      );
+      await this.submissions.fail(tx, sub.id, `transaction ${receipt.hash} reverted`, receipt.blockNumber);
       await this.opts.store.failBatch(tx, sub.batchId);
     });
     this.opts.log.error({ batchId: sub.batchId, tx: receipt.hash }, 'relayer: mintBatch reverted');
@@ -348,7 +208,7 @@ export class Relayer {
   /** The batch is on chain: find the transaction that minted it, wait for depth, record. */
   private async recordFound(sub: Submission, info: BatchInfo): Promise<DriveOutcome> {
     let txHash: string | null = null;
-    const receipt = await findMined(this.opts.provider, hashesOf(sub));
+    const receipt = await this.tx.findMined(sub);
     if (receipt?.status === 1 && batchTokensOf(receipt, this.contract.address, sub.batchKey)) {
       txHash = receipt.hash;
     }
@@ -364,7 +224,11 @@ export class Relayer {
       if (!log) return 'waiting';
       txHash = log.transactionHash;
     }
-    const confirmed = await this.waitConfirmed(txHash);
+    const confirmed = await this.opts.provider.waitForTransaction(
+      txHash,
+      this.opts.confirmations,
+      this.opts.receiptTimeoutMs ?? 120_000,
+    );
     if (!confirmed) return 'waiting';
     const tokens = batchTokensOf(confirmed, this.contract.address, sub.batchKey);
     if (!tokens || tokens.firstTokenId !== info.firstTokenId) {
@@ -373,31 +237,18 @@ export class Relayer {
     return this.record(sub, tokens.firstTokenId, confirmed);
   }
 
-  private async waitConfirmed(hash: string): Promise<TransactionReceipt | null> {
-    return this.opts.provider.waitForTransaction(
-      hash,
-      this.opts.confirmations,
-      this.opts.receiptTimeoutMs ?? 120_000,
-    );
-  }
-
   private async record(
     sub: Submission,
     firstTokenId: bigint,
     receipt: TransactionReceipt,
   ): Promise<DriveOutcome> {
     await transaction(this.opts.pool, async (tx: PoolClient) => {
-      // tx_hash becomes the mined hash; when that was an earlier one, the current one joins
-      // the replaced hashes in its place.
-      const { rowCount } = await tx.query(
-        `UPDATE chain_submissions SET status = 'confirmed', first_token_id = $2, tx_hash = $3, block_number = $4,
-           replaced_hashes = CASE WHEN tx_hash IS NULL OR tx_hash = $3 THEN replaced_hashes
-                                  ELSE array_append(array_remove(replaced_hashes, $3), tx_hash) END,
-           confirmed_at = now(), last_error = NULL
-         WHERE id = $1 AND status <> 'confirmed'`,
-        [sub.id, firstTokenId.toString(), receipt.hash, receipt.blockNumber],
-      );
-      if (!rowCount) return;
+      const fresh = await this.submissions.confirm(tx, sub.id, {
+        firstTokenId,
+        txHash: receipt.hash,
+        blockNumber: receipt.blockNumber,
+      });
+      if (!fresh) return;
       await this.opts.store.completeBatch(tx, sub.batchId, {
         firstTokenId,
         transactionHash: receipt.hash,
@@ -419,14 +270,5 @@ export class Relayer {
       'relayer: batch minted',
     );
     return 'confirmed';
-  }
-
-  private async noteError(sub: Submission, err: unknown): Promise<void> {
-    await this.opts.pool
-      .query('UPDATE chain_submissions SET last_error = $2 WHERE id = $1', [
-        sub.id,
-        String((err as Error)?.message ?? err).slice(0, 1000),
-      ])
-      .catch(() => undefined);
   }
 }

@@ -1,4 +1,5 @@
-// Fee bump of stuck transactions, shared by the relayer (mints) and the transfer sender.
+// Fee bump of stuck transactions: the rules and chain primitives of ./tx-sender.ts, the one
+// path of every relayer transaction (mints, transfers, allowlist writes).
 //
 // A transaction the node accepted but did not mine within `replaceAfterMs` (the network's
 // fees rose above what it offers) is signed again with the SAME nonce and higher fees: both
@@ -8,7 +9,7 @@
 // and hash (keeping every earlier hash) BEFORE broadcasting them, exactly as for the first
 // signing. One nonce means at most one of the hashes can be mined; `waitMined` watches all of
 // them and answers whichever was.
-import { Transaction, type FeeData, type Provider, type TransactionReceipt, type Wallet } from 'ethers';
+import { Transaction, type BaseWallet, type FeeData, type Provider, type TransactionReceipt } from 'ethers';
 
 export interface FeePolicy {
   /** How long a broadcast transaction may stay unmined before it is replaced. */
@@ -75,7 +76,7 @@ export function feesOf(raw: string): Fees & { nonce: number } {
  * unchanged. Answers the new bytes and hash; nothing is sent.
  */
 export async function signReplacement(
-  signer: Wallet,
+  signer: BaseWallet,
   raw: string,
   fees: Fees,
 ): Promise<{ raw: string; hash: string }> {

@@ -77,12 +77,17 @@ export async function connectChain(cfg: ChainConfig, pool: Pool, log: Logger): P
   return { provider, signer, chainId, contract, transferEvents };
 }
 
-/** A contract deployed before the mode existed has no `perTokenTransferEvents()`: it emits per token. */
+/**
+ * A contract deployed before the mode existed has no `perTokenTransferEvents()` (the call
+ * reverts): it emits per token. Any other failure (the node, the network) is not an answer.
+ */
 async function eventModeOf(contract: CertificatesContract): Promise<TransferEventMode> {
   try {
     return await contract.transferEventMode();
-  } catch {
-    return 'per-token';
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'CALL_EXCEPTION' || code === 'BAD_DATA') return 'per-token';
+    throw err;
   }
 }
 

@@ -1,5 +1,6 @@
 // A chain submission as the relayer reads it (`chain_submissions`, migrations 0001 and 0501,
-// joined with its batch): the relayer's record of one batch's mintBatch transaction.
+// joined with its batch): the relayer's record of one batch's mintBatch transaction. Its
+// signing state is a `TxState` (./tx-sender.ts); its SQL is in ./submission-store.ts.
 
 export type SubmissionStatus = 'pending' | 'signed' | 'sent' | 'confirmed' | 'failed';
 
@@ -41,10 +42,6 @@ export interface SubmissionRow {
   merkle_root: string;
 }
 
-export const SUBMISSION_SELECT = `SELECT s.*, b.holder_address, b.quantity, b.merkle_root,
-    (extract(epoch FROM now() - s.sent_at) * 1000)::float8 AS sent_age_ms
-  FROM chain_submissions s JOIN certificate_batches b ON b.id = s.batch_id`;
-
 export function submissionFromRow(r: SubmissionRow): Submission {
   return {
     id: r.id,
@@ -64,9 +61,3 @@ export function submissionFromRow(r: SubmissionRow): Submission {
     merkleRoot: r.merkle_root,
   };
 }
-
-/** Every hash a submission has had: at most one of them (one nonce) is ever mined. */
-export const hashesOf = (sub: Submission): string[] => [
-  ...(sub.txHash ? [sub.txHash] : []),
-  ...sub.replacedHashes.filter((h) => h !== sub.txHash),
-];

@@ -14,10 +14,13 @@
 // - A burn of a token the database does not know yet while a batch of this contract is still
 //   being confirmed (its token ids not recorded) holds the checkpoint just before that block
 //   until the relayer has recorded the batch; a token no batch of ours minted is ignored.
-import { recordEvents, transaction, type Logger, type Pool, type Queryable } from '@hallmark/kit';
+// - Both event modes alike: a burn is always a single-token Transfer to zero; a batch's ERC-2309
+//   ConsecutiveTransfer (from zero) never matches the filter.
+// The SQL is in ./store.ts.
+import { transaction, type Logger, type Pool, type Queryable } from '@hallmark/kit';
 import { getAddress, ZeroAddress, zeroPadValue, type Log, type Provider } from 'ethers';
 import { TRANSFER_TOPIC } from '../chain/contract.js';
-import { certificateEventObject, certificateFromRow, EVENT_SOURCE, type CertificateRow } from '../store.js';
+import { BurnStore, type Burn } from './store.js';
 
 const ZERO_TOPIC = zeroPadValue(ZeroAddress, 32);
 
@@ -37,14 +40,6 @@ export interface BurnIndexerOptions {
   log: Logger;
 }
 
-interface Burn {
-  tokenId: bigint;
-  from: string;
-  transactionHash: string;
-  blockNumber: number;
-  logIndex: number;
-}
-
 export interface PassResult {
   /** Last block indexed after the pass (null: nothing indexed yet). */
   checkpoint: number | null;
@@ -54,16 +49,15 @@ export interface PassResult {
 export class BurnIndexer {
   readonly checkpointKey: string;
   private readonly senders = new Map<string, string>();
+  private readonly store: BurnStore;
 
   constructor(private readonly opts: BurnIndexerOptions) {
     this.checkpointKey = `burn-indexer:${opts.chainId}:${opts.contractAddress.toLowerCase()}`;
+    this.store = new BurnStore(opts.pool, opts.contractAddress);
   }
 
-  async checkpoint(db: Queryable = this.opts.pool): Promise<number | null> {
-    const { rows } = await db.query<{ value: string }>('SELECT value FROM chain_state WHERE key = $1', [
-      this.checkpointKey,
-    ]);
-    return rows[0] ? Number(rows[0].value) : null;
+  checkpoint(db: Queryable = this.opts.pool): Promise<number | null> {
+    return this.store.checkpoint(this.checkpointKey, db);
   }
 
   /** Indexes confirmed blocks from the checkpoint on, a bounded number of ranges. */
@@ -106,21 +100,12 @@ export class BurnIndexer {
     for (const b of burns) await this.senderOf(b.transactionHash);
 
     return transaction(this.opts.pool, async (tx) => {
-      const { rows } = await tx.query<{ value: string }>(
-        'SELECT value FROM chain_state WHERE key = $1 FOR UPDATE',
-        [this.checkpointKey],
-      );
-      const current = rows[0] ? Number(rows[0].value) : this.opts.startBlock - 1;
+      const current = (await this.store.checkpoint(this.checkpointKey, tx, true)) ?? this.opts.startBlock - 1;
       if (current !== previous) return null; // another indexer moved on: start over next pass
       let burned = 0;
-      for (const b of burns) if (await this.recordBurn(tx, b)) burned++;
-      if (upTo > previous) {
-        await tx.query(
-          `INSERT INTO chain_state (key, value) VALUES ($1, $2)
-           ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
-          [this.checkpointKey, String(upTo)],
-        );
-      }
+      for (const b of burns)
+        if (await this.store.recordBurn(tx, b, await this.senderOf(b.transactionHash))) burned++;
+      if (upTo > previous) await this.store.setCheckpoint(tx, this.checkpointKey, upTo);
       if (burned > 0) this.opts.log.info({ from, to: upTo, burned }, 'burn indexer: certificates burned');
       return { upTo: Math.max(upTo, previous), burned };
     });
@@ -132,20 +117,10 @@ export class BurnIndexer {
    */
   private async firstUnknownWhileMinting(burns: Burn[]): Promise<number | null> {
     if (burns.length === 0) return null;
-    const { rows } = await this.opts.pool.query<{ token_id: string }>(
-      `SELECT c.token_id FROM certificates c JOIN chain_submissions s ON s.batch_id = c.batch_id
-       WHERE lower(s.contract_address) = lower($1) AND c.token_id = ANY($2::numeric[])`,
-      [this.opts.contractAddress, burns.map((b) => b.tokenId.toString())],
-    );
-    const known = new Set(rows.map((r) => BigInt(r.token_id)));
+    const known = await this.store.knownTokens(burns.map((b) => b.tokenId));
     const unknown = burns.find((b) => !known.has(b.tokenId));
     if (!unknown) return null;
-    const { rows: open } = await this.opts.pool.query(
-      `SELECT 1 FROM chain_submissions
-       WHERE lower(contract_address) = lower($1) AND status IN ('pending', 'signed', 'sent') LIMIT 1`,
-      [this.opts.contractAddress],
-    );
-    return open.length > 0 ? unknown.blockNumber : null;
+    return (await this.store.mintingOpen()) ? unknown.blockNumber : null;
   }
 
   /** The account that sent the burning transaction (the provenance actor). */
@@ -157,44 +132,6 @@ export class BurnIndexer {
     if (this.senders.size > 10_000) this.senders.clear();
     this.senders.set(hash, tx.from);
     return tx.from;
-  }
-
-  private async recordBurn(tx: Queryable, b: Burn): Promise<boolean> {
-    const { rows } = await tx.query<CertificateRow>(
-      `UPDATE certificates c SET status = 'burned', updated_at = now()
-       FROM chain_submissions s
-       WHERE s.batch_id = c.batch_id AND lower(s.contract_address) = lower($1)
-         AND c.token_id = $2::numeric AND c.status = 'minted'
-       RETURNING c.*`,
-      [this.opts.contractAddress, b.tokenId.toString()],
-    );
-    const row = rows[0];
-    if (!row) return false;
-    const actor = await this.senderOf(b.transactionHash);
-    const { rowCount } = await tx.query(
-      `INSERT INTO provenance (certificate_id, kind, actor, from_address, to_address, transaction_hash, block_number)
-       VALUES ($1, 'burned', $2, $3, $4, $5, $6)
-       ON CONFLICT (certificate_id) WHERE kind = 'burned' DO NOTHING`,
-      [row.id, actor, b.from, ZeroAddress, b.transactionHash, b.blockNumber],
-    );
-    if (rowCount === 0) return false;
-    const cert = certificateFromRow(row);
-    await recordEvents(tx, EVENT_SOURCE, [
-      {
-        type: 'certificate.burned' as const,
-        data: {
-          object: {
-            ...certificateEventObject(cert),
-            status: 'burned' as const,
-            tokenId: Number(cert.tokenId),
-          },
-          burn: { transactionHash: b.transactionHash, blockNumber: b.blockNumber, actor, from: b.from },
-        },
-        enterpriseId: cert.enterpriseId,
-        livemode: cert.livemode,
-      },
-    ]);
-    return true;
   }
 }
 

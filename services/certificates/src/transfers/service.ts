@@ -20,41 +20,13 @@ import {
   type Pool,
 } from '@hallmark/kit';
 import { getAddress, isAddress } from 'ethers';
-import type { FeePolicy } from '../chain/replacement.js';
 import type { Scope } from '../domain/certificate.js';
-import {
-  certificateFromRow,
-  type CertificateRead,
-  type CertificateRow,
-  type CertificatesStore,
-} from '../store.js';
+import { certificateFromRow, type CertificateRead, type CertificatesStore } from '../store.js';
 import type { WalletStore } from '../wallets/store.js';
 import { TransferSender, type TransferChain } from './sender.js';
+import { OPEN, TransferStore, type TransferRow } from './store.js';
 
-export type TransferStatus = 'pending' | 'signed' | 'sent' | 'confirmed' | 'failed';
-const OPEN: TransferStatus[] = ['pending', 'signed', 'sent'];
-
-export interface TransferRow {
-  id: string;
-  enterprise_id: string;
-  livemode: boolean;
-  transfer_key: string;
-  request_hash: string;
-  certificate_id: string;
-  token_id: string;
-  from_address: string;
-  to_address: string;
-  to_user_id: string | null;
-  actor_id: string | null;
-  nonce: string | null;
-  raw_tx: string | null;
-  tx_hash: string | null;
-  /** Earlier hashes of this transfer (fee bumps, re-signings), oldest first. */
-  replaced_hashes: string[];
-  block_number: string | null;
-  status: TransferStatus;
-  last_error: string | null;
-}
+export type { TransferRow, TransferStatus } from './store.js';
 
 export interface TransferRequestInput {
   certificateId?: string;
@@ -82,8 +54,6 @@ export interface TransferServiceOptions {
   waitMs?: number;
   /** How long one sending pass waits for a receipt. */
   receiptTimeoutMs?: number;
-  /** When a stuck transaction is replaced, and the fee cap (default: after 60 s, no cap). */
-  feePolicy?: FeePolicy;
   /** How often a waiting pass looks for a receipt (default: the provider's polling interval). */
   pollMs?: number;
 }
@@ -117,9 +87,11 @@ const refused = (message: string) =>
 export class TransferService {
   /** The sending side (exposed for crash tests). */
   readonly sender: TransferSender;
+  private readonly transfers: TransferStore;
 
   constructor(private readonly opts: TransferServiceOptions) {
-    this.sender = new TransferSender(opts);
+    this.transfers = new TransferStore(opts.pool);
+    this.sender = new TransferSender({ ...opts, transfers: this.transfers });
   }
 
   /** The Transfer RPC: record (or find by key), let the worker send, wait a bounded time. */
@@ -144,18 +116,15 @@ export class TransferService {
   }
 
   private async findByKey(scope: Scope, key: string, requestHash: string): Promise<TransferRow | null> {
-    const { rows } = await this.opts.pool.query<TransferRow>(
-      'SELECT * FROM certificate_transfers WHERE enterprise_id = $1 AND livemode = $2 AND transfer_key = $3',
-      [scope.enterpriseId, scope.livemode, key],
-    );
-    if (!rows[0]) return null;
-    if (rows[0].request_hash !== requestHash) {
+    const row = await this.transfers.byKey(scope, key);
+    if (!row) return null;
+    if (row.request_hash !== requestHash) {
       throw new HallmarkError('resource_already_exists', {
         param: 'idempotency_key',
         message: 'This idempotency key was used with a different request.',
       });
     }
-    return rows[0];
+    return row;
   }
 
   private async record(scope: Scope, input: ReturnType<typeof parseRequest>): Promise<TransferRow> {
@@ -164,12 +133,9 @@ export class TransferService {
       input.toAddress ?? (await wallets.ensure(scope.enterpriseId, 'user', input.toUserId!)).wallet.address;
     try {
       return await transaction(this.opts.pool, async (tx) => {
-        const { rows } = await tx.query<CertificateRow>(
-          'SELECT * FROM certificates WHERE id = $1 AND enterprise_id = $2 AND livemode = $3 FOR UPDATE',
-          [input.certificateId, scope.enterpriseId, scope.livemode],
-        );
-        if (!rows[0]) throw notFound('certificate', input.certificateId);
-        const cert = certificateFromRow(rows[0]);
+        const locked = await this.transfers.lockCertificate(tx, scope, input.certificateId);
+        if (!locked) throw notFound('certificate', input.certificateId);
+        const cert = certificateFromRow(locked);
         if (cert.status !== 'minted' || cert.tokenId === null) {
           throw refused(`Only a minted certificate can be transferred (this one is ${cert.status}).`);
         }
@@ -183,24 +149,16 @@ export class TransferService {
             'The certificate is already held there.',
           );
         }
-        const { rows: inserted } = await tx.query<TransferRow>(
-          `INSERT INTO certificate_transfers (enterprise_id, livemode, transfer_key, request_hash, certificate_id,
-             token_id, from_address, to_address, to_user_id, actor_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
-          [
-            scope.enterpriseId,
-            scope.livemode,
-            input.key,
-            input.requestHash,
-            cert.id,
-            cert.tokenId.toString(),
-            cert.holderAddress,
-            to,
-            input.toUserId,
-            scope.actorId || null,
-          ],
-        );
-        return inserted[0]!;
+        return this.transfers.insert(tx, scope, {
+          key: input.key,
+          requestHash: input.requestHash,
+          certificateId: cert.id,
+          tokenId: cert.tokenId.toString(),
+          from: cert.holderAddress,
+          to,
+          toUserId: input.toUserId,
+          actorId: scope.actorId || null,
+        });
       });
     } catch (err) {
       const constraint = (err as { constraint?: string }).constraint;
@@ -224,12 +182,8 @@ export class TransferService {
     }
   }
 
-  async byId(id: string): Promise<TransferRow> {
-    const { rows } = await this.opts.pool.query<TransferRow>(
-      'SELECT * FROM certificate_transfers WHERE id = $1',
-      [id],
-    );
-    return rows[0]!;
+  byId(id: string): Promise<TransferRow> {
+    return this.transfers.byId(id);
   }
 
   /**
@@ -244,12 +198,7 @@ export class TransferService {
         if (await this.sender.drive(row)) done++;
       } catch (err) {
         this.opts.log.warn({ err, transfer: row.id }, 'transfers: not completed; will retry');
-        await this.opts.pool
-          .query('UPDATE certificate_transfers SET last_error = $2, updated_at = now() WHERE id = $1', [
-            row.id,
-            String((err as Error)?.message ?? err).slice(0, 1000),
-          ])
-          .catch(() => undefined);
+        await this.transfers.noteError(row.id, String((err as Error)?.message ?? err)).catch(() => undefined);
       }
     }
     return done;

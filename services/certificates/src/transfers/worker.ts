@@ -2,6 +2,7 @@
 // replica holding the relayer's advisory lock signs with the relayer's key, so mints and
 // transfers share one nonce sequence (and the relayer's signer mutex within the process).
 import type { Relayer } from '../chain/relayer.js';
+import { withPasses } from '../minter.js';
 import type { TransferService } from './service.js';
 
 /**
@@ -13,11 +14,5 @@ export function withTransfers(
   transfers: TransferService,
   ...more: Array<() => Promise<number>>
 ): Relayer {
-  const driven = Object.create(relayer) as Relayer;
-  driven.processOpen = async () => {
-    let done = (await relayer.processOpen()) + (await transfers.processOpen());
-    for (const pass of more) done += await pass();
-    return done;
-  };
-  return driven;
+  return withPasses(relayer, [() => transfers.processOpen(), ...more]);
 }

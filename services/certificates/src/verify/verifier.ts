@@ -14,6 +14,7 @@ import {
 } from '../chain/contract.js';
 import { metadataHashOf, type CertificateRecord } from '../domain/certificate.js';
 import { EVENT_SOURCE, type CertificateRead, type CertificatesStore } from '../store.js';
+import { VerifyStore } from './store.js';
 
 export type CheckName = 'record_found' | 'on_chain' | 'holder' | 'metadata' | 'not_burned';
 
@@ -95,7 +96,11 @@ export function recomputeMetadataHash(c: CertificateRecord): string {
 export class Verifier {
   private readonly trees = new Map<string, { hashes: string[]; tree: BatchTree }>();
 
-  constructor(private readonly opts: VerifierOptions) {}
+  private readonly reads: VerifyStore;
+
+  constructor(private readonly opts: VerifierOptions) {
+    this.reads = new VerifyStore(opts.pool);
+  }
 
   private get timeoutMs() {
     return this.opts.chainTimeoutMs ?? 5000;
@@ -223,11 +228,7 @@ export class Verifier {
   private async treeFor(c: CertificateRecord, leafHash: string): Promise<BatchTree> {
     let cached = this.trees.get(c.batchId);
     if (!cached) {
-      const { rows } = await this.opts.pool.query<{ metadata_hash: string }>(
-        'SELECT metadata_hash FROM certificates WHERE batch_id = $1 ORDER BY position',
-        [c.batchId],
-      );
-      const hashes = rows.map((r) => r.metadata_hash);
+      const hashes = await this.reads.batchMetadataHashes(c.batchId);
       cached = { hashes, tree: buildBatchTree(hashes) };
       this.trees.set(c.batchId, cached);
       if (this.trees.size > TREE_CACHE_SIZE) this.trees.delete(this.trees.keys().next().value!);
@@ -314,11 +315,7 @@ export class Verifier {
   }
 
   /** The id of the certificate of a token, or null. */
-  async certificateIdOfToken(tokenId: bigint): Promise<string | null> {
-    const { rows } = await this.opts.pool.query<{ id: string }>(
-      'SELECT id FROM certificates WHERE token_id = $1',
-      [tokenId.toString()],
-    );
-    return rows[0]?.id ?? null;
+  certificateIdOfToken(tokenId: bigint): Promise<string | null> {
+    return this.reads.certificateIdOfToken(tokenId);
   }
 }

@@ -1,7 +1,9 @@
 // The one place errors become HTTP responses: domain errors from services (rebuilt by
 // the gRPC client), schema validation failures, body parsing failures, unknown routes
 // (404) and known paths with another method (405), all in the surface's style.
-import { HallmarkError, REQUEST_ID_HEADER } from '@hallmark/kit';
+import { HallmarkError, newId, REQUEST_ID_HEADER } from '@hallmark/kit';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import FindMyWay from 'find-my-way';
@@ -106,6 +108,29 @@ export function frameworkError(err: FastifyError, request: FastifyRequest, reply
     .status(tooLong ? 414 : e.httpStatus)
     .type('application/json')
     .send(renderError(e, surfaceOf(request.url), request.id));
+}
+
+/**
+ * Errors Node's HTTP parser raises before there is a request (headers past 16 KB, bytes that
+ * are not HTTP, a client that never finishes): the envelope with a fresh request id instead
+ * of Fastify's own body. The path cannot be trusted yet, so it is the versioned envelope.
+ */
+export function clientError(err: NodeJS.ErrnoException, socket: Socket) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const status =
+    err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const id = newId('request');
+  const message =
+    status === 431
+      ? 'The request line and headers are larger than 16 KB.'
+      : status === 408
+        ? 'The request was not received in time.'
+        : 'The request is not valid HTTP.';
+  const body = JSON.stringify(renderError(new HallmarkError('parameter_invalid', { message }), 'v1', id));
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADER}: ${id}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 export default fp(async function errors(app: FastifyInstance) {

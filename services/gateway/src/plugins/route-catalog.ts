@@ -1,5 +1,5 @@
 // Every route's auth mode, scopes and rate group, collected as routes register: the
-// OpenAPI document gets the matching `security` requirement, and the shared security
+// OpenAPI document gets the matching `security` requirement (openapi/finish.ts), and the shared security
 // test suite walks this catalogue so every new authenticated route is covered for free.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -29,10 +29,6 @@ export default fp(async function routeCatalog(app: FastifyInstance) {
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
       if (method === 'HEAD' || route.schema?.hide) continue;
       catalog.push({ method, url: route.url, auth, scopes, rateGroup: route.config?.rateGroup });
-    }
-    if (auth !== 'public' && route.schema) {
-      const bearer = { bearer: scopes };
-      route.schema.security = auth === 'session' ? [bearer] : [bearer, { apiKeyHeader: scopes }];
     }
   });
 });

@@ -10,6 +10,7 @@ import healthRoutes from './health.js';
 import platform from './platform/index.js';
 import allowlist from './v1/allowlist.js';
 import apiKeys from './v1/api-keys.js';
+import templateAccess from './v1/template-access.js';
 import templates from './v1/templates.js';
 import vouchers from './v1/vouchers.js';
 import webhooks from './v1/webhooks.js';
@@ -26,6 +27,7 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(webhooks, deps);
   await app.register(enterpriseWebhooks, deps);
   await app.register(templates, deps);
+  await app.register(templateAccess, deps);
   await app.register(certificates, deps);
   await app.register(verify, deps);
   await app.register(warranty, deps);

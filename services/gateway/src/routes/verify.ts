@@ -26,7 +26,7 @@ const TOKEN_RE = /^[1-9][0-9]{0,15}$/;
 const idParams = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'string' } },
+  properties: { id: { type: 'string', maxLength: 64 } },
 } as const;
 
 /** The public link of a certificate's verification page (what its QR code encodes). */
@@ -152,7 +152,7 @@ export default async function verify(app: FastifyInstance, { clients, config }: 
         params: {
           type: 'object',
           required: ['tokenId'],
-          properties: { tokenId: { type: 'string' } },
+          properties: { tokenId: { type: 'string', maxLength: 80, description: 'Decimal token id' } },
         },
       },
     },

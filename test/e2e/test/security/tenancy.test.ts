@@ -289,6 +289,7 @@ describe('finding 8: template grants stay inside the enterprise', () => {
       [colleagueId, strangerId],
       [strangersKey.id],
       [`user_${'X'.repeat(24)}`],
+      ['g-stranger'], // another enterprise's session sub
     ]) {
       const res = await grant(ids);
       expect([ids, res.status, res.body.error?.code, res.body.error?.param]).toEqual([
@@ -302,8 +303,9 @@ describe('finding 8: template grants stay inside the enterprise', () => {
     expect(access.body.grants).toEqual([]);
     const ok = await grant([colleagueId, ourKey.id]);
     expect(ok.status).toBe(200);
+    // Users are named by their session sub in the answer (the API's user id).
     expect(ok.body.grants.map((g: { userId: string }) => g.userId).sort()).toEqual(
-      [colleagueId, ourKey.id].sort(),
+      ['g-colleague', ourKey.id].sort(),
     );
     expect((await stack.call('GET', `/api/v1/templates/${tpl.id}`, { auth: stranger })).status).toBe(404);
   });

@@ -32,6 +32,18 @@ export interface CheckActorsRequest {
 export interface CheckActorsResponse {
   /** The ids of `actor_ids` that belong to the enterprise (each once). */
   known_ids: string[];
+  /**
+   * Each known actor with both of its names: `ref` as asked (a session `sub`, a `user_…` row
+   * id or an `apikey_…` id), `id` the row id services store, `display` the id the API shows
+   * (a user's session `sub`, a key's id).
+   */
+  actors: ActorName[];
+}
+
+export interface ActorName {
+  ref: string;
+  id: string;
+  display: string;
 }
 
 export interface ResolveSessionRequest {
@@ -326,13 +338,16 @@ export const CheckActorsRequest: MessageFns<CheckActorsRequest> = {
 };
 
 function createBaseCheckActorsResponse(): CheckActorsResponse {
-  return { known_ids: [] };
+  return { known_ids: [], actors: [] };
 }
 
 export const CheckActorsResponse: MessageFns<CheckActorsResponse> = {
   encode(message: CheckActorsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.known_ids) {
       writer.uint32(10).string(v!);
+    }
+    for (const v of message.actors) {
+      ActorName.encode(v!, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -358,6 +373,14 @@ export const CheckActorsResponse: MessageFns<CheckActorsResponse> = {
             message.known_ids.push(reader.string());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.actors.push(ActorName.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -377,6 +400,7 @@ export const CheckActorsResponse: MessageFns<CheckActorsResponse> = {
         : globalThis.Array.isArray(object?.known_ids)
         ? object.known_ids.map((e: any) => globalThis.String(e))
         : [],
+      actors: globalThis.Array.isArray(object?.actors) ? object.actors.map((e: any) => ActorName.fromJSON(e)) : [],
     };
   },
 
@@ -384,6 +408,99 @@ export const CheckActorsResponse: MessageFns<CheckActorsResponse> = {
     const obj: any = {};
     if (message.known_ids?.length) {
       obj.knownIds = message.known_ids;
+    }
+    if (message.actors?.length) {
+      obj.actors = message.actors.map((e) => ActorName.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseActorName(): ActorName {
+  return { ref: "", id: "", display: "" };
+}
+
+export const ActorName: MessageFns<ActorName> = {
+  encode(message: ActorName, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ref !== "") {
+      writer.uint32(10).string(message.ref);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.display !== "") {
+      writer.uint32(26).string(message.display);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ActorName {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseActorName();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ref = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.display = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ActorName {
+    return {
+      ref: isSet(object.ref) ? globalThis.String(object.ref) : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      display: isSet(object.display) ? globalThis.String(object.display) : "",
+    };
+  },
+
+  toJSON(message: ActorName): unknown {
+    const obj: any = {};
+    if (message.ref !== "") {
+      obj.ref = message.ref;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.display !== "") {
+      obj.display = message.display;
     }
     return obj;
   },
@@ -3785,7 +3902,8 @@ export const KeysServiceService = {
   /**
    * Which of `actor_ids` (user_… or apikey_… ids) are users or API keys of the principal's
    * enterprise: the gateway asks before a grant names them (template access), so a grant
-   * never reaches into another enterprise. Read-only.
+   * never reaches into another enterprise. A user may be named by its session `sub` (the
+   * API's user id) or its row id; the answer maps each to both. Read-only.
    */
   checkActors: {
     path: "/hallmark.keys.v1.KeysService/CheckActors" as const,
@@ -3833,7 +3951,8 @@ export interface KeysServiceServer extends UntypedServiceImplementation {
   /**
    * Which of `actor_ids` (user_… or apikey_… ids) are users or API keys of the principal's
    * enterprise: the gateway asks before a grant names them (template access), so a grant
-   * never reaches into another enterprise. Read-only.
+   * never reaches into another enterprise. A user may be named by its session `sub` (the
+   * API's user id) or its row id; the answer maps each to both. Read-only.
    */
   checkActors: handleUnaryCall<CheckActorsRequest, CheckActorsResponse>;
 }
@@ -4038,7 +4157,8 @@ export interface KeysServiceClient extends Client {
   /**
    * Which of `actor_ids` (user_… or apikey_… ids) are users or API keys of the principal's
    * enterprise: the gateway asks before a grant names them (template access), so a grant
-   * never reaches into another enterprise. Read-only.
+   * never reaches into another enterprise. A user may be named by its session `sub` (the
+   * API's user id) or its row id; the answer maps each to both. Read-only.
    */
   checkActors(
     request: CheckActorsRequest,

@@ -69,7 +69,12 @@ function withOrderStatus(err: unknown): unknown {
 
 const openObject = { type: 'object', additionalProperties: true };
 
-const file = (description: string) => ({ type: 'string', format: 'binary', description });
+const file = (description: string, maxLength: number) => ({
+  type: 'string',
+  format: 'binary',
+  maxLength,
+  description,
+});
 
 const csvFormSchema = {
   type: 'object',
@@ -77,9 +82,14 @@ const csvFormSchema = {
   properties: {
     metadata: file(
       `CSV, at most ${CSV_MAX_BYTES / 1024 / 1024} MB: name, description, imageUrl (unless images is sent), ` +
-        'category, recipientEmail, recipientName?, attribute_<Name>*, expiryDays? (default 30)',
+        'category, recipientEmail, recipientName?, imageFile? (the row’s file in the ZIP), attribute_<Name>*, ' +
+        'expiryDays? (default 30)',
+      CSV_MAX_BYTES,
     ),
-    images: file(`ZIP of the images named in the CSV, at most ${ZIP_MAX_BYTES / 1024 / 1024} MB`),
+    images: file(
+      `ZIP of the images named in the CSV, at most ${ZIP_MAX_BYTES / 1024 / 1024} MB`,
+      ZIP_MAX_BYTES,
+    ),
     createBatch: { type: 'string', enum: ['true', 'false'] },
   },
 };
@@ -97,12 +107,12 @@ const orderFormSchema = {
         type: 'object',
         required: ['name', 'description', 'imageUrl'],
         properties: {
-          name: { type: 'string' },
-          description: { type: 'string' },
-          imageUrl: { type: 'string', description: 'HTTPS URL' },
-          sku: { type: 'string' },
-          serialNumber: { type: 'string' },
-          warrantyExpiry: { type: 'string', description: 'ISO date' },
+          name: { type: 'string', maxLength: 200 },
+          description: { type: 'string', maxLength: 2000 },
+          imageUrl: { type: 'string', maxLength: 2048, description: 'HTTPS URL' },
+          sku: { type: 'string', maxLength: 200 },
+          serialNumber: { type: 'string', maxLength: 200 },
+          warrantyExpiry: { type: 'string', maxLength: 40, description: 'ISO date' },
         },
       },
     },
@@ -111,14 +121,23 @@ const orderFormSchema = {
       required: ['source', 'shop', 'orderId', 'lineItems'],
       properties: {
         source: { type: 'string', enum: ['shopify'] },
-        shop: { type: 'string' },
-        orderId: { type: 'string', description: 'gid://<platform>/Order/<number>' },
+        shop: { type: 'string', maxLength: 255, description: 'Store domain, e.g. example.myshopify.com' },
+        orderId: {
+          type: 'string',
+          maxLength: 64,
+          pattern: '^gid://shopify/Order/[0-9]{1,20}$',
+          description: 'gid://<platform>/Order/<number>',
+        },
         lineItems: {
           type: 'array',
+          maxItems: 50_000,
           items: {
             type: 'object',
             required: ['lineItemGid', 'quantity'],
-            properties: { lineItemGid: { type: 'string' }, quantity: { type: 'integer', minimum: 1 } },
+            properties: {
+              lineItemGid: { type: 'string', maxLength: 64, pattern: '^gid://shopify/LineItem/[0-9]{1,20}$' },
+              quantity: { type: 'integer', format: 'int32', minimum: 1, maximum: 50_000 },
+            },
           },
         },
       },
@@ -156,7 +175,11 @@ export default async function createRoute(app: FastifyInstance, { clients }: Rou
         headers: {
           type: 'object',
           properties: {
-            'idempotency-key': { type: 'string', description: 'Required with application/json' },
+            'idempotency-key': {
+              type: 'string',
+              maxLength: 1024,
+              description: 'Required with application/json: {shop}#{orderId}#{lineItemGid}#{random_hash}',
+            },
           },
         },
         body: {

@@ -62,7 +62,7 @@ export default async function jobRoutes(app: FastifyInstance, { clients }: Route
             status: { type: 'string', enum: STATUSES },
             page: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 },
             limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-            api_key: { type: 'string', description: 'Discouraged; send the key in a header' },
+            api_key: { type: 'string', maxLength: 64, description: 'Discouraged; send the key in a header' },
           },
         },
       },

@@ -18,10 +18,11 @@ export default async function enterpriseApiKeys(app: FastifyInstance, { clients 
           required: ['name', 'scopes'],
           additionalProperties: false,
           properties: {
-            name: { type: 'string' },
+            name: { type: 'string', maxLength: 100 },
             scopes: {
               type: 'array',
               minItems: 1,
+              maxItems: 4,
               items: { type: 'string', enum: ['bulk:mint', 'bulk:retry', 'voucher:create', 'pos:voucher'] },
             },
             rateLimit: {

@@ -9,7 +9,17 @@ import { PAGE_CSP } from '../../pages/verify.js';
 import { renderClaimInvalidPage, renderClaimPage, renderClaimUnavailablePage } from '../../pages/claim.js';
 import { principalOf, type RouteDeps } from '../shared.js';
 import { verifyUrl } from '../verify.js';
-import { ERRORS, giftSchema, presentGift, PUBLIC, RECIPIENT, TAGS, tokenParams } from './common.js';
+import {
+  ERRORS,
+  giftSchema,
+  htmlPage,
+  presentGift,
+  PUBLIC,
+  RECIPIENT,
+  TAGS,
+  tokenParams,
+  txHash,
+} from './common.js';
 import { isInvalidToken, type GiftLimiters } from './limits.js';
 
 type Params = { Params: { token: string } };
@@ -45,7 +55,7 @@ export default async function claimRoutes(
     {
       config: PUBLIC,
       schema: {
-        operationId: 'giftClaimPage',
+        operationId: 'getGiftClaimPage',
         tags: TAGS,
         summary: 'The claim page of a gift (HTML; no authentication)',
         description:
@@ -55,20 +65,11 @@ export default async function claimRoutes(
         params: tokenParams,
         produces: ['text/html'],
         response: {
-          200: { description: 'The claim page', content: { 'text/html': { schema: { type: 'string' } } } },
-          404: {
-            description: 'Unknown link (page)',
-            content: { 'text/html': { schema: { type: 'string' } } },
-          },
-          410: {
-            description: 'Used, revoked or expired link (page)',
-            content: { 'text/html': { schema: { type: 'string' } } },
-          },
-          429: {
-            description: 'Too many invalid links from this client (page, with Retry-After)',
-            content: { 'text/html': { schema: { type: 'string' } } },
-          },
-          503: { description: 'Outage (page)', content: { 'text/html': { schema: { type: 'string' } } } },
+          200: htmlPage('The claim page'),
+          404: htmlPage('Unknown link (page)'),
+          410: htmlPage('Used, revoked or expired link (page)'),
+          429: htmlPage('Too many invalid links from this client (page, with Retry-After)'),
+          503: htmlPage('Outage (page)'),
         },
       },
     },
@@ -131,7 +132,7 @@ export default async function claimRoutes(
             additionalProperties: false,
             properties: {
               success: { type: 'boolean', const: true },
-              transactionHash: { type: ['string', 'null'] },
+              transactionHash: txHash,
               userOperationHash: { type: 'null', description: 'Always null (no account abstraction)' },
               status: { type: 'string', enum: ['claimed', 'claiming'] },
               replayed: { type: 'boolean' },

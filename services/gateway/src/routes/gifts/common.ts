@@ -68,29 +68,41 @@ export const ERRORS = {
   503: apiError('Gifts are unavailable (no chain or encryption keys configured)'),
 };
 
+const id = (description: string) => ({ type: 'string', maxLength: 64, description }) as const;
+const address = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', maxLength: 42 } as const;
+const time = { type: 'string', format: 'date-time', maxLength: 40 } as const;
+/** A transaction hash, 0x + 32 bytes hex. */
+export const txHash = { type: ['string', 'null'], pattern: '^0x[0-9a-f]{64}$', maxLength: 66 } as const;
+
 export const giftSchema = {
   type: 'object',
   required: ['transferId', 'certificateId', 'status', 'senderAddress', 'expiresAt', 'createdAt'],
   additionalProperties: false,
   properties: {
-    transferId: { type: 'string', description: 'gift_…' },
-    certificateId: { type: 'string' },
+    transferId: id('gift_…'),
+    certificateId: id('cert_…'),
     status: {
       type: 'string',
       enum: ['pending', 'claiming', 'claimed', 'revoked', 'expired'],
       description:
         '`claiming`: taken by its recipient, chain transfer on its way; `expired`: past expiresAt, about to be removed',
     },
-    senderAddress: { type: 'string' },
-    recipientAddress: { type: ['string', 'null'] },
-    expiresAt: { type: 'string', format: 'date-time' },
-    createdAt: { type: 'string', format: 'date-time' },
-    claimedAt: { type: ['string', 'null'], format: 'date-time' },
-    transactionHash: { type: ['string', 'null'] },
+    senderAddress: address,
+    recipientAddress: { ...address, type: ['string', 'null'] },
+    expiresAt: time,
+    createdAt: time,
+    claimedAt: { ...time, type: ['string', 'null'] },
+    transactionHash: txHash,
     userOperationHash: { type: 'null', description: 'Always null (no account abstraction)' },
     livemode: { type: 'boolean' },
   },
 } as const;
+
+/** An HTML page's body. */
+export const htmlPage = (description: string) => ({
+  description,
+  content: { 'text/html': { schema: { type: 'string', maxLength: 1_000_000 } } },
+});
 
 export function presentGift(g: Gift) {
   return {

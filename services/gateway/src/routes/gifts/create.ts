@@ -62,10 +62,15 @@ export default async function createGiftRoute(app: FastifyInstance, { clients, c
             additionalProperties: false,
             properties: {
               success: { type: 'boolean', const: true },
-              transferId: { type: 'string' },
+              transferId: { type: 'string', maxLength: 64, description: 'gift_…' },
               status: { type: 'string', const: 'pending' },
-              claimToken: { type: 'string', description: '43 base64url characters; single-use' },
-              claimUrl: { type: 'string' },
+              claimToken: {
+                type: 'string',
+                pattern: '^[A-Za-z0-9_-]{43}$',
+                maxLength: 43,
+                description: '43 base64url characters; single-use',
+              },
+              claimUrl: { type: 'string', format: 'uri', maxLength: 2048 },
               gift: giftSchema,
             },
           },

@@ -13,7 +13,11 @@ const giftReply = (description: string) => ({
   type: 'object',
   required: ['success', 'gift'],
   additionalProperties: false,
-  properties: { success: { type: 'boolean', const: true }, status: { type: 'string' }, gift: giftSchema },
+  properties: {
+    success: { type: 'boolean', const: true },
+    status: giftSchema.properties.status,
+    gift: giftSchema,
+  },
 });
 
 export default async function manageGiftRoutes(

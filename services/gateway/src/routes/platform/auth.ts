@@ -34,7 +34,6 @@ export default async function authRoutes(app: FastifyInstance, { clients }: Rout
     {
       config: SESSION,
       schema: {
-        operationId: 'platformAuthorize',
         tags: TAGS,
         summary: 'Start installing the app on a shop',
         description:
@@ -89,7 +88,6 @@ export default async function authRoutes(app: FastifyInstance, { clients }: Rout
     {
       config: PUBLIC,
       schema: {
-        operationId: 'platformAuthCallback',
         tags: TAGS,
         summary: 'The platform’s redirect after the merchant approved the install',
         description:

@@ -9,7 +9,6 @@ export default async function fulfillmentRoutes(app: FastifyInstance, { clients 
     {
       config: SESSION,
       schema: {
-        operationId: 'platformRetryFulfillment',
         tags: TAGS,
         summary: 'Retry the fulfilment of an order of the enterprise’s shop',
         description:

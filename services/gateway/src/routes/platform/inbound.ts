@@ -21,13 +21,12 @@ export default async function inboundWebhooks(app: FastifyInstance, { clients }:
       config: PUBLIC,
       bodyLimit: BODY_LIMIT,
       schema: {
-        operationId: 'platformReceiveWebhook',
         tags: TAGS,
         summary: 'Receive an order or app webhook from the platform',
         description:
           'Topics `orders/create` (recorded), `orders/paid` (certificate vouchers are issued by a bulk job, then the ' +
           'order is fulfilled when `settings.autoFulfill` is on; emits `payment.succeeded`), `orders/cancelled` ' +
-          '(recorded), `app/uninstalled` (integration disabled, token wiped, provisioned key revoked). The raw body ' +
+          '(the order’s unclaimed certificate vouchers are voided), `app/uninstalled` (integration disabled, token wiped, provisioned key revoked). The raw body ' +
           'is verified against `X-Platform-Hmac-Sha256` (base64 HMAC-SHA256 with the app secret). A duplicate (same ' +
           '`X-Platform-Webhook-Id`, or the same topic and order) is acknowledged with `duplicate: true` and does nothing.',
         headers: {

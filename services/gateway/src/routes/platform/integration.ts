@@ -35,7 +35,6 @@ export default async function integrationRoutes(app: FastifyInstance, { clients 
     {
       config: PUBLIC,
       schema: {
-        operationId: 'platformGetCredentials',
         tags: TAGS,
         summary: 'The credentials an install produced, once, by its setup token',
         description:
@@ -87,7 +86,6 @@ export default async function integrationRoutes(app: FastifyInstance, { clients 
     {
       config: SESSION,
       schema: {
-        operationId: 'platformAutoProvision',
         tags: TAGS,
         summary:
           'Provision an API key (bulk:mint, bulk:retry) and a webhook secret for the session’s enterprise',
@@ -126,7 +124,6 @@ export default async function integrationRoutes(app: FastifyInstance, { clients 
     {
       config: SESSION,
       schema: {
-        operationId: 'platformRegisterWebhooks',
         tags: TAGS,
         summary: 'Register the inbound webhook topics again for the enterprise’s shop',
         description:
@@ -164,7 +161,6 @@ export default async function integrationRoutes(app: FastifyInstance, { clients 
     {
       config: SESSION,
       schema: {
-        operationId: 'platformUpdateSettings',
         tags: TAGS,
         summary: 'Set auto-fulfilment and the product template mapping of the enterprise’s shop',
         description:

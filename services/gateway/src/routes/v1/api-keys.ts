@@ -57,11 +57,11 @@ export default async function apiKeys(app: FastifyInstance, { clients }: RouteDe
           required: ['name', 'type', 'permissions'],
           additionalProperties: false,
           properties: {
-            name: { type: 'string' },
+            name: { type: 'string', maxLength: 100 },
             type: { type: 'string', enum: ['production', 'test', 'restricted'] },
             permissions: scopeList,
             rateLimit: { type: 'integer', minimum: 1, maximum: 100000 },
-            expiresAt: { type: 'string' },
+            expiresAt: { type: 'string', maxLength: 40, description: 'ISO 8601; optional for every type' },
             allowedIps: ipList,
           },
         },
@@ -122,7 +122,7 @@ export default async function apiKeys(app: FastifyInstance, { clients }: RouteDe
           minProperties: 1,
           additionalProperties: false,
           properties: {
-            name: { type: 'string' },
+            name: { type: 'string', maxLength: 100 },
             permissions: scopeList,
             rateLimit: { type: 'integer', minimum: 1, maximum: 100000 },
             allowedIps: ipList,
@@ -248,7 +248,12 @@ export default async function apiKeys(app: FastifyInstance, { clients }: RouteDe
           additionalProperties: false,
           properties: {
             userIds: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', maxLength: 64 } },
-            permissions: { type: 'array', minItems: 1, items: { type: 'string', enum: ['read', 'rotate'] } },
+            permissions: {
+              type: 'array',
+              minItems: 1,
+              maxItems: 2,
+              items: { type: 'string', enum: ['read', 'rotate'] },
+            },
           },
         },
       },

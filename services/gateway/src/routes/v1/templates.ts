@@ -4,115 +4,23 @@
 // delete, restore, grants). Beyond the scope, the notify service enforces the template's
 // own access (owner or grant; spec › Authentication 15). Fields are camelCase as the
 // spec's template resource shows them.
-import type {
-  Template,
-  TemplateAccess,
-  TemplateVariable,
-  TemplateVersion,
-  WorkflowCondition,
-  WorkflowStep,
-} from '@hallmark/proto/notify/v1/templates';
-import type { FastifyInstance } from 'fastify';
+import type { Template } from '@hallmark/proto/notify/v1/templates';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { idParam, principalOf, type RouteDeps } from '../shared.js';
 import { pageQuery } from '../bounds.js';
-import { checkGrantees } from './template-grantees.js';
+import { displayNames } from './template-grantees.js';
+import { presentTemplate, presentVersion } from './template-present.js';
 
 const TAGS = ['Templates'];
 const READ = { auth: 'either' as const, scope: 'reports.read' };
 const WRITE = { auth: 'either' as const, scope: 'reports.create' };
 const RENDER = { auth: 'either' as const, scope: ['reports.read', 'reports.export'] };
 
-// ── presentation ────────────────────────────────────────────────────────────────────
-
-const presentVariable = (v: TemplateVariable) => ({
-  name: v.name,
-  type: v.type,
-  required: v.required,
-  ...(v.default_value !== undefined && v.default_value !== null ? { defaultValue: v.default_value } : {}),
-});
-const presentCondition = (c: WorkflowCondition) => ({
-  field: c.field,
-  operator: c.operator,
-  ...(c.value !== undefined && c.value !== null ? { value: c.value } : {}),
-});
-const presentStep = (s: WorkflowStep) => ({
-  id: s.id,
-  type: s.type,
-  config: s.config ?? {},
-  onSuccess: s.on_success ?? null,
-  onFailure: s.on_failure ?? null,
-});
-
-export function presentTemplate(t: Template) {
-  const s = t.styling ?? {};
-  const styling = {
-    ...(s.brand_color !== undefined ? { brandColor: s.brand_color } : {}),
-    ...(s.font_size !== undefined ? { fontSize: s.font_size } : {}),
-    ...(s.font_family !== undefined ? { fontFamily: s.font_family } : {}),
-  };
-  const byKind =
-    t.kind === 'document'
-      ? { template: t.template }
-      : t.kind === 'email'
-        ? {
-            subject: t.subject,
-            body: t.body,
-            attachments: t.attachments.map((a) => ({ filename: a.filename, templateId: a.template_id })),
-          }
-        : {
-            trigger: {
-              event: t.trigger?.event,
-              conditions: (t.trigger?.conditions ?? []).map(presentCondition),
-            },
-            steps: t.steps.map(presentStep),
-            conditions: t.conditions.map(presentCondition),
-          };
-  return {
-    id: t.id,
-    name: t.name,
-    type: t.type,
-    kind: t.kind,
-    format: t.format ?? null,
-    ...byKind,
-    variables: t.variables.map(presentVariable),
-    styling,
-    version: t.version,
-    ownerId: t.owner_id,
-    access: t.access,
-    livemode: t.livemode,
-    createdAt: t.created_at,
-    updatedAt: t.updated_at,
-  };
-}
-
-const presentVersion = (v: TemplateVersion) => ({
-  id: v.id,
-  templateId: v.template_id,
-  version: v.version,
-  template: v.template,
-  variables: v.variables.map(presentVariable),
-  createdAt: v.created_at,
-  createdBy: v.created_by,
-  changelog: v.changelog,
-});
-
-const presentAccess = (a: TemplateAccess) => ({
-  templateId: a.template_id,
-  ownerId: a.owner_id,
-  grants: a.grants.map((g) => ({
-    userId: g.user_id,
-    access: g.access,
-    grantedBy: g.granted_by,
-    grantedAt: g.granted_at,
-  })),
-});
-
 // ── schemas ─────────────────────────────────────────────────────────────────────────
 
 const DOCUMENT_TYPES = ['invoice', 'receipt', 'report', 'contract', 'document'];
 const TYPES = [...DOCUMENT_TYPES, 'email', 'workflow'];
 const FORMATS = ['pdf', 'html', 'docx'];
-const LEVELS = ['read', 'write', 'delete'];
 
 const text = (maxLength: number) => ({ type: 'string', maxLength });
 const variable = {
@@ -246,6 +154,9 @@ const attachmentsIn = (list: NonNullable<TemplateBody['attachments']>) =>
 export default async function templates(app: FastifyInstance, { clients }: RouteDeps) {
   const templateId = idParam('template_id');
   const api = clients.templates;
+  /** A template as the API shows it: its owner named by session `sub`. */
+  const first = async (request: FastifyRequest, t: Template) =>
+    presentTemplate(t, await displayNames(clients.keys, principalOf(request), [t.owner_id]));
 
   app.get<{ Querystring: { page?: number; limit?: number; type?: string; format?: string } }>(
     '/api/v1/templates',
@@ -276,7 +187,12 @@ export default async function templates(app: FastifyInstance, { clients }: Route
         },
         { idempotent: true },
       );
-      return { templates: res.templates.map(presentTemplate), pagination: res.pagination };
+      const name = await displayNames(
+        clients.keys,
+        principalOf(request),
+        res.templates.map((t) => t.owner_id),
+      );
+      return { templates: res.templates.map((t) => presentTemplate(t, name)), pagination: res.pagination };
     },
   );
 
@@ -313,7 +229,7 @@ export default async function templates(app: FastifyInstance, { clients }: Route
         conditions: conditionsIn(b.conditions ?? []),
         changelog: b.changelog,
       });
-      return reply.status(201).send(presentTemplate(t));
+      return reply.status(201).send(await first(request, t));
     },
   );
 
@@ -321,7 +237,8 @@ export default async function templates(app: FastifyInstance, { clients }: Route
     '/api/v1/templates/:template_id',
     { config: READ, schema: { tags: TAGS, summary: 'Get a template', params: templateId } },
     async (request) =>
-      presentTemplate(
+      first(
+        request,
         await api.getTemplate(
           { principal: principalOf(request), template_id: request.params.template_id },
           { idempotent: true },
@@ -342,7 +259,8 @@ export default async function templates(app: FastifyInstance, { clients }: Route
     },
     async (request) => {
       const b = request.body;
-      return presentTemplate(
+      return first(
+        request,
         await api.updateTemplate({
           principal: principalOf(request),
           template_id: request.params.template_id,
@@ -387,7 +305,12 @@ export default async function templates(app: FastifyInstance, { clients }: Route
         { principal: principalOf(request), template_id: request.params.template_id },
         { idempotent: true },
       );
-      return { versions: res.versions.map(presentVersion) };
+      const name = await displayNames(
+        clients.keys,
+        principalOf(request),
+        res.versions.map((v) => v.created_by),
+      );
+      return { versions: res.versions.map((v) => presentVersion(v, name)) };
     },
   );
 
@@ -412,90 +335,13 @@ export default async function templates(app: FastifyInstance, { clients }: Route
       },
     },
     async (request) =>
-      presentTemplate(
+      first(
+        request,
         await api.restoreTemplateVersion({
           principal: principalOf(request),
           template_id: request.params.template_id,
           version: request.params.version,
           changelog: request.body?.changelog,
-        }),
-      ),
-  );
-
-  app.get<{ Params: { template_id: string } }>(
-    '/api/v1/templates/:template_id/access',
-    { config: READ, schema: { tags: TAGS, summary: 'The owner and the access grants', params: templateId } },
-    async (request) =>
-      presentAccess(
-        await api.listTemplateAccess(
-          { principal: principalOf(request), template_id: request.params.template_id },
-          { idempotent: true },
-        ),
-      ),
-  );
-
-  app.post<{ Params: { template_id: string }; Body: { userIds: string[]; permissions: string[] } }>(
-    '/api/v1/templates/:template_id/access',
-    {
-      config: WRITE,
-      schema: {
-        tags: TAGS,
-        summary: 'Grant read, write or delete to users of your enterprise (owner only)',
-        description:
-          'Every id in `userIds` must be a user (user_…) or API key (apikey_…) of your enterprise; any other ' +
-          'id is a 400 parameter_invalid on userIds and nothing is granted.',
-        params: templateId,
-        body: {
-          type: 'object',
-          required: ['userIds', 'permissions'],
-          additionalProperties: false,
-          properties: {
-            userIds: { type: 'array', minItems: 1, maxItems: 100, items: text(80) },
-            permissions: { type: 'array', minItems: 1, items: { type: 'string', enum: LEVELS } },
-          },
-        },
-      },
-    },
-    async (request) => {
-      await checkGrantees(clients.keys, principalOf(request), request.body.userIds);
-      return presentAccess(
-        await api.grantTemplateAccess({
-          principal: principalOf(request),
-          template_id: request.params.template_id,
-          user_ids: request.body.userIds,
-          access: request.body.permissions,
-        }),
-      );
-    },
-  );
-
-  app.delete<{ Params: { template_id: string; user_id: string }; Querystring: { permissions?: string[] } }>(
-    '/api/v1/templates/:template_id/access/:user_id',
-    {
-      config: WRITE,
-      schema: {
-        tags: TAGS,
-        summary: "Revoke a user's access (all levels, or those in `permissions`; owner only)",
-        params: {
-          type: 'object',
-          required: ['template_id', 'user_id'],
-          additionalProperties: false,
-          properties: { template_id: text(64), user_id: text(80) },
-        },
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: { permissions: { type: 'array', items: { type: 'string', enum: LEVELS } } },
-        },
-      },
-    },
-    async (request) =>
-      presentAccess(
-        await api.revokeTemplateAccess({
-          principal: principalOf(request),
-          template_id: request.params.template_id,
-          user_id: request.params.user_id,
-          access: request.query.permissions ?? [],
         }),
       ),
   );

@@ -1,0 +1,43 @@
+// `pnpm fuzz [--runs N] [--seed S] [--url http://127.0.0.1:8080]`: the property fuzz of every
+// operation (test/e2e/src/property-fuzz.ts) for longer than CI's seeded run. With --url it
+// targets a running dev stack (session tokens signed with .hallmark's dev secret); without,
+// it starts a test stack of its own. Prints each failing case as a curl command.
+import { loadOrCreateSecrets, signDevToken } from '@hallmark/devstack';
+import { startTestStack } from '@hallmark/e2e';
+import { runFuzz } from '@hallmark/e2e/property-fuzz';
+import { newId } from '@hallmark/kit';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: { runs: { type: 'string' }, seed: { type: 'string' }, url: { type: 'string' } },
+});
+const runs = Number(values.runs ?? 1000);
+const seed = Number(values.seed ?? Date.now() % 2 ** 31);
+// Its own stack runs like the dev stack: with the chain and Restate.
+const stack = values.url ? null : await startTestStack({ anvil: true, restate: true });
+const baseUrl = values.url ?? stack!.gatewayUrl;
+const secret = values.url
+  ? loadOrCreateSecrets(path.resolve(process.env.HALLMARK_DATA_DIR ?? '.hallmark')).jwtSecret
+  : stack!.secrets.jwtSecret;
+console.log(`fuzz: ${runs} cases against ${baseUrl}, seed ${seed}`);
+const started = Date.now();
+try {
+  const result = await runFuzz(
+    {
+      baseUrl,
+      session: () => signDevToken(secret, { ent: newId('enterprise'), sub: 'fuzz', role: 'owner' }),
+    },
+    { runs, seed, log: (line) => console.log(`\nFAIL ${line}`) },
+  );
+  const fiveXx = Object.entries(result.statuses)
+    .filter(([s]) => s.startsWith('5'))
+    .reduce((n, [, c]) => n + c, 0);
+  console.log(
+    `\nfuzz: ${result.cases} cases in ${Math.round((Date.now() - started) / 1000)} s, ` +
+      `${result.failures.length} failures (${fiveXx} 5xx); statuses ${JSON.stringify(result.statuses)}; seed ${seed}`,
+  );
+  process.exitCode = result.failures.length === 0 ? 0 : 1;
+} finally {
+  await stack?.close();
+}

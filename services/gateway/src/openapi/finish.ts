@@ -1,0 +1,164 @@
+// Completes the document @fastify/swagger builds from the route schemas, so every operation
+// has what a generated client needs: a stable operationId, defined tags, a description, its
+// security requirement, its real success status with a schema, and its error responses in
+// its surface's shape with the rate-limit headers. Documentation only: nothing here changes
+// how a request is validated or an answer serialised.
+import type { CatalogEntry } from '../plugins/route-catalog.js';
+import { surfaceOf } from '../surface.js';
+import {
+  errorResponses,
+  headers,
+  rateLimitHeaders,
+  ERROR_STATUSES,
+  responseName,
+  schemas,
+  securitySchemes,
+  tags,
+  type Surface,
+} from './components.js';
+import { GUIDE } from './guide.js';
+import { OPERATION_IDS } from './operation-ids.js';
+import { resourceSchemas } from './resources.js';
+import { SUCCESS } from './success.js';
+
+type Json = Record<string, any>;
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+const KEY_SCHEMES = [{ bearerAuth: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }];
+
+/** Public routes a third party authenticates by signing the request instead of a credential. */
+const SIGNED_BY_CALLER: Record<string, Json[]> = {
+  'POST /api/platform/webhooks': [{ platformHmac: [] }],
+};
+
+function securityOf(entry: CatalogEntry | undefined): Json[] {
+  switch (entry?.auth ?? 'public') {
+    case 'public':
+      return [];
+    case 'session':
+      return [{ sessionJwt: [] }];
+    case 'key':
+      return KEY_SCHEMES;
+    default:
+      return [...KEY_SCHEMES, { sessionJwt: [] }];
+  }
+}
+
+function authLine(entry: CatalogEntry | undefined): string {
+  const auth = entry?.auth ?? 'public';
+  const who =
+    auth === 'public'
+      ? 'Public: no credential.'
+      : auth === 'session'
+        ? 'A user session token only.'
+        : auth === 'key'
+          ? 'An API key.'
+          : 'An API key or a user session token.';
+  const scopes = entry?.scopes.length ? ` Scope: ${entry.scopes.map((s) => `\`${s}\``).join(' or ')}.` : '';
+  const group = entry?.rateGroup ? ` Rate group \`${entry.rateGroup}\` (spec › Limits).` : '';
+  return `${who}${scopes}${group}`;
+}
+
+const withRateHeaders = (response: Json) => ({
+  ...response,
+  headers: { ...rateLimitHeaders, ...response.headers },
+});
+
+function successResponses(key: string): [string, Json][] {
+  const s = SUCCESS[key];
+  if (!s)
+    return [
+      [
+        '200',
+        {
+          description: 'OK',
+          content: { 'application/json': { schema: { type: 'object', description: 'The answer' } } },
+        },
+      ],
+    ];
+  const content = s.contentType
+    ? { [s.contentType]: { schema: { type: 'string', format: 'binary', maxLength: 200 * 1024 * 1024 } } }
+    : { 'application/json': { schema: s.schema } };
+  return [
+    [s.status, { description: s.description, content }],
+    ...(s.also ?? []).map(([status, description]): [string, Json] => [status, { description, content }]),
+  ];
+}
+
+function errorStatuses(path: string, method: string, entry: CatalogEntry | undefined): string[] {
+  const out = ['400'];
+  if ((entry?.auth ?? 'public') !== 'public') out.push('401', '403');
+  out.push('404');
+  if (path.includes('{')) out.push('414');
+  // A write can meet the object's state: a conflict (409: a code or key that exists, a job
+  // already running) or a semantic refusal (422: an expired, inactive or used-up voucher).
+  if (method !== 'get') out.push('409', '422');
+  out.push('429', '500', '502', '503', '504');
+  return out;
+}
+
+export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Json {
+  const byKey = new Map(catalog.map((e) => [`${e.method} ${e.url.replace(/:([A-Za-z_]+)/g, '{$1}')}`, e]));
+  const missing: string[] = [];
+  for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
+    const surface: Surface = surfaceOf(path) === 'api' ? 'api' : 'v1';
+    for (const method of Object.keys(item).filter((m) => METHODS.includes(m))) {
+      const op = item[method] as Json;
+      const key = `${method.toUpperCase()} ${path}`;
+      const entry = byKey.get(key);
+      const operationId = OPERATION_IDS[key];
+      if (!operationId) missing.push(key);
+      op.operationId = operationId;
+      op.description = [op.description ?? op.summary ?? '', authLine(entry)].filter(Boolean).join('\n\n');
+      op.security = SIGNED_BY_CALLER[key] ?? securityOf(entry);
+      // Any one of these scopes admits the caller (a session holds `admin.*`).
+      if (entry?.scopes.length) op['x-required-scopes'] = entry.scopes;
+      const responses: Json = {};
+      const declared = Object.entries<Json>(op.responses ?? {}).filter(([s]) => s !== 'default');
+      const hasSuccess = declared.some(
+        ([s, r]) => s.startsWith('2') && (r.content || r.description !== 'Default Response'),
+      );
+      if (!hasSuccess) for (const [status, response] of successResponses(key)) responses[status] = response;
+      for (const [status, response] of declared) {
+        if (status.startsWith('2') && !response.content && response.description === 'Default Response')
+          continue;
+        // An error a route declares itself is answered in its surface's one error shape.
+        responses[status] = ERROR_STATUSES[status]
+          ? { $ref: `#/components/responses/${responseName(surface, status)}` }
+          : response;
+      }
+      for (const [status, response] of Object.entries<Json>(responses))
+        if (/^[24]/.test(status)) responses[status] = withRateHeaders(response);
+      for (const status of errorStatuses(path, method, entry))
+        responses[status] ??= { $ref: `#/components/responses/${responseName(surface, status)}` };
+      op.responses = responses;
+    }
+  }
+  if (missing.length > 0)
+    throw new Error(`operations without an operationId (openapi/operation-ids.ts): ${missing.join(', ')}`);
+  doc.info = {
+    ...doc.info,
+    description: GUIDE,
+    license: { name: 'Proprietary', identifier: 'LicenseRef-Hallmark' },
+    contact: { name: 'Hallmark API', url: 'https://github.com/hallmark' },
+  };
+  doc.servers = [
+    {
+      url: '{baseUrl}',
+      description:
+        'The service base address (spec: {base_url}) of a production or test deployment; the local dev stack ' +
+        'listens on http://127.0.0.1:8080',
+      'x-internal': false,
+      variables: { baseUrl: { default: 'https://localhost:8080' } },
+    },
+  ];
+  doc.tags = tags;
+  doc.components = {
+    ...doc.components,
+    schemas: { ...doc.components?.schemas, ...schemas, ...resourceSchemas },
+    responses: errorResponses(),
+    headers,
+    securitySchemes,
+  };
+  return doc;
+}

@@ -1,0 +1,171 @@
+// The guide at the top of /docs (the document's info.description): what a client written
+// from this document alone needs beyond the operations — surfaces and errors, test and live
+// mode, limits, the CSV columns and download names, and how to verify webhook signatures.
+const TS_SERVICE = `import { createHmac, timingSafeEqual } from 'node:crypto';
+
+// X-Service-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex> during a secret rotation]
+export function verifyServiceSignature(header: string, rawBody: string, secret: string): boolean {
+  const parts = header.split(',').map((p) => p.split('=', 2) as [string, string]);
+  const t = parts.find(([k]) => k === 't')?.[1];
+  if (!t || Math.abs(Date.now() / 1000 - Number(t)) > 300) return false; // 5-minute tolerance
+  // Key: the secret's text as UTF-8 (whsec_… whole). Signed bytes: "<t>." + the raw body.
+  const expected = createHmac('sha256', secret).update(\`\${t}.\${rawBody}\`).digest();
+  return parts.some(([k, v]) => {
+    if (k !== 'v1') return false;
+    const given = Buffer.from(v, 'hex');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+}
+
+// X-Webhook-Signature: <hex> (enterprise subscriptions): HMAC of the raw JSON body alone.
+export function verifyEnterpriseSignature(header: string, rawBody: string, secret: string): boolean {
+  const expected = createHmac('sha256', secret).update(rawBody).digest();
+  const given = Buffer.from(header, 'hex');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}`;
+
+const PY = `import hashlib, hmac, time
+
+def verify_service_signature(header: str, raw_body: bytes, secret: str) -> bool:
+    parts = [p.split("=", 1) for p in header.split(",")]
+    t = next((v for k, v in parts if k == "t"), None)
+    if t is None or abs(time.time() - int(t)) > 300:  # 5-minute tolerance
+        return False
+    # Key: the secret's text as UTF-8 (whsec_... whole). Signed bytes: b"<t>." + raw body.
+    expected = hmac.new(secret.encode(), t.encode() + b"." + raw_body, hashlib.sha256).hexdigest()
+    return any(k == "v1" and hmac.compare_digest(v, expected) for k, v in parts)
+
+def verify_enterprise_signature(header: str, raw_body: bytes, secret: str) -> bool:
+    expected = hmac.new(secret.encode(), raw_body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(header, expected)`;
+
+const GO = `package hooks
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// VerifyServiceSignature checks X-Service-Signature: t=<unix>,v1=<hex>[,v1=<hex>].
+func VerifyServiceSignature(header string, rawBody []byte, secret string) bool {
+	var t string
+	var sigs []string
+	for _, p := range strings.Split(header, ",") {
+		k, v, _ := strings.Cut(p, "=")
+		if k == "t" {
+			t = v
+		} else if k == "v1" {
+			sigs = append(sigs, v)
+		}
+	}
+	ts, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || math.Abs(float64(time.Now().Unix()-ts)) > 300 {
+		return false
+	}
+	// Key: the secret's text (whsec_... whole). Signed bytes: "<t>." + raw body.
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(t + "."))
+	mac.Write(rawBody)
+	expected := mac.Sum(nil)
+	for _, s := range sigs {
+		if given, err := hex.DecodeString(s); err == nil && hmac.Equal(given, expected) {
+			return true
+		}
+	}
+	return false
+}
+
+// VerifyEnterpriseSignature checks X-Webhook-Signature: <hex HMAC-SHA256(secret, body)>.
+func VerifyEnterpriseSignature(header string, rawBody []byte, secret string) bool {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write(rawBody)
+	given, err := hex.DecodeString(header)
+	return err == nil && hmac.Equal(given, mac.Sum(nil))
+}`;
+
+const block = (lang: string, code: string) => `\`\`\`${lang}\n${code}\n\`\`\``;
+
+export const GUIDE = `Certificates of authenticity on an EVM chain, bulk issuance, discount vouchers, API keys and signed webhooks.
+
+## Surfaces and errors
+
+The versioned surface lives under \`/api/v1\`; its errors are the envelope
+\`{"error":{"type","code","message","param?","request_id"}}\`. The unversioned surface under \`/api\`
+answers \`{"success":false,"error","code","param?","request_id"}\`. Every answer carries
+\`X-Request-Id\`, and every error — including the framework's own (unknown route 404, 405 with
+\`Allow\`, a path parameter over 512 characters 414) — is in its surface's shape with that id.
+
+- A body that is not JSON (\`text/plain\`, a form, XML) to a JSON endpoint: 400 \`invalid_content_type\`.
+- Numbers: every numeric field has bounds in this document; a value outside them, a fraction where an
+  integer is asked, or a huge or non-finite value (\`1e308\`, \`1e999\`, \`9007199254740993\`) is a 400
+  \`parameter_invalid\` naming the field as \`param\`. Money is in integer minor units; currencies are
+  three capital letters (\`USD\`).
+- Text: a string holding NUL or another C0 control other than tab, line feed and carriage return is a
+  400 \`parameter_invalid\` naming the field.
+- User ids: a \`userId\` anywhere in the API (audit logs, key shares, template grants) is the session
+  token's \`sub\`. Sharing a key with a colleague who has not signed in yet provisions them.
+
+## Test mode and live mode
+
+Every object lives in one mode. A \`pk_test_\` key sees and changes test-mode objects only; \`pk_live_\`
+and \`pk_restricted_\` keys live-mode objects only. A user session works in live mode unless the request
+sends \`Hallmark-Mode: test\` (with a key that header may only repeat the key's own mode). In test mode a
+session creates test keys: \`type: "test"\`, or an enterprise key (\`POST /api/enterprise/api-keys\`),
+which then starts with \`pk_test_\`. Webhook endpoints made with a test key hear only test-mode events.
+Asking for a discount voucher, webhook endpoint or bulk job of the other mode answers 404 with a hint, e.g. *No such voucher: 'vouch_…'; a
+similar object exists in live mode, but a test mode key was used to make this request.*
+
+## Limits and rate-limit headers
+
+Production keys: 1,000 requests a minute, 50,000 an hour; test and restricted keys 100 a minute by
+default; \`rateLimit\` sets a key's own per-minute limit. Endpoint groups add their own (vouchers read
+100/min, write 50/min, redeem 200/min; bulk create 10 jobs/hour, poll 100/15 min, download 50/hour,
+retry 5/hour). \`X-RateLimit-Limit\`, \`-Remaining\` and \`-Reset\` (unix seconds) describe the window closest
+to running out among those (a key with \`rateLimit: 5\` shows 5). A one-second burst guard also applies;
+it never shows in the headers, and its 429 says so (\`limit_window: "burst"\`). Every 429 has
+\`retry_after\` and \`Retry-After\`. Lists: \`page\` from 1, \`limit\` 1–100 (default 20).
+
+## Bulk mint files
+
+CSV columns (case-sensitive): \`name\`, \`description\`, \`category\`, \`recipientEmail\` (required);
+\`imageUrl\` (required without an images ZIP); optional \`recipientName\`, \`imageFile\` (the file in the ZIP
+that is this row's image; else \`<row>.png|jpg|jpeg|webp\`, else the row's name), \`expiryDays\` (default
+30) and any number of \`attribute_<Name>\`. Rows are validated by the job: the 202 counts start at 0 and
+a bad row ends as a row error. \`GET /api/bulk-mint/template/csv\` has every column with an example row.
+
+Downloads: \`csv\` has the columns \`row, name, status, certificateId, voucherId, referenceNumber,
+recipientEmail, error\`; \`zip\` has \`metadata/<row>-<certificateId>.json\` for each minted certificate and
+\`images/<row>-<certificateId>.<png|jpg|webp|gif>\` for images uploaded in the ZIP, \`<row>\` zero-padded to
+five digits (\`metadata/00017-cert_….json\`).
+
+## Verifying webhook signatures
+
+Versioned endpoints: \`X-Service-Signature: t=<unix seconds>,v1=<hex>\`. The hex is HMAC-SHA256 keyed with
+the endpoint secret's text exactly as returned (\`whsec_…\`, UTF-8 bytes, prefix included) over the bytes
+\`<t>.<raw request body>\`. During a secret rotation one \`v1=\` per live secret is sent: accept any. Compare
+in constant time and refuse timestamps more than 5 minutes away. (The same deliveries also carry
+Standard Webhooks headers \`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`, keyed with the
+base64-decoded part after \`whsec_\`.)
+
+Enterprise subscriptions: \`X-Webhook-Signature: <hex>\`, HMAC-SHA256 keyed with the subscription secret's
+text over the raw JSON body alone; \`X-Webhook-Event\` names the event and \`X-Webhook-Timestamp\` is ISO 8601.
+
+Always verify the raw body as received, before parsing it.
+
+TypeScript (Node):
+
+${block('ts', TS_SERVICE)}
+
+Python:
+
+${block('python', PY)}
+
+Go:
+
+${block('go', GO)}
+`;

@@ -1,0 +1,239 @@
+// The success answer of each operation (`METHOD /path`): its status, meaning and schema.
+// Documentation only; the e2e suites validate real answers against it.
+import { int, list, obj, ref, str, time } from './schema-helpers.js';
+
+/** `{success: true, data: <schema>}` of the unversioned surface. */
+export const wrapped = (schema: unknown) =>
+  obj(['success', 'data'], { success: { type: 'boolean', const: true }, data: schema });
+
+const anyObject = (description: string) => ({ type: 'object', description });
+
+type Success = {
+  status: string;
+  description: string;
+  schema?: unknown;
+  contentType?: string;
+  /** Other statuses answered with the same body: [status, meaning]. */
+  also?: [string, string][];
+};
+
+/** Success answer per operation (`METHOD /path`); the default is 200 with a JSON object. */
+export const SUCCESS: Record<string, Success> = {
+  'POST /api/v1/api-keys': {
+    status: '201',
+    description: 'The key, with its secret (shown once)',
+    schema: ref('ApiKey'),
+  },
+  'GET /api/v1/api-keys': {
+    status: '200',
+    description: 'Every key the caller may see (never the secrets)',
+    schema: obj(['apiKeys'], { apiKeys: list(ref('ApiKey'), 10_000) }),
+  },
+  'GET /api/v1/api-keys/{key_id}': { status: '200', description: 'The key', schema: ref('ApiKey') },
+  'PATCH /api/v1/api-keys/{key_id}': { status: '200', description: 'The updated key', schema: ref('ApiKey') },
+  'DELETE /api/v1/api-keys/{key_id}': {
+    status: '200',
+    description: 'The revoked key',
+    schema: ref('ApiKey'),
+  },
+  'POST /api/v1/api-keys/{key_id}/rotate': {
+    status: '200',
+    description: 'The key with its new secret',
+    schema: ref('ApiKey'),
+  },
+  'POST /api/v1/api-keys/{key_id}/share': {
+    status: '200',
+    description: 'Every share of the key; users are named by their session `sub`',
+    schema: obj(['keyId', 'shares'], {
+      keyId: str(64),
+      shares: list(
+        obj(['userId', 'level'], {
+          userId: str(255, 'The user’s session `sub`'),
+          level: str(16),
+          permissions: list(str(16), 2),
+          createdAt: time,
+        }),
+        1000,
+      ),
+    }),
+  },
+  'GET /api/v1/api-keys/{key_id}/audit-logs': {
+    status: '200',
+    description: 'Newest first; `userId` is the acting user’s session `sub` (or the API key id)',
+    schema: obj(['logs'], {
+      logs: list(
+        obj(['timestamp', 'action'], {
+          timestamp: time,
+          action: str(32),
+          userId: str(255),
+          ipAddress: str(64),
+          endpoint: str(300),
+          statusCode: int(),
+        }),
+        100,
+      ),
+    }),
+  },
+  'GET /api/v1/vouchers': {
+    status: '200',
+    description: 'A page of vouchers, newest first',
+    schema: obj(['vouchers', 'pagination'], {
+      vouchers: list(ref('Voucher'), 100),
+      pagination: ref('Pagination'),
+    }),
+  },
+  'POST /api/v1/vouchers': { status: '201', description: 'The voucher', schema: ref('Voucher') },
+  'GET /api/v1/vouchers/{voucher_id}': { status: '200', description: 'The voucher', schema: ref('Voucher') },
+  'PATCH /api/v1/vouchers/{voucher_id}': {
+    status: '200',
+    description: 'The updated voucher',
+    schema: ref('Voucher'),
+  },
+  'DELETE /api/v1/vouchers/{voucher_id}': {
+    status: '200',
+    description: 'Deleted permanently',
+    schema: obj(['id', 'deleted'], { id: str(64), deleted: { type: 'boolean' } }),
+  },
+  'POST /api/v1/vouchers/redeem': {
+    status: '200',
+    description: 'The redemption result',
+    schema: ref('Redemption'),
+  },
+  'POST /api/v1/vouchers/validate': {
+    status: '200',
+    description: 'What redeem would answer; nothing consumed',
+    schema: ref('Redemption'),
+  },
+  'POST /api/enterprise/api-keys': {
+    status: '201',
+    description: 'The enterprise key, its secret shown once',
+    schema: obj(['success', 'apiKey'], {
+      success: { type: 'boolean', const: true },
+      apiKey: obj(['key', 'keyPrefix', 'scopes', 'id', 'createdAt'], {
+        key: str(64),
+        keyPrefix: str(32),
+        scopes: list(str(32), 4),
+        id: str(64),
+        createdAt: time,
+      }),
+    }),
+  },
+  'POST /api/v1/webhooks': {
+    status: '201',
+    description: 'The endpoint, with its signing secret',
+    schema: ref('WebhookEndpoint'),
+  },
+  'GET /api/v1/webhooks/{webhook_id}': {
+    status: '200',
+    description: 'The endpoint',
+    schema: ref('WebhookEndpoint'),
+  },
+  'PATCH /api/v1/webhooks/{webhook_id}': {
+    status: '200',
+    description: 'The updated endpoint',
+    schema: ref('WebhookEndpoint'),
+  },
+  'POST /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry': {
+    status: '202',
+    description: 'The delivery, queued again',
+    schema: ref('Delivery'),
+  },
+  'POST /api/v1/webhooks/{webhook_id}/test': {
+    status: '202',
+    description: 'The test delivery, queued',
+    schema: ref('Delivery'),
+  },
+  'POST /api/enterprise/webhooks': {
+    status: '201',
+    description: '`{success, webhook}`',
+    schema: anyObject('Subscription'),
+  },
+  'POST /api/v1/templates': { status: '201', description: 'The template', schema: ref('Template') },
+  'GET /api/v1/templates/{template_id}': {
+    status: '200',
+    description: 'The template',
+    schema: ref('Template'),
+  },
+  'PATCH /api/v1/templates/{template_id}': {
+    status: '200',
+    description: 'The template',
+    schema: ref('Template'),
+  },
+  'GET /api/bulk-mint': {
+    status: '200',
+    description: 'A page of jobs, newest first',
+    schema: wrapped(
+      obj(['jobs', 'pagination'], {
+        jobs: list(ref('CsvJob'), 100),
+        pagination: obj(['page', 'limit', 'totalPages', 'totalItems'], {
+          page: int(),
+          limit: int(),
+          totalPages: int(),
+          totalItems: int(),
+        }),
+      }),
+    ),
+  },
+  'GET /api/bulk-mint/{jobId}/download/{type}': {
+    status: '200',
+    description: '`csv`: one line per row; `zip`: metadata/<row>.json and images/<row>.<ext> per certificate',
+    contentType: 'application/octet-stream',
+  },
+  'GET /api/bulk-mint/template/csv': {
+    status: '200',
+    description: 'The CSV template',
+    contentType: 'text/csv',
+  },
+  'GET /media/{id}': { status: '200', description: 'The image bytes', contentType: 'image/*' },
+  'GET /verify/{id}': { status: '200', description: 'The verification page', contentType: 'text/html' },
+  'GET /verify/{id}/qr.svg': {
+    status: '200',
+    description: 'QR code of the page',
+    contentType: 'image/svg+xml',
+  },
+  'GET /verify/{id}/qr.png': { status: '200', description: 'QR code of the page', contentType: 'image/png' },
+  'GET /vouchers/{id}': {
+    status: '200',
+    description: 'The certificate voucher page',
+    contentType: 'text/html',
+  },
+  'POST /api/v1/allowlist': {
+    status: '200',
+    description: 'The address is already confirmed (or failed)',
+    schema: anyObject('The allowlist entry'),
+    also: [['202', 'The address is queued (status pending)']],
+  },
+  'POST /api/enterprise/templates/init-warranty': {
+    status: '200',
+    description: 'The warranty template existed already: `{id, name, fields}`',
+    schema: anyObject('The warranty template'),
+    also: [['201', 'The warranty template was created: `{id, name, fields}`']],
+  },
+  'GET /api/certificate/health': {
+    status: '200',
+    description: '`{status, timestamp, database, chain}`: every part is ok',
+    schema: obj(['status', 'timestamp'], {
+      status: str(32),
+      timestamp: time,
+      database: str(32),
+      chain: str(32),
+    }),
+    also: [['503', 'A part is unreachable (`status: degraded`): the same body']],
+  },
+  'GET /api/billing/cost-preview/{count}': {
+    status: '200',
+    description: 'Price (minor units, currency `USD`) and gas estimate',
+    schema: wrapped(
+      obj(['count', 'currency', 'unitPrice', 'totalPrice'], {
+        count: int(),
+        currency: { type: 'string', pattern: '^[A-Z]{3}$', maxLength: 3 },
+        unitPrice: int(),
+        totalPrice: int(),
+        estimatedGas: int(),
+        estimatedGasPerCertificate: int(),
+        batches: int(),
+        note: str(200),
+      }),
+    ),
+  },
+};
