@@ -79,9 +79,20 @@ describe('certificates and Restate killed during a gift claim', () => {
     expect(created.status).toBe(201);
     const { transferId, claimToken } = created.body;
 
+    // The recipient signs in first: provisioning puts their wallet on the allowlist, a relayer
+    // transaction of its own, which must be mined before mining is held.
+    const recipient = await stack.token({ sub: 'kill-recipient' });
+    await stack.call('GET', '/api/v1/templates', { auth: recipient });
+    await eventually(
+      async () => {
+        // The sender's and the recipient's entries, both on chain.
+        const { rows } = await db.query<{ status: string }>('SELECT status FROM allowlist_entries');
+        expect(rows.map((r) => r.status)).toEqual(['success', 'success']);
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
     // Hold mining, claim, and wait until the workflow's transfer is broadcast.
     await provider.send('evm_setAutomine', [false]);
-    const recipient = await stack.token({ sub: 'kill-recipient' });
     const claiming = stack
       .call('POST', `/api/certificates/gift/claim/${claimToken}`, { auth: recipient })
       .catch((err: unknown) => err);
