@@ -99,10 +99,13 @@ try {
     natsUrl: process.env.NATS_URL,
     restate: true,
     anvil: true,
-    smtp: true,
+    // A set provider variable always wins (architecture.md › Running): a stand-in starts only
+    // for what is not set.
+    smtp: !process.env.SMTP_URL,
+    sms: !process.env.HALLMARK_SMS_URL,
+    env: { ...platformEnv, ...givenProviders() },
     logLevel: process.env.LOG_LEVEL ?? 'info',
     logToFiles: true,
-    env: platformEnv,
   });
 } catch (err) {
   console.error(`Hallmark failed to start: ${(err as Error).message}`);
@@ -124,7 +127,8 @@ Hallmark is running.
   API docs       ${stack!.gatewayUrl}/docs   (OpenAPI: ${stack!.gatewayUrl}/openapi.json)
   Restate UI     ${stack!.restate?.adminUrl}/ui
   Chain (anvil)  ${stack!.anvil?.rpcUrl}
-  SMTP sink      ${stack!.smtp?.url}
+  SMTP           ${stack!.smtp ? `${stack!.smtp.url} (local sink)` : 'SMTP_URL as given'}${process.env.SMTP_FALLBACK_URL ? ', fallback SMTP_FALLBACK_URL' : ''}
+  SMS            ${stack!.sms ? `local server on port ${stack!.sms.port} (GET /messages lists them)` : 'HALLMARK_SMS_URL as given'}
   PostgreSQL     ${stack!.postgres.embedded ? 'embedded' : 'system'} (${redact(stack!.postgres.url)})
   NATS           ${stack!.nats.url}
 
@@ -143,6 +147,16 @@ function platformLines(): string {
   return `
   Platform         simulator ${platform.url}, demo shop ${platform.shop} (product ${platform.productId})
                    install: pnpm hallmark shop install     a paid order: pnpm hallmark shop order 3`;
+}
+
+/** The notification providers the caller set, passed to the services as given. */
+function givenProviders(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of ['SMTP_URL', 'SMTP_FALLBACK_URL', 'HALLMARK_SMS_URL', 'HALLMARK_SMS_FROM']) {
+    const v = process.env[name];
+    if (v) out[name] = v;
+  }
+  return out;
 }
 
 /** A production key for the demo enterprise, created once and kept in the data dir. */

@@ -10,6 +10,7 @@ import { ensurePostgres, type PostgresHandle } from './postgres.js';
 import { spawnProcess, type ProcessHandle } from './process.js';
 import { startRestate, type RestateHandle } from './restate.js';
 import { loadOrCreateSecrets, type StackSecrets } from './secrets.js';
+import { startSmsServer, type SmsServerHandle } from './sms.js';
 import { startSmtpSink, type SmtpSinkHandle } from './smtp.js';
 import { freePort } from './wait.js';
 
@@ -41,6 +42,8 @@ export interface StackOptions {
   restate?: boolean;
   anvil?: boolean;
   smtp?: boolean;
+  /** A local SMS server speaking Twilio's messages API (HALLMARK_SMS_URL). */
+  sms?: boolean;
   /** Extra env for every process. */
   env?: Record<string, string>;
   logLevel?: string;
@@ -59,6 +62,7 @@ export interface Stack {
   restartRestate(): Promise<RestateHandle>;
   anvil?: AnvilHandle;
   smtp?: SmtpSinkHandle;
+  sms?: SmsServerHandle;
   processes: Map<string, ProcessHandle>;
   /** Starts (or restarts) one service process with the stack's env. */
   startService(name: ServiceName | 'gateway'): Promise<ProcessHandle>;
@@ -106,6 +110,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       })
     : undefined;
   const smtp = opts.smtp ? await startSmtpSink({ port: opts.fixedPorts ? 2525 : 0 }) : undefined;
+  const sms = opts.sms ? await startSmsServer({ port: opts.fixedPorts ? 2526 : 0 }) : undefined;
   const secrets = loadOrCreateSecrets(opts.dataDir);
 
   const gatewayPort = opts.gatewayPort ?? (await freePort());
@@ -132,12 +137,16 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         }
       : {}),
     ...(smtp ? { SMTP_URL: smtp.url } : {}),
+    ...(sms ? { HALLMARK_SMS_URL: sms.url } : {}),
     // The bulk workflow's endpoint registers itself with Restate (when the stack runs one).
     HALLMARK_BULK_RESTATE_PORT: String(opts.fixedPorts ? 9180 : await freePort()),
     HALLMARK_BULK_RESTATE_REGISTER: restate ? 'true' : 'false',
     // So does the platform's paid-order workflow.
     HALLMARK_PLATFORM_RESTATE_PORT: String(opts.fixedPorts ? 9181 : await freePort()),
     HALLMARK_PLATFORM_RESTATE_REGISTER: restate ? 'true' : 'false',
+    // And the certificates service's gift workflow.
+    HALLMARK_CERTIFICATES_RESTATE_PORT: String(opts.fixedPorts ? 9182 : await freePort()),
+    HALLMARK_CERTIFICATES_RESTATE_REGISTER: restate ? 'true' : 'false',
     ...opts.env,
   };
   for (const name of SERVICE_NAMES) {
@@ -178,6 +187,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const stop = async () => {
     for (const name of ['gateway', ...SERVICE_NAMES]) await processes.get(name)?.stop();
     await smtp?.stop();
+    await sms?.stop();
     await anvil?.stop();
     await restate?.stop();
     await nats.stop();
@@ -208,6 +218,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     },
     anvil,
     smtp,
+    sms,
     processes,
     startService,
     stop,

@@ -156,6 +156,12 @@ export const ERROR_CATALOGUE = {
   },
   upstream_error: { type: 'api_error', http: 502, message: 'An upstream provider failed.', retryable: true },
   upstream_timeout: { type: 'api_error', http: 504, message: 'An upstream call timed out.', retryable: true },
+  // gifts (spec: Errors › Unversioned surface): the sender has no custodial signing key.
+  sender_credential_missing: {
+    type: 'api_error',
+    http: 502,
+    message: 'The sender has no credential to sign the transfer with.',
+  },
   // voucher errors (spec: Errors › Voucher errors)
   voucher_not_found: { type: 'resource_error', http: 404, message: 'No voucher has this code.' },
   voucher_expired: { type: 'invalid_request_error', http: 422, message: 'The voucher has expired.' },

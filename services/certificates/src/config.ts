@@ -60,6 +60,28 @@ export const configSchema = z
     HALLMARK_ALLOWLIST_MAX_RETRIES: z.coerce.number().int().min(0).max(100).default(5),
     /** Time after a failed attempt before the retry job re-queues the address. */
     HALLMARK_ALLOWLIST_RETRY_DELAY_MS: z.coerce.number().int().min(0).default(30_000),
+    // Gifts (src/gifts/): lifetime, the workflow's Restate endpoint, notify for messages.
+    /** Hours a gift can be claimed (fractions allowed, for tests). */
+    HALLMARK_GIFT_TTL_HOURS: z.coerce
+      .number()
+      .positive()
+      .max(24 * 365)
+      .default(168),
+    /** Failed chain transfers of one gift claim before the gift is pending again. */
+    HALLMARK_GIFT_MAX_TRANSFER_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+    /** How often gifts whose workflow Restate has not accepted yet are started again. */
+    HALLMARK_GIFT_STARTER_INTERVAL_MS: z.coerce.number().int().min(50).default(5000),
+    HALLMARK_NOTIFY_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.notify),
+    HALLMARK_RESTATE_INGRESS_URL: z.string().url().default('http://127.0.0.1:9080'),
+    HALLMARK_RESTATE_ADMIN_URL: z.string().url().default('http://127.0.0.1:9070'),
+    HALLMARK_CERTIFICATES_RESTATE_PORT: z.coerce.number().int().min(0).max(65535).default(9182),
+    HALLMARK_CERTIFICATES_RESTATE_HOST: z.string().default('127.0.0.1'),
+    HALLMARK_CERTIFICATES_RESTATE_URL: z.string().url().optional(),
+    /** Register the gift workflow's endpoint with Restate at start (else a deploy job does). */
+    HALLMARK_CERTIFICATES_RESTATE_REGISTER: z
+      .enum(['true', 'false', '1', '0'])
+      .default('true')
+      .transform((v) => v === 'true' || v === '1'),
   })
   .superRefine((c, ctx) => {
     if (c.HALLMARK_CHAIN_RPC_URL && !c.HALLMARK_RELAYER_KEY) {

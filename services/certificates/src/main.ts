@@ -1,6 +1,7 @@
 // Wiring only: the kit's runner (database, bus, outbox relay, gRPC server, shutdown), the
 // service's parts (bootstrap.ts: chain, stores, mint worker and its passes, burn indexer,
-// provisioning consumer) and the gRPC services bound to their handlers.
+// provisioning consumer), the gifts slice (its workflow endpoint and starter) and the gRPC
+// services bound to their handlers.
 import { bind, runServiceMain } from '@hallmark/kit';
 import {
   CertificatesServiceService,
@@ -28,6 +29,7 @@ import { Verifier } from './verify/service.js';
 import { createWarrantyHandlers } from './warranty/rpc.js';
 import { createAllowlistHandlers } from './allowlist/rpc.js';
 import { createCertificateVoucherHandlers } from './certificate-vouchers/rpc.js';
+import { giftsSlice } from './gifts/index.js';
 
 const config = loadCertificatesConfig();
 
@@ -45,11 +47,24 @@ await runServiceMain({
     'hallmark/certificates/v1/warranty.proto',
     'hallmark/certificates/v1/allowlist.proto',
     'hallmark/certificates/v1/vouchers.proto',
+    'hallmark/certificates/v1/gifts.proto',
   ],
   build: async (deps) => {
-    const { pool } = deps;
+    const { pool, log } = deps;
     const { chain, store, wallets, transfers, vouchers, claims, allowlistStore, worker, workers } =
       await buildParts(config, deps);
+    const gifts =
+      wallets && transfers && config.HALLMARK_ENCRYPTION_KEYS
+        ? giftsSlice({
+            config,
+            pool,
+            log,
+            certificates: store,
+            wallets,
+            transfers,
+            encryptionKeys: config.HALLMARK_ENCRYPTION_KEYS,
+          })
+        : null;
     return {
       services: [
         bind<CertificatesServiceServer>(
@@ -86,8 +101,9 @@ await runServiceMain({
             onRequested: () => worker?.wake(),
           }),
         ),
+        ...(gifts ? [gifts.binding] : []),
       ],
-      workers,
+      workers: [...workers, ...(gifts?.workers ?? [])],
     };
   },
 });

@@ -12,6 +12,7 @@ import { AllowlistServiceClient } from '@hallmark/proto/certificates/v1/allowlis
 import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
 import { CertificateVerificationServiceClient } from '@hallmark/proto/certificates/v1/verification';
 import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1/vouchers';
+import { GiftServiceClient } from '@hallmark/proto/certificates/v1/gifts';
 import { WarrantyServiceClient } from '@hallmark/proto/certificates/v1/warranty';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import { PlatformServiceClient } from '@hallmark/proto/platform/v1/platform';
@@ -30,6 +31,7 @@ export interface Clients {
   warranty: AsyncClient<WarrantyServiceClient>;
   allowlist: AsyncClient<AllowlistServiceClient>;
   certificateVouchers: AsyncClient<CertificateVoucherServiceClient>;
+  gifts: AsyncClient<GiftServiceClient>;
   bulk: AsyncClient<BulkServiceClient>;
   platform: AsyncClient<PlatformServiceClient>;
   health: Record<ServiceName, HealthProbe>;
@@ -73,6 +75,7 @@ export function createClients(config: Config): Clients {
     config.HALLMARK_CERTIFICATES_ADDR,
     opts,
   );
+  const gifts = createGrpcClient(GiftServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const bulk = createGrpcClient(BulkServiceClient, config.HALLMARK_BULK_ADDR, opts);
   const platform = createGrpcClient(PlatformServiceClient, config.HALLMARK_PLATFORM_ADDR, opts);
   const health: Record<ServiceName, HealthProbe> = {
@@ -93,6 +96,7 @@ export function createClients(config: Config): Clients {
     warranty: warranty.api,
     allowlist: allowlist.api,
     certificateVouchers: certificateVouchers.api,
+    gifts: gifts.api,
     bulk: withDeadlines(bulk.api, BULK_DEADLINES_MS),
     platform: platform.api,
     health,
@@ -106,6 +110,7 @@ export function createClients(config: Config): Clients {
       warranty.close();
       allowlist.close();
       certificateVouchers.close();
+      gifts.close();
       bulk.close();
       platform.close();
       for (const probe of Object.values(health)) probe.close();

@@ -30,6 +30,15 @@ export const configSchema = z.object({
   HALLMARK_AUTH_FAILURE_BLOCK_SEC: z.coerce.number().int().min(1).default(300),
   // Longest session a token may grant (exp − iat, and exp − now).
   HALLMARK_SESSION_MAX_TTL_SEC: z.coerce.number().int().min(60).default(86_400),
+  // Gifts (routes/gifts/): where the claim page links, and the gift limiters (spec › Limits:
+  // giftTokenAttemptRateLimit, giftClaimRateLimit; defaults in routes/gifts/limits.ts).
+  HALLMARK_CLAIM_APP_URL: z.string().url().optional(),
+  HALLMARK_GIFT_TOKEN_ATTEMPT_LIMIT: z.coerce.number().int().min(1).default(10),
+  HALLMARK_GIFT_TOKEN_ATTEMPT_WINDOW_SEC: z.coerce.number().int().min(1).default(900),
+  HALLMARK_GIFT_CLAIM_LIMIT: z.coerce.number().int().min(1).default(10),
+  HALLMARK_GIFT_CLAIM_WINDOW_SEC: z.coerce.number().int().min(1).default(3600),
+  HALLMARK_GIFT_RESEND_LIMIT: z.coerce.number().int().min(1).default(5),
+  HALLMARK_GIFT_RESEND_WINDOW_SEC: z.coerce.number().int().min(1).default(3600),
   // /readyz names each service's health only when set (an operator's setting, not the public's).
   HALLMARK_READYZ_DETAIL: z
     .enum(['true', 'false', '1', '0'])

@@ -208,7 +208,7 @@ function problemOf(c: FuzzCase, r: Awaited<ReturnType<typeof send>>): string | n
   // Refused by the HTTP parser before routing (headers over 16 KB): the versioned envelope.
   const api = r.status !== 431 && path.startsWith('/api/') && !path.startsWith('/api/v1/');
   const ct = r.body === undefined ? 'no JSON' : 'JSON';
-  if (path.startsWith('/verify/') || path.startsWith('/vouchers/')) return null; // HTML pages
+  if (path.startsWith('/verify/') || path.startsWith('/vouchers/') || path.startsWith('/claim/')) return null; // HTML pages
   if (!r.body) return `answered ${r.status} with ${ct}: ${r.text.slice(0, 200)}`;
   const id = api ? r.body.request_id : r.body.error?.request_id;
   if (api && (r.body.success !== false || typeof r.body.code !== 'string'))

@@ -241,6 +241,11 @@ export const tags = [
   { name: 'Billing', description: 'Cost preview of minting' },
   { name: 'Certificate vouchers', description: 'Claimable certificate references made by bulk jobs' },
   {
+    name: 'Gifts',
+    description:
+      'Certificates sent by single-use claim links: create, resend, revoke, the claim page, the claim',
+  },
+  {
     name: 'Platform integration',
     description:
       'E-commerce app install by OAuth, inbound order webhooks, fulfilment (spec › Platform integration)',

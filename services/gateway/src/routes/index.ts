@@ -5,6 +5,7 @@ import bulk from './bulk/index.js';
 import certificates from './certificates.js';
 import enterpriseApiKeys from './enterprise/api-keys.js';
 import enterpriseWebhooks from './enterprise/webhooks.js';
+import gifts from './gifts/index.js';
 import healthRoutes from './health.js';
 import platform from './platform/index.js';
 import allowlist from './v1/allowlist.js';
@@ -30,6 +31,7 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(certificates, deps);
   await app.register(verify, deps);
   await app.register(warranty, deps);
+  await app.register(gifts, deps);
   await app.register(allowlist, deps);
   await app.register(bulk, deps);
   await app.register(platform, deps);

@@ -1,0 +1,81 @@
+// The gifts slice assembled: store, notifier (notify's messaging and templates over gRPC),
+// service, the gift workflow's Restate endpoint and the workflow starter. main.ts wires it.
+import { bind, createGrpcClient, type Logger, type Pool } from '@hallmark/kit';
+import { GiftServiceService, type GiftServiceServer } from '@hallmark/proto/certificates/v1/gifts';
+import { MessagingServiceClient } from '@hallmark/proto/notify/v1/messaging';
+import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';
+import type { Config } from '../config.js';
+import type { CertificatesStore } from '../store.js';
+import type { TransferService } from '../transfers/service.js';
+import type { WalletStore } from '../wallets/store.js';
+import { GiftNotifier } from './notifier.js';
+import { createGiftHandlers } from './rpc.js';
+import { GiftService } from './service.js';
+import { GiftStore } from './store.js';
+import { ClaimTokens } from './tokens.js';
+import { giftStarter } from './workers/starter.js';
+import { giftEndpoint } from './workflows/endpoint.js';
+import { giftWorkflow } from './workflows/gift.js';
+import { giftWorkflowIngress } from './workflows/ingress.js';
+import { GiftSteps } from './workflows/steps.js';
+
+export interface GiftsDeps {
+  config: Config;
+  pool: Pool;
+  log: Logger;
+  certificates: CertificatesStore;
+  wallets: WalletStore;
+  transfers: TransferService;
+  encryptionKeys: string;
+}
+
+export function giftsSlice(d: GiftsDeps) {
+  const { config, pool, log } = d;
+  const messaging = createGrpcClient(MessagingServiceClient, config.HALLMARK_NOTIFY_ADDR, {
+    deadlineMs: 20_000,
+  });
+  const templates = createGrpcClient(TemplatesServiceClient, config.HALLMARK_NOTIFY_ADDR);
+  const gifts = new GiftStore(pool, d.encryptionKeys);
+  const notifier = new GiftNotifier({ messaging: messaging.api, templates: templates.api });
+  const service = new GiftService({
+    gifts,
+    certificates: d.certificates,
+    wallets: d.wallets,
+    notifier,
+    tokens: new ClaimTokens(d.encryptionKeys),
+    ingress: giftWorkflowIngress(config.HALLMARK_RESTATE_INGRESS_URL),
+    ttlHours: config.HALLMARK_GIFT_TTL_HOURS,
+    publicUrl: config.HALLMARK_PUBLIC_URL,
+    log,
+  });
+  const steps = new GiftSteps({
+    gifts,
+    service,
+    transfers: d.transfers,
+    certificates: d.certificates,
+    notifier,
+    maxAttempts: config.HALLMARK_GIFT_MAX_TRANSFER_ATTEMPTS,
+    log,
+  });
+  const endpoint = giftEndpoint(giftWorkflow(steps), {
+    port: config.HALLMARK_CERTIFICATES_RESTATE_PORT,
+    host: config.HALLMARK_CERTIFICATES_RESTATE_HOST,
+    url: config.HALLMARK_CERTIFICATES_RESTATE_URL,
+    adminUrl: config.HALLMARK_CERTIFICATES_RESTATE_REGISTER ? config.HALLMARK_RESTATE_ADMIN_URL : null,
+    log,
+  });
+  return {
+    binding: bind<GiftServiceServer>(GiftServiceService, createGiftHandlers(service)),
+    workers: [
+      {
+        start: () => endpoint.start(),
+        stop: async () => {
+          await endpoint.stop();
+          messaging.close();
+          templates.close();
+        },
+      },
+      giftStarter(gifts, service, pool, log, config.HALLMARK_GIFT_STARTER_INTERVAL_MS),
+    ],
+  };
+}

@@ -1,0 +1,208 @@
+// Gift use cases: create (record + start the workflow), resend, revoke, the public view of a
+// claim link, and the claim (take the token once, wake the workflow, wait a bounded time for
+// its transfer). The chain side and the expiry run in the workflow (workflows/gift.ts).
+import { HallmarkError, isId, newId, notFound, type Logger } from '@hallmark/kit';
+import type { Principal } from '@hallmark/proto/common/v1/common';
+import { getAddress } from 'ethers';
+import type { CertificateRecord, Scope } from '../domain/certificate.js';
+import type { CertificatesStore } from '../store.js';
+import type { WalletRecord, WalletStore } from '../wallets/store.js';
+import {
+  assertCreator,
+  claimDecision,
+  claimTokenHash,
+  expiryOf,
+  invalidToken,
+  isClaimToken,
+  isExpired,
+  notPending,
+  parseCreateGift,
+  type GiftRecord,
+} from './domain/gift.js';
+import type { GiftNotifier } from './notifier.js';
+import type { GiftStore } from './store.js';
+import type { ClaimTokens } from './tokens.js';
+import type { GiftWorkflowIngress } from './workflows/ingress.js';
+
+export interface GiftServiceDeps {
+  gifts: GiftStore;
+  certificates: CertificatesStore;
+  wallets: WalletStore;
+  notifier: GiftNotifier;
+  tokens: ClaimTokens;
+  ingress: GiftWorkflowIngress;
+  ttlHours: number;
+  publicUrl: string;
+  log: Logger;
+}
+
+export interface CreateGiftRequest {
+  certificateId?: string;
+  recipientEmail?: string;
+  recipientPhone?: string;
+  message?: string;
+  senderEmail?: string;
+}
+
+export interface GiftView {
+  gift: GiftRecord;
+  certificate: CertificateRecord;
+}
+
+const refused = (message: string) =>
+  new HallmarkError('validation_failed', { param: 'certificateId', message });
+
+export class GiftService {
+  constructor(private readonly deps: GiftServiceDeps) {}
+
+  claimUrl(token: string): string {
+    return `${this.deps.publicUrl.replace(/\/+$/, '')}/claim/${token}`;
+  }
+
+  async create(scope: Scope, principal: Principal, req: CreateGiftRequest) {
+    const input = parseCreateGift(req);
+    const id = newId('gift');
+    const token = this.deps.tokens.issue(id);
+    const gift = await this.deps.gifts.create(
+      scope,
+      {
+        ...input,
+        id,
+        tokenHash: claimTokenHash(token),
+        creatorId: scope.actorId,
+        senderEmail: req.senderEmail || null,
+        expiresAt: expiryOf(new Date(), this.deps.ttlHours),
+      },
+      (cert) => this.senderOf(cert, principal),
+    );
+    await this.startWorkflow(gift.id);
+    return { gift, token };
+  }
+
+  /** Starts the gift's workflow; when Restate is unreachable the starter worker retries. */
+  async startWorkflow(id: string): Promise<void> {
+    try {
+      await this.deps.ingress.start(id);
+      await this.deps.gifts.markStarted(id);
+    } catch (err) {
+      this.deps.log.warn({ err, gift: id }, 'gift workflow not started yet; the starter retries');
+    }
+  }
+
+  /**
+   * The address the gift leaves from: the certificate's holder, when it is a custodial wallet
+   * the sender may sign with (the enterprise's holding wallet, or a user session's own wallet).
+   */
+  private async senderOf(cert: CertificateRecord, principal: Principal): Promise<string> {
+    if (cert.status === 'burned') throw refused('This certificate is burned.');
+    if (cert.status !== 'minted' || cert.tokenId === null)
+      throw refused(`Only a minted certificate can be gifted (this one is ${cert.status}).`);
+    const holder = await this.deps.wallets.byAddress(cert.holderAddress);
+    if (!holder) {
+      throw new HallmarkError('sender_credential_missing', {
+        message: 'The certificate is held by an address Hallmark holds no signing key for.',
+      });
+    }
+    if (!this.maySend(holder, principal))
+      throw refused("The certificate is not held by the sender's custodial wallet.");
+    return getAddress(holder.address);
+  }
+
+  private maySend(w: WalletRecord, p: Principal): boolean {
+    if (w.enterpriseId !== p.enterprise_id) return false;
+    if (w.ownerKind === 'enterprise') return w.ownerId === p.enterprise_id;
+    return p.actor_type === 'user' && w.ownerId === p.actor_id;
+  }
+
+  async get(scope: Scope, id: string): Promise<GiftRecord> {
+    if (!isId('gift', id)) throw notFound('gift', id);
+    return this.deps.gifts.get(scope, id);
+  }
+
+  async resend(scope: Scope, id: string): Promise<{ gift: GiftRecord; methods: string[] }> {
+    const g = await this.get(scope, id);
+    assertCreator(g, scope.actorId);
+    if (g.status !== 'pending' || isExpired(g, new Date())) throw notPending(g);
+    const n = await this.deps.gifts.countResend(id);
+    return { gift: g, methods: await this.notifyRecipient(g, n) };
+  }
+
+  /** Sends the claim link (send number `n`: 0 at create, then each resend). */
+  async notifyRecipient(g: GiftRecord, n: number): Promise<string[]> {
+    const contacts = await this.deps.gifts.contacts(g.id);
+    if (!contacts) return [];
+    const token = this.deps.tokens.recover(g.id, g.tokenHash);
+    if (!token) throw new Error(`gift ${g.id}: no configured key derives its claim token`);
+    const cert = await this.deps.certificates.getPublic(g.certificateId);
+    return this.deps.notifier.notifyRecipient(
+      g,
+      contacts,
+      {
+        claimUrl: this.claimUrl(token),
+        certificateName: cert.certificate.name,
+        message: g.message,
+        expiresAt: g.expiresAt,
+      },
+      n,
+    );
+  }
+
+  async revoke(scope: Scope, id: string): Promise<GiftRecord> {
+    const g = await this.get(scope, id);
+    assertCreator(g, scope.actorId);
+    if (g.status === 'revoked') return g;
+    const revoked = await this.deps.gifts.revoke(id);
+    if (!revoked) throw notPending((await this.deps.gifts.find(id)) ?? g);
+    await this.deps.ingress.signal(id, 'revoke').catch((err: unknown) => {
+      this.deps.log.warn({ err, gift: id }, 'revoke signal not delivered; the workflow rechecks');
+    });
+    return revoked;
+  }
+
+  /** The public view of a claim link (any status; unknown → not found). */
+  async view(token: string): Promise<GiftView> {
+    const g = isClaimToken(token) ? await this.deps.gifts.byTokenHash(claimTokenHash(token)) : null;
+    if (!g) throw invalidToken();
+    const { certificate } = await this.deps.certificates.getPublic(g.certificateId);
+    return { gift: g, certificate };
+  }
+
+  async claim(principal: Principal | undefined, token: string, waitMs: number) {
+    if (principal?.actor_type !== 'user' || !isId('user', principal.actor_id) || !principal.enterprise_id) {
+      throw new HallmarkError('insufficient_permissions', {
+        message: 'A gift is claimed by its recipient, signed in with a user session.',
+        extras: { required_permission: 'user_session' },
+      });
+    }
+    const userId = principal.actor_id;
+    const found = isClaimToken(token) ? await this.deps.gifts.byTokenHash(claimTokenHash(token)) : null;
+    if (!found || found.livemode !== principal.livemode) throw invalidToken();
+    const decision = claimDecision(found, userId, new Date());
+    if (decision instanceof HallmarkError) throw decision;
+    let replayed = decision === 'replay';
+    if (decision === 'take') {
+      const wallet = (await this.deps.wallets.ensureUser(userId, principal.enterprise_id)).wallet;
+      const taken = await this.deps.gifts.take(found.id, userId, wallet.address);
+      if (!taken) {
+        // Another claim (or a revoke, or the expiry) won the race.
+        const now = await this.deps.gifts.find(found.id);
+        if (!now || now.claimedBy !== userId) throw invalidToken();
+        replayed = true;
+      }
+    }
+    await this.deps.ingress.signal(found.id, 'claim').catch((err: unknown) => {
+      this.deps.log.warn({ err, gift: found.id }, 'claim signal not delivered; the workflow rechecks');
+    });
+    return { gift: await this.waitClaimed(found.id, waitMs), replayed };
+  }
+
+  private async waitClaimed(id: string, waitMs: number): Promise<GiftRecord> {
+    const until = Date.now() + waitMs;
+    for (;;) {
+      const g = await this.deps.gifts.find(id);
+      if (!g) throw invalidToken();
+      if (g.status !== 'claiming' || Date.now() >= until) return g;
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  }
+}

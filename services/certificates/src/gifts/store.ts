@@ -1,0 +1,278 @@
+// All SQL of gifts (table `gifts`, migration 0801). Recipient contact data is encrypted here
+// (kit Encryptor, HALLMARK_ENCRYPTION_KEYS) and decrypted only to send a notification.
+// Every state move is one conditional UPDATE (or DELETE) on the current status, so of any
+// number of racing claims, revokes and expiries exactly one wins.
+import { Encryptor, HallmarkError, notFound, transaction, type Pool } from '@hallmark/kit';
+import { certificateFromRow, type CertificateRow } from '../certificate-rows.js';
+import type { CertificateRecord, Scope } from '../domain/certificate.js';
+import { phoneHash, type CreateGiftInput, type GiftRecord, type GiftStatus } from './domain/gift.js';
+
+interface GiftRow {
+  id: string;
+  enterprise_id: string;
+  livemode: boolean;
+  certificate_id: string;
+  creator_id: string;
+  sender_address: string;
+  recipient_email_enc: string;
+  recipient_phone_enc: string | null;
+  sender_email_enc: string | null;
+  message: string | null;
+  status: GiftStatus;
+  expires_at: Date;
+  claimed_by: string | null;
+  recipient_address: string | null;
+  transfer_attempt: number;
+  transaction_hash: string | null;
+  block_number: string | null;
+  resend_count: number;
+  created_at: Date;
+  claimed_at: Date | null;
+  claim_token_hash: string;
+}
+
+const fromRow = (r: GiftRow): GiftRecord => ({
+  id: r.id,
+  enterpriseId: r.enterprise_id,
+  livemode: r.livemode,
+  certificateId: r.certificate_id,
+  creatorId: r.creator_id,
+  senderAddress: r.sender_address,
+  message: r.message,
+  status: r.status,
+  expiresAt: r.expires_at,
+  claimedBy: r.claimed_by,
+  recipientAddress: r.recipient_address,
+  transferAttempt: r.transfer_attempt,
+  transactionHash: r.transaction_hash,
+  blockNumber: r.block_number === null ? null : Number(r.block_number),
+  resendCount: r.resend_count,
+  createdAt: r.created_at,
+  claimedAt: r.claimed_at,
+  hasPhone: r.recipient_phone_enc !== null,
+  tokenHash: r.claim_token_hash,
+});
+
+export interface GiftContacts {
+  email: string;
+  phone: string | null;
+  senderEmail: string | null;
+}
+
+export interface NewGift extends CreateGiftInput {
+  id: string;
+  tokenHash: string;
+  creatorId: string;
+  senderEmail: string | null;
+  expiresAt: Date;
+}
+
+const alreadyGifted = () =>
+  new HallmarkError('validation_failed', {
+    param: 'certificateId',
+    message: 'This certificate is already in a pending gift.',
+  });
+
+export class GiftStore {
+  private readonly enc: Encryptor;
+
+  constructor(
+    private readonly pool: Pool,
+    encryptionKeys: string,
+  ) {
+    this.enc = new Encryptor(encryptionKeys);
+  }
+
+  /**
+   * Records a pending gift under the certificate's row lock. `senderOf` sees the locked
+   * certificate and answers the sender's address or throws the refusal.
+   */
+  async create(
+    scope: Scope,
+    gift: NewGift,
+    senderOf: (cert: CertificateRecord) => Promise<string>,
+  ): Promise<GiftRecord> {
+    try {
+      return await transaction(this.pool, async (tx) => {
+        const { rows } = await tx.query<CertificateRow>(
+          'SELECT * FROM certificates WHERE id = $1 AND enterprise_id = $2 AND livemode = $3 FOR UPDATE',
+          [gift.certificateId, scope.enterpriseId, scope.livemode],
+        );
+        if (!rows[0]) throw notFound('certificate', gift.certificateId);
+        const sender = await senderOf(certificateFromRow(rows[0]));
+        const { rows: inserted } = await tx.query<GiftRow>(
+          `INSERT INTO gifts (id, enterprise_id, livemode, certificate_id, creator_id, sender_address,
+             recipient_email_enc, recipient_phone_enc, recipient_phone_hash, sender_email_enc, message,
+             claim_token_hash, expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`,
+          [
+            gift.id,
+            scope.enterpriseId,
+            scope.livemode,
+            gift.certificateId,
+            gift.creatorId,
+            sender,
+            this.enc.encrypt(gift.recipientEmail),
+            gift.recipientPhone ? this.enc.encrypt(gift.recipientPhone) : null,
+            gift.recipientPhone ? phoneHash(gift.recipientPhone) : null,
+            gift.senderEmail ? this.enc.encrypt(gift.senderEmail) : null,
+            gift.message,
+            gift.tokenHash,
+            gift.expiresAt,
+          ],
+        );
+        return fromRow(inserted[0]!);
+      });
+    } catch (err) {
+      if ((err as { constraint?: string }).constraint === 'gifts_open') throw alreadyGifted();
+      throw err;
+    }
+  }
+
+  /** A gift of the scope (another enterprise's or mode's: not found). */
+  async get(scope: Scope, id: string): Promise<GiftRecord> {
+    const g = await this.find(id);
+    if (!g || g.enterpriseId !== scope.enterpriseId || g.livemode !== scope.livemode)
+      throw notFound('gift', id);
+    return g;
+  }
+
+  async find(id: string): Promise<GiftRecord | null> {
+    const { rows } = await this.pool.query<GiftRow>('SELECT * FROM gifts WHERE id = $1', [id]);
+    return rows[0] ? fromRow(rows[0]) : null;
+  }
+
+  async byTokenHash(hash: string): Promise<GiftRecord | null> {
+    const { rows } = await this.pool.query<GiftRow>('SELECT * FROM gifts WHERE claim_token_hash = $1', [
+      hash,
+    ]);
+    return rows[0] ? fromRow(rows[0]) : null;
+  }
+
+  async contacts(id: string): Promise<GiftContacts | null> {
+    const { rows } = await this.pool.query<GiftRow>('SELECT * FROM gifts WHERE id = $1', [id]);
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      email: this.enc.decrypt(r.recipient_email_enc),
+      phone: r.recipient_phone_enc ? this.enc.decrypt(r.recipient_phone_enc) : null,
+      senderEmail: r.sender_email_enc ? this.enc.decrypt(r.sender_email_enc) : null,
+    };
+  }
+
+  /** The single-use gate: pending and unexpired → claiming by this user. Null when it lost. */
+  async take(id: string, userId: string, recipientAddress: string): Promise<GiftRecord | null> {
+    const { rows } = await this.pool.query<GiftRow>(
+      `UPDATE gifts SET status = 'claiming', claimed_by = $2, recipient_address = $3, updated_at = now()
+        WHERE id = $1 AND status = 'pending' AND expires_at > now() RETURNING *`,
+      [id, userId, recipientAddress],
+    );
+    return rows[0] ? fromRow(rows[0]) : null;
+  }
+
+  /** pending → revoked; null when the gift was not pending. */
+  async revoke(id: string): Promise<GiftRecord | null> {
+    const { rows } = await this.pool.query<GiftRow>(
+      `UPDATE gifts SET status = 'revoked', revoked_at = now(), updated_at = now()
+        WHERE id = $1 AND status = 'pending' RETURNING *`,
+      [id],
+    );
+    return rows[0] ? fromRow(rows[0]) : null;
+  }
+
+  /** Removes a still-pending gift (expiry); null when it was claimed or revoked meanwhile. */
+  async expire(id: string): Promise<GiftRecord | null> {
+    const { rows } = await this.pool.query<GiftRow>(
+      "DELETE FROM gifts WHERE id = $1 AND status = 'pending' RETURNING *",
+      [id],
+    );
+    return rows[0] ? fromRow(rows[0]) : null;
+  }
+
+  /**
+   * claiming → claimed with the confirmed transfer's references, and a `gifted` provenance
+   * entry (the transfer itself recorded `transferred`), in one transaction.
+   */
+  async markClaimed(id: string, txHash: string, blockNumber: number | null): Promise<GiftRecord | null> {
+    return transaction(this.pool, async (tx) => {
+      const { rows } = await tx.query<GiftRow>(
+        `UPDATE gifts SET status = 'claimed', transaction_hash = $2, block_number = $3, claimed_at = now(),
+                updated_at = now()
+          WHERE id = $1 AND status = 'claiming' RETURNING *`,
+        [id, txHash, blockNumber],
+      );
+      const g = rows[0];
+      if (!g) return null;
+      await tx.query(
+        `INSERT INTO provenance (certificate_id, kind, actor, from_address, to_address, transaction_hash, block_number)
+         VALUES ($1, 'gifted', $2, $3, $4, $5, $6)`,
+        [g.certificate_id, g.creator_id, g.sender_address, g.recipient_address, txHash, blockNumber],
+      );
+      return fromRow(g);
+    });
+  }
+
+  /** The next transfer attempt of a claiming gift (its previous transfer failed). */
+  async nextAttempt(id: string): Promise<GiftRecord | null> {
+    const { rows } = await this.pool.query<GiftRow>(
+      `UPDATE gifts SET transfer_attempt = transfer_attempt + 1, updated_at = now()
+        WHERE id = $1 AND status = 'claiming' RETURNING *`,
+      [id],
+    );
+    return rows[0] ? fromRow(rows[0]) : null;
+  }
+
+  /** claiming → pending again (the transfer was refused for good); the token works again. */
+  async release(id: string): Promise<void> {
+    await this.pool.query(
+      `UPDATE gifts SET status = 'pending', claimed_by = NULL, recipient_address = NULL, updated_at = now()
+        WHERE id = $1 AND status = 'claiming'`,
+      [id],
+    );
+  }
+
+  async countResend(id: string): Promise<number> {
+    const { rows } = await this.pool.query<{ resend_count: number }>(
+      'UPDATE gifts SET resend_count = resend_count + 1, updated_at = now() WHERE id = $1 RETURNING resend_count',
+      [id],
+    );
+    return rows[0]?.resend_count ?? 0;
+  }
+
+  async markStarted(id: string): Promise<void> {
+    await this.pool.query('UPDATE gifts SET workflow_started_at = now() WHERE id = $1', [id]);
+  }
+
+  /** Gifts whose workflow Restate has not accepted yet (oldest first). */
+  async unstarted(limit: number): Promise<string[]> {
+    const { rows } = await this.pool.query<{ id: string }>(
+      'SELECT id FROM gifts WHERE workflow_started_at IS NULL ORDER BY created_at LIMIT $1',
+      [limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** The transfer of a key (the chain side of a claim), as the transfers table holds it. */
+  async transferOf(
+    g: GiftRecord,
+    key: string,
+  ): Promise<{ status: string; txHash: string | null; block: number | null } | null> {
+    const { rows } = await this.pool.query<{
+      status: string;
+      tx_hash: string | null;
+      block_number: string | null;
+    }>(
+      `SELECT status, tx_hash, block_number FROM certificate_transfers
+        WHERE enterprise_id = $1 AND livemode = $2 AND transfer_key = $3`,
+      [g.enterpriseId, g.livemode, key],
+    );
+    const r = rows[0];
+    return r
+      ? {
+          status: r.status,
+          txHash: r.tx_hash,
+          block: r.block_number === null ? null : Number(r.block_number),
+        }
+      : null;
+  }
+}

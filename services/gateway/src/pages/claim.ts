@@ -1,0 +1,119 @@
+// The claim page of a gift (`/claim/:token`): the verification page's shell (server-rendered,
+// no JavaScript, one inline stylesheet, strict CSP). It shows what is offered (certificate
+// image, name, issuer), the sender's message, the expiry and how to claim; with
+// HALLMARK_CLAIM_APP_URL set it links there with the token. Every value is escaped by `html`.
+import type { GiftView } from '@hallmark/proto/certificates/v1/gifts';
+import { html, pageShell, unsafeRaw, type Html } from './html.js';
+
+const STYLE = unsafeRaw(`
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f4f5f7}
+main{max-width:40rem;margin:0 auto;padding:1rem}
+header{font-weight:700;letter-spacing:.04em;color:#555;font-size:.85rem;text-transform:uppercase;margin:.25rem 0 1rem}
+.card{background:#fff;border-radius:12px;padding:1rem;margin:0 0 1rem;box-shadow:0 1px 3px rgba(0,0,0,.08)}
+.banner{border-radius:12px;padding:1rem;margin:0 0 1rem;font-weight:600}
+.banner.pending{background:#e3f6e8;color:#0f5a26}
+.banner.bad{background:#fde8e8;color:#8a1414}
+.banner small{display:block;font-weight:400}
+h1{font-size:1.4rem;margin:.25rem 0 .5rem;overflow-wrap:anywhere}
+h2{font-size:1.05rem;margin:0 0 .5rem}
+img.photo{display:block;width:100%;max-height:22rem;object-fit:contain;border-radius:8px;background:#eee}
+blockquote{margin:.5rem 0;padding:.5rem .75rem;border-left:4px solid #c9d3e0;background:#f7f9fc;white-space:pre-wrap;overflow-wrap:anywhere}
+a.button{display:inline-block;background:#1d4ea3;color:#fff;border-radius:8px;padding:.6rem 1rem;text-decoration:none;font-weight:600}
+code{font:.85rem ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere}
+footer{color:#777;font-size:.8rem;text-align:center;padding:1rem 0}
+`);
+
+function page(title: string, body: Html): string {
+  return pageShell({
+    title,
+    heading: 'Hallmark · Gift',
+    footer: 'Certificates are recorded on a public blockchain by Hallmark.',
+    style: STYLE,
+    body,
+  });
+}
+
+const formatDate = (iso: string) => {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime())
+    ? iso
+    : d
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/:\d\d\.\d+Z$/, ' UTC');
+};
+
+export interface ClaimPageLinks {
+  /** POST target of the claim (the API). */
+  claimApi: string;
+  /** HALLMARK_CLAIM_APP_URL with the token, when configured. */
+  claimApp: string | null;
+  verify: string;
+}
+
+export function renderClaimPage(v: GiftView, links: ClaimPageLinks): string {
+  const how = links.claimApp
+    ? html`<p><a class="button" id="claim" href="${links.claimApp}">Claim this certificate</a></p>
+        <p>
+          Sign in (or create an account) and the certificate moves to your own wallet. The link works once.
+        </p>`
+    : html`<p>Sign in to Hallmark and claim it with your session:</p>
+        <p><code>POST ${links.claimApi}</code></p>
+        <p>The certificate then moves to your own wallet. The link works once.</p>`;
+  return page(
+    `${v.certificate_name} · a gift for you · Hallmark`,
+    html`<div class="banner pending" id="status" data-status="pending">
+        A certificate was gifted to you<small>Claim it before ${formatDate(v.expires_at)}.</small>
+      </div>
+      <section class="card">
+        ${v.image_url ? html`<img class="photo" src="${v.image_url}" alt="${v.certificate_name}" />` : ''}
+        <h1 id="name">${v.certificate_name}</h1>
+        ${v.issuer ? html`<p id="issuer">Issued by ${v.issuer}</p>` : ''}
+        <p><a href="${links.verify}">Verify this certificate</a></p>
+      </section>
+      ${
+        v.message
+          ? html`<section class="card">
+              <h2>Message from the sender</h2>
+              <blockquote id="message">${v.message}</blockquote>
+            </section>`
+          : ''
+      }
+      <section class="card">
+        <h2>How to claim</h2>
+        ${how}
+      </section>`,
+  );
+}
+
+const REASONS: Record<string, [string, string]> = {
+  claiming: ['This gift has been claimed', 'Its certificate is on its way to the recipient.'],
+  claimed: ['This gift has been claimed', 'A claim link works only once.'],
+  revoked: ['This gift was withdrawn', 'The sender revoked it; the certificate stayed with them.'],
+  expired: ['This gift has expired', 'It was not claimed in time; the certificate stays with the sender.'],
+  rate_limited: ['Too many invalid claim links', 'Please wait a while before trying again.'],
+};
+
+/** A link that cannot be claimed (any status but pending), or an unknown one (404). */
+export function renderClaimInvalidPage(status: string | null): string {
+  const [title, detail] = (status && REASONS[status]) || [
+    'This claim link is not valid',
+    'It may be mistyped, already used, withdrawn or expired.',
+  ];
+  return page(
+    `${title} · Hallmark`,
+    html`<div class="banner bad" id="status" data-status="${status ?? 'not_found'}">
+      ${title}<small>${detail}</small>
+    </div>`,
+  );
+}
+
+export function renderClaimUnavailablePage(): string {
+  return page(
+    'Gift unavailable · Hallmark',
+    html`<div class="banner bad" id="status" data-status="unavailable">
+      This gift cannot be shown right now<small>Please try again in a minute.</small>
+    </div>`,
+  );
+}

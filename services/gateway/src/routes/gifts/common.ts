@@ -1,0 +1,121 @@
+// What every gift route shares: tag, auth and rate groups, schemas of the unversioned surface
+// (spec › Endpoints › Certificates and gifts) and the gift as the API shows it.
+import type { Gift } from '@hallmark/proto/certificates/v1/gifts';
+
+export const TAGS = ['Gifts'];
+
+/** Sender operations: a user session or an API key of the owning enterprise. */
+export const SENDER = { auth: 'either' as const, scope: ['transactions.create', 'transactions.*'] };
+/** The recipient's claim: a user session only (spec › Authentication 14). */
+export const RECIPIENT = { auth: 'session' as const };
+/** The claim page: no credential, per client address. */
+export const PUBLIC = { auth: 'public' as const, rateGroup: 'public' as const };
+
+/** A transfer id as it may appear in a path (gift_ + 24 base62; anything else is 404). */
+export const transferIdParams = {
+  type: 'object',
+  required: ['transferId'],
+  additionalProperties: false,
+  properties: {
+    transferId: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      description: 'The gift’s transfer id (gift_…)',
+    },
+  },
+} as const;
+
+/** A claim token as it may appear in a path (43 base64url characters when genuine). */
+export const tokenParams = {
+  type: 'object',
+  required: ['token'],
+  additionalProperties: false,
+  properties: {
+    token: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 128,
+      description: 'The claim token from the claim link',
+    },
+  },
+} as const;
+
+/** The unversioned error body `{success:false, error, code, param?, request_id}`. */
+export const apiError = (description: string) => ({
+  description,
+  type: 'object',
+  required: ['success', 'error', 'code', 'request_id'],
+  additionalProperties: true,
+  properties: {
+    success: { type: 'boolean', const: false },
+    error: { type: 'string' },
+    code: { type: 'string' },
+    param: { type: 'string' },
+    request_id: { type: 'string' },
+    retry_after: { type: 'integer', description: 'Seconds to wait (429)' },
+  },
+});
+
+export const ERRORS = {
+  400: apiError('Validation failed (`parameter_invalid`, `parameter_missing`), naming the field in `param`'),
+  401: apiError('Missing or invalid credential'),
+  403: apiError('Authenticated but not permitted (`insufficient_permissions`)'),
+  404: apiError('Unknown, or of another enterprise (`resource_not_found`)'),
+  422: apiError('Refused by the gift’s rules (`validation_failed`), naming the field in `param`'),
+  429: apiError('Rate limited (`rate_limit_exceeded`, with `retry_after` and `Retry-After`)'),
+  502: apiError('No sender credential (`sender_credential_missing`) or a notification provider failed'),
+  503: apiError('Gifts are unavailable (no chain or encryption keys configured)'),
+};
+
+const id = (description: string) => ({ type: 'string', maxLength: 64, description }) as const;
+const address = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', maxLength: 42 } as const;
+const time = { type: 'string', format: 'date-time', maxLength: 40 } as const;
+/** A transaction hash, 0x + 32 bytes hex. */
+export const txHash = { type: ['string', 'null'], pattern: '^0x[0-9a-f]{64}$', maxLength: 66 } as const;
+
+export const giftSchema = {
+  type: 'object',
+  required: ['transferId', 'certificateId', 'status', 'senderAddress', 'expiresAt', 'createdAt'],
+  additionalProperties: false,
+  properties: {
+    transferId: id('gift_…'),
+    certificateId: id('cert_…'),
+    status: {
+      type: 'string',
+      enum: ['pending', 'claiming', 'claimed', 'revoked', 'expired'],
+      description:
+        '`claiming`: taken by its recipient, chain transfer on its way; `expired`: past expiresAt, about to be removed',
+    },
+    senderAddress: address,
+    recipientAddress: { ...address, type: ['string', 'null'] },
+    expiresAt: time,
+    createdAt: time,
+    claimedAt: { ...time, type: ['string', 'null'] },
+    transactionHash: txHash,
+    userOperationHash: { type: 'null', description: 'Always null (no account abstraction)' },
+    livemode: { type: 'boolean' },
+  },
+} as const;
+
+/** An HTML page's body. */
+export const htmlPage = (description: string) => ({
+  description,
+  content: { 'text/html': { schema: { type: 'string', maxLength: 1_000_000 } } },
+});
+
+export function presentGift(g: Gift) {
+  return {
+    transferId: g.id,
+    certificateId: g.certificate_id,
+    status: g.status,
+    senderAddress: g.sender_address,
+    recipientAddress: g.recipient_address ?? null,
+    expiresAt: g.expires_at,
+    createdAt: g.created_at,
+    claimedAt: g.claimed_at ?? null,
+    transactionHash: g.transaction_hash ?? null,
+    userOperationHash: null,
+    livemode: g.livemode,
+  };
+}

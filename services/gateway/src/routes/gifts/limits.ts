@@ -1,0 +1,72 @@
+// The gift limiters (spec › Limits: giftTokenAttemptRateLimit, giftClaimRateLimit; the spec
+// leaves their values open). Defaults, each configurable on the gateway:
+//   giftTokenAttemptRateLimit  10 invalid claim-token attempts per client address per 15 min
+//                              (HALLMARK_GIFT_TOKEN_ATTEMPT_LIMIT / _WINDOW_SEC): unknown, used,
+//                              revoked and expired tokens on the claim page and the claim count;
+//                              past it both answer 429 before looking the token up.
+//   giftClaimRateLimit         10 claims per user per hour (HALLMARK_GIFT_CLAIM_LIMIT / _WINDOW_SEC).
+//   resend                     5 per gift per hour (HALLMARK_GIFT_RESEND_LIMIT / _WINDOW_SEC).
+// They live on the gateway's rate-limit store (Redis when REDIS_URL is set, shared by replicas).
+import { HallmarkError } from '@hallmark/kit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import { clientBucket } from '../../auth/throttle.js';
+import type { Config } from '../../config.js';
+
+const tooMany = (reply: FastifyReply, msBeforeNext: number, message: string) => {
+  const retryAfter = Math.max(1, Math.ceil(msBeforeNext / 1000));
+  void reply.header('retry-after', String(retryAfter));
+  return new HallmarkError('rate_limit_exceeded', { message, extras: { retry_after: retryAfter } });
+};
+
+export function giftLimiters(app: FastifyInstance, config: Config) {
+  const attempts = app.limiterFor({
+    name: 'gift_token_attempt',
+    points: config.HALLMARK_GIFT_TOKEN_ATTEMPT_LIMIT,
+    durationSec: config.HALLMARK_GIFT_TOKEN_ATTEMPT_WINDOW_SEC,
+  });
+  const claims = app.limiterFor({
+    name: 'gift_claim',
+    points: config.HALLMARK_GIFT_CLAIM_LIMIT,
+    durationSec: config.HALLMARK_GIFT_CLAIM_WINDOW_SEC,
+  });
+  const resends = app.limiterFor({
+    name: 'gift_resend',
+    points: config.HALLMARK_GIFT_RESEND_LIMIT,
+    durationSec: config.HALLMARK_GIFT_RESEND_WINDOW_SEC,
+  });
+  const consume = async (limiter: typeof claims, key: string, reply: FastifyReply, message: string) => {
+    try {
+      await limiter.consume(key);
+    } catch (err) {
+      if (err instanceof RateLimiterRes) throw tooMany(reply, err.msBeforeNext, message);
+      throw err;
+    }
+  };
+  return {
+    /** 429 when this client already spent its invalid-token attempts. */
+    async checkAttempts(request: FastifyRequest, reply: FastifyReply) {
+      const res = await attempts.get(`ip:${clientBucket(request.ip)}`);
+      if (res && res.consumedPoints >= config.HALLMARK_GIFT_TOKEN_ATTEMPT_LIMIT)
+        throw tooMany(
+          reply,
+          res.msBeforeNext,
+          'Too many invalid claim links from this client. Try again later.',
+        );
+    },
+    /** Counts one invalid-token attempt of this client. */
+    async countInvalid(request: FastifyRequest) {
+      await attempts.consume(`ip:${clientBucket(request.ip)}`).catch(() => undefined);
+    },
+    claim: (userId: string, reply: FastifyReply) =>
+      consume(claims, `user:${userId}`, reply, 'Too many gift claims by this user. Try again later.'),
+    resend: (transferId: string, reply: FastifyReply) =>
+      consume(resends, `gift:${transferId}`, reply, 'This gift was resent too often. Try again later.'),
+  };
+}
+
+export type GiftLimiters = ReturnType<typeof giftLimiters>;
+
+/** Whether an error is the answer to an invalid (unknown, used, revoked, expired) token. */
+export const isInvalidToken = (err: unknown): boolean =>
+  err instanceof HallmarkError && err.code === 'resource_not_found';
