@@ -197,6 +197,9 @@ async function send(baseUrl: string, c: FuzzCase, auth?: string) {
   return { status: res.status, body, text, requestId: res.headers.get('x-request-id') };
 }
 
+/** Pages a person's browser lands on: they answer HTML pages, errors included. */
+const HTML_PAGES = ['/verify/', '/vouchers/', '/claim/', '/api/platform/auth/callback'];
+
 /** Why an answer breaks the contract, or null. */
 function problemOf(c: FuzzCase, r: Awaited<ReturnType<typeof send>>): string | null {
   const path = c.path.split('?')[0]!;
@@ -208,7 +211,7 @@ function problemOf(c: FuzzCase, r: Awaited<ReturnType<typeof send>>): string | n
   // Refused by the HTTP parser before routing (headers over 16 KB): the versioned envelope.
   const api = r.status !== 431 && path.startsWith('/api/') && !path.startsWith('/api/v1/');
   const ct = r.body === undefined ? 'no JSON' : 'JSON';
-  if (path.startsWith('/verify/') || path.startsWith('/vouchers/') || path.startsWith('/claim/')) return null; // HTML pages
+  if (HTML_PAGES.some((prefix) => path.startsWith(prefix))) return null;
   if (!r.body) return `answered ${r.status} with ${ct}: ${r.text.slice(0, 200)}`;
   const id = api ? r.body.request_id : r.body.error?.request_id;
   if (api && (r.body.success !== false || typeof r.body.code !== 'string'))

@@ -31,7 +31,9 @@ export class OrdersService {
 
   /** Answers whether the webhook was a duplicate. */
   async receive(w: InboundWebhook): Promise<boolean> {
-    // Without an app secret nothing can be verified (an empty HMAC key is anyone's).
+    // An unsigned request is refused as such (401) whatever the configuration; without an app
+    // secret nothing can be verified (an empty HMAC key is anyone's), so a signed one is 503.
+    if (!w.hmac) throw new HallmarkError('invalid_token', { message: 'The webhook signature is missing.' });
     if (!this.apiSecret)
       throw new HallmarkError('service_unavailable', {
         message: 'The e-commerce platform integration is not configured.',
