@@ -64,7 +64,9 @@ const oddString = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('', ' ', '\u202e', '\ud800', 'ﷺ'.repeat(30), '𝕳'.repeat(100), '../../etc/passwd', '%00'),
+  // NUL and C0 controls, a lone surrogate, bidi override (security issue: none may give a 5xx).
+  fc.constantFrom('', ' ', '\u0000', 'a\u0000b', '\u0007\u001b[31m', '\u202e', '\ud800', 'x\udfff'),
+  fc.constantFrom('ﷺ'.repeat(30), '𝕳'.repeat(100), '../../etc/passwd', '%00'),
   fc.integer({ min: 1000, max: 70_000 }).map((n) => 'x'.repeat(n)),
 );
 const hugeNumber = fc.oneof(
@@ -134,7 +136,20 @@ function bodyCase(op: Op): fc.Arbitrary<{ contentType: string; body?: string }> 
 }
 
 const pathValue = fc.oneof(
-  fc.constantFrom('0', '-1', '1e999', 'NaN', 'null', '%2e%2e', 'vouch_' + '0'.repeat(24), '%E0%A4%A', '%00'),
+  fc.constantFrom(
+    '0',
+    '-1',
+    '1e999',
+    'NaN',
+    'null',
+    '%2e%2e',
+    'vouch_' + '0'.repeat(24),
+    '%00',
+    '%01',
+    '%1B',
+  ),
+  // Invalid UTF-8 in the path: truncated, overlong and stray bytes, and an encoded lone surrogate.
+  fc.constantFrom('%E0%A4%A', '%FF', '%C0%AF', '%ED%A0%80', 'a%80b'),
   fc.string({ maxLength: 20 }).map(encodeURIComponent),
   fc.integer({ min: 65, max: 12_000 }).map((n) => 'a'.repeat(n)),
 );
