@@ -19,6 +19,7 @@ import {
 import { GUIDE } from './guide.js';
 import { OPERATION_IDS } from './operation-ids.js';
 import { resourceSchemas } from './resources.js';
+import { DECLARED_2XX } from './success-bulk.js';
 import { SUCCESS } from './success.js';
 
 type Json = Record<string, any>;
@@ -116,7 +117,8 @@ export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Jso
       const responses: Json = {};
       const declared = Object.entries<Json>(op.responses ?? {}).filter(([s]) => s !== 'default');
       const hasSuccess = declared.some(
-        ([s, r]) => s.startsWith('2') && (r.content || r.description !== 'Default Response'),
+        // A redirect (302) is a success too: no JSON 200 is invented beside it.
+        ([s, r]) => /^[23]/.test(s) && (r.content || r.description !== 'Default Response'),
       );
       if (!hasSuccess) for (const [status, response] of successResponses(key)) responses[status] = response;
       for (const [status, response] of declared) {
@@ -126,6 +128,9 @@ export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Jso
         responses[status] = ERROR_STATUSES[status]
           ? { $ref: `#/components/responses/${responseName(surface, status)}` }
           : response;
+        const documented = DECLARED_2XX[key]?.[status];
+        if (documented)
+          responses[status] = { ...response, content: { 'application/json': { schema: documented } } };
       }
       for (const [status, response] of Object.entries<Json>(responses))
         if (/^[24]/.test(status) && !response.$ref) responses[status] = withRateHeaders(response);
