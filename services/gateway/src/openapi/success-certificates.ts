@@ -49,9 +49,56 @@ export const PublicCertificate = obj(
 const WarrantyTemplate = obj(['id', 'name', 'fields'], {
   id: str(64),
   name: str(200),
-  fields: list(freeObject('A field of the template: name, type, required'), 100),
+  fields: list(
+    obj(['name', 'label', 'type', 'required', 'description'], {
+      name: str(64),
+      label: str(200),
+      type: { type: 'string', enum: ['select', 'date', 'text', 'textarea', 'url'] },
+      required: bool,
+      options: list(str(64), 50),
+      description: str(500),
+    }),
+    100,
+  ),
   createdAt: time,
 });
+
+/** The warranty as stored, with its status derived from the dates. */
+const Warranty = obj(
+  ['period', 'type', 'startDate', 'endDate', 'coverage', 'claimProcess', 'contactInfo', 'status'],
+  {
+    period: {
+      oneOf: [
+        { type: 'integer', format: 'int32', minimum: 1, maximum: 100, description: 'Years' },
+        { type: 'string', const: 'Lifetime' },
+      ],
+    },
+    type: str(32),
+    startDate: { type: 'string', format: 'date', maxLength: 10 },
+    endDate: { type: 'string', format: 'date', maxLength: 10 },
+    coverage: str(5000),
+    exclusions: str(5000),
+    claimProcess: str(5000),
+    contactInfo: str(1000),
+    termsUrl: str(2048),
+    status: { type: 'string', enum: ['future', 'active', 'expired'] },
+  },
+);
+
+/** The certificate as a voucher page shows it (certificate-vouchers service `getPublic`). */
+const VoucherCertificate = obj(
+  ['id', 'name', 'imageUrl', 'metadata', 'status', 'tokenId', 'transactionHash', 'blockNumber'],
+  {
+    id: str(64),
+    name: str(200),
+    imageUrl: nullable(str(2048)),
+    metadata: freeObject('The certificate’s metadata as minted'),
+    status: str(32),
+    tokenId: nullable(int()),
+    transactionHash: nullable(str(66)),
+    blockNumber: nullable(int()),
+  },
+);
 
 const CertificateVoucher = obj(
   [
@@ -134,7 +181,7 @@ export const SUCCESS_CERTIFICATES: Record<string, Success> = {
     schema: obj(['success', 'changed', 'warranty', 'certificate'], {
       success: yes,
       changed: { type: 'boolean', description: 'False when the same warranty was set again' },
-      warranty: freeObject('The warranty fields as stored'),
+      warranty: Warranty,
       certificate: PublicCertificate,
     }),
   },
@@ -156,7 +203,7 @@ export const SUCCESS_CERTIFICATES: Record<string, Success> = {
       success: yes,
       data: obj(['voucher', 'certificate'], {
         voucher: CertificateVoucher,
-        certificate: freeObject('The certificate’s public view'),
+        certificate: VoucherCertificate,
       }),
     }),
   },

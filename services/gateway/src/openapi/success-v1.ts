@@ -31,7 +31,7 @@ const Variable = obj(['name', 'type', 'required'], {
   name: str(100),
   type: str(32),
   required: bool,
-  defaultValue: str(10_000),
+  defaultValue: { description: 'Any JSON value' },
 });
 
 const TemplateVersion = obj(['id', 'templateId', 'version', 'variables', 'createdAt'], {
