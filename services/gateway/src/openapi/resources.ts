@@ -87,7 +87,12 @@ export const resourceSchemas: Record<string, unknown> = {
   ),
   Redemption: obj(['success', 'discount_applied', 'original_amount', 'final_amount'], {
     success: { type: 'boolean' },
-    voucher: { $ref: '#/components/schemas/Voucher' },
+    voucher: obj(['id', 'code', 'type', 'value'], {
+      id: { type: 'string', pattern: '^vouch_', maxLength: 64 },
+      code: str(32),
+      type: { type: 'string', enum: ['percentage', 'fixed_amount'] },
+      value: int(),
+    }),
     discount_applied: int('Minor units'),
     original_amount: int('Minor units'),
     final_amount: int('Minor units: original − discount'),
