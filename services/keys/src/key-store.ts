@@ -1,10 +1,11 @@
 // Row shapes of the keys database, the queries several modules share, and all SQL of API keys
 // and their secrets (create, verify, list, update, revoke, rotate).
-import { HallmarkError, notFound, isId, type Queryable } from '@hallmark/kit';
+import { HallmarkError, notFound, notFoundInOtherMode, isId, type Queryable } from '@hallmark/kit';
 import { isIP } from 'node:net';
 import {
   accessLevelOn,
   requireAccess,
+  visibleInOtherMode,
   type AccessLevel,
   type Caller,
   type KeyAction,
@@ -68,7 +69,8 @@ export interface KeyView {
 /**
  * Loads a key for `caller` and checks they may do `action` on it. A key the caller may
  * not see (other enterprise, live key for a test-mode caller, member without a share)
- * is reported as not found, exactly like a key that does not exist.
+ * is reported as not found, exactly like a key that does not exist; when the caller would
+ * see it in the other mode, the 404 says so (visibleInOtherMode).
  */
 export async function keyFor(
   q: Queryable,
@@ -87,6 +89,8 @@ export async function keyFor(
   const row = rows[0];
   const key = row ? toKeyRecord(row) : null;
   const level = key && row ? accessLevelOn(caller, key, row.share_level) : null;
+  if (key && row && !level && visibleInOtherMode(caller, key, row.share_level))
+    throw notFoundInOtherMode('api_key', keyId, caller.livemode);
   if (!key || !level) throw notFound('api_key', keyId);
   requireAccess(level, action);
   return { key, accessLevel: level };

@@ -283,3 +283,53 @@ describe('test and live mode: the 404 of an object in the other mode says so', (
     expect(refusal(asLive, '/api/v1/', 404).message).toContain('exists in test mode, but a live mode key');
   });
 });
+
+describe('test and live mode: API keys and enterprise webhooks say so too, and only to their own enterprise', () => {
+  const HINT = /; a similar object exists in (live|test) mode, but a (test|live) mode key was used/;
+
+  it('a key of the other mode is a 404 naming that mode; another enterprise’s key is a plain 404', async () => {
+    const ent = `ent_${randomBase62(24)}`;
+    const boss = await stack.token({ ent, role: 'owner' });
+    const live = await createKey(stack, boss, { type: 'production', permissions: ['admin.*'] });
+    const test = await createKey(stack, boss, { type: 'test', permissions: ['admin.*'] });
+
+    const liveAsksTest = await stack.call('GET', `/api/v1/api-keys/${test.id}`, { auth: live.key });
+    expect(refusal(liveAsksTest, '/api/v1/', 404).message).toBe(
+      `No such api_key: '${test.id}'; a similar object exists in test mode, but a live mode key was used to make this request.`,
+    );
+    const testAsksLive = await stack.call('GET', `/api/v1/api-keys/${live.id}`, { auth: test.key });
+    expect(refusal(testAsksLive, '/api/v1/', 404).message).toContain(
+      'exists in live mode, but a test mode key',
+    );
+
+    const stranger = await createKey(stack, owner, { type: 'test', permissions: ['admin.*'] });
+    const foreign = await stack.call('GET', `/api/v1/api-keys/${stranger.id}`, { auth: live.key });
+    expect(refusal(foreign, '/api/v1/', 404).message).not.toMatch(HINT);
+  });
+
+  it('an enterprise webhook of the other mode is a 404 naming that mode; another enterprise’s is a plain 404', async () => {
+    const ent = `ent_${randomBase62(24)}`;
+    const boss = await stack.token({ ent, role: 'owner' });
+    const created = await stack.call('POST', '/api/enterprise/webhooks', {
+      auth: boss,
+      headers: { 'hallmark-mode': 'test' },
+      body: { url: 'https://93.184.216.34/hooks/hallmark', events: ['bulk.job.completed'] },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.webhook.id as string;
+    const path = `/api/enterprise/webhooks/${id}`;
+
+    const asLive = await stack.call('GET', path, { auth: boss });
+    expect(refusal(asLive, '/api/', 404).message).toContain('exists in test mode, but a live mode key');
+    const deleteAsLive = await stack.call('DELETE', path, { auth: boss });
+    expect(refusal(deleteAsLive, '/api/', 404).message).toContain('exists in test mode');
+
+    const other = await stack.token({ ent: `ent_${randomBase62(24)}`, role: 'owner' });
+    for (const mode of ['live', 'test']) {
+      const res = await stack.call('GET', path, { auth: other, headers: { 'hallmark-mode': mode } });
+      expect(refusal(res, '/api/', 404).message).not.toMatch(HINT);
+    }
+    const stillThere = await stack.call('GET', path, { auth: boss, headers: { 'hallmark-mode': 'test' } });
+    expect(stillThere.status).toBe(200);
+  });
+});

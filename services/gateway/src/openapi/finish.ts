@@ -19,6 +19,7 @@ import {
 import { GUIDE } from './guide.js';
 import { OPERATION_IDS } from './operation-ids.js';
 import { resourceSchemas } from './resources.js';
+import { DECLARED_2XX } from './success-bulk.js';
 import { SUCCESS } from './success.js';
 
 type Json = Record<string, any>;
@@ -66,16 +67,7 @@ const withRateHeaders = (response: Json) => ({
 
 function successResponses(key: string): [string, Json][] {
   const s = SUCCESS[key];
-  if (!s)
-    return [
-      [
-        '200',
-        {
-          description: 'OK',
-          content: { 'application/json': { schema: { type: 'object', description: 'The answer' } } },
-        },
-      ],
-    ];
+  if (!s) return [];
   const content = s.contentType
     ? { [s.contentType]: { schema: { type: 'string', format: 'binary', maxLength: 200 * 1024 * 1024 } } }
     : { 'application/json': { schema: s.schema } };
@@ -100,6 +92,7 @@ function errorStatuses(path: string, method: string, entry: CatalogEntry | undef
 export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Json {
   const byKey = new Map(catalog.map((e) => [`${e.method} ${e.url.replace(/:([A-Za-z_]+)/g, '{$1}')}`, e]));
   const missing: string[] = [];
+  const undocumented: string[] = [];
   for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
     const surface: Surface = surfaceOf(path) === 'api' ? 'api' : 'v1';
     for (const method of Object.keys(item).filter((m) => METHODS.includes(m))) {
@@ -116,9 +109,14 @@ export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Jso
       const responses: Json = {};
       const declared = Object.entries<Json>(op.responses ?? {}).filter(([s]) => s !== 'default');
       const hasSuccess = declared.some(
-        ([s, r]) => s.startsWith('2') && (r.content || r.description !== 'Default Response'),
+        // A redirect (302) is a success too: no JSON 200 is invented beside it.
+        ([s, r]) => /^[23]/.test(s) && (r.content || r.description !== 'Default Response'),
       );
-      if (!hasSuccess) for (const [status, response] of successResponses(key)) responses[status] = response;
+      if (!hasSuccess) {
+        const documented = successResponses(key);
+        if (documented.length === 0) undocumented.push(key);
+        for (const [status, response] of documented) responses[status] = response;
+      }
       for (const [status, response] of declared) {
         if (status.startsWith('2') && !response.content && response.description === 'Default Response')
           continue;
@@ -126,6 +124,9 @@ export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Jso
         responses[status] = ERROR_STATUSES[status]
           ? { $ref: `#/components/responses/${responseName(surface, status)}` }
           : response;
+        const documented = DECLARED_2XX[key]?.[status];
+        if (documented)
+          responses[status] = { ...response, content: { 'application/json': { schema: documented } } };
       }
       for (const [status, response] of Object.entries<Json>(responses))
         if (/^[24]/.test(status) && !response.$ref) responses[status] = withRateHeaders(response);
@@ -136,6 +137,11 @@ export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Jso
   }
   if (missing.length > 0)
     throw new Error(`operations without an operationId (openapi/operation-ids.ts): ${missing.join(', ')}`);
+  // Every operation states what it answers: a route's own `response` or an entry in SUCCESS.
+  if (undocumented.length > 0)
+    throw new Error(
+      `operations without a success response (openapi/success*.ts): ${undocumented.join(', ')}`,
+    );
   doc.info = {
     ...doc.info,
     description: GUIDE,

@@ -117,8 +117,10 @@ and \`pk_restricted_\` keys live-mode objects only. A user session works in live
 sends \`Hallmark-Mode: test\` (with a key that header may only repeat the key's own mode). In test mode a
 session creates test keys: \`type: "test"\`, or an enterprise key (\`POST /api/enterprise/api-keys\`),
 which then starts with \`pk_test_\`. Webhook endpoints made with a test key hear only test-mode events.
-Asking for a discount voucher, webhook endpoint or bulk job of the other mode answers 404 with a hint, e.g. *No such voucher: 'vouch_…'; a
-similar object exists in live mode, but a test mode key was used to make this request.*
+Asking for a discount voucher, webhook endpoint, enterprise webhook, API key or bulk job of the other mode answers 404 with a
+hint, e.g. *No such voucher: 'vouch_…'; a similar object exists in live mode, but a test mode key was used to make this
+request.* The hint is given only to a caller who would see the object in the other mode (an API key they may manage, an
+object of their own enterprise); to anyone else the 404 is plain.
 
 ## Limits and rate-limit headers
 

@@ -1,7 +1,7 @@
 // Response schemas of the resources the gateway answers with (what the `present*` functions
 // of the route files build). Documentation only: responses are serialised as built, and the
 // e2e suites validate every answer against these, so they cannot drift from the code.
-import { int, list, nullable, obj, str, time } from './schema-helpers.js';
+import { int, list, nullable, obj, ref, str, time } from './schema-helpers.js';
 
 /** Examples in the spec's own terms, shown in /docs. */
 const EXAMPLES = {
@@ -54,6 +54,11 @@ const EXAMPLES = {
 };
 
 export const resourceSchemas: Record<string, unknown> = {
+  Condition: obj(['field', 'operator'], {
+    field: str(100),
+    operator: str(32),
+    value: { description: 'Any JSON value' },
+  }),
   Voucher: obj(
     ['id', 'code', 'type', 'value', 'status', 'created_at', 'livemode'],
     {
@@ -82,7 +87,12 @@ export const resourceSchemas: Record<string, unknown> = {
   ),
   Redemption: obj(['success', 'discount_applied', 'original_amount', 'final_amount'], {
     success: { type: 'boolean' },
-    voucher: { type: 'object' },
+    voucher: obj(['id', 'code', 'type', 'value'], {
+      id: { type: 'string', pattern: '^vouch_', maxLength: 64 },
+      code: str(32),
+      type: { type: 'string', enum: ['percentage', 'fixed_amount'] },
+      value: int(),
+    }),
     discount_applied: int('Minor units'),
     original_amount: int('Minor units'),
     final_amount: int('Minor units: original − discount'),
@@ -141,7 +151,16 @@ export const resourceSchemas: Record<string, unknown> = {
     next_attempt_at: nullable(time),
     created_at: time,
     delivered_at: nullable(time),
-    attempt_log: list({ type: 'object' }, 100),
+    attempt_log: list(
+      obj(['attempt', 'attempted_at', 'status_code', 'latency_ms', 'error'], {
+        attempt: int(),
+        attempted_at: time,
+        status_code: nullable(int('The endpoint’s HTTP status; null when it did not answer')),
+        latency_ms: int(),
+        error: nullable(str(2000)),
+      }),
+      100,
+    ),
   }),
   Template: obj(['id', 'name', 'type'], {
     id: str(64),
@@ -149,7 +168,39 @@ export const resourceSchemas: Record<string, unknown> = {
     type: str(32),
     kind: str(32),
     format: nullable(str(16)),
-    variables: list({ type: 'object' }, 100),
+    variables: list(
+      obj(['name', 'type', 'required'], {
+        name: str(100),
+        type: str(32),
+        required: { type: 'boolean' },
+        defaultValue: { description: 'Any JSON value' },
+      }),
+      100,
+    ),
+    template: str(1_000_000, 'Document templates: the markup with {{variables}}'),
+    subject: str(1000, 'Email templates'),
+    body: str(1_000_000, 'Email templates'),
+    attachments: list(obj(['filename', 'templateId'], { filename: str(255), templateId: str(64) }), 20),
+    trigger: obj(['conditions'], {
+      event: str(100, 'Workflow templates: the event that starts the workflow'),
+      conditions: list(ref('Condition'), 50),
+    }),
+    steps: list(
+      obj(['id', 'type', 'config', 'onSuccess', 'onFailure'], {
+        id: str(64),
+        type: { type: 'string', enum: ['action', 'notification', 'approval', 'delay'] },
+        config: { type: 'object', description: 'The step’s settings' },
+        onSuccess: nullable(str(64)),
+        onFailure: nullable(str(64)),
+      }),
+      100,
+    ),
+    conditions: list(ref('Condition'), 50),
+    styling: obj([], {
+      brandColor: str(32),
+      fontSize: int(),
+      fontFamily: str(200),
+    }),
     version: int(),
     ownerId: str(255, 'The owner: a user’s session `sub`, or an API key id'),
     access: list(str(16), 3),

@@ -1,12 +1,13 @@
 // The success answer of each operation (`METHOD /path`): its status, meaning and schema.
 // Documentation only; the e2e suites validate real answers against it.
 import { int, list, obj, ref, str, time } from './schema-helpers.js';
+import { SUCCESS_BULK } from './success-bulk.js';
+import { SUCCESS_CERTIFICATES } from './success-certificates.js';
+import { SUCCESS_V1 } from './success-v1.js';
 
 /** `{success: true, data: <schema>}` of the unversioned surface. */
 export const wrapped = (schema: unknown) =>
   obj(['success', 'data'], { success: { type: 'boolean', const: true }, data: schema });
-
-const anyObject = (description: string) => ({ type: 'object', description });
 
 type Success = {
   status: string;
@@ -19,6 +20,9 @@ type Success = {
 
 /** Success answer per operation (`METHOD /path`); the default is 200 with a JSON object. */
 export const SUCCESS: Record<string, Success> = {
+  ...SUCCESS_V1,
+  ...SUCCESS_CERTIFICATES,
+  ...SUCCESS_BULK,
   'POST /api/v1/api-keys': {
     status: '201',
     description: 'The key, with its secret (shown once)',
@@ -143,11 +147,6 @@ export const SUCCESS: Record<string, Success> = {
     description: 'The test delivery, queued',
     schema: ref('Delivery'),
   },
-  'POST /api/enterprise/webhooks': {
-    status: '201',
-    description: '`{success, webhook}`',
-    schema: anyObject('Subscription'),
-  },
   'POST /api/v1/templates': { status: '201', description: 'The template', schema: ref('Template') },
   'GET /api/v1/templates/{template_id}': {
     status: '200',
@@ -196,18 +195,6 @@ export const SUCCESS: Record<string, Success> = {
     status: '200',
     description: 'The certificate voucher page',
     contentType: 'text/html',
-  },
-  'POST /api/v1/allowlist': {
-    status: '200',
-    description: 'The address is already confirmed (or failed)',
-    schema: anyObject('The allowlist entry'),
-    also: [['202', 'The address is queued (status pending)']],
-  },
-  'POST /api/enterprise/templates/init-warranty': {
-    status: '200',
-    description: 'The warranty template existed already: `{id, name, fields}`',
-    schema: anyObject('The warranty template'),
-    also: [['201', 'The warranty template was created: `{id, name, fields}`']],
   },
   'GET /api/certificate/health': {
     status: '200',

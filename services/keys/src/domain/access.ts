@@ -94,6 +94,19 @@ export function accessLevelOn(
   return shareLevel;
 }
 
+/**
+ * Whether a key the caller cannot see would be theirs to see if the request were in the other
+ * mode: then its 404 may say so (Stripe's wording). The same caller sees it by switching mode,
+ * so the hint reveals nothing new; a key hidden for any other reason stays a plain 404.
+ */
+export const visibleInOtherMode = (
+  caller: Caller,
+  key: KeyOwnership,
+  shareLevel: AccessLevel | null,
+): boolean =>
+  accessLevelOn(caller, key, shareLevel) === null &&
+  accessLevelOn({ ...caller, livemode: !caller.livemode }, key, shareLevel) !== null;
+
 export const canDo = (level: AccessLevel, action: KeyAction): boolean => RANK[level] >= RANK[NEEDS[action]];
 
 export function requireAccess(level: AccessLevel, action: KeyAction): void {

@@ -227,7 +227,7 @@ export class WebhooksStore {
        WHERE id = $1 AND enterprise_id = $2 AND livemode = $3`,
       [id, scope.enterpriseId, scope.livemode],
     );
-    if (!rows[0]) throw notFound('webhook', id);
+    if (!rows[0]) throw await this.subscriptionMissing(scope, id);
     return subscriptionFromRow(rows[0]);
   }
 
@@ -236,7 +236,20 @@ export class WebhooksStore {
       'DELETE FROM enterprise_subscriptions WHERE id = $1 AND enterprise_id = $2 AND livemode = $3',
       [id, scope.enterpriseId, scope.livemode],
     );
-    if (!rowCount) throw notFound('webhook', id);
+    if (!rowCount) throw await this.subscriptionMissing(scope, id);
+  }
+
+  /**
+   * The 404 of a subscription this enterprise does not have in the request's mode. The same
+   * enterprise sees its other mode's subscriptions by switching mode, so saying one exists
+   * there reveals nothing new; another enterprise's id stays a plain 404.
+   */
+  private async subscriptionMissing(scope: Scope, id: string) {
+    const other = await this.pool.query(
+      'SELECT 1 FROM enterprise_subscriptions WHERE id = $1 AND enterprise_id = $2 AND livemode <> $3',
+      [id, scope.enterpriseId, scope.livemode],
+    );
+    return other.rows[0] ? notFoundInOtherMode('webhook', id, scope.livemode) : notFound('webhook', id);
   }
 }
 

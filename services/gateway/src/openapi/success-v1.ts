@@ -1,0 +1,226 @@
+// Success answers of the versioned surface's lists, deletes and sub-resources (webhooks,
+// templates, allowlist, key usage, voucher rollback) and of the enterprise webhooks: what
+// each route handler returns, field by field. Merged into SUCCESS (success.ts).
+import { int, list, nullable, obj, ref, str, time } from './schema-helpers.js';
+
+const bool = { type: 'boolean' };
+const deleted = obj(['id', 'deleted'], { id: str(64), deleted: bool });
+
+const Subscription = obj(['id', 'url', 'events', 'enabled', 'createdAt'], {
+  id: str(64),
+  url: str(2048),
+  events: list(str(100), 50),
+  enabled: bool,
+  secret: str(200, 'Only in the create answer'),
+  createdAt: time,
+});
+
+const AllowlistEntry = {
+  address: str(64),
+  allowlistStatus: nullable(str(32)),
+  allowlistError: nullable(str(2000)),
+  lastAllowlistAttempt: nullable(time),
+  allowlistRetryCount: int(),
+  transactionHash: nullable(str(66)),
+  blockNumber: nullable(int()),
+  onChain: nullable(bool),
+};
+const allowlistRequired = ['address', 'allowlistRetryCount'];
+
+const Variable = obj(['name', 'type', 'required'], {
+  name: str(100),
+  type: str(32),
+  required: bool,
+  defaultValue: { description: 'Any JSON value' },
+});
+
+const TemplateVersion = obj(['id', 'templateId', 'version', 'variables', 'createdAt'], {
+  id: str(64),
+  templateId: str(64),
+  version: int(),
+  template: { type: 'object', description: 'Snapshot of the template’s content as of this version' },
+  variables: list(Variable, 100),
+  createdAt: time,
+  createdBy: str(255, 'A user’s session `sub`, or an API key id'),
+  changelog: str(1000),
+});
+
+const TemplateAccess = obj(['templateId', 'ownerId', 'grants'], {
+  templateId: str(64),
+  ownerId: str(255, 'A user’s session `sub`, or an API key id'),
+  grants: list(
+    obj(['userId', 'access', 'grantedBy', 'grantedAt'], {
+      userId: str(255, 'The user’s session `sub`'),
+      access: list({ type: 'string', enum: ['read', 'write', 'delete'] }, 3),
+      grantedBy: str(255),
+      grantedAt: time,
+    }),
+    1000,
+  ),
+});
+
+type Success = {
+  status: string;
+  description: string;
+  schema?: unknown;
+  contentType?: string;
+  also?: [string, string][];
+};
+
+export const SUCCESS_V1: Record<string, Success> = {
+  'GET /api/v1/api-keys/{key_id}/usage': {
+    status: '200',
+    description: 'Requests over the period, in total and per endpoint',
+    schema: obj(
+      [
+        'keyId',
+        'period',
+        'totalRequests',
+        'successfulRequests',
+        'failedRequests',
+        'averageLatency',
+        'endpoints',
+      ],
+      {
+        keyId: str(64),
+        period: { type: 'string', enum: ['24h', '7d', '30d'] },
+        totalRequests: int(),
+        successfulRequests: int(),
+        failedRequests: int(),
+        averageLatency: { type: 'number', description: 'Milliseconds', minimum: 0, maximum: 1e9 },
+        endpoints: list(
+          obj(['path', 'method', 'requests', 'avgLatency'], {
+            path: str(300),
+            method: str(10),
+            requests: int(),
+            avgLatency: { type: 'number', minimum: 0, maximum: 1e9 },
+          }),
+          1000,
+        ),
+      },
+    ),
+  },
+  'POST /api/v1/vouchers/{voucher_id}/redemptions/{order_id}/rollback': {
+    status: '200',
+    description: 'The redemption is undone and the use given back (once; a repeat says so)',
+    schema: obj(['voucher', 'order_id', 'already_rolled_back'], {
+      voucher: ref('Voucher'),
+      order_id: str(255),
+      transaction_id: nullable(str(64)),
+      rolled_back_at: nullable(time),
+      already_rolled_back: bool,
+    }),
+  },
+  'GET /api/v1/webhooks': {
+    status: '200',
+    description: 'A page of endpoints, newest first (secrets never shown)',
+    schema: obj(['webhooks', 'pagination'], {
+      webhooks: list(ref('WebhookEndpoint'), 100),
+      pagination: ref('Pagination'),
+    }),
+  },
+  'DELETE /api/v1/webhooks/{webhook_id}': {
+    status: '200',
+    description: 'Deleted with its deliveries',
+    schema: deleted,
+  },
+  'GET /api/v1/webhooks/{webhook_id}/deliveries': {
+    status: '200',
+    description: 'A page of deliveries, newest first',
+    schema: obj(['deliveries', 'pagination'], {
+      deliveries: list(ref('Delivery'), 100),
+      pagination: ref('Pagination'),
+    }),
+  },
+  'POST /api/v1/webhooks/{webhook_id}/rotate-secret': {
+    status: '200',
+    description: 'The endpoint with its new secret (shown once)',
+    schema: ref('WebhookEndpoint'),
+  },
+  'POST /api/enterprise/webhooks': {
+    status: '201',
+    description: 'The subscription, its secret shown once',
+    schema: obj(['success', 'webhook'], { success: { type: 'boolean', const: true }, webhook: Subscription }),
+  },
+  'GET /api/enterprise/webhooks': {
+    status: '200',
+    description: 'Every subscription of the enterprise (never the secrets)',
+    schema: obj(['success', 'webhooks'], {
+      success: { type: 'boolean', const: true },
+      webhooks: list(Subscription, 1000),
+    }),
+  },
+  'GET /api/enterprise/webhooks/{webhook_id}': {
+    status: '200',
+    description: 'The subscription',
+    schema: obj(['success', 'webhook'], { success: { type: 'boolean', const: true }, webhook: Subscription }),
+  },
+  'DELETE /api/enterprise/webhooks/{webhook_id}': {
+    status: '200',
+    description: 'Deleted',
+    schema: obj(['success', 'id', 'deleted'], {
+      success: { type: 'boolean', const: true },
+      id: str(64),
+      deleted: bool,
+    }),
+  },
+  'GET /api/v1/templates': {
+    status: '200',
+    description: 'A page of the templates the caller may read',
+    schema: obj(['templates', 'pagination'], {
+      templates: list(ref('Template'), 100),
+      pagination: ref('Pagination'),
+    }),
+  },
+  'DELETE /api/v1/templates/{template_id}': { status: '200', description: 'Deleted', schema: deleted },
+  'GET /api/v1/templates/{template_id}/versions': {
+    status: '200',
+    description: 'Version records, newest first',
+    schema: obj(['versions'], { versions: list(TemplateVersion, 10_000) }),
+  },
+  'POST /api/v1/templates/{template_id}/versions/{version}/restore': {
+    status: '200',
+    description: 'The template, its current version now a copy of the restored one',
+    schema: ref('Template'),
+  },
+  'POST /api/v1/templates/{template_id}/render': {
+    status: '200',
+    description: 'The rendered file in the template’s format (HTML inline; PDF and DOCX as attachments)',
+    contentType: 'application/octet-stream',
+  },
+  'GET /api/v1/templates/{template_id}/access': {
+    status: '200',
+    description: 'The owner and the grants; users named by their session `sub`',
+    schema: TemplateAccess,
+  },
+  'POST /api/v1/templates/{template_id}/access': {
+    status: '200',
+    description: 'The owner and the grants after the change',
+    schema: TemplateAccess,
+  },
+  'DELETE /api/v1/templates/{template_id}/access/{user_id}': {
+    status: '200',
+    description: 'The owner and the grants after the change',
+    schema: TemplateAccess,
+  },
+  'GET /api/v1/allowlist/check/{address}': {
+    status: '200',
+    description: '`onChain` for anyone; the request details only to an enterprise that requested the address',
+    schema: obj([...allowlistRequired, 'requested'], { ...AllowlistEntry, requested: bool }),
+  },
+  'POST /api/v1/allowlist/wait-for-confirmation': {
+    status: '200',
+    description: 'The entry once confirmed, failed or when the wait ran out',
+    schema: obj([...allowlistRequired, 'confirmed', 'timedOut'], {
+      ...AllowlistEntry,
+      confirmed: bool,
+      timedOut: bool,
+    }),
+  },
+  'POST /api/v1/allowlist': {
+    status: '200',
+    description: 'The address is already confirmed (or failed)',
+    schema: obj(allowlistRequired, AllowlistEntry),
+    also: [['202', 'The address is queued (status pending)']],
+  },
+};
