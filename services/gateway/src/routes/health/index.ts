@@ -4,7 +4,7 @@
 // operator's business (HALLMARK_READYZ_DETAIL=true adds them; the gateway's log always
 // names the services that are not serving).
 import type { FastifyInstance } from 'fastify';
-import type { RouteDeps } from './shared.js';
+import type { RouteDeps } from '../shared.js';
 
 export default async function healthRoutes(app: FastifyInstance, { clients, config }: RouteDeps) {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));

@@ -6,7 +6,7 @@ import type { Job, JobVoucher } from '@hallmark/proto/bulk/v1/bulk';
 export const orderStatus = (status: string): string => (status === 'queued' ? 'pending' : status);
 
 /** A voucher's metadata object; a record that cannot be read shows as empty, never a 500. */
-export function parseMetadata(json: string): Record<string, unknown> {
+function parseMetadata(json: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(json);
     return value && typeof value === 'object' && !Array.isArray(value)
@@ -38,7 +38,7 @@ export function presentCsvJob(j: Job) {
 }
 
 /** Where a job's status is polled (also the 202's Location). */
-export const pollUrlOf = (jobId: string) => `/api/bulk-mint/${encodeURIComponent(jobId)}`;
+const pollUrlOf = (jobId: string) => `/api/bulk-mint/${encodeURIComponent(jobId)}`;
 
 /** The body of a CSV upload's 202: the new job's counts (0 until it runs), and where to poll. */
 export function presentCreatedCsvJob(j: Job) {

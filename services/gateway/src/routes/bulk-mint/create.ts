@@ -13,7 +13,7 @@ import { orderStatus, presentCreatedCsvJob, presentCreatedOrderJob } from './pre
 import { TAGS } from './common.js';
 
 /** Spec › Limits 4: up to 50,000 items per order job. */
-export const ORDER_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+const ORDER_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 const IDEMPOTENCY_KEY_MAX = 512;
 
 function formOf(request: FastifyRequest): 'csv' | 'order' | null {

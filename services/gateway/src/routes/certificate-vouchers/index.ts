@@ -8,15 +8,15 @@
 // `voucher_redeem` (claiming is redeeming a voucher), counted per enterprise for sessions.
 import { HallmarkError } from '@hallmark/kit';
 import type { CertificateVoucher } from '@hallmark/proto/certificates/v1/vouchers';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { PAGE_CSP } from '../pages/verify.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   renderVoucherNotFoundPage,
   renderVoucherPage,
   renderVoucherUnavailablePage,
-} from '../pages/voucher.js';
-import { principalOf, type RouteDeps } from './shared.js';
-import { verifyUrl } from './verify.js';
+} from '../../pages/voucher.js';
+import { sendPage } from '../../pages/shell.js';
+import { principalOf, type RouteDeps } from '../shared.js';
+import { verifyUrl } from '../verify/pages.js';
 
 const TAGS = ['Certificate vouchers'];
 const PUBLIC = { auth: 'public' as const, rateGroup: 'public' as const };
@@ -60,18 +60,8 @@ export function presentVoucher(v: CertificateVoucher) {
  * marked `email_verified: false`), or null. The claim compares it with the voucher's
  * recipient and refuses when the voucher has one and this is null.
  */
-export function sessionEmail(request: FastifyRequest): string | null {
+function sessionEmail(request: FastifyRequest): string | null {
   return request.auth?.kind === 'session' ? (request.auth.email ?? null) : null;
-}
-
-function sendPage(reply: FastifyReply, status: number, body: string) {
-  return reply
-    .status(status)
-    .header('content-security-policy', PAGE_CSP)
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
-    .type('text/html; charset=utf-8')
-    .send(body);
 }
 
 const notFound = (id: string) =>

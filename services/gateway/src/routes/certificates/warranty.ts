@@ -1,14 +1,11 @@
-// Warranties (unversioned surface): set or change a certificate's warranty, and the
-// enterprise's warranty template. PATCH takes an API key or a session of the owning enterprise
-// and needs `transactions.update` (a warranty is an update of an issued certificate; sessions
-// hold admin.*). The template routes take a user session, like the other /api/enterprise routes.
-import type { WarrantyTemplate } from '@hallmark/proto/certificates/v1/warranty';
+// A certificate's warranty (unversioned surface): set or change it. Takes an API key or a
+// session of the owning enterprise and needs `transactions.update` (a warranty is an update
+// of an issued certificate; sessions hold admin.*).
 import type { FastifyInstance } from 'fastify';
-import { presentPublicCertificate } from './certificates.js';
-import { idParam, principalOf, type RouteDeps } from './shared.js';
+import { idParam, principalOf, type RouteDeps } from '../shared.js';
+import { presentPublicCertificate } from './public.js';
 
 const UPDATE = { auth: 'either' as const, scope: 'transactions.update' };
-const SESSION = { auth: 'session' as const };
 
 const text = (maxLength: number) => ({ type: 'string', maxLength });
 
@@ -54,16 +51,7 @@ interface WarrantyBody {
   termsUrl?: string;
 }
 
-function presentTemplate(t: WarrantyTemplate) {
-  return {
-    id: t.id,
-    name: t.name,
-    fields: JSON.parse(t.fields_json) as unknown[],
-    createdAt: t.created_at,
-  };
-}
-
-export default async function warranty(app: FastifyInstance, { clients }: RouteDeps) {
+export default async function certificateWarranty(app: FastifyInstance, { clients }: RouteDeps) {
   app.patch<{ Params: { id: string }; Body: WarrantyBody }>(
     '/api/certificates/:id/warranty',
     {
@@ -99,36 +87,5 @@ export default async function warranty(app: FastifyInstance, { clients }: RouteD
         certificate: presentPublicCertificate(res.certificate!),
       };
     },
-  );
-
-  app.post(
-    '/api/enterprise/templates/init-warranty',
-    {
-      config: SESSION,
-      schema: {
-        tags: ['Enterprise'],
-        summary: "Create the enterprise's warranty template with its 9 fields (idempotent)",
-      },
-    },
-    async (request, reply) => {
-      const t = await clients.warranty.initWarrantyTemplate({ principal: principalOf(request) });
-      const { id, name, fields } = presentTemplate(t);
-      return reply.status(t.created ? 201 : 200).send({ id, name, fields });
-    },
-  );
-
-  app.get<{ Params: { id: string } }>(
-    '/api/enterprise/templates/:id',
-    {
-      config: SESSION,
-      schema: { tags: ['Enterprise'], summary: 'One template of the enterprise', params: idParam('id') },
-    },
-    async (request) =>
-      presentTemplate(
-        await clients.warranty.getWarrantyTemplate(
-          { principal: principalOf(request), template_id: request.params.id },
-          { idempotent: true },
-        ),
-      ),
   );
 }

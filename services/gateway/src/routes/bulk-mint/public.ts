@@ -1,16 +1,13 @@
-// The bulk service's reads outside a job: the public CSV template, public media (images
-// from uploaded ZIPs, as certificate image URLs point at them) and the cost preview.
+// The bulk service's reads outside a job: the public CSV template and public media (images
+// from uploaded ZIPs, as certificate image URLs point at them).
 import { HallmarkError } from '@hallmark/kit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { idParam, principalOf, type RouteDeps } from '../shared.js';
+import { idParam, type RouteDeps } from '../shared.js';
 import { PUBLIC, TAGS } from './common.js';
 import { attachment } from './present.js';
 
-/** Spec › Limits 4: up to 50,000 items per job. */
-const MAX_PREVIEW_COUNT = 50_000;
-
 /** True when If-None-Match names this entity tag (weak comparison, RFC 9110 § 13.1.2). */
-export function etagMatches(header: string | undefined, etag: string): boolean {
+function etagMatches(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
@@ -78,46 +75,6 @@ export default async function publicRoutes(app: FastifyInstance, { clients }: Ro
       return reply
         .header('content-type', media.content_type || 'application/octet-stream')
         .send(media.content);
-    },
-  );
-
-  app.get<{ Params: { count: number } }>(
-    '/api/billing/cost-preview/:count',
-    {
-      // A bulk key may preview what its jobs cost; billing keys too (architecture › scopes).
-      config: { auth: 'either', scope: ['billing.read', 'bulk:mint'] },
-      schema: {
-        tags: ['Billing'],
-        summary: 'Price and estimated gas for minting `count` certificates',
-        description:
-          '`{success, data:{count, currency, unitPrice, totalPrice (minor units), estimatedGas, ' +
-          'estimatedGasPerCertificate, batches, note}}`. Failed certificates are not charged.',
-        params: {
-          type: 'object',
-          required: ['count'],
-          additionalProperties: false,
-          properties: { count: { type: 'integer', minimum: 1, maximum: MAX_PREVIEW_COUNT } },
-        },
-      },
-    },
-    async (request) => {
-      const p = await clients.bulk.costPreview(
-        { principal: principalOf(request), count: request.params.count },
-        { idempotent: true },
-      );
-      return {
-        success: true,
-        data: {
-          count: p.count,
-          currency: p.currency,
-          unitPrice: p.unit_price,
-          totalPrice: p.total_price,
-          estimatedGas: p.estimated_gas,
-          estimatedGasPerCertificate: p.estimated_gas_per_certificate,
-          batches: p.batches,
-          note: 'Failed certificates are not charged.',
-        },
-      };
     },
   );
 }

@@ -7,11 +7,11 @@
 // better than a flood.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import type { Window } from '../auth/limits.js';
-import { clientBucket } from '../auth/throttle.js';
+import type { Window } from '../../auth/limits.js';
+import { clientBucket } from '../../auth/throttle.js';
 
-export const VIEWER_WINDOW: Window = { name: 'verified_viewer', points: 1, durationSec: 3600 };
-export const CERTIFICATE_WINDOW: Window = { name: 'verified_certificate', points: 60, durationSec: 3600 };
+const VIEWER_WINDOW: Window = { name: 'verified_viewer', points: 1, durationSec: 3600 };
+const CERTIFICATE_WINDOW: Window = { name: 'verified_certificate', points: 60, durationSec: 3600 };
 
 async function takes(app: FastifyInstance, w: Window, key: string): Promise<boolean> {
   try {

@@ -10,7 +10,7 @@ import { pageQuery } from '../bounds.js';
 const TAGS = ['Webhook endpoints'];
 const ADMIN = { auth: 'either' as const, scope: 'admin.*' };
 
-export function presentEndpoint(e: WebhookEndpoint) {
+function presentEndpoint(e: WebhookEndpoint) {
   return {
     id: e.id,
     url: e.url,
@@ -25,7 +25,7 @@ export function presentEndpoint(e: WebhookEndpoint) {
   };
 }
 
-export function presentDelivery(d: Delivery) {
+function presentDelivery(d: Delivery) {
   return {
     id: d.id,
     webhook_id: d.endpoint_id,
@@ -69,7 +69,7 @@ const endpointAndDelivery = {
 
 type Params = { webhook_id: string };
 
-export default async function webhooks(app: FastifyInstance, { clients }: RouteDeps) {
+export default async function webhookEndpoints(app: FastifyInstance, { clients }: RouteDeps) {
   const webhookId = idParam('webhook_id');
   const api = clients.webhooks;
 

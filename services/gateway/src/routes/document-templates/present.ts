@@ -1,6 +1,6 @@
 // Templates and their versions as the API shows them: camelCase fields as the spec's
 // template resource, users named by their session `sub` (the caller passes the namer from
-// template-grantees.ts `displayNames`).
+// grantees.ts `displayNames`).
 import type {
   Template,
   TemplateVariable,

@@ -103,7 +103,7 @@ interface RedeemBody {
   customer_id?: string;
 }
 
-export default async function vouchers(app: FastifyInstance, { clients }: RouteDeps) {
+export default async function discountVouchers(app: FastifyInstance, { clients }: RouteDeps) {
   const voucherId = idParam('voucher_id');
 
   app.get<{ Querystring: { page?: number; limit?: number; status?: string } }>(

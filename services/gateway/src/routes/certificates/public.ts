@@ -3,7 +3,7 @@
 // the certificates service's database and chain reachability.
 import type { Certificate, ProvenanceEntry } from '@hallmark/proto/certificates/v1/certificates';
 import type { FastifyInstance } from 'fastify';
-import { idParam, type RouteDeps } from './shared.js';
+import { idParam, type RouteDeps } from '../shared.js';
 
 const TAGS = ['Certificates'];
 const PUBLIC = { auth: 'public' as const, rateGroup: 'public' as const };

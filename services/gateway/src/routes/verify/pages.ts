@@ -1,22 +1,21 @@
 // The public verification surface (no authentication, rate group `public`; the page itself
 // `verify_page`, tighter): the page a certificate's QR code links to (`/verify/:id`,
-// server-rendered HTML with its own strict CSP; a view records document.verified only as
-// verify-events.ts allows),
-// the QR code itself (SVG and PNG) and the token metadata JSON the contract's tokenURI points at
+// server-rendered HTML sent through the shared page shell; a view records document.verified
+// only as events.ts allows), the QR code itself (SVG and PNG) and the token metadata JSON the contract's tokenURI points at
 // (`/api/certificate/metadata/:tokenId`).
 import { HallmarkError } from '@hallmark/kit';
 import type { Certificate } from '@hallmark/proto/certificates/v1/certificates';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import QRCode from 'qrcode';
 import {
-  PAGE_CSP,
   renderNotFoundPage,
   renderUnavailablePage,
   renderVerifyPage,
   warrantyStatus,
-} from '../pages/verify.js';
-import type { RouteDeps } from './shared.js';
-import { recordsEvent } from './verify-events.js';
+} from '../../pages/verify.js';
+import { sendPage } from '../../pages/shell.js';
+import type { RouteDeps } from '../shared.js';
+import { recordsEvent } from './events.js';
 
 const TAGS = ['Certificates'];
 const PUBLIC = { auth: 'public' as const, rateGroup: 'public' as const };
@@ -35,16 +34,6 @@ export function verifyUrl(publicUrl: string, id: string): string {
 }
 
 const notFound = (err: unknown) => err instanceof HallmarkError && err.code === 'resource_not_found';
-
-function sendPage(reply: FastifyReply, status: number, body: string) {
-  return reply
-    .status(status)
-    .header('content-security-policy', PAGE_CSP)
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
-    .type('text/html; charset=utf-8')
-    .send(body);
-}
 
 /** ERC-721 metadata JSON (name, description, image, external_url, attributes) of a certificate. */
 export function tokenMetadata(c: Certificate, publicUrl: string) {
@@ -71,7 +60,7 @@ export function tokenMetadata(c: Certificate, publicUrl: string) {
   };
 }
 
-export default async function verify(app: FastifyInstance, { clients, config }: RouteDeps) {
+export default async function verifyPages(app: FastifyInstance, { clients, config }: RouteDeps) {
   const publicUrl = config.HALLMARK_PUBLIC_URL;
 
   app.get<{ Params: { id: string } }>(

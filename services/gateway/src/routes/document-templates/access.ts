@@ -1,10 +1,10 @@
 // /api/v1/templates/{template_id}/access: the owner and the read/write/delete grants of a
-// template. Users are named by their session `sub` in and out (template-grantees.ts).
+// template. Users are named by their session `sub` in and out (grantees.ts).
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import type { TemplateAccess } from '@hallmark/proto/notify/v1/templates';
 import type { FastifyInstance } from 'fastify';
 import { idParam, principalOf, type RouteDeps } from '../shared.js';
-import { checkGrantees, displayNames } from './template-grantees.js';
+import { checkGrantees, displayNames } from './grantees.js';
 
 const TAGS = ['Templates'];
 const READ = { auth: 'either' as const, scope: 'reports.read' };

@@ -8,8 +8,8 @@ import type { Template } from '@hallmark/proto/notify/v1/templates';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { idParam, principalOf, type RouteDeps } from '../shared.js';
 import { pageQuery } from '../bounds.js';
-import { displayNames } from './template-grantees.js';
-import { presentTemplate, presentVersion } from './template-present.js';
+import { displayNames } from './grantees.js';
+import { presentTemplate, presentVersion } from './present.js';
 
 const TAGS = ['Templates'];
 const READ = { auth: 'either' as const, scope: 'reports.read' };
@@ -151,7 +151,7 @@ const triggerIn = (t: TemplateBody['trigger']) =>
 const attachmentsIn = (list: NonNullable<TemplateBody['attachments']>) =>
   list.map((a) => ({ filename: a.filename, template_id: a.templateId }));
 
-export default async function templates(app: FastifyInstance, { clients }: RouteDeps) {
+export default async function documentTemplates(app: FastifyInstance, { clients }: RouteDeps) {
   const templateId = idParam('template_id');
   const api = clients.templates;
   /** A template as the API shows it: its owner named by session `sub`. */

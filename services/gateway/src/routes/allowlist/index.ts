@@ -16,7 +16,7 @@ const MAX_WAIT_MS = 30_000;
 
 const address = { type: 'string', minLength: 1, maxLength: 64, description: '0x-prefixed 20-byte address' };
 
-export function presentAllowlistEntry(e: AllowlistEntry) {
+function presentAllowlistEntry(e: AllowlistEntry) {
   return {
     address: e.address,
     allowlistStatus: e.status ?? null,

@@ -7,7 +7,7 @@ import { idParam, orNull, principalOf, type RouteDeps } from '../shared.js';
 const TAGS = ['API keys'];
 const ADMIN = { auth: 'either' as const, scope: 'admin.*' };
 
-export function presentKey(k: ApiKey) {
+function presentKey(k: ApiKey) {
   return {
     id: k.id,
     name: k.name,
