@@ -8,7 +8,9 @@ import {
   stopAll,
   type Stack,
 } from '@hallmark/devstack';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { startDemoPlatform, type DemoPlatform } from '@hallmark/platform-sim';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const dataDir = path.resolve(process.env.HALLMARK_DATA_DIR ?? '.hallmark');
@@ -21,18 +23,71 @@ try {
 }
 
 let stack: Stack | undefined;
+let platform: DemoPlatform | undefined;
 let stopping = false;
 const shutdown = async (code: number) => {
   if (stopping) return;
   stopping = true;
   console.log('\nStopping Hallmark…');
   await (stack?.stop() ?? Promise.resolve()).catch((err) => console.error(err));
+  await platform?.close().catch(() => undefined);
   await stopAll().catch(() => undefined);
   release();
   process.exit(code);
 };
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
+
+/**
+ * The e-commerce platform: a set variable always wins (architecture.md › Running); with none
+ * of the four set, the local simulator runs with a demo shop and a product whose image it
+ * serves over HTTPS (its CA trusted and 127.0.0.1 allowed for image fetches, dev stack only).
+ */
+const PLATFORM_VARS = [
+  'HALLMARK_PLATFORM_ADMIN_URL',
+  'HALLMARK_PLATFORM_API_KEY',
+  'HALLMARK_PLATFORM_API_SECRET',
+  'HALLMARK_PLATFORM_APP_URL',
+];
+const platformFile = path.join(dataDir, 'platform-sim.json');
+rmSync(platformFile, { force: true });
+let platformEnv: Record<string, string> = {};
+if (PLATFORM_VARS.every((v) => !process.env[v])) {
+  try {
+    platform = await startDemoPlatform({
+      dataDir,
+      port: Number(process.env.HALLMARK_PLATFORM_SIM_PORT ?? 8090),
+      imagesPort: Number(process.env.HALLMARK_PLATFORM_SIM_IMAGES_PORT ?? 8091),
+      apiKey: 'hallmark-dev-app',
+      // A fresh app secret per start: the simulator keeps its shops in memory anyway.
+      apiSecret: randomBytes(24).toString('hex'),
+    });
+  } catch (err) {
+    console.error(`The platform simulator failed to start: ${(err as Error).message}`);
+    await shutdown(1);
+  }
+  platformEnv = {
+    ...platform!.env,
+    NODE_EXTRA_CA_CERTS: caBundleWithSimulator(),
+    ...(process.env.HALLMARK_OUTBOUND_ALLOW_HOSTS ? {} : { HALLMARK_OUTBOUND_ALLOW_HOSTS: '127.0.0.1' }),
+  };
+  writeFileSync(
+    platformFile,
+    JSON.stringify({ url: platform!.url, shop: platform!.shop, productId: platform!.productId }),
+  );
+}
+
+/** The CAs Node is already told to trust (NODE_EXTRA_CA_CERTS) plus the simulator's. */
+function caBundleWithSimulator(): string {
+  const own = process.env.NODE_EXTRA_CA_CERTS;
+  const bundle = path.join(dataDir, 'extra-ca-bundle.pem');
+  const sim = readFileSync(path.join(dataDir, 'platform-sim-ca.pem'), 'utf8');
+  writeFileSync(
+    bundle,
+    [own && existsSync(own) ? readFileSync(own, 'utf8') : '', sim].filter(Boolean).join('\n'),
+  );
+  return bundle;
+}
 
 try {
   console.log(`Starting Hallmark (data in ${dataDir}, logs in ${path.join(dataDir, 'logs')})…`);
@@ -47,6 +102,7 @@ try {
     smtp: true,
     logLevel: process.env.LOG_LEVEL ?? 'info',
     logToFiles: true,
+    env: platformEnv,
   });
 } catch (err) {
   console.error(`Hallmark failed to start: ${(err as Error).message}`);
@@ -78,8 +134,16 @@ Hallmark is running.
   Dev API key      ${apiKey}
 
   Try: curl -H "Authorization: Bearer ${apiKey.slice(0, 12)}…" ${stack!.gatewayUrl}/api/v1/api-keys
+${platformLines()}
   Press Ctrl-C to stop.
 `);
+
+function platformLines(): string {
+  if (!platform) return '\n  Platform         as configured (HALLMARK_PLATFORM_ADMIN_URL …)';
+  return `
+  Platform         simulator ${platform.url}, demo shop ${platform.shop} (product ${platform.productId})
+                   install: pnpm hallmark shop install     a paid order: pnpm hallmark shop order 3`;
+}
 
 /** A production key for the demo enterprise, created once and kept in the data dir. */
 async function devApiKey(gatewayUrl: string, jwt: string): Promise<string> {

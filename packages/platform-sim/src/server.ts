@@ -59,6 +59,12 @@ async function handle(sim: Simulator, req: http.IncomingMessage, res: http.Serve
   const raw = await readBody(req);
   const body = parseBody(raw, req.headers['content-type']);
   const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === '_sim' && parts[1] === 'app') {
+    // Where the demo's installs return: what an app would do next with its setup token.
+    const token = url.searchParams.get('token') ?? '';
+    const shop = url.searchParams.get('shop') ?? '';
+    return send(res, 200, appPage(shop, token), { 'content-type': 'text/html; charset=utf-8' });
+  }
   if (parts[0] === '_sim') {
     const r = await control(sim, req.method ?? 'GET', parts.slice(1), body);
     return send(res, r.status, r.body);
@@ -131,6 +137,18 @@ async function suffer(
     res.destroy();
   }
   return true;
+}
+
+const esc = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+function appPage(shop: string, token: string): string {
+  return (
+    `<!doctype html><html><head><meta charset="utf-8"><title>App installed</title></head><body>` +
+    `<h1>Installed on ${esc(shop)}</h1><p>Setup token: <code id="token">${esc(token)}</code></p>` +
+    `<p>The app now fetches its credentials once: <code>GET /api/platform/integration/credentials?token=…</code></p>` +
+    `</body></html>`
+  );
 }
 
 async function control(

@@ -90,7 +90,11 @@ export class SimState {
   readonly shops = new Map<string, Shop>();
   /** OAuth codes awaiting exchange: code → shop (single use). */
   readonly codes = new Map<string, { shop: string; scope: string; expiresAt: number }>();
-  private nextId = 1000;
+  /**
+   * Ids grow from the start time, so a restarted simulator never repeats an order id an app
+   * has already seen (the platform's ids are unique forever; apps deduplicate on them).
+   */
+  private nextId = Math.floor(Date.now() / 1000) * 100;
 
   id(): number {
     return ++this.nextId;

@@ -324,8 +324,10 @@ describe('POST /api/bulk-mint, CSV form (multipart/form-data)', () => {
         successCount: 0,
         failedCount: 0,
         createdAt: '2025-01-01T00:00:00.000Z',
+        pollUrl: '/api/bulk-mint/job_A',
       },
     });
+    expect(res.headers.location).toBe('/api/bulk-mint/job_A');
     const [req] = callsOf('createCsvJob');
     expect(callsOf('createCsvJob')).toHaveLength(1);
     expect(Buffer.from(req.csv).toString()).toBe(CSV);
@@ -896,11 +898,18 @@ describe('OpenAPI', () => {
       ['/api/billing/cost-preview/{count}', 'get', ['billing.read', 'bulk:mint']],
     ] as const) {
       const scopes = typeof scope === 'string' ? [scope] : [...scope];
-      expect(op(path, method)?.security).toEqual([{ bearer: scopes }, { apiKeyHeader: scopes }]);
+      expect(op(path, method)?.security).toEqual([
+        { bearerAuth: [] },
+        { apiKeyHeader: [] },
+        { apiKeyQuery: [] },
+        { sessionJwt: [] },
+      ]);
+      expect(op(path, method)['x-required-scopes']).toEqual(scopes);
+      expect(op(path, method).operationId).toMatch(/^[a-z][A-Za-z]+$/);
     }
     for (const path of ['/api/bulk-mint/template/csv', '/media/{id}']) {
       expect(op(path, 'get')).toBeDefined();
-      expect(op(path, 'get').security).toBeUndefined();
+      expect(op(path, 'get').security).toEqual([]);
     }
     const create = op('/api/bulk-mint', 'post');
     expect(Object.keys(create.requestBody.content).sort()).toEqual([

@@ -17,9 +17,13 @@ export const configSchema = z.object({
   HALLMARK_CERTIFICATES_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.certificates),
   /** Access tokens, supplied API keys and webhook secrets are stored encrypted. */
   HALLMARK_ENCRYPTION_KEYS: z.string().min(1),
-  /** The app's key and secret at the platform (the secret verifies webhooks and callbacks). */
-  HALLMARK_PLATFORM_API_KEY: z.string().min(1).default('hallmark-dev-app'),
-  HALLMARK_PLATFORM_API_SECRET: z.string().min(1).default('hallmark-dev-app-secret'),
+  /**
+   * The app's key and secret at the platform (the secret verifies webhooks and callbacks).
+   * Unset: the integration is off and its RPCs answer service_unavailable (never a guessable
+   * default secret).
+   */
+  HALLMARK_PLATFORM_API_KEY: z.string().default(''),
+  HALLMARK_PLATFORM_API_SECRET: z.string().default(''),
   /** A shop's Admin base; `{shop}` is the shop domain. */
   HALLMARK_PLATFORM_ADMIN_URL: z
     .string()

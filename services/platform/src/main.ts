@@ -60,6 +60,7 @@ await runServiceMain({
       {
         publicUrl: config.HALLMARK_PUBLIC_URL.replace(/\/$/, ''),
         appUrl: config.HALLMARK_PLATFORM_APP_URL,
+        apiKey: config.HALLMARK_PLATFORM_API_KEY,
         apiSecret: config.HALLMARK_PLATFORM_API_SECRET,
         shopSuffix: config.HALLMARK_PLATFORM_SHOP_DOMAIN_SUFFIX,
         stateTtlS: config.HALLMARK_PLATFORM_STATE_TTL_S,
@@ -116,6 +117,7 @@ await runServiceMain({
           orders,
           ordersSvc,
           cancellations,
+          installs,
           pool,
           log,
           config.HALLMARK_PLATFORM_SUBMIT_INTERVAL_MS,

@@ -343,7 +343,7 @@ describe('paid orders', () => {
         'SELECT job_status, voucher_ids FROM orders WHERE shop = $1 AND order_id = $2',
         [SHOP, gid],
       );
-      return row?.job_status === 'completed' ? row.voucher_ids : null;
+      return row?.voucher_ids.length === 2 ? row.voucher_ids : null;
     });
     const sent = await sim.sim.cancel(SHOP, order.id);
     expect(sent[0]!.status).toBe(200);
@@ -357,7 +357,6 @@ describe('paid orders', () => {
       body: {},
     });
     expect([claim.status, claim.text]).toEqual([422, expect.stringMatching(/voided/)]);
-    expect(claim.text).toMatch(/voided/);
   }, 180_000);
 
   it('on app/uninstalled disables the integration, wipes the token and revokes the provisioned key', async () => {

@@ -12,6 +12,7 @@ import type { InstallStore, IntegrationRecord, SetupCredentials } from './store.
 export interface InstallConfig {
   publicUrl: string;
   appUrl: string;
+  apiKey: string;
   apiSecret: string;
   shopSuffix: string;
   stateTtlS: number;
@@ -38,6 +39,14 @@ export class InstallService {
     return `${this.cfg.publicUrl}/api/platform/webhooks`;
   }
 
+  /** The integration is off while the app's key or secret is not configured. */
+  private assertConfigured() {
+    if (!this.cfg.apiKey || !this.cfg.apiSecret)
+      throw new HallmarkError('service_unavailable', {
+        message: 'The e-commerce platform integration is not configured.',
+      });
+  }
+
   async authorize(
     principal: Principal,
     shopRaw: string,
@@ -45,6 +54,7 @@ export class InstallService {
   ) {
     const shop = parseShop(shopRaw, this.cfg.shopSuffix);
     const given = parseSupplied(supplied);
+    this.assertConfigured();
     if (await this.store.ownedByOther(shop, principal.enterprise_id))
       throw notFound('platform integration', shop);
     const state = randomHex(32);
@@ -53,6 +63,7 @@ export class InstallService {
   }
 
   async callback(query: Record<string, string>): Promise<string> {
+    this.assertConfigured();
     // Signature and freshness first: a forged or replayed query touches nothing.
     verifyCallback(query, this.cfg.apiSecret, Math.floor(Date.now() / 1000), this.cfg.callbackMaxAgeS);
     const state = await this.store.takeState(query.state!);

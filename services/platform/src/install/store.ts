@@ -206,13 +206,39 @@ export class InstallStore {
     return row(rows[0]);
   }
 
+  /** Uninstalled integrations whose provisioned key is still to be revoked. */
+  async pendingRevocations(
+    limit: number,
+  ): Promise<{ shop: string; enterpriseId: string; livemode: boolean; keyId: string; user: string }[]> {
+    const { rows } = await this.pool.query(
+      `SELECT shop, enterprise_id, livemode, api_key_id, installed_by FROM integrations
+       WHERE key_revoke_pending AND status = 'uninstalled' LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => ({
+      shop: r.shop,
+      enterpriseId: r.enterprise_id,
+      livemode: r.livemode,
+      keyId: r.api_key_id,
+      user: r.installed_by,
+    }));
+  }
+
+  async keyRevoked(shop: string, keyId: string) {
+    await this.pool.query(
+      'UPDATE integrations SET key_revoke_pending = false WHERE shop = $1 AND api_key_id = $2',
+      [shop, keyId],
+    );
+  }
+
   /** app/uninstalled: disabled, token wiped; answers the provisioned key to revoke. */
   async uninstall(
     tx: PoolClient,
     shop: string,
   ): Promise<{ enterpriseId: string; keyToRevoke: string | null; principalUser: string } | null> {
     const { rows } = await tx.query(
-      `UPDATE integrations SET status = 'uninstalled', access_token_enc = NULL, updated_at = now()
+      `UPDATE integrations SET status = 'uninstalled', access_token_enc = NULL, updated_at = now(),
+         key_revoke_pending = api_key_provisioned AND api_key_id IS NOT NULL
        WHERE shop = $1 RETURNING enterprise_id, api_key_id, api_key_provisioned, installed_by, livemode`,
       [shop],
     );

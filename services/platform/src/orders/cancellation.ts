@@ -38,7 +38,8 @@ export class Cancellations {
           voucher_ids: order.voucherIds,
           reason: VOID_REASON,
         },
-        { idempotent: true },
+        // Bounded: it may run while the platform waits for its webhook's answer (5 s).
+        { idempotent: true, deadlineMs: 2000 },
       );
       await this.orders.markVoided(shop, orderId);
       this.log.info(

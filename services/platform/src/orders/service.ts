@@ -31,6 +31,11 @@ export class OrdersService {
 
   /** Answers whether the webhook was a duplicate. */
   async receive(w: InboundWebhook): Promise<boolean> {
+    // Without an app secret nothing can be verified (an empty HMAC key is anyone's).
+    if (!this.apiSecret)
+      throw new HallmarkError('service_unavailable', {
+        message: 'The e-commerce platform integration is not configured.',
+      });
     verifyWebhook(w.body, w.hmac, this.apiSecret);
     if (!isInboundTopic(w.topic)) {
       this.log.info({ topic: w.topic, shop: w.shop }, 'webhook: topic not handled; acknowledged');
@@ -84,21 +89,45 @@ export class OrdersService {
       await this.cancellations.voidIfCancelled(w.shop, orderId);
     if ('uninstalled' in effect && effect.uninstalled?.keyToRevoke) {
       const u = effect.uninstalled;
-      await this.keys
-        .revokeKey({
+      await this.revokeProvisionedKey({
+        shop: w.shop,
+        enterpriseId: u.enterpriseId,
+        livemode: integration.livemode,
+        keyId: u.keyToRevoke!,
+        user: u.principalUser,
+      });
+    }
+    return effect.duplicate;
+  }
+
+  /** Revokes the key Hallmark provisioned for an uninstalled shop; a failure is left to the submitter. */
+  async revokeProvisionedKey(k: {
+    shop: string;
+    enterpriseId: string;
+    livemode: boolean;
+    keyId: string;
+    user: string;
+  }) {
+    try {
+      await this.keys.revokeKey(
+        {
           principal: {
-            enterprise_id: u.enterpriseId,
-            livemode: integration.livemode,
-            actor_id: u.principalUser,
+            enterprise_id: k.enterpriseId,
+            livemode: k.livemode,
+            actor_id: k.user,
             actor_type: 'user',
             scopes: ['admin.*'],
           },
-          key_id: u.keyToRevoke!,
+          key_id: k.keyId,
           ip_address: '',
-        })
-        .catch((err: unknown) => this.log.warn({ err, shop: w.shop }, 'uninstall: key revocation failed'));
+        },
+        // Bounded: it runs while the platform waits for its webhook's answer (5 s).
+        { deadlineMs: 2000 },
+      );
+      await this.installs.keyRevoked(k.shop, k.keyId);
+    } catch (err) {
+      this.log.warn({ err, shop: k.shop }, 'uninstall: key revocation failed; will retry');
     }
-    return effect.duplicate;
   }
 
   /** Starts the order's workflow unless Restate already has it; a failure is left to the submitter. */

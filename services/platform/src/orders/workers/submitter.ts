@@ -1,7 +1,9 @@
 // Keeps paid orders' workflows started (an order committed while Restate was unreachable is
 // sent again until Restate accepts it; a repeat for a started workflow does nothing) and
-// cancelled orders' vouchers voided (until certificates accepts the void).
+// cancelled orders' vouchers voided (until certificates accepts the void), and uninstalled
+// shops' provisioned keys revoked (until keys accepts the revocation).
 import { IntervalWorker, type Logger, type Pool } from '@hallmark/kit';
+import type { InstallStore } from '../../install/store.js';
 import type { Cancellations } from '../cancellation.js';
 import type { OrdersService } from '../service.js';
 import type { OrdersStore } from '../store.js';
@@ -10,6 +12,7 @@ export function orderSubmitter(
   orders: OrdersStore,
   svc: OrdersService,
   cancellations: Cancellations,
+  installs: InstallStore,
   pool: Pool,
   log: Logger,
   intervalMs: number,
@@ -18,6 +21,7 @@ export function orderSubmitter(
     { name: 'order submitter', intervalMs, log, pool, lockKey: 'platform-order-submitter' },
     async () => {
       for (const o of await orders.unsubmitted(100)) await svc.startWorkflow(o.shop, o.orderId);
+      for (const k of await installs.pendingRevocations(100)) await svc.revokeProvisionedKey(k);
       for (const o of await orders.unvoided(100))
         if (!(await cancellations.voidIfCancelled(o.shop, o.orderId))) break;
     },

@@ -22,7 +22,9 @@ export function orderWorkflowIngress(ingressUrl: string): OrderWorkflowIngress {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{}',
-      signal: AbortSignal.timeout(5000),
+      // The webhook that starts a workflow must be answered within the platform's 5 s; a
+      // slow Restate is left to the submitter.
+      signal: AbortSignal.timeout(2000),
     });
     const text = await res.text();
     // 409: the workflow of this key already ran or runs (exactly one per order).
