@@ -5,7 +5,7 @@
 // its route makes. KeysService also verifies the keys `keyWith` issues and resolves sessions,
 // so the real key verifier and session path run. The e2e suites stay the proof against the
 // real services; these tests prove each route's own mapping (HTTP ↔ gRPC, statuses, shapes).
-import { jest } from '@jest/globals';
+import { expect, jest } from '@jest/globals';
 import {
   bind,
   createLogger,
@@ -204,4 +204,39 @@ export async function startHarness(): Promise<Harness> {
 /** The surface's error body of a reply, whichever envelope its route uses. */
 export function errorCode(body: any): string | undefined {
   return body?.error?.code ?? body?.code;
+}
+
+type InjectOpts = { method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; url: string; payload?: unknown };
+
+/**
+ * Authorization fails closed before any downstream call: no credential is 401; with
+ * `wrongScope` (a credential lacking the route's scope) 403 `insufficient_permissions`.
+ */
+export async function expectRefusals(h: Harness, req: InjectOpts, wrongScope?: Record<string, string>) {
+  const anon = await h.app.inject({ ...req, payload: req.payload as never });
+  expect(anon.statusCode).toBe(401);
+  if (wrongScope) {
+    const wrong = await h.app.inject({ ...req, payload: req.payload as never, headers: wrongScope });
+    expect(wrong.statusCode).toBe(403);
+    expect(errorCode(wrong.json())).toBe('insufficient_permissions');
+  }
+  expect(h.calls).toEqual([]);
+}
+
+/** The service's error `code` thrown from `service.method`, as the route's surface shows it. */
+export async function expectMapped(
+  h: Harness,
+  call: [ServiceKey, string],
+  error: HallmarkError,
+  req: InjectOpts & { headers: Record<string, string> },
+) {
+  h.answer(call[0], call[1] as never, async () => {
+    throw error;
+  });
+  const res = await h.app.inject({ ...req, payload: req.payload as never });
+  expect(res.statusCode).toBe(error.httpStatus);
+  expect(errorCode(res.json())).toBe(error.code);
+  if (req.url.startsWith('/api/v1/')) expect(res.json().error).toMatchObject({ code: error.code });
+  else expect(res.json()).toMatchObject({ success: false, code: error.code });
+  return res;
 }
