@@ -240,3 +240,13 @@ export async function expectMapped(
   else expect(res.json()).toMatchObject({ success: false, code: error.code });
   return res;
 }
+
+/** A session-only route: no credential is 401, an API key is 401 `invalid_token`; no call made. */
+export async function expectSessionOnly(h: Harness, req: InjectOpts) {
+  const anon = await h.app.inject({ ...req, payload: req.payload as never });
+  expect(anon.statusCode).toBe(401);
+  const key = await h.app.inject({ ...req, payload: req.payload as never, headers: h.keyWith(['admin.*']) });
+  expect(key.statusCode).toBe(401);
+  expect(errorCode(key.json())).toBe('invalid_token');
+  expect(h.calls).toEqual([]);
+}
