@@ -10,6 +10,28 @@ beforeAll(async () => {
 afterAll(() => h.close());
 beforeEach(() => h.reset());
 
+/** A whole ApiKey message (nested messages are encoded as given). */
+const apiKey = (over: object) => ({
+  id: '',
+  name: 'POS',
+  type: 'enterprise',
+  permissions: [],
+  rate_limit: 0,
+  expires_at: '',
+  created_at: '2025-01-01T00:00:00.000Z',
+  last_used_at: '',
+  status: 'active',
+  key_prefix: '',
+  allowed_ips: [],
+  livemode: true,
+  created_by: 'user_1',
+  requests_per_hour: 0,
+  burst_limit: 0,
+  access_level: '',
+  revoked_at: '',
+  ...over,
+});
+
 describe('POST /api/enterprise/api-keys', () => {
   const payload = { name: 'POS', scopes: ['bulk:mint'], rateLimit: { requestsPerHour: 100 } };
   const req = { method: 'POST' as const, url: '/api/enterprise/api-keys', payload };
@@ -17,12 +39,7 @@ describe('POST /api/enterprise/api-keys', () => {
   it('creates an enterprise key and shows its secret once (201)', async () => {
     h.answer('keys', 'createKey', async () => ({
       secret: 'hm_secret',
-      key: {
-        id: 'key_1',
-        key_prefix: 'hm_ent_ab',
-        permissions: ['bulk:mint'],
-        created_at: '2025-01-01T00:00:00.000Z',
-      },
+      key: apiKey({ id: 'key_1', key_prefix: 'hm_ent_ab', permissions: ['bulk:mint'] }),
     }));
     const res = await h.app.inject({ ...req, headers: h.session });
     expect(res.statusCode).toBe(201);

@@ -124,7 +124,10 @@ export async function startHarness(): Promise<Harness> {
         if (service === 'keys' && !own && KEYS_AUTH[method]) return KEYS_AUTH[method]!(req);
         calls.push({ service: service as ServiceKey, method, req });
         if (!own) throw new HallmarkError('internal_error', { message: `${service}.${method} not set` });
-        return own(req);
+        // Unset top-level fields take their proto defaults (a test states what it asserts);
+        // nested messages are given whole.
+        const empty = (definition as Record<string, { responseDeserialize(b: Buffer): object }>)[method]!;
+        return { ...empty.responseDeserialize(Buffer.alloc(0)), ...(await own(req)) };
       };
     }
     return bind(definition as never, handlers as never);
@@ -154,7 +157,7 @@ export async function startHarness(): Promise<Harness> {
     verifier: new KeyVerifier(clients.keys, 5000),
     verifySession: createSessionVerifier({ secret: SECRET }),
     usage: new UsageRecorder(clients.keys, log),
-    logLevel: 'silent',
+    logLevel: process.env.ROUTE_TEST_LOG ?? 'silent',
   });
   await app.ready();
   const jwt = await new SignJWT({ ent: ENT, role: 'owner', email: 'alice@example.com' })
