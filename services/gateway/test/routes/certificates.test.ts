@@ -1,7 +1,7 @@
 // routes/certificates/: the public read, the health probe and setting a warranty.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { HallmarkError } from '@hallmark/kit';
-import type { Certificate } from '@hallmark/proto/certificates/v1/certificates';
+import { certificate } from './fixtures.js';
 import { errorCode, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -11,15 +11,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 beforeEach(() => h.reset());
 
-const cert = (over: Partial<Certificate> = {}): Certificate =>
-  ({
-    id: 'cert_1',
-    name: 'Lamp',
-    metadata_json: '{"sku":"L1"}',
-    provenance: [{ kind: 'minted', at: '2025-01-01T00:00:00.000Z' }],
-    status: 'minted',
-    ...over,
-  }) as Certificate;
+const cert = certificate;
 
 const WARRANTY = {
   period: 2,

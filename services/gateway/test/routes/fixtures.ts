@@ -1,0 +1,22 @@
+// Whole proto messages for the fakes' answers (nested messages are encoded as given, so each
+// field is set).
+import type { Certificate } from '@hallmark/proto/certificates/v1/certificates';
+
+export const certificate = (over: Partial<Certificate> = {}): Certificate => ({
+  id: 'cert_1',
+  token_id: 7,
+  name: 'Lamp',
+  image_url: 'https://img.test/l.png',
+  metadata_json: '{"sku":"L1"}',
+  metadata_hash: '0x00',
+  batch_id: 'batch_1',
+  holder_address: '0x' + '11'.repeat(20),
+  status: 'minted',
+  transaction_hash: '0xabc',
+  block_number: 9,
+  created_at: '2025-01-01T00:00:00.000Z',
+  updated_at: '2025-01-01T00:00:00.000Z',
+  provenance: [{ kind: 'minted', at: '2025-01-01T00:00:00.000Z' }],
+  livemode: true,
+  ...over,
+});
