@@ -20,3 +20,16 @@ export const certificate = (over: Partial<Certificate> = {}): Certificate => ({
   livemode: true,
   ...over,
 });
+
+export const certificateVoucher = (over: object = {}) => ({
+  id: 'cv_1',
+  url: 'https://hallmark.test/vouchers/cv_1',
+  reference_number: 'REF-1',
+  metadata_json: '{"name":"Lamp"}',
+  certificate_id: 'cert_1',
+  status: 'active',
+  expires_at: '2030-01-01T00:00:00.000Z',
+  created_at: '2025-01-01T00:00:00.000Z',
+  livemode: true,
+  ...over,
+});

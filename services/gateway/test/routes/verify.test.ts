@@ -62,27 +62,25 @@ describe('GET /verify/:id', () => {
 });
 
 function qrCodeOf(format: 'svg' | 'png', type: string) {
-  {
-    it(`answers the QR code of a known certificate as ${type}`, async () => {
-      h.answer('certificates', 'getPublicCertificate', async () => certificate());
-      const res = await h.app.inject({ method: 'GET', url: `/verify/cert_1/qr.${format}` });
-      expect(res.statusCode).toBe(200);
-      expect(res.headers['content-type']).toContain(type);
-      expect(res.rawPayload.length).toBeGreaterThan(100);
-    });
+  it(`answers the QR code of a known certificate as ${type}`, async () => {
+    h.answer('certificates', 'getPublicCertificate', async () => certificate());
+    const res = await h.app.inject({ method: 'GET', url: `/verify/cert_1/qr.${format}` });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain(type);
+    expect(res.rawPayload.length).toBeGreaterThan(100);
+  });
 
-    it('is 404 in the error envelope for an unknown or malformed certificate', async () => {
-      const malformed = await h.app.inject({ method: 'GET', url: `/verify/nope/qr.${format}` });
-      expect(malformed.statusCode).toBe(404);
-      expect(h.calls).toEqual([]);
-      h.answer('certificates', 'getPublicCertificate', async () => {
-        throw new HallmarkError('resource_not_found');
-      });
-      const unknown = await h.app.inject({ method: 'GET', url: `/verify/cert_2/qr.${format}` });
-      expect(unknown.statusCode).toBe(404);
-      expect(unknown.json().error).toMatchObject({ code: 'resource_not_found' });
+  it('is 404 in the error envelope for an unknown or malformed certificate', async () => {
+    const malformed = await h.app.inject({ method: 'GET', url: `/verify/nope/qr.${format}` });
+    expect(malformed.statusCode).toBe(404);
+    expect(h.calls).toEqual([]);
+    h.answer('certificates', 'getPublicCertificate', async () => {
+      throw new HallmarkError('resource_not_found');
     });
-  }
+    const unknown = await h.app.inject({ method: 'GET', url: `/verify/cert_2/qr.${format}` });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().error).toMatchObject({ code: 'resource_not_found' });
+  });
 }
 
 describe('GET /verify/:id/qr.svg', () => qrCodeOf('svg', 'image/svg+xml'));
