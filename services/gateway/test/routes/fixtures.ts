@@ -33,3 +33,33 @@ export const certificateVoucher = (over: object = {}) => ({
   livemode: true,
   ...over,
 });
+
+export const discountVoucher = (over: object = {}) => ({
+  id: 'v_1',
+  code: 'SAVE10',
+  type: 'percentage',
+  value: 10,
+  status: 'active',
+  uses_remaining: 5,
+  max_uses: 5,
+  created_at: '2025-01-01T00:00:00.000Z',
+  livemode: true,
+  enterprise_id: 'ent_1',
+  times_used: 0,
+  updated_at: '2025-01-01T00:00:00.000Z',
+  ...over,
+});
+
+export const redemption = (over: object = {}) => ({
+  success: true,
+  voucher: { id: 'v_1', code: 'SAVE10', type: 'percentage', value: 10 },
+  discount_applied: 100,
+  original_amount: 1000,
+  final_amount: 900,
+  currency: 'USD',
+  order_id: 'o_1',
+  transaction_id: 'tx_1',
+  redeemed_at: '2025-01-01T00:00:00.000Z',
+  replayed: false,
+  ...over,
+});
