@@ -10,7 +10,6 @@ const PENDING = new Set<string>([
   'DELETE /api/v1/api-keys/:key_id',
   'DELETE /api/v1/templates/:template_id',
   'DELETE /api/v1/templates/:template_id/access/:user_id',
-  'DELETE /api/v1/webhooks/:webhook_id',
   'GET /api/bulk-mint',
   'GET /api/bulk-mint/:jobId',
   'GET /api/bulk-mint/:jobId/download/:type',
@@ -25,14 +24,10 @@ const PENDING = new Set<string>([
   'GET /api/v1/templates/:template_id',
   'GET /api/v1/templates/:template_id/access',
   'GET /api/v1/templates/:template_id/versions',
-  'GET /api/v1/webhooks',
-  'GET /api/v1/webhooks/:webhook_id',
-  'GET /api/v1/webhooks/:webhook_id/deliveries',
   'GET /media/:id',
   'PATCH /api/platform/integration/settings',
   'PATCH /api/v1/api-keys/:key_id',
   'PATCH /api/v1/templates/:template_id',
-  'PATCH /api/v1/webhooks/:webhook_id',
   'POST /api/bulk-mint',
   'POST /api/bulk-mint/:jobId/cancel',
   'POST /api/bulk-mint/:jobId/retry',
@@ -48,10 +43,6 @@ const PENDING = new Set<string>([
   'POST /api/v1/templates/:template_id/access',
   'POST /api/v1/templates/:template_id/render',
   'POST /api/v1/templates/:template_id/versions/:version/restore',
-  'POST /api/v1/webhooks',
-  'POST /api/v1/webhooks/:webhook_id/deliveries/:delivery_id/retry',
-  'POST /api/v1/webhooks/:webhook_id/rotate-secret',
-  'POST /api/v1/webhooks/:webhook_id/test',
 ]);
 
 let h: Harness;

@@ -2,10 +2,10 @@
 // not certificate vouchers (routes/certificate-vouchers/). Every route: its success shape,
 // bad input refused before any call, 401 without a credential, 403 without its scope, and the
 // vouchers service's errors in the versioned envelope.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe } from '@jest/globals';
 import { HallmarkError } from '@hallmark/kit';
 import { discountVoucher, redemption } from './fixtures.js';
-import { expectMapped, expectRefusals, startHarness, type Harness } from './harness.js';
+import { routeCase, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -14,54 +14,10 @@ beforeAll(async () => {
 afterAll(() => h.close());
 beforeEach(() => h.reset());
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-interface Case {
-  req: { method: Method; url: string; payload?: object };
-  scope: string;
-  wrongScope: string;
-  call: string;
-  answer: (req: any) => object;
-  status: number;
-  shape: object;
-  sent: object;
-  bad?: { url?: string; payload?: object; param: string };
-  error: HallmarkError;
-}
-
 const REDEEM = { code: 'SAVE10', order_id: 'o_1', amount: 1000 };
 
-function routeCase(c: Case) {
-  it(`answers ${c.status} with its shape and passes the request on`, async () => {
-    h.answer('vouchers', c.call as never, async (r) => c.answer(r));
-    const res = await h.app.inject({ ...c.req, headers: h.keyWith([c.scope]) });
-    expect(res.statusCode).toBe(c.status);
-    expect(res.json()).toMatchObject(c.shape);
-    expect(h.callsTo('vouchers', c.call as never)[0]).toMatchObject(c.sent);
-  });
-  if (c.bad) {
-    const bad = c.bad;
-    it(`refuses bad input with 400 naming ${bad.param}, before any call`, async () => {
-      const res = await h.app.inject({
-        ...c.req,
-        url: bad.url ?? c.req.url,
-        payload: bad.payload ?? c.req.payload,
-        headers: h.keyWith([c.scope]),
-      });
-      expect(res.statusCode).toBe(400);
-      expect(res.json().error.param).toBe(bad.param);
-      expect(h.calls).toEqual([]);
-    });
-  }
-  it(`is 401 without a credential, 403 with ${c.wrongScope} only`, async () => {
-    await expectRefusals(h, c.req, h.keyWith([c.wrongScope]));
-  });
-  it(`maps the service's ${c.error.code} to ${c.error.httpStatus} in the versioned envelope`, async () => {
-    await expectMapped(h, ['vouchers', c.call], c.error, { ...c.req, headers: h.session });
-  });
-}
-
 describe('GET /api/v1/vouchers', () =>
-  routeCase({
+  routeCase(() => h, 'vouchers', {
     req: { method: 'GET', url: '/api/v1/vouchers?status=active&limit=5' },
     scope: 'transactions.read',
     wrongScope: 'users.read',
@@ -78,7 +34,7 @@ describe('GET /api/v1/vouchers', () =>
   }));
 
 describe('POST /api/v1/vouchers', () =>
-  routeCase({
+  routeCase(() => h, 'vouchers', {
     req: {
       method: 'POST',
       url: '/api/v1/vouchers',
@@ -96,7 +52,7 @@ describe('POST /api/v1/vouchers', () =>
   }));
 
 describe('GET /api/v1/vouchers/:voucher_id', () =>
-  routeCase({
+  routeCase(() => h, 'vouchers', {
     req: { method: 'GET', url: '/api/v1/vouchers/v_1' },
     scope: 'transactions.read',
     wrongScope: 'users.read',
@@ -109,7 +65,7 @@ describe('GET /api/v1/vouchers/:voucher_id', () =>
   }));
 
 describe('PATCH /api/v1/vouchers/:voucher_id', () =>
-  routeCase({
+  routeCase(() => h, 'vouchers', {
     req: { method: 'PATCH', url: '/api/v1/vouchers/v_1', payload: { max_uses: null } },
     scope: 'transactions.update',
     wrongScope: 'transactions.read',
@@ -123,7 +79,7 @@ describe('PATCH /api/v1/vouchers/:voucher_id', () =>
   }));
 
 describe('DELETE /api/v1/vouchers/:voucher_id', () =>
-  routeCase({
+  routeCase(() => h, 'vouchers', {
     req: { method: 'DELETE', url: '/api/v1/vouchers/v_1' },
     scope: 'transactions.delete',
     wrongScope: 'transactions.update',
@@ -136,7 +92,7 @@ describe('DELETE /api/v1/vouchers/:voucher_id', () =>
   }));
 
 describe('POST /api/v1/vouchers/redeem', () =>
-  routeCase({
+  routeCase(() => h, 'vouchers', {
     req: { method: 'POST', url: '/api/v1/vouchers/redeem', payload: REDEEM },
     scope: 'transactions.create',
     wrongScope: 'transactions.read',
@@ -156,7 +112,7 @@ describe('POST /api/v1/vouchers/redeem', () =>
   }));
 
 describe('POST /api/v1/vouchers/validate', () =>
-  routeCase({
+  routeCase(() => h, 'vouchers', {
     req: { method: 'POST', url: '/api/v1/vouchers/validate', payload: REDEEM },
     scope: 'transactions.read',
     wrongScope: 'users.read',
@@ -170,7 +126,7 @@ describe('POST /api/v1/vouchers/validate', () =>
   }));
 
 describe('POST /api/v1/vouchers/:voucher_id/redemptions/:order_id/rollback', () =>
-  routeCase({
+  routeCase(() => h, 'vouchers', {
     req: { method: 'POST', url: '/api/v1/vouchers/v_1/redemptions/o_1/rollback' },
     scope: 'transactions.update',
     wrongScope: 'transactions.read',

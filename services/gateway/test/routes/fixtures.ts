@@ -63,3 +63,29 @@ export const redemption = (over: object = {}) => ({
   replayed: false,
   ...over,
 });
+
+export const webhookEndpoint = (over: object = {}) => ({
+  id: 'we_1',
+  url: 'https://shop.example/hook',
+  events: ['voucher.redeemed'],
+  status: 'enabled',
+  created_at: '2025-01-01T00:00:00.000Z',
+  updated_at: '2025-01-01T00:00:00.000Z',
+  livemode: true,
+  ...over,
+});
+
+export const delivery = (over: object = {}) => ({
+  id: 'wd_1',
+  endpoint_id: 'we_1',
+  event_id: 'evt_1',
+  event_type: 'voucher.redeemed',
+  status: 'pending',
+  attempts: 0,
+  max_attempts: 8,
+  created_at: '2025-01-01T00:00:00.000Z',
+  attempt_log: [],
+  ...over,
+});
+
+export const pageInfo = { page: 1, limit: 20, total: 1, total_pages: 1 };

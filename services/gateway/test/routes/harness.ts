@@ -5,7 +5,7 @@
 // its route makes. KeysService also verifies the keys `keyWith` issues and resolves sessions,
 // so the real key verifier and session path run. The e2e suites stay the proof against the
 // real services; these tests prove each route's own mapping (HTTP ↔ gRPC, statuses, shapes).
-import { expect, jest } from '@jest/globals';
+import { expect, it, jest } from '@jest/globals';
 import {
   bind,
   createLogger,
@@ -252,4 +252,58 @@ export async function expectSessionOnly(h: Harness, req: InjectOpts) {
   expect(key.statusCode).toBe(401);
   expect(errorCode(key.json())).toBe('invalid_token');
   expect(h.calls).toEqual([]);
+}
+
+/** One route's cases, for `routeCase`. */
+export interface RouteCase {
+  req: InjectOpts & { payload?: object };
+  scope: string;
+  wrongScope: string;
+  call: string;
+  answer: (req: any) => object;
+  status: number;
+  shape: object;
+  sent: object;
+  bad?: { url?: string; payload?: object; param: string };
+  error: HallmarkError;
+}
+
+/**
+ * The guarantees every authenticated route gives: its success status and shape with the
+ * request passed on; bad input refused with 400 naming the field before any call; 401 without
+ * a credential and 403 without its scope; the service's error in the route's envelope.
+ * `harness` is read when the tests run (the harness starts in `beforeAll`).
+ */
+export function routeCase(harness: () => Harness, service: ServiceKey, c: RouteCase) {
+  it(`answers ${c.status} with its shape and passes the request on`, async () => {
+    const h = harness();
+    h.answer(service, c.call as never, async (r) => c.answer(r));
+    const res = await h.app.inject({ ...c.req, headers: h.keyWith([c.scope]) });
+    expect(res.statusCode).toBe(c.status);
+    expect(res.json()).toMatchObject(c.shape);
+    expect(h.callsTo(service, c.call as never)[0]).toMatchObject(c.sent);
+  });
+  if (c.bad) {
+    const bad = c.bad;
+    it(`refuses bad input with 400 naming ${bad.param}, before any call`, async () => {
+      const h = harness();
+      const res = await h.app.inject({
+        ...c.req,
+        url: bad.url ?? c.req.url,
+        payload: bad.payload ?? c.req.payload,
+        headers: h.keyWith([c.scope]),
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error?.param ?? res.json().param).toBe(bad.param);
+      expect(h.calls).toEqual([]);
+    });
+  }
+  it(`is 401 without a credential, 403 with ${c.wrongScope} only`, async () => {
+    const h = harness();
+    await expectRefusals(h, c.req, h.keyWith([c.wrongScope]));
+  });
+  it(`maps the service's ${c.error.code} to ${c.error.httpStatus} in the route's envelope`, async () => {
+    const h = harness();
+    await expectMapped(h, [service, c.call], c.error, { ...c.req, headers: h.session });
+  });
 }

@@ -1,7 +1,9 @@
-// routes/webhooks/: the versioned endpoints and the enterprise dashboard's subscriptions.
+// routes/webhooks/: the versioned endpoints (`/api/v1/webhooks`, admin.*) and the enterprise
+// dashboard's subscriptions (a user session).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { HallmarkError } from '@hallmark/kit';
-import { expectMapped, expectSessionOnly, startHarness, type Harness } from './harness.js';
+import { delivery, pageInfo, webhookEndpoint } from './fixtures.js';
+import { expectMapped, expectSessionOnly, routeCase, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -131,3 +133,123 @@ describe('DELETE /api/enterprise/webhooks/:webhook_id', () => {
     });
   });
 });
+
+const ADMIN = { scope: 'admin.*', wrongScope: 'transactions.read' };
+
+describe('POST /api/v1/webhooks', () =>
+  routeCase(() => h, 'webhooks', {
+    ...ADMIN,
+    req: {
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      payload: { url: 'https://shop.example/hook', events: ['voucher.redeemed'] },
+    },
+    call: 'createEndpoint',
+    answer: () => webhookEndpoint({ secret: 'whsec_1' }),
+    status: 201,
+    shape: { id: 'we_1', url: 'https://shop.example/hook', events: ['voucher.redeemed'], secret: 'whsec_1' },
+    sent: { url: 'https://shop.example/hook', events: ['voucher.redeemed'] },
+    bad: { payload: { events: ['voucher.redeemed'] }, param: 'url' },
+    error: new HallmarkError('parameter_invalid', { param: 'url' }),
+  }));
+
+describe('GET /api/v1/webhooks', () =>
+  routeCase(() => h, 'webhooks', {
+    ...ADMIN,
+    req: { method: 'GET', url: '/api/v1/webhooks' },
+    call: 'listEndpoints',
+    answer: () => ({ endpoints: [webhookEndpoint()], pagination: pageInfo }),
+    status: 200,
+    shape: { webhooks: [{ id: 'we_1' }], pagination: { total: 1 } },
+    sent: {},
+    bad: { url: '/api/v1/webhooks?limit=0', param: 'limit' },
+    error: new HallmarkError('service_unavailable'),
+  }));
+
+describe('GET /api/v1/webhooks/:webhook_id', () =>
+  routeCase(() => h, 'webhooks', {
+    ...ADMIN,
+    req: { method: 'GET', url: '/api/v1/webhooks/we_1' },
+    call: 'getEndpoint',
+    answer: () => webhookEndpoint(),
+    status: 200,
+    shape: { id: 'we_1', status: 'enabled' },
+    sent: { endpoint_id: 'we_1' },
+    error: new HallmarkError('resource_not_found'),
+  }));
+
+describe('PATCH /api/v1/webhooks/:webhook_id', () =>
+  routeCase(() => h, 'webhooks', {
+    ...ADMIN,
+    req: { method: 'PATCH', url: '/api/v1/webhooks/we_1', payload: { events: ['voucher.created'] } },
+    call: 'updateEndpoint',
+    answer: () => webhookEndpoint({ events: ['voucher.created'] }),
+    status: 200,
+    shape: { id: 'we_1', events: ['voucher.created'] },
+    sent: { events: ['voucher.created'], set_events: true },
+    bad: { payload: { status: 'gone' }, param: 'status' },
+    error: new HallmarkError('resource_not_found'),
+  }));
+
+describe('DELETE /api/v1/webhooks/:webhook_id', () =>
+  routeCase(() => h, 'webhooks', {
+    ...ADMIN,
+    req: { method: 'DELETE', url: '/api/v1/webhooks/we_1' },
+    call: 'deleteEndpoint',
+    answer: () => ({ id: 'we_1', deleted: true }),
+    status: 200,
+    shape: { id: 'we_1', deleted: true },
+    sent: { endpoint_id: 'we_1' },
+    error: new HallmarkError('resource_not_found'),
+  }));
+
+describe('GET /api/v1/webhooks/:webhook_id/deliveries', () =>
+  routeCase(() => h, 'webhooks', {
+    ...ADMIN,
+    req: { method: 'GET', url: '/api/v1/webhooks/we_1/deliveries?status=failed' },
+    call: 'listDeliveries',
+    answer: () => ({ deliveries: [delivery({ status: 'failed' })], pagination: pageInfo }),
+    status: 200,
+    shape: { deliveries: [{ id: 'wd_1', webhook_id: 'we_1', next_attempt_at: null, attempt_log: [] }] },
+    sent: { status: 'failed' },
+    bad: { url: '/api/v1/webhooks/we_1/deliveries?status=lost', param: 'status' },
+    error: new HallmarkError('resource_not_found'),
+  }));
+
+describe('POST /api/v1/webhooks/:webhook_id/deliveries/:delivery_id/retry', () =>
+  routeCase(() => h, 'webhooks', {
+    ...ADMIN,
+    req: { method: 'POST', url: '/api/v1/webhooks/we_1/deliveries/wd_1/retry' },
+    call: 'retryDelivery',
+    answer: () => delivery(),
+    status: 202,
+    shape: { id: 'wd_1', status: 'pending' },
+    sent: { delivery_id: 'wd_1' },
+    error: new HallmarkError('resource_not_found'),
+  }));
+
+describe('POST /api/v1/webhooks/:webhook_id/test', () =>
+  routeCase(() => h, 'webhooks', {
+    ...ADMIN,
+    req: { method: 'POST', url: '/api/v1/webhooks/we_1/test', payload: { event_type: 'voucher.created' } },
+    call: 'sendTestEvent',
+    answer: () => delivery({ event_type: 'voucher.created' }),
+    status: 202,
+    shape: { id: 'wd_1', event_type: 'voucher.created' },
+    sent: { event_type: 'voucher.created' },
+    bad: { payload: { event_type: 'x'.repeat(101) }, param: 'event_type' },
+    error: new HallmarkError('resource_not_found'),
+  }));
+
+describe('POST /api/v1/webhooks/:webhook_id/rotate-secret', () =>
+  routeCase(() => h, 'webhooks', {
+    ...ADMIN,
+    req: { method: 'POST', url: '/api/v1/webhooks/we_1/rotate-secret', payload: { overlap_seconds: 60 } },
+    call: 'rotateSecret',
+    answer: () => webhookEndpoint({ secret: 'whsec_2' }),
+    status: 200,
+    shape: { id: 'we_1', secret: 'whsec_2' },
+    sent: { overlap_seconds: 60 },
+    bad: { payload: { overlap_seconds: -1 }, param: 'overlap_seconds' },
+    error: new HallmarkError('resource_not_found'),
+  }));
