@@ -89,3 +89,25 @@ export const delivery = (over: object = {}) => ({
 });
 
 export const pageInfo = { page: 1, limit: 20, total: 1, total_pages: 1 };
+
+/** A whole ApiKey message (nested messages are encoded as given). */
+export const apiKey = (over: object) => ({
+  id: '',
+  name: 'POS',
+  type: 'enterprise',
+  permissions: [],
+  rate_limit: 0,
+  expires_at: '',
+  created_at: '2025-01-01T00:00:00.000Z',
+  last_used_at: '',
+  status: 'active',
+  key_prefix: '',
+  allowed_ips: [],
+  livemode: true,
+  created_by: 'user_1',
+  requests_per_hour: 0,
+  burst_limit: 0,
+  access_level: '',
+  revoked_at: '',
+  ...over,
+});
