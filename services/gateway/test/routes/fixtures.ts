@@ -111,3 +111,20 @@ export const apiKey = (over: object) => ({
   revoked_at: '',
   ...over,
 });
+
+export const bulkJob = (over: object = {}) => ({
+  id: 'job_A',
+  form: 'csv',
+  status: 'queued',
+  total_count: 3,
+  processed_count: 0,
+  success_count: 0,
+  failed_count: 0,
+  created_at: '2025-01-01T00:00:00.000Z',
+  updated_at: '2025-01-01T00:00:01.000Z',
+  errors: [],
+  vouchers: [],
+  livemode: true,
+  estimated_duration_s: 0,
+  ...over,
+});

@@ -239,8 +239,10 @@ export async function expectMapped(
   const res = await h.app.inject({ ...req, payload: req.payload as never });
   expect(res.statusCode).toBe(error.httpStatus);
   expect(errorCode(res.json())).toBe(error.code);
-  if (req.url.startsWith('/api/v1/')) expect(res.json().error).toMatchObject({ code: error.code });
-  else expect(res.json()).toMatchObject({ success: false, code: error.code });
+  // `/api/…` outside `/api/v1` answers `success:false`; every other path the error envelope.
+  if (req.url.startsWith('/api/') && !req.url.startsWith('/api/v1/'))
+    expect(res.json()).toMatchObject({ success: false, code: error.code });
+  else expect(res.json().error).toMatchObject({ code: error.code });
   return res;
 }
 
