@@ -9,7 +9,6 @@ import { startHarness, type Harness } from './harness.js';
 const PENDING = new Set<string>([
   'DELETE /api/v1/templates/:template_id',
   'DELETE /api/v1/templates/:template_id/access/:user_id',
-  'GET /api/platform/auth/callback',
   'GET /api/platform/integration/credentials',
   'GET /api/v1/templates',
   'GET /api/v1/templates/:template_id',
@@ -17,7 +16,6 @@ const PENDING = new Set<string>([
   'GET /api/v1/templates/:template_id/versions',
   'PATCH /api/platform/integration/settings',
   'PATCH /api/v1/templates/:template_id',
-  'POST /api/platform/auth/authorize',
   'POST /api/platform/fulfillment/retry',
   'POST /api/platform/integration/auto-provision',
   'POST /api/platform/webhooks',
