@@ -72,3 +72,172 @@ describe('GET /api/platform/auth/callback', () => {
     expect(h.calls).toEqual([]);
   });
 });
+
+/** A session route's guarantees: its answer, a session only, and the service's errors mapped. */
+function sessionRoute(
+  req: { method: 'POST' | 'PATCH'; url: string; payload: object },
+  call: string,
+  answer: () => object,
+  shape: object,
+  bad: { payload: object; param: string } | null,
+  error: HallmarkError,
+) {
+  it('answers for the session’s enterprise and passes the request on', async () => {
+    h.answer('platform', call as never, async () => answer());
+    const res = await h.app.inject({ ...req, headers: h.session });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject(shape);
+    expect(h.callsTo('platform', call as never)).toHaveLength(1);
+  });
+  if (bad)
+    it(`refuses bad input with 400 naming ${bad.param}, before any call`, async () => {
+      const res = await h.app.inject({ ...req, payload: bad.payload, headers: h.session });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ success: false, param: bad.param });
+      expect(h.calls).toEqual([]);
+    });
+  it('takes only a user session', async () => {
+    await expectSessionOnly(h, req);
+  });
+  it(`maps the service's ${error.code} to ${error.httpStatus} in the api envelope`, async () => {
+    await expectMapped(h, ['platform', call], error, { ...req, headers: h.session });
+  });
+}
+
+const integration = {
+  shop: SHOP,
+  enterprise_id: 'ent_1',
+  api_key_id: 'key_1',
+  status: 'active',
+  auto_fulfill: false,
+  installed_at: '2025-01-01T00:00:00.000Z',
+  updated_at: '2025-01-01T00:00:00.000Z',
+};
+
+describe('POST /api/platform/integration/auto-provision', () =>
+  sessionRoute(
+    { method: 'POST', url: '/api/platform/integration/auto-provision', payload: {} },
+    'autoProvision',
+    () => ({
+      enterprise_id: 'ent_1',
+      api_key_id: 'key_1',
+      api_key: 'hm_k',
+      webhook_secret: 'ab',
+      shop: '',
+      return_url: '',
+    }),
+    { success: true, credentials: { apiKeyId: 'key_1', apiKey: 'hm_k', enterpriseId: 'ent_1' } },
+    null, // no body
+    new HallmarkError('service_unavailable'),
+  ));
+
+describe('POST /api/platform/webhooks/register', () =>
+  sessionRoute(
+    { method: 'POST', url: '/api/platform/webhooks/register', payload: { shop: SHOP } },
+    'registerWebhooks',
+    () => ({ shop: SHOP, topics: ['orders/paid'] }),
+    { success: true, shop: SHOP, topics: ['orders/paid'] },
+    { payload: {}, param: 'shop' },
+    new HallmarkError('resource_not_found'),
+  ));
+
+describe('PATCH /api/platform/integration/settings', () =>
+  sessionRoute(
+    {
+      method: 'PATCH',
+      url: '/api/platform/integration/settings',
+      payload: { shop: SHOP, settings: { autoFulfill: false } },
+    },
+    'updateSettings',
+    () => integration,
+    {
+      success: true,
+      integration: { shop: SHOP, settings: { autoFulfill: false, productTemplateMapping: null } },
+    },
+    { payload: { shop: SHOP }, param: 'settings' },
+    new HallmarkError('resource_not_found'),
+  ));
+
+describe('POST /api/platform/fulfillment/retry', () =>
+  sessionRoute(
+    { method: 'POST', url: '/api/platform/fulfillment/retry', payload: { shop: SHOP, orderId: 'o_1' } },
+    'retryFulfillment',
+    () => ({ shop: SHOP, order_id: 'o_1', status: 'fulfilled', attempts: 1, via: 'graphql' }),
+    {
+      success: true,
+      fulfillment: { orderId: 'o_1', status: 'fulfilled', via: 'graphql', trackingUrl: null },
+    },
+    { payload: { shop: SHOP }, param: 'orderId' },
+    new HallmarkError('validation_failed'),
+  ));
+
+describe('GET /api/platform/integration/credentials', () => {
+  it('hands the install’s credentials over once, never cached', async () => {
+    h.answer('platform', 'getCredentials', async () => ({
+      enterprise_id: 'ent_1',
+      api_key_id: 'key_1',
+      api_key: 'hm_k',
+      webhook_secret: 'ab',
+      shop: SHOP,
+      return_url: 'https://app.test',
+    }));
+    const res = await h.app.inject({ method: 'GET', url: '/api/platform/integration/credentials?token=t1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.json()).toMatchObject({
+      success: true,
+      credentials: { apiKey: 'hm_k', shop: SHOP },
+      returnUrl: 'https://app.test',
+    });
+    expect(h.callsTo('platform', 'getCredentials')).toEqual([{ token: 't1' }]);
+  });
+
+  it('refuses a request without token with 400, before any call', async () => {
+    const res = await h.app.inject({ method: 'GET', url: '/api/platform/integration/credentials' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ success: false, param: 'token' });
+    expect(h.calls).toEqual([]);
+  });
+
+  it('maps a used or unknown token (404) to the api envelope', async () => {
+    await expectMapped(h, ['platform', 'getCredentials'], new HallmarkError('resource_not_found'), {
+      method: 'GET',
+      url: '/api/platform/integration/credentials?token=t2',
+      headers: {},
+    });
+  });
+});
+
+describe('POST /api/platform/webhooks', () => {
+  const headers = {
+    'content-type': 'application/json',
+    'x-platform-hmac-sha256': 'c2ln',
+    'x-platform-shop-domain': SHOP,
+    'x-platform-topic': 'orders/paid',
+  };
+  const req = { method: 'POST' as const, url: '/api/platform/webhooks', payload: '{"id":1}' };
+
+  it('passes the raw signed bytes and headers on and answers whether it was a duplicate', async () => {
+    h.answer('platform', 'receiveWebhook', async () => ({ duplicate: false }));
+    const res = await h.app.inject({ ...req, headers });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ success: true, duplicate: false });
+    const sent = h.callsTo('platform', 'receiveWebhook')[0];
+    expect(Buffer.from(sent.body).toString()).toBe('{"id":1}');
+    expect(sent).toMatchObject({ hmac: 'c2ln', shop_domain: SHOP, topic: 'orders/paid' });
+  });
+
+  it('refuses a delivery without its signature header with 400, before any call', async () => {
+    const { 'x-platform-hmac-sha256': _, ...unsigned } = headers;
+    const res = await h.app.inject({ ...req, headers: unsigned });
+    expect(res.statusCode).toBe(400);
+    expect(h.calls).toEqual([]);
+  });
+
+  it('maps a wrong signature (401) to the api envelope', async () => {
+    await expectMapped(h, ['platform', 'receiveWebhook'], new HallmarkError('invalid_token'), {
+      ...req,
+      headers,
+    });
+  });
+});
