@@ -268,6 +268,8 @@ export interface RouteCase {
   sent: object;
   bad?: { url?: string; payload?: object; param: string };
   error: HallmarkError;
+  /** Other calls the route makes on its way, answered as given. */
+  also?: [ServiceKey, string, Handler][];
 }
 
 /**
@@ -280,6 +282,7 @@ export function routeCase(harness: () => Harness, service: ServiceKey, c: RouteC
   it(`answers ${c.status} with its shape and passes the request on`, async () => {
     const h = harness();
     h.answer(service, c.call as never, async (r) => c.answer(r));
+    for (const [svc, method, handler] of c.also ?? []) h.answer(svc, method as never, handler);
     const res = await h.app.inject({ ...c.req, headers: h.keyWith([c.scope]) });
     expect(res.statusCode).toBe(c.status);
     expect(res.json()).toMatchObject(c.shape);
@@ -306,6 +309,7 @@ export function routeCase(harness: () => Harness, service: ServiceKey, c: RouteC
   });
   it(`maps the service's ${c.error.code} to ${c.error.httpStatus} in the route's envelope`, async () => {
     const h = harness();
+    for (const [svc, method, handler] of c.also ?? []) h.answer(svc, method as never, handler);
     await expectMapped(h, [service, c.call], c.error, { ...c.req, headers: h.session });
   });
 }
