@@ -1,8 +1,8 @@
 // routes/document-templates/: notify's document templates (`/api/v1/templates`), users named
 // by their session `sub` through the keys service's CheckActors; not the warranty template.
-import { afterAll, beforeAll, beforeEach, describe } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { HallmarkError } from '@hallmark/kit';
-import { routeCase, startHarness, type Harness } from './harness.js';
+import { expectMapped, expectRefusals, routeCase, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -100,3 +100,99 @@ describe('GET /api/v1/templates/:template_id/versions', () =>
     sent: { template_id: 'tpl_1' },
     error: new HallmarkError('resource_not_found'),
   }));
+
+describe('POST /api/v1/templates', () =>
+  routeCase(() => h, 'templates', {
+    ...WRITE,
+    req: { method: 'POST', url: '/api/v1/templates', payload: { name: 'Receipt', type: 'invoice' } },
+    call: 'createTemplate',
+    answer: () => template(),
+    also: [ACTORS],
+    status: 201,
+    shape: { id: 'tpl_1', name: 'Receipt', ownerId: 'alice' },
+    sent: { name: 'Receipt', type: 'invoice' },
+    bad: { payload: { type: 'invoice' }, param: 'name' },
+    error: new HallmarkError('parameter_invalid', { param: 'template' }),
+  }));
+
+describe('PATCH /api/v1/templates/:template_id', () =>
+  routeCase(() => h, 'templates', {
+    ...WRITE,
+    req: { method: 'PATCH', url: '/api/v1/templates/tpl_1', payload: { name: 'Receipt 2' } },
+    call: 'updateTemplate',
+    answer: () => ({ ...template(), name: 'Receipt 2', version: 3 }),
+    also: [ACTORS],
+    status: 200,
+    shape: { id: 'tpl_1', name: 'Receipt 2', version: 3 },
+    sent: { template_id: 'tpl_1', name: 'Receipt 2' },
+    bad: { payload: {}, param: 'body' },
+    error: new HallmarkError('resource_not_found'),
+  }));
+
+describe('POST /api/v1/templates/:template_id/versions/:version/restore', () =>
+  routeCase(() => h, 'templates', {
+    ...WRITE,
+    req: {
+      method: 'POST',
+      url: '/api/v1/templates/tpl_1/versions/1/restore',
+      payload: { changelog: 'back' },
+    },
+    call: 'restoreTemplateVersion',
+    answer: () => ({ ...template(), version: 3 }),
+    also: [ACTORS],
+    status: 200,
+    shape: { id: 'tpl_1', version: 3 },
+    sent: { template_id: 'tpl_1', version: 1, changelog: 'back' },
+    bad: { url: '/api/v1/templates/tpl_1/versions/0/restore', param: 'version' },
+    error: new HallmarkError('resource_not_found'),
+  }));
+
+describe('POST /api/v1/templates/:template_id/render', () => {
+  const req = {
+    method: 'POST' as const,
+    url: '/api/v1/templates/tpl_1/render',
+    payload: { locale: 'de-DE' },
+  };
+
+  it('sends rendered HTML inline and sandboxed, never sniffed', async () => {
+    h.answer('templates', 'renderTemplate', async () => ({
+      content: Buffer.from('<p>Hi</p>'),
+      content_type: 'text/html; charset=utf-8',
+      filename: 'receipt.html',
+      format: 'html',
+    }));
+    const res = await h.app.inject({ ...req, headers: h.keyWith(['reports.export']) });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe('<p>Hi</p>');
+    expect(res.headers['content-security-policy']).toContain('sandbox');
+    expect(res.headers['content-disposition']).toBe('inline; filename="receipt.html"');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(h.callsTo('templates', 'renderTemplate')[0]).toMatchObject({
+      template_id: 'tpl_1',
+      locale: 'de-DE',
+    });
+  });
+
+  it('refuses a locale past 35 characters with 400, before any call', async () => {
+    const res = await h.app.inject({ ...req, payload: { locale: 'x'.repeat(36) }, headers: h.session });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ param: 'locale' });
+    expect(h.calls).toEqual([]);
+  });
+
+  it('is 401 without a credential, 403 without reports.read or reports.export', async () => {
+    await expectRefusals(h, req, h.keyWith(['reports.create']));
+  });
+
+  it("maps the service's missing variable (400) to the versioned envelope", async () => {
+    await expectMapped(
+      h,
+      ['templates', 'renderTemplate'],
+      new HallmarkError('parameter_missing', { param: 'name' }),
+      {
+        ...req,
+        headers: h.session,
+      },
+    );
+  });
+});
