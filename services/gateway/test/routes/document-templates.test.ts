@@ -196,3 +196,86 @@ describe('POST /api/v1/templates/:template_id/render', () => {
     );
   });
 });
+
+/** Access answers name users by `sub`: `usr_row_1` is alice, `usr_row_2` is bob. */
+const PEOPLE: [any, string, (req: any) => Promise<any>] = [
+  'keys',
+  'checkActors',
+  async () => ({
+    actors: [
+      { ref: 'usr_row_1', id: 'usr_row_1', display: 'alice' },
+      { ref: 'bob', id: 'usr_row_2', display: 'bob' },
+      { ref: 'usr_row_2', id: 'usr_row_2', display: 'bob' },
+    ],
+  }),
+];
+const access = (grants: object[] = []) => ({ template_id: 'tpl_1', owner_id: 'usr_row_1', grants });
+const bobReads = {
+  user_id: 'usr_row_2',
+  access: ['read'],
+  granted_by: 'usr_row_1',
+  granted_at: '2025-01-01T00:00:00.000Z',
+};
+
+describe('GET /api/v1/templates/:template_id/access', () =>
+  routeCase(() => h, 'templates', {
+    ...READ,
+    req: { method: 'GET', url: '/api/v1/templates/tpl_1/access' },
+    call: 'listTemplateAccess',
+    answer: () => access([bobReads]),
+    also: [PEOPLE],
+    status: 200,
+    shape: {
+      templateId: 'tpl_1',
+      ownerId: 'alice',
+      grants: [{ userId: 'bob', access: ['read'], grantedBy: 'alice' }],
+    },
+    sent: { template_id: 'tpl_1' },
+    error: new HallmarkError('resource_not_found'),
+  }));
+
+describe('POST /api/v1/templates/:template_id/access', () => {
+  routeCase(() => h, 'templates', {
+    ...WRITE,
+    req: {
+      method: 'POST',
+      url: '/api/v1/templates/tpl_1/access',
+      payload: { userIds: ['bob'], permissions: ['read'] },
+    },
+    call: 'grantTemplateAccess',
+    answer: () => access([bobReads]),
+    also: [PEOPLE],
+    status: 200,
+    shape: { grants: [{ userId: 'bob', access: ['read'] }] },
+    sent: { user_ids: ['usr_row_2'], access: ['read'] },
+    bad: { payload: { userIds: ['bob'], permissions: ['own'] }, param: 'permissions.0' },
+    error: new HallmarkError('resource_not_found'),
+  });
+
+  it('refuses a user outside the enterprise with 400 on userIds and grants nothing', async () => {
+    h.answer('keys', 'checkActors', async () => ({ actors: [] }));
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/templates/tpl_1/access',
+      payload: { userIds: ['mallory'], permissions: ['read'] },
+      headers: h.session,
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'parameter_invalid', param: 'userIds' });
+    expect(h.callsTo('templates', 'grantTemplateAccess')).toEqual([]);
+  });
+});
+
+describe('DELETE /api/v1/templates/:template_id/access/:user_id', () =>
+  routeCase(() => h, 'templates', {
+    ...WRITE,
+    req: { method: 'DELETE', url: '/api/v1/templates/tpl_1/access/bob?permissions=read' },
+    call: 'revokeTemplateAccess',
+    answer: () => access(),
+    also: [PEOPLE],
+    status: 200,
+    shape: { templateId: 'tpl_1', grants: [] },
+    sent: { user_id: 'usr_row_2', access: ['read'] },
+    bad: { url: '/api/v1/templates/tpl_1/access/bob?permissions=own', param: 'permissions.0' },
+    error: new HallmarkError('resource_not_found'),
+  }));
