@@ -1,6 +1,6 @@
 // The gateway as Fastify plugins: external ones (swagger), app ones (request context, error
-// rendering, helmet's security headers, auth, rate limits, access log), then one file per
-// route group.
+// rendering, helmet's security headers, auth, rate limits, access log), then the routes, one
+// folder per resource (routes/index.ts).
 import { createLogger, newId } from '@hallmark/kit';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -20,7 +20,6 @@ import requestContext from './plugins/request-context.js';
 import routeCatalog from './plugins/route-catalog.js';
 import schemaBounds from './plugins/schema-bounds.js';
 import securityHeaders from './plugins/security-headers.js';
-import certificateVouchers from './routes/certificate-vouchers.js';
 import routes from './routes/index.js';
 
 /** Longest path parameter the router matches (ids are ≤ 64, order ids ≤ 255). */
@@ -93,7 +92,6 @@ export async function buildApp(deps: AppDeps) {
   await app.register(controlChars); // NUL and C0 controls refused in every route's text
   await app.register(accessLog, { usage: deps.usage });
   await app.register(routes, { clients: deps.clients, config: deps.config });
-  await app.register(certificateVouchers, { clients: deps.clients, config: deps.config });
   if (deps.extraRoutes) await app.register(async (scope) => deps.extraRoutes!(scope));
   return app;
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { Certificate } from '@hallmark/proto/certificates/v1/certificates';
 import { escapeHtml, html, unsafeRaw } from '../src/pages/html.js';
 import { renderNotFoundPage, renderVerifyPage, warrantyStatus } from '../src/pages/verify.js';
-import { tokenMetadata, verifyUrl } from '../src/routes/verify.js';
+import { tokenMetadata, verifyUrl } from '../src/routes/verify/pages.js';
 
 const certificate = (over: Partial<Certificate> = {}): Certificate => ({
   id: 'cert_abc',

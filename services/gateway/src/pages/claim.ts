@@ -3,7 +3,8 @@
 // image, name, issuer), the sender's message, the expiry and how to claim; with
 // HALLMARK_CLAIM_APP_URL set it links there with the token. Every value is escaped by `html`.
 import type { GiftView } from '@hallmark/proto/certificates/v1/gifts';
-import { html, pageShell, unsafeRaw, type Html } from './html.js';
+import { html, unsafeRaw, type Html } from './html.js';
+import { pageShell } from './shell.js';
 
 const STYLE = unsafeRaw(`
 *{box-sizing:border-box}

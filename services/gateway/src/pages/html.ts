@@ -40,32 +40,3 @@ export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
 
 /** Markup taken as it is: for constants of the page only, never for data. */
 export const unsafeRaw = (s: string): Html => new Html(s);
-
-/** The document every public page shares (no scripts; one inline style block). */
-export function pageShell(p: {
-  title: string;
-  heading: string;
-  footer: string;
-  style: Html;
-  body: Html;
-}): string {
-  return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex" />
-        <title>${p.title}</title>
-        <style>
-          ${p.style}
-        </style>
-      </head>
-      <body>
-        <main>
-          <header>${p.heading}</header>
-          ${p.body}
-          <footer>${p.footer}</footer>
-        </main>
-      </body>
-    </html>`.value;
-}

@@ -2,11 +2,8 @@
 // inline stylesheet, mobile first. Every value from the certificate is escaped by `html`.
 import type { ProvenanceEntry } from '@hallmark/proto/certificates/v1/certificates';
 import type { VerifyCertificateResponse } from '@hallmark/proto/certificates/v1/verification';
-import { html, pageShell, unsafeRaw, type Html } from './html.js';
-
-/** The page's policy: nothing but its own inline styles and images (https, data, its QR code). */
-export const PAGE_CSP =
-  "default-src 'none'; img-src 'self' https: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+import { html, unsafeRaw, type Html } from './html.js';
+import { pageShell } from './shell.js';
 
 const CHECK_LABELS: Record<string, string> = {
   record_found: 'Record found',

@@ -1,9 +1,10 @@
 // The public view page of a certificate voucher (`/vouchers/:id`): server-rendered, no
-// JavaScript, one small inline stylesheet, mobile first, served with the verification page's
-// strict CSP. Every value is escaped by `html`. It shows the certificate the voucher refers to,
+// JavaScript, one small inline stylesheet, mobile first, sent through the shared page shell
+// (`shell.ts`). Every value is escaped by `html`. It shows the certificate the voucher refers to,
 // the voucher's status, expiry and reference number, and how its recipient claims it.
 import type { VoucherView } from '@hallmark/proto/certificates/v1/vouchers';
-import { html, pageShell, unsafeRaw, type Html } from './html.js';
+import { html, unsafeRaw, type Html } from './html.js';
+import { pageShell } from './shell.js';
 
 const STYLE = unsafeRaw(`
 *{box-sizing:border-box}

@@ -5,9 +5,9 @@ export const MAX_MINOR_UNITS = 1_000_000_000_000;
 /** Use counts (`max_uses`, per customer). */
 export const MAX_USES = 1_000_000_000;
 /** Deepest page a list can be asked for. */
-export const MAX_PAGE = 1_000_000;
+const MAX_PAGE = 1_000_000;
 
-export const pageParam = {
+const pageParam = {
   type: 'integer',
   format: 'int32',
   minimum: 1,
@@ -16,7 +16,7 @@ export const pageParam = {
   description: 'Page number, from 1',
 };
 /** spec › Limits 2: `limit` maximum 100, default 20. */
-export const limitParam = {
+const limitParam = {
   type: 'integer',
   format: 'int32',
   minimum: 1,

@@ -18,10 +18,6 @@ export function principalOf(request: FastifyRequest): Principal {
 /** Proto strings are '' when unset; the API says null. */
 export const orNull = (s: string | undefined): string | null => (s ? s : null);
 
-export const errorResponses = {
-  '4xx': { $ref: 'ErrorEnvelope#' },
-};
-
 export const idParam = (name: string) => ({
   type: 'object',
   required: [name],

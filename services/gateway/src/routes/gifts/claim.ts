@@ -4,11 +4,11 @@
 // limit (limits.ts); past it both answer 429 before the token is looked up.
 import { HallmarkError } from '@hallmark/kit';
 import type { GiftView } from '@hallmark/proto/certificates/v1/gifts';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { PAGE_CSP } from '../../pages/verify.js';
+import type { FastifyInstance } from 'fastify';
 import { renderClaimInvalidPage, renderClaimPage, renderClaimUnavailablePage } from '../../pages/claim.js';
+import { sendPage } from '../../pages/shell.js';
 import { principalOf, type RouteDeps } from '../shared.js';
-import { verifyUrl } from '../verify.js';
+import { verifyUrl } from '../verify/pages.js';
 import {
   ERRORS,
   giftSchema,
@@ -26,16 +26,6 @@ type Params = { Params: { token: string } };
 
 /** How long a claim waits for its chain transfer before answering 202 (claiming). */
 const CLAIM_WAIT_MS = 25_000;
-
-function sendPage(reply: FastifyReply, status: number, body: string) {
-  return reply
-    .status(status)
-    .header('content-security-policy', PAGE_CSP)
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
-    .type('text/html; charset=utf-8')
-    .send(body);
-}
 
 export default async function claimRoutes(
   app: FastifyInstance,

@@ -4,7 +4,8 @@
 // redirects into the app.
 import { HallmarkError } from '@hallmark/kit';
 import type { FastifyInstance } from 'fastify';
-import { html, pageShell, unsafeRaw } from '../../pages/html.js';
+import { html, unsafeRaw } from '../../pages/html.js';
+import { pageShell, sendPage } from '../../pages/shell.js';
 import { principalOf, type RouteDeps } from '../shared.js';
 import { ERRORS, PUBLIC, SESSION, shopSchema, TAGS } from './common.js';
 
@@ -134,11 +135,7 @@ export default async function authRoutes(app: FastifyInstance, { clients }: Rout
             : status >= 500
               ? 'The platform did not complete the install. Please try again.'
               : 'The install request is not valid.';
-        return reply
-          .status(status)
-          .type('text/html; charset=utf-8')
-          .header('cache-control', 'no-store')
-          .send(refusedPage(message));
+        return sendPage(reply, status, refusedPage(message));
       },
     },
     async (request, reply) => {

@@ -1,0 +1,160 @@
+// The public verification surface (no authentication, rate group `public`; the page itself
+// `verify_page`, tighter): the page a certificate's QR code links to (`/verify/:id`,
+// server-rendered HTML sent through the shared page shell; a view records document.verified
+// only as events.ts allows), the QR code itself (SVG and PNG) and the token metadata JSON the contract's tokenURI points at
+// (`/api/certificate/metadata/:tokenId`).
+import { HallmarkError } from '@hallmark/kit';
+import type { Certificate } from '@hallmark/proto/certificates/v1/certificates';
+import type { FastifyInstance } from 'fastify';
+import QRCode from 'qrcode';
+import {
+  renderNotFoundPage,
+  renderUnavailablePage,
+  renderVerifyPage,
+  warrantyStatus,
+} from '../../pages/verify.js';
+import { sendPage } from '../../pages/shell.js';
+import type { RouteDeps } from '../shared.js';
+import { recordsEvent } from './events.js';
+
+const TAGS = ['Certificates'];
+const PUBLIC = { auth: 'public' as const, rateGroup: 'public' as const };
+const ID_RE = /^cert_[0-9A-Za-z]{1,59}$/;
+const TOKEN_RE = /^[1-9][0-9]{0,15}$/;
+
+const idParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', maxLength: 64 } },
+} as const;
+
+/** The public link of a certificate's verification page (what its QR code encodes). */
+export function verifyUrl(publicUrl: string, id: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/verify/${encodeURIComponent(id)}`;
+}
+
+const notFound = (err: unknown) => err instanceof HallmarkError && err.code === 'resource_not_found';
+
+/** ERC-721 metadata JSON (name, description, image, external_url, attributes) of a certificate. */
+export function tokenMetadata(c: Certificate, publicUrl: string) {
+  const metadata = JSON.parse(c.metadata_json) as Record<string, unknown>;
+  const attributes: { trait_type: string; value: string | number }[] = [];
+  for (const [k, v] of Object.entries(metadata)) {
+    if (['name', 'description', 'tokenId', 'warranty'].includes(k)) continue;
+    if (typeof v === 'string' || typeof v === 'number') attributes.push({ trait_type: k, value: v });
+    else if (typeof v === 'boolean') attributes.push({ trait_type: k, value: String(v) });
+  }
+  const warranty = metadata.warranty as Record<string, unknown> | undefined;
+  if (warranty && typeof warranty === 'object') {
+    const status = warrantyStatus(warranty);
+    if (status) attributes.push({ trait_type: 'warranty', value: status });
+  }
+  attributes.push({ trait_type: 'certificate', value: c.id });
+  return {
+    name: c.name,
+    description:
+      typeof metadata.description === 'string' ? metadata.description : `Hallmark certificate ${c.id}`,
+    ...(c.image_url ? { image: c.image_url } : {}),
+    external_url: verifyUrl(publicUrl, c.id),
+    attributes,
+  };
+}
+
+export default async function verifyPages(app: FastifyInstance, { clients, config }: RouteDeps) {
+  const publicUrl = config.HALLMARK_PUBLIC_URL;
+
+  app.get<{ Params: { id: string } }>(
+    '/verify/:id',
+    {
+      config: { auth: 'public', rateGroup: 'verify_page' },
+      schema: {
+        tags: TAGS,
+        summary: 'Verification page of a certificate (HTML; no authentication)',
+        params: idParams,
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      if (!ID_RE.test(id)) return sendPage(reply, 404, renderNotFoundPage(id));
+      try {
+        const v = await clients.verification.verifyCertificate(
+          { certificate_id: id, record_event: await recordsEvent(app, request, id) },
+          { deadlineMs: 10_000 },
+        );
+        return sendPage(reply, 200, renderVerifyPage(v, `/verify/${encodeURIComponent(id)}/qr.svg`));
+      } catch (err) {
+        if (notFound(err)) return sendPage(reply, 404, renderNotFoundPage(id));
+        request.log.warn({ err }, 'verification page: verification failed');
+        return sendPage(reply, 503, renderUnavailablePage());
+      }
+    },
+  );
+
+  /** 404 (thrown, rendered by the error handler) unless the certificate exists. */
+  async function known(id: string): Promise<void> {
+    if (!ID_RE.test(id)) throw new HallmarkError('resource_not_found', { message: 'No such certificate.' });
+    await clients.certificates.getPublicCertificate({ certificate_id: id }, { idempotent: true });
+  }
+
+  app.get<{ Params: { id: string } }>(
+    '/verify/:id/qr.svg',
+    {
+      config: PUBLIC,
+      schema: { tags: TAGS, summary: 'QR code (SVG) of a certificate’s verification page', params: idParams },
+    },
+    async (request, reply) => {
+      await known(request.params.id);
+      const svg = await QRCode.toString(verifyUrl(publicUrl, request.params.id), {
+        type: 'svg',
+        errorCorrectionLevel: 'M',
+        margin: 2,
+      });
+      return reply.header('cache-control', 'public, max-age=86400').type('image/svg+xml').send(svg);
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/verify/:id/qr.png',
+    {
+      config: PUBLIC,
+      schema: { tags: TAGS, summary: 'QR code (PNG) of a certificate’s verification page', params: idParams },
+    },
+    async (request, reply) => {
+      await known(request.params.id);
+      const png = await QRCode.toBuffer(verifyUrl(publicUrl, request.params.id), {
+        type: 'png',
+        errorCorrectionLevel: 'M',
+        margin: 2,
+        width: 512,
+      });
+      return reply.header('cache-control', 'public, max-age=86400').type('image/png').send(png);
+    },
+  );
+
+  app.get<{ Params: { tokenId: string } }>(
+    '/api/certificate/metadata/:tokenId',
+    {
+      config: PUBLIC,
+      schema: {
+        tags: TAGS,
+        summary: 'ERC-721 token metadata JSON (the contract’s tokenURI)',
+        params: {
+          type: 'object',
+          required: ['tokenId'],
+          properties: { tokenId: { type: 'string', maxLength: 80, description: 'Decimal token id' } },
+        },
+      },
+    },
+    async (request) => {
+      const { tokenId } = request.params;
+      if (!TOKEN_RE.test(tokenId)) {
+        throw new HallmarkError('resource_not_found', { message: `No such token: '${tokenId}'.` });
+      }
+      const c = await clients.verification.getPublicCertificateByToken(
+        { token_id: Number(tokenId) },
+        { idempotent: true },
+      );
+      return tokenMetadata(c, publicUrl);
+    },
+  );
+}

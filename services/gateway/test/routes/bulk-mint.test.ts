@@ -1,0 +1,188 @@
+// routes/bulk-mint/: jobs (create, poll, list, retry, cancel, download), the CSV template and
+// public media. The multipart CSV form's parsing is proven in ../bulk-routes.test.ts.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { HallmarkError } from '@hallmark/kit';
+import { bulkJob } from './fixtures.js';
+import { expectMapped, expectRefusals, routeCase, startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+beforeEach(() => h.reset());
+
+const MINT = { scope: 'bulk:mint', wrongScope: 'bulk:retry' };
+
+describe('POST /api/bulk-mint', () => {
+  const order = { orderId: 'o_1', items: [{ name: 'Lamp' }] };
+  const req = { method: 'POST' as const, url: '/api/bulk-mint', payload: order };
+
+  it('passes a JSON order through to the bulk service unparsed and answers 201 for a finished job', async () => {
+    h.answer('bulk', 'createOrderJob', async () => bulkJob({ form: 'order', status: 'completed' }));
+    const res = await h.app.inject({
+      ...req,
+      headers: { ...h.keyWith(['bulk:mint']), 'idempotency-key': 'idem-1' },
+    });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ success: true, jobId: 'job_A' });
+    const sent = h.callsTo('bulk', 'createOrderJob')[0];
+    expect(sent.idempotency_key).toBe('idem-1');
+    expect(JSON.parse(sent.body_json)).toEqual(order);
+  });
+
+  it('is 401 without a credential, 403 without bulk:mint', async () => {
+    await expectRefusals(h, req, h.keyWith(['bulk:retry']));
+  });
+
+  it("maps the bulk service's refusal of the order (400 naming the field) to the api envelope", async () => {
+    await expectMapped(
+      h,
+      ['bulk', 'createOrderJob'],
+      new HallmarkError('parameter_missing', { param: 'items' }),
+      {
+        ...req,
+        headers: { ...h.session, 'idempotency-key': 'idem-2' },
+      },
+    );
+  });
+});
+
+describe('GET /api/bulk-mint/:jobId', () =>
+  routeCase(() => h, 'bulk', {
+    ...MINT,
+    req: { method: 'GET', url: '/api/bulk-mint/job_A' },
+    call: 'getJob',
+    answer: () => bulkJob(),
+    status: 200,
+    shape: { success: true, data: { jobId: 'job_A', status: 'queued', totalCount: 3 } },
+    sent: { job_id: 'job_A', include_vouchers: true },
+    error: new HallmarkError('resource_not_found'),
+  }));
+
+describe('GET /api/bulk-mint', () =>
+  routeCase(() => h, 'bulk', {
+    ...MINT,
+    req: { method: 'GET', url: '/api/bulk-mint?page=2&limit=5' },
+    call: 'listJobs',
+    answer: () => ({ jobs: [bulkJob()], page: { page: 2, limit: 5, total: 6, total_pages: 2 } }),
+    status: 200,
+    shape: {
+      success: true,
+      data: { jobs: [{ jobId: 'job_A' }], pagination: { page: 2, totalPages: 2, totalItems: 6 } },
+    },
+    sent: { page: { page: 2, limit: 5 } },
+    bad: { url: '/api/bulk-mint?limit=101', param: 'limit' },
+    error: new HallmarkError('service_unavailable'),
+  }));
+
+describe('POST /api/bulk-mint/:jobId/retry', () =>
+  routeCase(() => h, 'bulk', {
+    scope: 'bulk:retry',
+    wrongScope: 'bulk:mint',
+    req: { method: 'POST', url: '/api/bulk-mint/job_A/retry' },
+    call: 'retryJob',
+    answer: () => ({ job: bulkJob(), retried_count: 2, message: 'Retrying 2 items.' }),
+    status: 200,
+    shape: { success: true, data: { jobId: 'job_A', retriedCount: 2, message: 'Retrying 2 items.' } },
+    sent: { job_id: 'job_A' },
+    error: new HallmarkError('resource_not_found'),
+  }));
+
+describe('POST /api/bulk-mint/:jobId/cancel', () =>
+  routeCase(() => h, 'bulk', {
+    ...MINT,
+    req: { method: 'POST', url: '/api/bulk-mint/job_A/cancel' },
+    call: 'cancelJob',
+    answer: () => bulkJob({ status: 'cancelled', processed_count: 1 }),
+    status: 200,
+    shape: { success: true, data: { jobId: 'job_A', status: 'cancelled', processedCount: 1, totalCount: 3 } },
+    sent: { job_id: 'job_A' },
+    error: new HallmarkError('resource_not_found'),
+  }));
+
+describe('GET /api/bulk-mint/:jobId/download/:type', () => {
+  const req = { method: 'GET' as const, url: '/api/bulk-mint/job_A/download/csv' };
+
+  it('sends the results as an attachment, never sniffed or cached', async () => {
+    h.answer('bulk', 'exportJob', async () => ({
+      content: Buffer.from('row,name\n1,a\n'),
+      content_type: 'text/csv',
+      filename: 'x.csv',
+    }));
+    const res = await h.app.inject({ ...req, headers: h.keyWith(['bulk:mint']) });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe('row,name\n1,a\n');
+    expect(res.headers['content-disposition']).toContain('attachment');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['cache-control']).toBe('private, no-store');
+    expect(h.callsTo('bulk', 'exportJob')[0]).toMatchObject({ job_id: 'job_A', format: 'csv' });
+  });
+
+  it('refuses a type other than csv or zip with 400, before any call', async () => {
+    const res = await h.app.inject({ ...req, url: '/api/bulk-mint/job_A/download/pdf', headers: h.session });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ success: false, param: 'type' });
+    expect(h.calls).toEqual([]);
+  });
+
+  it('is 401 without a credential, 403 without bulk:mint', async () => {
+    await expectRefusals(h, req, h.keyWith(['bulk:retry']));
+  });
+
+  it("maps another enterprise's job (404) to the api envelope", async () => {
+    await expectMapped(h, ['bulk', 'exportJob'], new HallmarkError('resource_not_found'), {
+      ...req,
+      headers: h.session,
+    });
+  });
+});
+
+describe('GET /api/bulk-mint/template/csv', () => {
+  it('sends the CSV template as an attachment without a credential', async () => {
+    h.answer('bulk', 'csvTemplate', async () => ({
+      content: Buffer.from('name,description\n'),
+      content_type: 'text/csv; charset=utf-8',
+      filename: 'bulk-mint-template.csv',
+    }));
+    const res = await h.app.inject({ method: 'GET', url: '/api/bulk-mint/template/csv' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe('name,description\n');
+    expect(res.headers['content-disposition']).toContain('bulk-mint-template.csv');
+  });
+
+  it("maps the service's errors to the api envelope", async () => {
+    await expectMapped(h, ['bulk', 'csvTemplate'], new HallmarkError('service_unavailable'), {
+      method: 'GET',
+      url: '/api/bulk-mint/template/csv',
+      headers: {},
+    });
+  });
+});
+
+describe('GET /media/:id', () => {
+  const media = async () => ({ content: Buffer.from('PNGDATA'), content_type: 'image/png', sha256: 'ab12' });
+
+  it('serves the bytes as inert, immutable data with their sha256 as ETag, 304 when it matches', async () => {
+    h.answer('bulk', 'getMedia', media);
+    const res = await h.app.inject({ method: 'GET', url: '/media/med_1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe('PNGDATA');
+    expect(res.headers.etag).toBe('"ab12"');
+    expect(res.headers['content-security-policy']).toBe("default-src 'none'; sandbox");
+    const again = await h.app.inject({
+      method: 'GET',
+      url: '/media/med_1',
+      headers: { 'if-none-match': '"ab12"' },
+    });
+    expect(again.statusCode).toBe(304);
+  });
+
+  it('is 404 for unknown media', async () => {
+    await expectMapped(h, ['bulk', 'getMedia'], new HallmarkError('resource_not_found'), {
+      method: 'GET',
+      url: '/media/med_2',
+      headers: {},
+    });
+  });
+});

@@ -1,0 +1,123 @@
+// routes/certificates/: the public read, the health probe and setting a warranty.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { HallmarkError } from '@hallmark/kit';
+import { certificate } from './fixtures.js';
+import { errorCode, startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+beforeEach(() => h.reset());
+
+const cert = certificate;
+
+const WARRANTY = {
+  period: 2,
+  type: 'Manufacturer',
+  startDate: '2025-01-01',
+  coverage: 'All parts',
+  claimProcess: 'Write to us',
+  contactInfo: 'care@example.com',
+};
+
+describe('GET /api/certificate/public/:id', () => {
+  it('answers the public certificate without a credential', async () => {
+    h.answer('certificates', 'getPublicCertificate', async () => cert());
+    const res = await h.app.inject({ method: 'GET', url: '/api/certificate/public/cert_1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ id: 'cert_1', name: 'Lamp', metadata: { sku: 'L1' }, burned: false });
+    expect(h.callsTo('certificates', 'getPublicCertificate')).toEqual([{ certificate_id: 'cert_1' }]);
+  });
+
+  it("maps the service's not-found to 404 in the api envelope", async () => {
+    h.answer('certificates', 'getPublicCertificate', async () => {
+      throw new HallmarkError('resource_not_found', { message: 'No such certificate.' });
+    });
+    const res = await h.app.inject({ method: 'GET', url: '/api/certificate/public/cert_x' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({ success: false, code: 'resource_not_found' });
+  });
+});
+
+describe('GET /api/certificate/health', () => {
+  it('is 200 ok when database and chain answer, 503 degraded when the service is down', async () => {
+    h.answer('certificates', 'health', async () => ({ database: true, chain: true }));
+    const ok = await h.app.inject({ method: 'GET', url: '/api/certificate/health' });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toMatchObject({ status: 'ok', database: 'ok', chain: 'ok' });
+    h.answer('certificates', 'health', async () => {
+      throw new HallmarkError('service_unavailable');
+    });
+    const down = await h.app.inject({ method: 'GET', url: '/api/certificate/health' });
+    expect(down.statusCode).toBe(503);
+    expect(down.json()).toMatchObject({ status: 'degraded', database: 'unreachable' });
+  });
+});
+
+describe('PATCH /api/certificates/:id/warranty', () => {
+  const url = '/api/certificates/cert_1/warranty';
+
+  it('sets the warranty and answers it with the certificate', async () => {
+    h.answer('warranty', 'setWarranty', async () => ({
+      changed: true,
+      warranty_json: '{"period":"2"}',
+      certificate: cert(),
+    }));
+    const res = await h.app.inject({
+      method: 'PATCH',
+      url,
+      headers: h.keyWith(['transactions.update']),
+      payload: WARRANTY,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ success: true, changed: true, warranty: { period: '2' } });
+    expect(h.callsTo('warranty', 'setWarranty')[0]).toMatchObject({
+      certificate_id: 'cert_1',
+      warranty: { period: '2', type: 'Manufacturer', start_date: '2025-01-01' },
+    });
+  });
+
+  it('refuses a body missing a required field with 400 naming it, before any call', async () => {
+    const { contactInfo: _, ...body } = WARRANTY;
+    const res = await h.app.inject({
+      method: 'PATCH',
+      url,
+      headers: h.keyWith(['transactions.update']),
+      payload: body,
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'parameter_missing', param: 'contactInfo' });
+    expect(h.calls).toEqual([]);
+  });
+
+  it('is 401 without a credential and 403 for a key without transactions.update', async () => {
+    const anon = await h.app.inject({ method: 'PATCH', url, payload: WARRANTY });
+    expect(anon.statusCode).toBe(401);
+    const wrong = await h.app.inject({
+      method: 'PATCH',
+      url,
+      headers: h.keyWith(['certificates.read']),
+      payload: WARRANTY,
+    });
+    expect(wrong.statusCode).toBe(403);
+    expect(errorCode(wrong.json())).toBe('insufficient_permissions');
+    expect(h.calls).toEqual([]);
+  });
+
+  it("maps the service's 404 and validation errors to the api envelope", async () => {
+    h.answer('warranty', 'setWarranty', async () => {
+      throw new HallmarkError('resource_not_found', { message: 'No such certificate.' });
+    });
+    const missing = await h.app.inject({ method: 'PATCH', url, headers: h.session, payload: WARRANTY });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({ success: false, code: 'resource_not_found' });
+    h.answer('warranty', 'setWarranty', async () => {
+      throw new HallmarkError('parameter_invalid', { param: 'termsUrl', message: 'termsUrl must be https.' });
+    });
+    const invalid = await h.app.inject({ method: 'PATCH', url, headers: h.session, payload: WARRANTY });
+    expect(invalid.statusCode).toBe(400);
+    expect(invalid.json()).toMatchObject({ code: 'parameter_invalid', param: 'termsUrl' });
+  });
+});

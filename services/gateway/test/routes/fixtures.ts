@@ -1,0 +1,130 @@
+// Whole proto messages for the fakes' answers (nested messages are encoded as given, so each
+// field is set).
+import type { Certificate } from '@hallmark/proto/certificates/v1/certificates';
+
+export const certificate = (over: Partial<Certificate> = {}): Certificate => ({
+  id: 'cert_1',
+  token_id: 7,
+  name: 'Lamp',
+  image_url: 'https://img.test/l.png',
+  metadata_json: '{"sku":"L1"}',
+  metadata_hash: '0x00',
+  batch_id: 'batch_1',
+  holder_address: '0x' + '11'.repeat(20),
+  status: 'minted',
+  transaction_hash: '0xabc',
+  block_number: 9,
+  created_at: '2025-01-01T00:00:00.000Z',
+  updated_at: '2025-01-01T00:00:00.000Z',
+  provenance: [{ kind: 'minted', at: '2025-01-01T00:00:00.000Z' }],
+  livemode: true,
+  ...over,
+});
+
+export const certificateVoucher = (over: object = {}) => ({
+  id: 'cv_1',
+  url: 'https://hallmark.test/vouchers/cv_1',
+  reference_number: 'REF-1',
+  metadata_json: '{"name":"Lamp"}',
+  certificate_id: 'cert_1',
+  status: 'active',
+  expires_at: '2030-01-01T00:00:00.000Z',
+  created_at: '2025-01-01T00:00:00.000Z',
+  livemode: true,
+  ...over,
+});
+
+export const discountVoucher = (over: object = {}) => ({
+  id: 'v_1',
+  code: 'SAVE10',
+  type: 'percentage',
+  value: 10,
+  status: 'active',
+  uses_remaining: 5,
+  max_uses: 5,
+  created_at: '2025-01-01T00:00:00.000Z',
+  livemode: true,
+  enterprise_id: 'ent_1',
+  times_used: 0,
+  updated_at: '2025-01-01T00:00:00.000Z',
+  ...over,
+});
+
+export const redemption = (over: object = {}) => ({
+  success: true,
+  voucher: { id: 'v_1', code: 'SAVE10', type: 'percentage', value: 10 },
+  discount_applied: 100,
+  original_amount: 1000,
+  final_amount: 900,
+  currency: 'USD',
+  order_id: 'o_1',
+  transaction_id: 'tx_1',
+  redeemed_at: '2025-01-01T00:00:00.000Z',
+  replayed: false,
+  ...over,
+});
+
+export const webhookEndpoint = (over: object = {}) => ({
+  id: 'we_1',
+  url: 'https://shop.example/hook',
+  events: ['voucher.redeemed'],
+  status: 'enabled',
+  created_at: '2025-01-01T00:00:00.000Z',
+  updated_at: '2025-01-01T00:00:00.000Z',
+  livemode: true,
+  ...over,
+});
+
+export const delivery = (over: object = {}) => ({
+  id: 'wd_1',
+  endpoint_id: 'we_1',
+  event_id: 'evt_1',
+  event_type: 'voucher.redeemed',
+  status: 'pending',
+  attempts: 0,
+  max_attempts: 8,
+  created_at: '2025-01-01T00:00:00.000Z',
+  attempt_log: [],
+  ...over,
+});
+
+export const pageInfo = { page: 1, limit: 20, total: 1, total_pages: 1 };
+
+/** A whole ApiKey message (nested messages are encoded as given). */
+export const apiKey = (over: object) => ({
+  id: '',
+  name: 'POS',
+  type: 'enterprise',
+  permissions: [],
+  rate_limit: 0,
+  expires_at: '',
+  created_at: '2025-01-01T00:00:00.000Z',
+  last_used_at: '',
+  status: 'active',
+  key_prefix: '',
+  allowed_ips: [],
+  livemode: true,
+  created_by: 'user_1',
+  requests_per_hour: 0,
+  burst_limit: 0,
+  access_level: '',
+  revoked_at: '',
+  ...over,
+});
+
+export const bulkJob = (over: object = {}) => ({
+  id: 'job_A',
+  form: 'csv',
+  status: 'queued',
+  total_count: 3,
+  processed_count: 0,
+  success_count: 0,
+  failed_count: 0,
+  created_at: '2025-01-01T00:00:00.000Z',
+  updated_at: '2025-01-01T00:00:01.000Z',
+  errors: [],
+  vouchers: [],
+  livemode: true,
+  estimated_duration_s: 0,
+  ...over,
+});
