@@ -1,0 +1,28 @@
+// routes/health/: liveness and readiness. Hidden from the OpenAPI document (and so from the
+// route catalogue), so they are named here by hand.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+describe('GET /healthz', () => {
+  it('answers 200 {status: ok} without a credential and without asking any service', async () => {
+    const res = await h.app.inject({ method: 'GET', url: '/healthz' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'ok' });
+    expect(h.calls).toEqual([]);
+  });
+});
+
+describe('GET /readyz', () => {
+  it('tells the public only ready or not ready (200 or 503), never which backend, and is not cached', async () => {
+    const res = await h.app.inject({ method: 'GET', url: '/readyz' });
+    expect([200, 503]).toContain(res.statusCode);
+    expect(res.json()).toEqual({ status: res.statusCode === 200 ? 'ready' : 'not_ready' });
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+});
