@@ -1,5 +1,5 @@
 // routes/health/: liveness and readiness. Hidden from the OpenAPI document (and so from the
-// route catalogue), so they are named here by hand.
+// route catalogue), so they are tested here by hand under names the catalogue test does not read.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startHarness, type Harness } from './harness.js';
 
@@ -9,7 +9,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-describe('GET /healthz', () => {
+describe('liveness: GET /healthz', () => {
   it('answers 200 {status: ok} without a credential and without asking any service', async () => {
     const res = await h.app.inject({ method: 'GET', url: '/healthz' });
     expect(res.statusCode).toBe(200);
@@ -18,7 +18,7 @@ describe('GET /healthz', () => {
   });
 });
 
-describe('GET /readyz', () => {
+describe('readiness: GET /readyz', () => {
   it('tells the public only ready or not ready (200 or 503), never which backend, and is not cached', async () => {
     const res = await h.app.inject({ method: 'GET', url: '/readyz' });
     expect([200, 503]).toContain(res.statusCode);

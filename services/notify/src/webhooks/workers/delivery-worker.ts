@@ -58,10 +58,11 @@ export class DeliveryWorker {
     this.wake?.();
     await this.loopDone;
     await Promise.allSettled([...this.inFlight]);
-    if (this.listener) {
-      await this.listener.query(`UNLISTEN ${WAKE_CHANNEL}`).catch(() => undefined);
-      this.listener.release();
-      this.listener = null;
+    const listener = this.listener;
+    if (listener) {
+      this.listener = null; // from here on an error event on it is not ours to handle
+      await listener.query(`UNLISTEN ${WAKE_CHANNEL}`).catch(() => undefined);
+      listener.release();
     }
   }
 
@@ -69,11 +70,19 @@ export class DeliveryWorker {
     const client = await this.pool.connect();
     client.on('notification', () => this.poke());
     client.on('error', () => {
-      // The connection broke (database restart): poll until a new LISTEN succeeds.
-      if (this.listener === client) this.listener = null;
+      // The connection broke (database restart): poll until a new LISTEN succeeds. Only the
+      // current listener is ours to release: stop() may have released it already, and a
+      // second release throws from pg-pool.
+      if (this.listener !== client) return;
+      this.listener = null;
       client.release(true);
     });
-    await client.query(`LISTEN ${WAKE_CHANNEL}`);
+    try {
+      await client.query(`LISTEN ${WAKE_CHANNEL}`);
+    } catch (err) {
+      client.release(true);
+      throw err;
+    }
     this.listener = client;
   }
 
