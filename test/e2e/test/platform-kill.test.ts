@@ -38,7 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.close();
   await sim?.close();
-});
+}, 120_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const random = (min: number, max: number) => min + Math.floor(Math.random() * (max - min));
