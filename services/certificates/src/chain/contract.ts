@@ -129,9 +129,23 @@ export interface MintBatchArgs {
 export interface BatchInfo {
   firstTokenId: bigint;
   quantity: bigint;
-  merkleRoot: string;
   /** The holding address the batch was minted to. */
   to: string;
+}
+
+/**
+ * A consumed batch key's on-chain record: the batch, and what the chain stores of its Merkle root
+ * (the root with its low 48 bits cleared; the full root is in the batch's BatchMinted event).
+ */
+export interface BatchRecord extends BatchInfo {
+  merkleRootHigh: string;
+}
+
+const ROOT_LOW_BITS = (1n << 48n) - 1n;
+
+/** Whether `merkleRoot` is the root a batch record anchors (its 208 high bits match). */
+export function anchorsRoot(record: Pick<BatchRecord, 'merkleRootHigh'>, merkleRoot: string): boolean {
+  return (BigInt(merkleRoot) & ~ROOT_LOW_BITS) === BigInt(record.merkleRootHigh);
 }
 
 /** A 32-byte batch key derived from an idempotency key string (keccak256 of its UTF-8). */
@@ -212,16 +226,19 @@ export class CertificatesContract {
   }
 
   /** Whether `batchKey` was consumed on chain, and by which batch: what a relayer reconciles with. */
-  async batchByKey(batchKey: string): Promise<BatchInfo | undefined> {
+  async batchByKey(batchKey: string): Promise<BatchRecord | undefined> {
     const r = await this.call<[boolean, bigint, bigint, string, string]>('batchByKey', batchKey);
     if (!r[0]) return undefined;
-    return { firstTokenId: r[1], quantity: r[2], merkleRoot: r[3], to: r[4] };
+    return { firstTokenId: r[1], quantity: r[2], to: r[3], merkleRootHigh: r[4] };
   }
 
-  /** The batch a token was minted in (reverts ERC721NonexistentToken for burned/nonexistent tokens). */
+  /**
+   * The batch a token was minted in (reverts ERC721NonexistentToken for burned/nonexistent
+   * tokens). Its key and Merkle root: the batch's BatchMinted event.
+   */
   async batchOf(tokenId: BigNumberish): Promise<BatchInfo> {
-    const r = await this.call<[bigint, bigint, string, string]>('batchOf', tokenId);
-    return { firstTokenId: r[0], quantity: r[1], merkleRoot: r[2], to: r[3] };
+    const r = await this.call<[bigint, bigint, string]>('batchOf', tokenId);
+    return { firstTokenId: r[0], quantity: r[1], to: r[2] };
   }
 
   nextTokenId(): Promise<bigint> {
@@ -274,9 +291,17 @@ export class CertificatesContract {
     return this.call('owner');
   }
 
-  /** Proves the certificate's metadata hash against its batch's root on chain. */
-  verifyCertificate(tokenId: BigNumberish, metadataHash: string, proof: readonly string[]): Promise<boolean> {
-    return this.call('verifyCertificate', tokenId, metadataHash, [...proof]);
+  /**
+   * Proves the certificate's metadata hash against its batch's root anchored on chain; `batchKey`
+   * names the token's batch (false for any other batch's key).
+   */
+  verifyCertificate(
+    tokenId: BigNumberish,
+    batchKey: string,
+    metadataHash: string,
+    proof: readonly string[],
+  ): Promise<boolean> {
+    return this.call('verifyCertificate', tokenId, batchKey, metadataHash, [...proof]);
   }
 
   isAllowlisted(account: string): Promise<boolean> {
