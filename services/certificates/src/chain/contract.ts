@@ -1,7 +1,7 @@
 // Typed ethers v6 bindings of the HallmarkCertificates contract (contracts/HallmarkCertificates.sol):
 // deployment, batch minting, ERC-4494 permits and transfers by signature, burn, allowlist. The ABI
-// (abi.ts), reading its logs (events.ts) and the batch Merkle tree (batch-tree.ts) live beside it
-// and are re-exported here, so callers import one module.
+// (abi.ts), a batch's on-chain record (batch-record.ts), reading its logs (events.ts) and the batch
+// Merkle tree (batch-tree.ts) live beside it and are re-exported here, so callers import one module.
 import {
   Contract,
   ContractFactory,
@@ -19,9 +19,11 @@ import {
   type TypedDataField,
 } from 'ethers';
 import { certificatesInterface, loadArtifact } from './abi.js';
+import type { BatchInfo, BatchRecord } from './batch-record.js';
 import { parseBatchMinted, type BatchMinted, type TransferEventMode } from './events.js';
 
 export * from './abi.js';
+export * from './batch-record.js';
 export * from './batch-tree.js';
 export * from './events.js';
 
@@ -123,34 +125,6 @@ export interface MintBatchArgs {
   merkleRoot: string;
   /** The relayer's idempotency key as 32 bytes (see `batchKeyOf`); never zero, never reused. */
   batchKey: string;
-}
-
-/** A batch, identified on chain by its first token id. */
-export interface BatchInfo {
-  firstTokenId: bigint;
-  quantity: bigint;
-  /** The holding address the batch was minted to. */
-  to: string;
-}
-
-/**
- * A consumed batch key's on-chain record: the batch, and what the chain stores of its Merkle root
- * (the root with its low 48 bits cleared; the full root is in the batch's BatchMinted event).
- */
-export interface BatchRecord extends BatchInfo {
-  merkleRootHigh: string;
-}
-
-const ROOT_LOW_BITS = (1n << 48n) - 1n;
-
-/** Whether `merkleRoot` is the root a batch record anchors (its 208 high bits match). */
-export function anchorsRoot(record: Pick<BatchRecord, 'merkleRootHigh'>, merkleRoot: string): boolean {
-  return (BigInt(merkleRoot) & ~ROOT_LOW_BITS) === BigInt(record.merkleRootHigh);
-}
-
-/** A 32-byte batch key derived from an idempotency key string (keccak256 of its UTF-8). */
-export function batchKeyOf(idempotencyKey: string): string {
-  return keccakUtf8(idempotencyKey);
 }
 
 export async function deployCertificates(
