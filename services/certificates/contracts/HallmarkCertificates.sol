@@ -19,11 +19,13 @@ import {IERC4494} from "./interfaces/IERC4494.sol";
 
 /**
  * @title Hallmark certificates
- * @notice ERC-721 certificates minted in batches, each batch carrying the Merkle root of its certificates'
- * metadata hashes.
+ * @notice ERC-721 certificates minted in batches, each batch anchoring the Merkle root of its certificates'
+ * metadata hashes on chain.
  *
- * Ownership scheme ("lazy owners with run checkpoints"). Minting a batch writes a constant amount of
- * storage plus two slots per 256 tokens, never one slot per token:
+ * Ownership scheme ("lazy owners with run checkpoints"). Minting a batch writes two new storage slots (its
+ * batch record and its run), updates three (token counter, run-start bitmap word, holder's balance; a new
+ * bitmap word every 256 ids) and adds two slots per 256 tokens past the batch's second 256-id word, never
+ * one slot per token:
  *  - `_tokenSlots[id]` is the token's explicit state, packed: owner (bits 0-159) | permit nonce
  *    (bits 160-223) | BURNED flag (bit 255). It stays 0 until the token is first touched (transfer, permit,
  *    burn); a 0 slot means "still held by the holder of its mint run".
@@ -31,11 +33,18 @@ import {IERC4494} from "./interfaces/IERC4494.sol";
  *    holder (bits 0-159) | its batch's first token id (160-207) | the batch's last token id (208-255), and
  *    `_runStartBits` is a bitmap (one bit per token id, 256 ids per word) marking every run start.
  *  - A batch opens a run at its first id and checkpoints it again at every multiple of 256 inside the
- *    batch. So the word of the bitmap holding `id` always has a set bit at or below `id` when `id` is minted:
- *    the owner of an untouched token is one bitmap word + one run read away (highest set bit ≤ id), whatever
- *    the token's position in the batch and however large the batch. No backward scan (contrast ERC721A).
- * A batch is identified by its first token id: `_batchRoots[firstTokenId]` is its Merkle root and
- * `_batchByKey[batchKey]` packs its first token id and quantity (the idempotency record).
+ *    batch except the first one (the word right after the run's start word needs none). So a minted `id`
+ *    has a set bit at or below it in its own bitmap word, or else the highest set bit of the word before is
+ *    its run's start: the owner of an untouched token is at most two bitmap words + one run read away,
+ *    whatever the token's position in the batch and however large the batch. No backward scan (contrast
+ *    ERC721A). A batch of ≤ 256 tokens therefore never writes a checkpoint.
+ * One slot per batch is both the idempotency record and the Merkle root anchor: `_batchByKey[batchKey]`
+ * holds the batch's Merkle root with its low 48 bits replaced by the batch's first token id. Non-zero (ids
+ * start at 1), so a used key is recognised; the 208 high bits of the root commit to it (matching them with
+ * another tree is a 2^208 search), and the first token id ties the record to the tokens' run, so
+ * `verifyCertificate(tokenId, batchKey, ...)` proves a certificate against its own batch only. The full root,
+ * the quantity and the holder are in the batch's `BatchMinted` event (indexed by key and first token id); the
+ * quantity and the holder are also in the run (`batchByKey`, `batchOf`).
  * Events of a batch (ERC-2309, final): `mintBatch` emits ONE `ConsecutiveTransfer(first, last, 0, to)` for the
  * whole batch and no `Transfer` for its tokens, as ERC-2309 requires; a single token's transfer, permit
  * transfer and burn always emit the ERC-721 `Transfer`. ERC-2309 allows minting this way at any time, not only
@@ -45,8 +54,10 @@ import {IERC4494} from "./interfaces/IERC4494.sol";
  * `ConsecutiveTransfer`); the choice is immutable per deployment (`perTokenTransferEvents()`), and
  * `supportsInterface(CONSECUTIVE_TRANSFER_INTERFACE_ID)` answers which one this deployment makes.
  * Gas (measured by the tests and `pnpm bench contract-gas`): with ERC-2309 the batch's cost is its storage
- * (three slots per batch, two per 256-id checkpoint) plus the transaction: ≈ 300 per token at 1,000; with
- * per-token events ≈ 2.2k per token (the events dominate). First transfer of any token ≈ 80k either way.
+ * (two new slots per batch, a new bitmap word per 256 ids, two slots per checkpoint) plus the transaction:
+ * 90.6k for a batch of 100, 17.1k more for the batch that opens a new bitmap word (≈ 970 per token in steady
+ * state), ≈ 240 per token at 1,000; with per-token events ≈ 2.2k per token (the events dominate). First
+ * transfer of any token ≈ 81.6k either way (≈ 83.9k in a run's second word: one more bitmap word read).
  *
  * Merkle leaves: `keccak256(bytes.concat(keccak256(abi.encode(uint256 index, bytes32 metadataHash))))` where
  * `index` is the token's position in its batch (`tokenId - firstTokenId`), pairs hashed sorted
@@ -91,6 +102,8 @@ contract HallmarkCertificates is
     uint256 private constant _BURNED = 1 << 255;
     uint256 private constant _NONCE_MASK = type(uint64).max;
     uint256 private constant _MAX_TOKEN_ID = type(uint48).max;
+    /// The bits of a batch record holding the Merkle root (the low 48 hold the first token id).
+    uint256 private constant _ROOT_MASK = ~_MAX_TOKEN_ID;
     /// keccak256("Transfer(address,address,uint256)")
     bytes32 private constant _TRANSFER_EVENT_SIGNATURE =
         0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef;
@@ -114,8 +127,8 @@ contract HallmarkCertificates is
     mapping(uint256 word => uint256 bits) private _runStartBits;
     mapping(uint256 startTokenId => uint256 packed) private _runs;
 
-    mapping(uint256 firstTokenId => bytes32 merkleRoot) private _batchRoots;
-    mapping(bytes32 batchKey => uint256 packed) private _batchByKey; // firstTokenId (0-47) | quantity (48-95)
+    /// The batch record: firstTokenId (bits 0-47) | the Merkle root's bits 48-255 (idempotency + root anchor).
+    mapping(bytes32 batchKey => uint256 packed) private _batchByKey;
 
     mapping(address account => bool) private _allowlist;
 
@@ -220,18 +233,18 @@ contract HallmarkCertificates is
         uint256 lastTokenId = firstTokenId + quantity - 1;
         if (lastTokenId >= _MAX_TOKEN_ID) revert HallmarkTokenIdOverflow(); // ids and the next id fit 48 bits
         _nextTokenId = uint48(lastTokenId + 1);
-        _batchRoots[firstTokenId] = merkleRoot;
-        _batchByKey[batchKey] = firstTokenId | (quantity << 48);
+        _batchByKey[batchKey] = (uint256(merkleRoot) & _ROOT_MASK) | firstTokenId;
         unchecked {
             _balances[to] += quantity;
         }
 
-        // The run and its checkpoints: at the first id, then at every multiple of 256 inside the batch
-        // (those words are still untouched: ids only grow).
+        // The run and its checkpoints: at the first id, then at every multiple of 256 inside the batch but
+        // the first (`_runOf` finds ids of the next word through the start word; the checkpointed words are
+        // still untouched: ids only grow).
         uint256 run = uint256(uint160(to)) | (firstTokenId << 160) | (lastTokenId << 208);
         _runs[firstTokenId] = run;
         _runStartBits[firstTokenId >> 8] |= 1 << (firstTokenId & 0xff);
-        for (uint256 checkpoint = (firstTokenId | 0xff) + 1; checkpoint <= lastTokenId; checkpoint += 256) {
+        for (uint256 checkpoint = (firstTokenId | 0xff) + 257; checkpoint <= lastTokenId; checkpoint += 256) {
             _runs[checkpoint] = run;
             _runStartBits[checkpoint >> 8] = 1;
         }
@@ -264,29 +277,32 @@ contract HallmarkCertificates is
         return uint256(_nextTokenId) - 1 - _burnedCount;
     }
 
-    /// @notice Whether the idempotency key `batchKey` was consumed, and by which batch.
+    /**
+     * @notice Whether the idempotency key `batchKey` was consumed, and by which batch (its holder at mint:
+     * `to`). `merkleRootHigh` is the batch's Merkle root with its low 48 bits cleared: what the chain stores
+     * of it (the full root is in the batch's `BatchMinted` event; compare `root & ~(2^48 - 1)`).
+     */
     function batchByKey(
         bytes32 batchKey
     )
         external
         view
-        returns (bool minted, uint256 firstTokenId, uint256 quantity, bytes32 merkleRoot, address to)
+        returns (bool minted, uint256 firstTokenId, uint256 quantity, address to, bytes32 merkleRootHigh)
     {
         uint256 packed = _batchByKey[batchKey];
-        if (packed == 0) return (false, 0, 0, bytes32(0), address(0));
+        if (packed == 0) return (false, 0, 0, address(0), bytes32(0));
         firstTokenId = packed & _MAX_TOKEN_ID;
-        return (true, firstTokenId, packed >> 48, _batchRoots[firstTokenId], address(uint160(_runs[firstTokenId])));
+        uint256 run = _runs[firstTokenId];
+        return (true, firstTokenId, (run >> 208) - firstTokenId + 1, address(uint160(run)), bytes32(packed & _ROOT_MASK));
     }
 
-    /// @notice The batch `tokenId` was minted in (its holder at mint: `to`). Reverts for burned and
-    /// nonexistent tokens.
-    function batchOf(
-        uint256 tokenId
-    ) external view returns (uint256 firstTokenId, uint256 quantity, bytes32 merkleRoot, address to) {
+    /// @notice The batch `tokenId` was minted in (its holder at mint: `to`). Its key and Merkle root are in
+    /// the batch's `BatchMinted` event (indexed by `firstTokenId`). Reverts for burned and nonexistent tokens.
+    function batchOf(uint256 tokenId) external view returns (uint256 firstTokenId, uint256 quantity, address to) {
         _requireOwned(tokenId);
         uint256 run = _runOf(tokenId);
         firstTokenId = (run >> 160) & _MAX_TOKEN_ID;
-        return (firstTokenId, (run >> 208) - firstTokenId + 1, _batchRoots[firstTokenId], address(uint160(run)));
+        return (firstTokenId, (run >> 208) - firstTokenId + 1, address(uint160(run)));
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -294,18 +310,23 @@ contract HallmarkCertificates is
 
     /**
      * @notice Whether `metadataHash` is the metadata hash the batch of `tokenId` committed to for this token.
-     * Leaf: `keccak256(bytes.concat(keccak256(abi.encode(tokenId - firstTokenId, metadataHash))))`.
+     * `batchKey` names the token's batch (its `BatchMinted` event has it); false when it names another batch
+     * or none. Leaf: `keccak256(bytes.concat(keccak256(abi.encode(tokenId - firstTokenId, metadataHash))))`;
+     * the root the proof leads to must match the batch's anchored root (its 208 high bits, see the header).
      * Reverts for burned and nonexistent tokens.
      */
     function verifyCertificate(
         uint256 tokenId,
+        bytes32 batchKey,
         bytes32 metadataHash,
         bytes32[] calldata proof
     ) external view returns (bool) {
         _requireOwned(tokenId);
         uint256 firstTokenId = (_runOf(tokenId) >> 160) & _MAX_TOKEN_ID;
+        uint256 record = _batchByKey[batchKey];
+        if ((record & _MAX_TOKEN_ID) != firstTokenId) return false;
         bytes32 leaf = keccak256(bytes.concat(keccak256(abi.encode(tokenId - firstTokenId, metadataHash))));
-        return MerkleProof.verifyCalldata(proof, _batchRoots[firstTokenId], leaf);
+        return (uint256(MerkleProof.processProofCalldata(proof, leaf)) & _ROOT_MASK) == (record & _ROOT_MASK);
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -484,12 +505,19 @@ contract HallmarkCertificates is
         }
     }
 
-    /// @dev The run covering `tokenId` (0 if none): the highest run start ≤ `tokenId` in its bitmap word,
+    /// @dev The run covering `tokenId` (0 if none): the highest run start ≤ `tokenId` in its bitmap word or,
+    /// when that word has none, the highest in the word before (a run's second word has no checkpoint),
     /// provided `tokenId` is not past the run's batch.
     function _runOf(uint256 tokenId) private view returns (uint256 run) {
-        uint256 bits = _runStartBits[tokenId >> 8] & (type(uint256).max >> (255 - (tokenId & 0xff)));
-        if (bits == 0) return 0;
-        run = _runs[(tokenId & ~uint256(0xff)) | Math.log2(bits)];
+        uint256 word = tokenId >> 8;
+        uint256 bits = _runStartBits[word] & (type(uint256).max >> (255 - (tokenId & 0xff)));
+        if (bits == 0) {
+            if (word == 0) return 0;
+            word -= 1;
+            bits = _runStartBits[word];
+            if (bits == 0) return 0;
+        }
+        run = _runs[(word << 8) | Math.log2(bits)];
         if (tokenId > (run >> 208)) return 0;
     }
 

@@ -14,6 +14,7 @@ import {
   hexlify,
   id as keccakUtf8,
   randomBytes,
+  toBeHex,
   type ContractTransactionResponse,
   type HDNodeWallet,
   type JsonRpcProvider,
@@ -26,6 +27,7 @@ import {
   DEFAULT_ADMIN_ROLE,
   INTERFACE_IDS,
   MINTER_ROLE,
+  anchorsRoot,
   batchKeyOf,
   buildBatchTree,
   certificateLeaf,
@@ -115,6 +117,11 @@ async function mint(
     batchKey,
     receipt,
   };
+}
+
+/** The part of a Merkle root the chain's batch record stores: its low 48 bits cleared. */
+function rootHigh(root: string): string {
+  return toBeHex(BigInt(root) & ~((1n << 48n) - 1n), 32);
 }
 
 /** The receipt's logs decoded against the contract ABI. */
@@ -260,15 +267,47 @@ describe('batch minting', () => {
       merkleRoot: b.tree.root,
       to: recipient.address,
     });
-    const info = { firstTokenId: b.first, quantity: 600n, merkleRoot: b.tree.root, to: recipient.address };
-    expect(await certs.batchByKey(b.batchKey)).toEqual(info);
+    // one slot per batch: the idempotency record, which anchors the root's 208 high bits; the
+    // quantity and holder come from the run, the full root from BatchMinted
+    const info = { firstTokenId: b.first, quantity: 600n, to: recipient.address };
+    const record = await certs.batchByKey(b.batchKey);
+    expect(record).toEqual({ ...info, merkleRootHigh: rootHigh(b.tree.root) });
+    expect(anchorsRoot(record!, b.tree.root)).toBe(true);
+    expect(anchorsRoot(record!, a.tree.root)).toBe(false);
     for (const id of [b.first, middle, b.last]) expect(await certs.batchOf(id)).toEqual(info);
-    expect(await certs.batchOf(a.last)).toEqual({
-      firstTokenId: a.first,
-      quantity: 3n,
-      merkleRoot: a.tree.root,
-      to: holder.address,
+    expect(await certs.batchOf(a.last)).toEqual({ firstTokenId: a.first, quantity: 3n, to: holder.address });
+  });
+
+  it('a batch crossing one 256-id boundary writes no checkpoint: its ids past the boundary find their run in the word before', async () => {
+    // align: the next batch starts 50 ids before a multiple of 256
+    const next = await certs.nextTokenId();
+    const pad = Number((256n - ((next + 50n) % 256n)) % 256n);
+    if (pad > 0) await mint(holder.address, pad);
+    const crossing = await mint(recipient.address, 100);
+    expect(crossing.first % 256n).toBe(206n);
+    const after = await mint(approved.address, 100); // starts in the word the crossing batch reached
+    const ids = (m: Minted) => Array.from({ length: 100 }, (_, i) => m.first + BigInt(i));
+    expect(await ownersOf(ids(crossing))).toEqual(ids(crossing).map(() => recipient.address));
+    expect(await ownersOf(ids(after))).toEqual(ids(after).map(() => approved.address));
+    expect(await certs.batchOf(crossing.last)).toEqual({
+      firstTokenId: crossing.first,
+      quantity: 100n,
+      to: recipient.address,
     });
+    expect(
+      await certs.verifyCertificate(
+        crossing.last,
+        crossing.batchKey,
+        crossing.hashes[99]!,
+        crossing.tree.proof(99),
+      ),
+    ).toBe(true);
+    // a token moved past the boundary keeps the rest of the run with its holder
+    await mined(as(recipient).transferFrom(recipient.address, holder.address, crossing.first + 60n));
+    expect(await certs.ownerOf(crossing.first + 60n)).toBe(holder.address);
+    expect(await certs.ownerOf(crossing.first + 61n)).toBe(recipient.address);
+    expect(await revertOf(certs.ownerOf(after.last + 1n))).toBe('ERC721NonexistentToken');
+    expect(await revertOf(certs.ownerOf(after.last + 300n))).toBe('ERC721NonexistentToken');
   });
 
   it('batches of different holders sharing a 256-id word keep their own owners', async () => {
@@ -298,9 +337,11 @@ describe('batch minting', () => {
     expect(info).toEqual({
       firstTokenId: first.first,
       quantity: 4n,
-      merkleRoot: first.tree.root,
       to: holder.address,
+      merkleRootHigh: rootHigh(first.tree.root),
     });
+    // the re-sent batch's other root is not the anchored one
+    expect(anchorsRoot(info!, tree.root)).toBe(false);
     expect(await certs.batchByKey(batchKeyOf('never used'))).toBeUndefined();
   });
 
@@ -365,30 +406,41 @@ describe('Merkle proofs of certificate metadata', () => {
     const m = await mint(holder.address, 9);
     for (let i = 0; i < 9; i++) {
       const tokenId = m.first + BigInt(i);
-      expect(await certs.verifyCertificate(tokenId, m.hashes[i]!, m.tree.proof(i))).toBe(true);
+      expect(await certs.verifyCertificate(tokenId, m.batchKey, m.hashes[i]!, m.tree.proof(i))).toBe(true);
       expect(verifyBatchProof(m.tree.root, i, m.hashes[i]!, m.tree.proof(i))).toBe(true);
       expect(m.tree.leaf(i)).toBe(certificateLeaf(i, m.hashes[i]!));
     }
   });
 
-  it('a tampered leaf, a proof of another token or another batch fails verification', async () => {
+  it('a tampered leaf, a proof of another token or another batch, or another batch key fails verification', async () => {
     const m = await mint(holder.address, 5);
     const other = await mint(holder.address, 5);
     const tampered = `0x${'ab'.repeat(32)}`;
-    expect(await certs.verifyCertificate(m.first + 2n, tampered, m.tree.proof(2))).toBe(false);
+    const token = m.first + 2n;
+    expect(await certs.verifyCertificate(token, m.batchKey, tampered, m.tree.proof(2))).toBe(false);
     // token 3's hash and proof presented for token 2 of the same batch
-    expect(await certs.verifyCertificate(m.first + 2n, m.hashes[3]!, m.tree.proof(3))).toBe(false);
-    // a valid (index, hash, proof) of another batch
-    expect(await certs.verifyCertificate(m.first + 2n, other.hashes[2]!, other.tree.proof(2))).toBe(false);
+    expect(await certs.verifyCertificate(token, m.batchKey, m.hashes[3]!, m.tree.proof(3))).toBe(false);
+    // a valid (index, hash, proof) of another batch, under this batch's key or under its own
+    expect(await certs.verifyCertificate(token, m.batchKey, other.hashes[2]!, other.tree.proof(2))).toBe(
+      false,
+    );
+    expect(await certs.verifyCertificate(token, other.batchKey, other.hashes[2]!, other.tree.proof(2))).toBe(
+      false,
+    );
+    // the right proof under another batch's key, or an unused key
+    expect(await certs.verifyCertificate(token, other.batchKey, m.hashes[2]!, m.tree.proof(2))).toBe(false);
+    expect(await certs.verifyCertificate(token, randomHash(), m.hashes[2]!, m.tree.proof(2))).toBe(false);
     // a truncated proof
-    expect(await certs.verifyCertificate(m.first + 2n, m.hashes[2]!, m.tree.proof(2).slice(1))).toBe(false);
+    expect(await certs.verifyCertificate(token, m.batchKey, m.hashes[2]!, m.tree.proof(2).slice(1))).toBe(
+      false,
+    );
     expect(verifyBatchProof(m.tree.root, 2, tampered, m.tree.proof(2))).toBe(false);
   });
 
   it('a single-certificate batch proves with an empty proof; a dumped tree reloads with the same proofs', async () => {
     const m = await mint(holder.address, 1);
     expect(m.tree.proof(0)).toEqual([]);
-    expect(await certs.verifyCertificate(m.first, m.hashes[0]!, [])).toBe(true);
+    expect(await certs.verifyCertificate(m.first, m.batchKey, m.hashes[0]!, [])).toBe(true);
     const big = buildBatchTree(Array.from({ length: 33 }, randomHash));
     const reloaded = loadBatchTree(JSON.parse(JSON.stringify(big.dump())));
     expect(reloaded.root).toBe(big.root);
@@ -397,7 +449,7 @@ describe('Merkle proofs of certificate metadata', () => {
   });
 
   it('verifying a nonexistent token reverts', async () => {
-    expect(await revertOf(certs.verifyCertificate(10_000_000n, randomHash(), []))).toBe(
+    expect(await revertOf(certs.verifyCertificate(10_000_000n, randomHash(), randomHash(), []))).toBe(
       'ERC721NonexistentToken',
     );
   });
@@ -694,7 +746,7 @@ describe('burn (rule 13: owner, approved, operator, admin role, contract owner â
       certs.tokenURI(id),
       certs.nonces(id),
       certs.batchOf(id),
-      certs.verifyCertificate(id, m.hashes[0]!, m.tree.proof(0)),
+      certs.verifyCertificate(id, m.batchKey, m.hashes[0]!, m.tree.proof(0)),
     ]) {
       expect(await revertOf(read)).toBe('ERC721NonexistentToken');
     }
@@ -705,7 +757,7 @@ describe('burn (rule 13: owner, approved, operator, admin role, contract owner â
     expect(await revertOf(as(admin).burn(id))).toBe('ERC721NonexistentToken');
     expect(await revertOf(as(holder).approve(approved.address, id))).toBe('ERC721NonexistentToken');
     // the neighbour in the same batch still proves and transfers
-    expect(await certs.verifyCertificate(m.last, m.hashes[1]!, m.tree.proof(1))).toBe(true);
+    expect(await certs.verifyCertificate(m.last, m.batchKey, m.hashes[1]!, m.tree.proof(1))).toBe(true);
     // burning an untouched (lazy) token and a transferred one
     const n = await mint(holder.address, 300);
     await mined(as(admin).burn(n.first + 299n));

@@ -166,13 +166,20 @@ describe.each(TRANSFER_EVENT_MODES)('with %s events', (m) => {
       expect(receipt?.blockNumber).toBe(minted[0]!.block_number);
 
       // On chain: the holder owns each token, and each certificate's metadata hash is proven
-      // against the batch root the relayer minted with.
+      // against the batch root the relayer minted with (anchored under the batch's key).
       const tree = buildBatchTree(minted.map((c) => c.metadata_hash));
+      const [batch] = chain.contract.parseBatchMinted(receipt!);
+      expect(batch?.merkleRoot).toBe(tree.root);
       for (const [i, c] of minted.entries()) {
         expect(await chain.contract.ownerOf(c.token_id!)).toBe(HOLDER);
-        expect(await chain.contract.verifyCertificate(c.token_id!, c.metadata_hash, tree.proof(i))).toBe(
-          true,
-        );
+        expect(
+          await chain.contract.verifyCertificate(
+            c.token_id!,
+            batch!.batchKey,
+            c.metadata_hash,
+            tree.proof(i),
+          ),
+        ).toBe(true);
       }
 
       const { rows: events } = await pool.query<{ payload: { data: { object: Record<string, unknown> } } }>(

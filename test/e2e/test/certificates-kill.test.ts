@@ -20,7 +20,7 @@ const TRANSFER_TOPIC = keccakUtf8('Transfer(address,address,uint256)');
 const CONSECUTIVE_TRANSFER_TOPIC = keccakUtf8('ConsecutiveTransfer(uint256,uint256,address,address)');
 const ZERO_TOPIC = zeroPadValue('0x', 32);
 const ABI = [
-  'function batchByKey(bytes32 batchKey) view returns (bool minted, uint256 firstTokenId, uint256 quantity, bytes32 merkleRoot, address to)',
+  'function batchByKey(bytes32 batchKey) view returns (bool minted, uint256 firstTokenId, uint256 quantity, address to, bytes32 merkleRootHigh)',
   'function ownerOf(uint256 tokenId) view returns (address)',
 ];
 

@@ -1,7 +1,7 @@
 // Typed ethers v6 bindings of the HallmarkCertificates contract (contracts/HallmarkCertificates.sol):
 // deployment, batch minting, ERC-4494 permits and transfers by signature, burn, allowlist. The ABI
-// (abi.ts), reading its logs (events.ts) and the batch Merkle tree (batch-tree.ts) live beside it
-// and are re-exported here, so callers import one module.
+// (abi.ts), a batch's on-chain record (batch-record.ts), reading its logs (events.ts) and the batch
+// Merkle tree (batch-tree.ts) live beside it and are re-exported here, so callers import one module.
 import {
   Contract,
   ContractFactory,
@@ -19,9 +19,11 @@ import {
   type TypedDataField,
 } from 'ethers';
 import { certificatesInterface, loadArtifact } from './abi.js';
+import type { BatchInfo, BatchRecord } from './batch-record.js';
 import { parseBatchMinted, type BatchMinted, type TransferEventMode } from './events.js';
 
 export * from './abi.js';
+export * from './batch-record.js';
 export * from './batch-tree.js';
 export * from './events.js';
 
@@ -125,20 +127,6 @@ export interface MintBatchArgs {
   batchKey: string;
 }
 
-/** A batch, identified on chain by its first token id. */
-export interface BatchInfo {
-  firstTokenId: bigint;
-  quantity: bigint;
-  merkleRoot: string;
-  /** The holding address the batch was minted to. */
-  to: string;
-}
-
-/** A 32-byte batch key derived from an idempotency key string (keccak256 of its UTF-8). */
-export function batchKeyOf(idempotencyKey: string): string {
-  return keccakUtf8(idempotencyKey);
-}
-
 export async function deployCertificates(
   deployer: Signer,
   opts: DeployOptions,
@@ -212,16 +200,19 @@ export class CertificatesContract {
   }
 
   /** Whether `batchKey` was consumed on chain, and by which batch: what a relayer reconciles with. */
-  async batchByKey(batchKey: string): Promise<BatchInfo | undefined> {
+  async batchByKey(batchKey: string): Promise<BatchRecord | undefined> {
     const r = await this.call<[boolean, bigint, bigint, string, string]>('batchByKey', batchKey);
     if (!r[0]) return undefined;
-    return { firstTokenId: r[1], quantity: r[2], merkleRoot: r[3], to: r[4] };
+    return { firstTokenId: r[1], quantity: r[2], to: r[3], merkleRootHigh: r[4] };
   }
 
-  /** The batch a token was minted in (reverts ERC721NonexistentToken for burned/nonexistent tokens). */
+  /**
+   * The batch a token was minted in (reverts ERC721NonexistentToken for burned/nonexistent
+   * tokens). Its key and Merkle root: the batch's BatchMinted event.
+   */
   async batchOf(tokenId: BigNumberish): Promise<BatchInfo> {
-    const r = await this.call<[bigint, bigint, string, string]>('batchOf', tokenId);
-    return { firstTokenId: r[0], quantity: r[1], merkleRoot: r[2], to: r[3] };
+    const r = await this.call<[bigint, bigint, string]>('batchOf', tokenId);
+    return { firstTokenId: r[0], quantity: r[1], to: r[2] };
   }
 
   nextTokenId(): Promise<bigint> {
@@ -274,9 +265,17 @@ export class CertificatesContract {
     return this.call('owner');
   }
 
-  /** Proves the certificate's metadata hash against its batch's root on chain. */
-  verifyCertificate(tokenId: BigNumberish, metadataHash: string, proof: readonly string[]): Promise<boolean> {
-    return this.call('verifyCertificate', tokenId, metadataHash, [...proof]);
+  /**
+   * Proves the certificate's metadata hash against its batch's root anchored on chain; `batchKey`
+   * names the token's batch (false for any other batch's key).
+   */
+  verifyCertificate(
+    tokenId: BigNumberish,
+    batchKey: string,
+    metadataHash: string,
+    proof: readonly string[],
+  ): Promise<boolean> {
+    return this.call('verifyCertificate', tokenId, batchKey, metadataHash, [...proof]);
   }
 
   isAllowlisted(account: string): Promise<boolean> {

@@ -94,7 +94,7 @@ function recomputeMetadataHash(c: CertificateRecord): string {
 }
 
 export class Verifier {
-  private readonly trees = new Map<string, { hashes: string[]; tree: BatchTree }>();
+  private readonly trees = new Map<string, { hashes: string[]; tree: BatchTree; batchKey: string | null }>();
 
   private readonly reads: VerifyStore;
 
@@ -224,28 +224,41 @@ export class Verifier {
     };
   }
 
-  /** The batch's tree over its certificates' metadata hashes, this certificate's recomputed. */
-  private async treeFor(c: CertificateRecord, leafHash: string): Promise<BatchTree> {
+  /**
+   * The batch's tree over its certificates' metadata hashes, this certificate's recomputed, and the
+   * batch's on-chain key (which names the batch to the contract's proof).
+   */
+  private async treeFor(
+    c: CertificateRecord,
+    leafHash: string,
+  ): Promise<{ tree: BatchTree; batchKey: string | null }> {
     let cached = this.trees.get(c.batchId);
     if (!cached) {
-      const hashes = await this.reads.batchMetadataHashes(c.batchId);
-      cached = { hashes, tree: buildBatchTree(hashes) };
+      const [hashes, batchKey] = await Promise.all([
+        this.reads.batchMetadataHashes(c.batchId),
+        this.reads.batchKey(c.batchId),
+      ]);
+      cached = { hashes, tree: buildBatchTree(hashes), batchKey };
       this.trees.set(c.batchId, cached);
       if (this.trees.size > TREE_CACHE_SIZE) this.trees.delete(this.trees.keys().next().value!);
     }
-    if (cached.hashes[c.position] === leafHash) return cached.tree;
+    if (cached.hashes[c.position] === leafHash) return cached;
     const hashes = [...cached.hashes];
     hashes[c.position] = leafHash;
-    return buildBatchTree(hashes);
+    return { tree: buildBatchTree(hashes), batchKey: cached.batchKey };
   }
 
   /** The recomputed metadata hash is proven against the batch's Merkle root on chain. */
   private async checkMetadata(chain: VerifierChain, c: CertificateRecord, tokenId: bigint): Promise<Check> {
     const name = 'metadata';
     const hash = recomputeMetadataHash(c);
-    const tree = await this.treeFor(c, hash);
+    const { tree, batchKey } = await this.treeFor(c, hash);
+    if (!batchKey) return { name, passed: false, detail: 'The record has no on-chain batch key.' };
     const proof = tree.proof(c.position);
-    const r = await read(() => chain.contract.verifyCertificate(tokenId, hash, proof), this.timeoutMs);
+    const r = await read(
+      () => chain.contract.verifyCertificate(tokenId, batchKey, hash, proof),
+      this.timeoutMs,
+    );
     if (!r.ok) {
       return {
         name,

@@ -1,5 +1,5 @@
 // SQL of the verifier's reads: a batch's stored metadata hashes (its Merkle leaves, in position
-// order) and the certificate of a token.
+// order) and on-chain key, and the certificate of a token.
 import type { Pool } from '@hallmark/kit';
 
 export class VerifyStore {
@@ -12,6 +12,15 @@ export class VerifyStore {
       [batchId],
     );
     return rows.map((r) => r.metadata_hash);
+  }
+
+  /** The batch's on-chain key (its idempotency record on chain, which anchors its Merkle root), or null. */
+  async batchKey(batchId: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ batch_key: string }>(
+      'SELECT batch_key FROM chain_submissions WHERE batch_id = $1',
+      [batchId],
+    );
+    return rows[0]?.batch_key ?? null;
   }
 
   /** The id of the certificate of a token, or null. */
