@@ -12,10 +12,10 @@
 //      which needs all six), then stops them and drops their databases.
 //
 //   pnpm prod-tree [--out DIR] [--only keys,gateway] [--boot] [--store-dir DIR]
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import * as esbuild from 'esbuild';
 
 const REPO = path.resolve(import.meta.dirname, '..');
@@ -113,6 +113,11 @@ function importMetaPaths(svcDir: string): esbuild.Plugin {
         const contents = source
           .replaceAll('import.meta.dirname', `__hallmarkDir(${dir})`)
           .replaceAll('import.meta.url', `__hallmarkUrl(${file})`);
+        // Anything else (filename, resolve) would silently mean the bundle's own location.
+        if (contents.includes('import.meta'))
+          return {
+            errors: [{ text: `${args.path}: only import.meta.dirname and .url are mapped for the bundle` }],
+          };
         return { contents, loader: 'ts' };
       });
     },
@@ -156,12 +161,12 @@ export async function compile(svc: Svc): Promise<void> {
 
 // --- 2. install ---------------------------------------------------------------------------
 
-export function deploy(svc: Svc, outDir: string, storeDir?: string): string {
+export async function deploy(svc: Svc, outDir: string, storeDir?: string): Promise<string> {
   const target = path.join(outDir, 'services', svc);
   rmSync(target, { recursive: true, force: true });
   const args = ['--filter', `@hallmark/${svc}`, 'deploy', '--prod', '--offline', '--node-linker', 'hoisted'];
   if (storeDir) args.push('--store-dir', storeDir);
-  execFileSync('pnpm', [...args, target], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  await promisify(execFile)('pnpm', [...args, target], { cwd: REPO, maxBuffer: 16 * 1024 * 1024 });
   // Lockfile and workspace file pnpm leaves behind: not needed to run.
   for (const f of ['pnpm-lock.yaml', 'pnpm-workspace.yaml']) rmSync(path.join(target, f), { force: true });
   prune(path.join(target, 'node_modules'));
@@ -246,10 +251,16 @@ async function main(): Promise<void> {
   const problems: string[] = [];
   let total = 0;
   const started = Date.now();
-  for (const svc of services) {
-    const t0 = Date.now();
-    await compile(svc);
-    const tree = deploy(svc, outDir, values['store-dir']);
+  // Every service at once: esbuild and pnpm's linking are mostly waiting on the disk.
+  const built = await Promise.all(
+    services.map(async (svc) => {
+      const t0 = Date.now();
+      await compile(svc);
+      const tree = await deploy(svc, outDir, values['store-dir']);
+      return { svc, tree, ms: Date.now() - t0 };
+    }),
+  );
+  for (const { svc, tree, ms } of built) {
     const bytes = treeBytes(tree);
     total += bytes;
     const bad = forbiddenIn(tree);
@@ -258,7 +269,7 @@ async function main(): Promise<void> {
       problems.push(`${svc}: ${mb(bytes).toFixed(1)} MB is over its budget of ${BUDGET_MB[svc]} MB`);
     console.log(
       `${svc.padEnd(12)} ${mb(bytes).toFixed(1).padStart(6)} MB / ${String(BUDGET_MB[svc]).padStart(3)} MB budget, ` +
-        `${packagesIn(tree).size} packages, ${Date.now() - t0} ms`,
+        `${packagesIn(tree).size} packages, built in ${ms} ms`,
     );
   }
   if (!only) {
