@@ -13,9 +13,11 @@ import {
   stopAllOnExit,
   type ProcessHandle,
 } from '@hallmark/devstack';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 
 const REPO = path.resolve(import.meta.dirname, '..');
@@ -81,6 +83,7 @@ export async function bootAll(outDir: string, services: readonly string[]): Prom
     await Promise.all(backends.map(boot));
     if (services.includes('gateway')) await boot('gateway');
     for (const svc of backends) await checkMigrations(postgres.url, prefix, svc);
+    if (backends.includes('notify')) await checkReencrypt(outDir, env);
   } catch (err) {
     failed = err;
   }
@@ -134,4 +137,16 @@ async function checkMigrations(serverUrl: string, prefix: string, svc: ServiceNa
     await client.end();
   }
   console.log(`✓ ${svc}: all ${expected.length} migrations (kit + own) applied from its tree`);
+}
+
+/** The image's re-encryption command runs from a tree: a check over the fresh databases. */
+async function checkReencrypt(outDir: string, env: Record<string, string>): Promise<void> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--experimental-async-context-frame', 'services/notify/dist/reencrypt.js', '--check'],
+    { cwd: outDir, env: { ...env, NODE_OPTIONS: '' } },
+  );
+  if (!stdout.includes('every encrypted value is under the newest key'))
+    throw new Error(`services/notify/dist/reencrypt.js --check said: ${stdout}`);
+  console.log('✓ services/notify/dist/reencrypt.js --check ran from its tree');
 }

@@ -1,7 +1,8 @@
 // The production tree of every service, the same step CI and deploy/Dockerfile run:
 //   1. compile: esbuild bundles services/<svc>/src/main.ts with the workspace code it uses
-//      (@hallmark/kit, @hallmark/proto) into services/<svc>/dist/main.js; npm packages stay
-//      external and load from node_modules as in development;
+//      (@hallmark/kit, @hallmark/proto) into services/<svc>/dist/main.js (backends also
+//      dist/reencrypt.js, kit's re-encryption command); npm packages stay external and load
+//      from node_modules as in development;
 //   2. install: `pnpm deploy --prod --offline --node-linker hoisted` of the service into
 //      <out>/services/<svc> (only what its package.json `files` lists, plus its production
 //      dependencies, from the pnpm store already on the machine: no network);
@@ -141,9 +142,16 @@ const BANNER = [
 export async function compile(svc: Svc): Promise<void> {
   const svcDir = path.join(REPO, 'services', svc);
   rmSync(path.join(svcDir, 'dist'), { recursive: true, force: true });
+  // Backends also get the re-encryption command (docs/runbooks/rotate-encryption-keys.md).
+  const entryPoints = [{ in: path.join(svcDir, 'src', 'main.ts'), out: 'main' }];
+  if (svc !== 'gateway')
+    entryPoints.push({
+      in: path.join(REPO, 'packages', 'kit', 'src', 'reencrypt-main.ts'),
+      out: 'reencrypt',
+    });
   await esbuild.build({
-    entryPoints: [path.join(svcDir, 'src', 'main.ts')],
-    outfile: path.join(svcDir, 'dist', 'main.js'),
+    entryPoints,
+    outdir: path.join(svcDir, 'dist'),
     bundle: true,
     platform: 'node',
     format: 'esm',

@@ -3,10 +3,9 @@
 // idempotently and resumably, so the old key can be removed without losing a secret.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Encryptor, openDatabase, type Pool } from '@hallmark/kit';
-import { reencryptColumn } from '@hallmark/kit/reencrypt';
+import { reencryptColumn, runReencrypt } from '@hallmark/kit/reencrypt';
 import { dropDatabase, TEST_DATABASE_SERVER } from '@hallmark/kit/testing';
 import path from 'node:path';
-import { runReencrypt } from '../../scripts/reencrypt.js';
 import { WebhooksStore } from '../../services/notify/src/webhooks/store.js';
 
 const OLD = Encryptor.generateKey();

@@ -8,8 +8,11 @@
 // newest, so a run is idempotent; each batch commits on its own and a row is rewritten only
 // while it still holds the value read (`… AND col = $old`), so a run can be stopped at any
 // point and run again (it resumes where the data says) while the services keep writing.
-import type { Pool } from 'pg';
+import pg, { type Pool } from 'pg';
+import { parseArgs } from 'node:util';
+import { SERVICE_NAMES } from './config.js';
 import { Encryptor } from './crypto.js';
+import { serviceDatabaseUrl } from './db.js';
 
 /** An Encryptor envelope, as a PostgreSQL regular expression. */
 export const ENVELOPE_PATTERN = '^v1\\.[0-9a-f]{8}\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*$';
@@ -134,4 +137,100 @@ export async function reencryptDatabase(
   for (const col of await findEncryptedColumns(pool))
     reports.push(await reencryptColumn(pool, enc, col, opts));
   return reports;
+}
+
+export interface ReencryptRun {
+  /** The PostgreSQL server (DATABASE_URL). */
+  serverUrl: string;
+  /** HALLMARK_DATABASE_PREFIX: the databases are `<prefix>_<svc>`. */
+  prefix: string;
+  /** HALLMARK_ENCRYPTION_KEYS, newest first. */
+  keys: string;
+  services: readonly string[];
+  check?: boolean;
+  batchSize?: number;
+  log?: (line: string) => void;
+}
+
+/** Every service database in turn (a missing one is skipped); the reports keyed by service. */
+export async function runReencrypt(run: ReencryptRun): Promise<Record<string, ColumnReport[]>> {
+  const enc = new Encryptor(run.keys);
+  const log = run.log ?? console.log;
+  log(
+    `${run.check ? 'checking' : 're-encrypting'} under key ${enc.currentKeyId} (the first of HALLMARK_ENCRYPTION_KEYS)`,
+  );
+  const admin = new pg.Client({ connectionString: serviceDatabaseUrl(run.serverUrl, 'postgres') });
+  await admin.connect();
+  const existing = new Set(
+    (await admin.query<{ datname: string }>('SELECT datname FROM pg_database')).rows.map((r) => r.datname),
+  );
+  await admin.end();
+  const out: Record<string, ColumnReport[]> = {};
+  for (const svc of run.services) {
+    const database = `${run.prefix}_${svc}`;
+    if (!existing.has(database)) {
+      log(`${svc.padEnd(12)} no database ${database}: skipped`);
+      continue;
+    }
+    const pool = new pg.Pool({ connectionString: serviceDatabaseUrl(run.serverUrl, database), max: 2 });
+    let reports: ColumnReport[];
+    try {
+      reports = await reencryptDatabase(pool, enc, { check: run.check, batchSize: run.batchSize });
+    } finally {
+      await pool.end();
+    }
+    out[svc] = reports;
+    if (reports.length === 0) log(`${svc.padEnd(12)} no encrypted values`);
+    for (const r of reports)
+      log(
+        `${svc.padEnd(12)} ${`${r.table}.${r.column}`.padEnd(42)} current ${r.current}` +
+          (run.check ? `, under an older key ${r.stale}` : `, re-encrypted now ${r.reencrypted}`) +
+          (r.unreadable ? `, UNREADABLE ${r.unreadable}` : ''),
+      );
+  }
+  return out;
+}
+
+/**
+ * The command line: `[--check] [--service keys,bulk,…] [--batch 500]`, configured by
+ * DATABASE_URL, HALLMARK_DATABASE_PREFIX (default hallmark) and HALLMARK_ENCRYPTION_KEYS.
+ * Exit code 1 when a value did not decrypt, or (with --check) one is under an older key.
+ */
+export async function reencryptCli(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      check: { type: 'boolean', default: false },
+      service: { type: 'string' },
+      batch: { type: 'string', default: '500' },
+    },
+  });
+  const services = values.service ? values.service.split(',').map((s) => s.trim()) : SERVICE_NAMES;
+  for (const s of services)
+    if (!(SERVICE_NAMES as readonly string[]).includes(s)) throw new Error(`unknown service ${s}`);
+  if (!env.DATABASE_URL) throw new Error('DATABASE_URL is not set');
+  if (!env.HALLMARK_ENCRYPTION_KEYS) throw new Error('HALLMARK_ENCRYPTION_KEYS is not set');
+  const reports = await runReencrypt({
+    serverUrl: env.DATABASE_URL,
+    prefix: env.HALLMARK_DATABASE_PREFIX ?? 'hallmark',
+    keys: env.HALLMARK_ENCRYPTION_KEYS,
+    services,
+    check: values.check,
+    batchSize: Number(values.batch),
+  });
+  const all = Object.values(reports).flat();
+  const unreadable = all.reduce((n, r) => n + r.unreadable, 0);
+  const stale = all.reduce((n, r) => n + r.stale, 0);
+  if (unreadable) {
+    console.error(
+      `${unreadable} value(s) did not decrypt with any configured key: put the key they were written with back into HALLMARK_ENCRYPTION_KEYS`,
+    );
+    return 1;
+  }
+  if (values.check && stale) {
+    console.error(`${stale} value(s) still under an older key: run the re-encryption first`);
+    return 1;
+  }
+  console.log(values.check ? 'every encrypted value is under the newest key' : 'done');
+  return 0;
 }
