@@ -194,7 +194,8 @@ export async function runReencrypt(run: ReencryptRun): Promise<Record<string, Co
 /**
  * The command line: `[--check] [--service keys,bulk,…] [--batch 500]`, configured by
  * DATABASE_URL, HALLMARK_DATABASE_PREFIX (default hallmark) and HALLMARK_ENCRYPTION_KEYS.
- * Exit code 1 when a value did not decrypt, or (with --check) one is under an older key.
+ * Exit code 1 when a value did not decrypt, or (with --check) one is under an older key; 2 on
+ * a usage error.
  */
 export async function reencryptCli(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { values } = parseArgs({
@@ -206,14 +207,22 @@ export async function reencryptCli(args: string[], env: NodeJS.ProcessEnv): Prom
     },
   });
   const services = values.service ? values.service.split(',').map((s) => s.trim()) : SERVICE_NAMES;
-  for (const s of services)
-    if (!(SERVICE_NAMES as readonly string[]).includes(s)) throw new Error(`unknown service ${s}`);
-  if (!env.DATABASE_URL) throw new Error('DATABASE_URL is not set');
-  if (!env.HALLMARK_ENCRYPTION_KEYS) throw new Error('HALLMARK_ENCRYPTION_KEYS is not set');
+  const usage = [
+    ...services
+      .filter((s) => !(SERVICE_NAMES as readonly string[]).includes(s))
+      .map((s) => `unknown service ${s} (one of ${SERVICE_NAMES.join(', ')})`),
+    ...(env.DATABASE_URL ? [] : ['DATABASE_URL is not set']),
+    ...(env.HALLMARK_ENCRYPTION_KEYS ? [] : ['HALLMARK_ENCRYPTION_KEYS is not set']),
+  ];
+  if (usage.length) {
+    for (const line of usage) console.error(line);
+    console.error('usage: reencrypt [--check] [--service keys,bulk,…] [--batch 500]');
+    return 2;
+  }
   const reports = await runReencrypt({
-    serverUrl: env.DATABASE_URL,
+    serverUrl: env.DATABASE_URL!,
     prefix: env.HALLMARK_DATABASE_PREFIX ?? 'hallmark',
-    keys: env.HALLMARK_ENCRYPTION_KEYS,
+    keys: env.HALLMARK_ENCRYPTION_KEYS!,
     services,
     check: values.check,
     batchSize: Number(values.batch),
