@@ -16,5 +16,7 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/{packages,services,test}/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/'],
+  // Data and build output (production trees from `pnpm prod-tree`, bundles in dist/).
+  modulePathIgnorePatterns: ['<rootDir>/\\.hallmark/', '<rootDir>/services/[^/]+/dist/'],
   testTimeout: 30000,
 };

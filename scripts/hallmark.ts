@@ -3,6 +3,8 @@
 //   (valid 12 hours: the gateway refuses sessions longer than HALLMARK_SESSION_MAX_TTL_SEC)
 //   shop install        installs the app on the simulator's demo shop as the demo enterprise
 //   shop order [units]  the demo shop sells `units` (default 3) handbags: a paid order
+//   reencrypt [--check] [--service svc,…]  every value under an older HALLMARK_ENCRYPTION_KEYS
+//   key rewritten under the newest, in every service database (scripts/reencrypt.ts)
 import { loadOrCreateSecrets, signDevToken } from '@hallmark/devstack';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -31,12 +33,16 @@ if (command === 'token') {
       email: values.email,
     }),
   );
+} else if (command === 'reencrypt') {
+  const { reencryptCommand } = await import('./reencrypt.js');
+  process.exitCode = await reencryptCommand(rest);
 } else if (command === 'shop' && (rest[0] === 'install' || rest[0] === 'order')) {
   await shop(rest[0], Number(rest[1] ?? 3));
 } else {
   console.error(
     'usage: pnpm hallmark token [--ent ent_…] [--sub user] [--role owner|admin|member] [--email addr]\n' +
-      '       pnpm hallmark shop install | shop order [units]',
+      '       pnpm hallmark shop install | shop order [units]\n' +
+      '       pnpm hallmark reencrypt [--check] [--service keys,bulk,…] [--batch 500]',
   );
   process.exit(2);
 }

@@ -56,6 +56,26 @@ export class Encryptor {
     this.keys = keys.map((key) => ({ id: sha256Hex(key).slice(0, 8), key }));
   }
 
+  /** Id of the newest key: the one every new ciphertext is written with. */
+  get currentKeyId(): string {
+    return this.keys[0]!.id;
+  }
+
+  /** The key id an envelope names (undefined when it is not one of ours). */
+  static keyIdOf(envelope: string): string | undefined {
+    const [version, id] = envelope.split('.');
+    return version === 'v1' && id && /^[0-9a-f]{8}$/.test(id) ? id : undefined;
+  }
+
+  /**
+   * The same plaintext under the newest key, or null when the envelope already uses it.
+   * Throws as decrypt does (unknown key, tampered ciphertext).
+   */
+  reencrypt(envelope: string): string | null {
+    if (Encryptor.keyIdOf(envelope) === this.currentKeyId) return null;
+    return this.encrypt(this.decrypt(envelope));
+  }
+
   static generateKey(): string {
     return randomBytes(32).toString('hex');
   }

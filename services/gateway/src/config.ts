@@ -13,6 +13,8 @@ export const configSchema = z.object({
   HALLMARK_NOTIFY_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.notify),
   HALLMARK_PLATFORM_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.platform),
   HALLMARK_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** The secret being rotated out: its tokens are still accepted until it is unset. */
+  HALLMARK_JWT_PREVIOUS_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   HALLMARK_JWKS_URL: z.string().url().optional(),
   REDIS_URL: z.string().url().optional(),
   HALLMARK_BODY_LIMIT_BYTES: z.coerce

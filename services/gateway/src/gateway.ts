@@ -37,6 +37,7 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
     : undefined;
   const verifySession = createSessionVerifier({
     secret: config.HALLMARK_JWT_SECRET,
+    previousSecret: config.HALLMARK_JWT_PREVIOUS_SECRET,
     jwksUrl: config.HALLMARK_JWKS_URL,
     maxTtlSec: config.HALLMARK_SESSION_MAX_TTL_SEC,
   });

@@ -83,6 +83,30 @@ describe('HS256 sessions', () => {
   });
 });
 
+describe('HS256 secret rotation (HALLMARK_JWT_PREVIOUS_SECRET)', () => {
+  const NEW = 'n'.repeat(40);
+
+  it('accept tokens of the previous secret while it is configured, and refuse them once it is removed', async () => {
+    const during = createSessionVerifier({ secret: NEW, previousSecret: SECRET });
+    expect((await during(await hs({ ent: ENT }))).sub).toBe('alice'); // signed with the old secret
+    expect((await during(await hs({ ent: ENT }, { secret: NEW }))).sub).toBe('alice');
+    await expect(during(await hs({ ent: ENT }, { secret: 'o'.repeat(40) }))).rejects.toMatchObject({
+      code: 'invalid_token',
+    });
+    const after = createSessionVerifier({ secret: NEW });
+    await expect(after(await hs({ ent: ENT }))).rejects.toMatchObject({ code: 'invalid_token' });
+  });
+
+  it('still refuse an expired token of the previous secret', async () => {
+    const during = createSessionVerifier({ secret: NEW, previousSecret: SECRET });
+    await expect(
+      during(await hs({ ent: ENT }, { exp: Math.floor(Date.now() / 1000) - 120 })),
+    ).rejects.toMatchObject({
+      code: 'invalid_token',
+    });
+  });
+});
+
 describe('JWKS sessions', () => {
   let server: Server;
   let url: string;

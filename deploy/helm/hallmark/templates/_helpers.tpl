@@ -216,7 +216,7 @@ topologySpreadConstraints:
 {{- $root := .root }}
 image: {{ include "hallmark.image" $root }}
 imagePullPolicy: {{ $root.Values.image.pullPolicy }}
-args: [{{ printf "services/%s/src/main.ts" .name | quote }}]
+args: [{{ printf "services/%s/dist/main.js" .name | quote }}]
 envFrom:
   - configMapRef:
       name: {{ include "hallmark.fullname" $root }}-config

@@ -11,6 +11,7 @@ import {
 import * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { requestIdFrom, runWithContext, REQUEST_ID_HEADER } from '../context.js';
@@ -59,7 +60,13 @@ export interface RunningGrpcServer {
   shutdown(graceMs?: number): Promise<void>;
 }
 
-export const PROTO_ROOT = path.join(import.meta.dirname, '..', '..', '..', '..', 'proto');
+/**
+ * The .proto sources served through reflection: the @hallmark/proto package, found by module
+ * resolution so it is right in the repository and in a service's production tree alike.
+ */
+export const PROTO_ROOT = path.dirname(
+  createRequire(import.meta.url).resolve('@hallmark/proto/package.json'),
+);
 
 function wrap(name: string, method: string, fn: ServiceBinding['handlers'][string], log: Logger) {
   return (call: any, callback: (err: any, res?: any) => void) => {

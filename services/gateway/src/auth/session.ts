@@ -39,11 +39,20 @@ export function lifetimeProblem(payload: JWTPayload, maxTtlSec: number, nowSec: 
 
 export function createSessionVerifier(opts: {
   secret?: string;
+  /**
+   * HALLMARK_JWT_PREVIOUS_SECRET: during a rotation, tokens signed with the secret being
+   * replaced are still accepted (only when the current secret's signature check fails).
+   */
+  previousSecret?: string;
   jwksUrl?: string;
   maxTtlSec?: number;
 }): SessionVerifier {
   const maxTtlSec = opts.maxTtlSec ?? DEFAULT_SESSION_MAX_TTL_SEC;
   const hmacKey = opts.secret ? new TextEncoder().encode(opts.secret) : undefined;
+  const previousKey =
+    opts.secret && opts.previousSecret ? new TextEncoder().encode(opts.previousSecret) : undefined;
+  const verifyHs = (token: string, key: Uint8Array) =>
+    jwtVerify(token, key, { algorithms: ['HS256'], requiredClaims: ['exp', 'sub'] });
   const jwks = opts.jwksUrl ? createRemoteJWKSet(new URL(opts.jwksUrl)) : undefined;
   return async (token) => {
     let payload: JWTPayload;
@@ -54,10 +63,13 @@ export function createSessionVerifier(opts: {
           requiredClaims: ['exp', 'sub'],
         }));
       } else if (hmacKey) {
-        ({ payload } = await jwtVerify(token, hmacKey, {
-          algorithms: ['HS256'],
-          requiredClaims: ['exp', 'sub'],
-        }));
+        try {
+          ({ payload } = await verifyHs(token, hmacKey));
+        } catch (err) {
+          if (!previousKey || (err as { code?: string }).code !== 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED')
+            throw err;
+          ({ payload } = await verifyHs(token, previousKey));
+        }
       } else {
         throw new Error('no session verification configured');
       }
