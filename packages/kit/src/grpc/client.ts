@@ -117,7 +117,8 @@ export function createGrpcClient<C extends Client>(
     };
     if (!tracing) return plain;
     // Traced: one client span around the call (and its retries), its context in the metadata.
-    const name = `${(raw as any).constructor?.serviceName ?? 'grpc'}/${method}`;
+    const path: string | undefined = (raw as any).constructor?.service?.[method]?.path;
+    const name = path ? path.slice(1) : method;
     return (req: unknown, opts: CallOptions = {}) =>
       inSpan(name, { kind: SpanKind.CLIENT, attributes: { 'rpc.system': 'grpc' } }, () => plain(req, opts));
   };

@@ -134,8 +134,11 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     const impl: UntypedServiceImplementation = {};
     const first = Object.values(svc.definition)[0];
     const serviceName = first ? first.path.split('/')[1]! : opts.name;
-    for (const [method, fn] of Object.entries(svc.handlers))
-      impl[method] = wrap(serviceName, method, fn, opts.log);
+    for (const [method, fn] of Object.entries(svc.handlers)) {
+      // Labels and span names use the proto's method name (`RedeemVoucher`), as on the wire.
+      const protoMethod = svc.definition[method]?.path.split('/')[2] ?? method;
+      impl[method] = wrap(serviceName, protoMethod, fn, opts.log);
+    }
     server.addService(svc.definition, impl);
     if (first) statusMap[first.path.split('/')[1]!] = 'SERVING';
   }
