@@ -131,6 +131,10 @@ Hallmark is running.
   SMS            ${stack!.sms ? `local server on port ${stack!.sms.port} (GET /messages lists them)` : 'HALLMARK_SMS_URL as given'}
   PostgreSQL     ${stack!.postgres.embedded ? 'embedded' : 'system'} (${redact(stack!.postgres.url)})
   NATS           ${stack!.nats.url}
+  Metrics        ${Object.entries(stack!.metricsUrls)
+    .map(([name, url]) => `${name} ${url}`)
+    .join('\n                 ')}
+  Traces         ${process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? `OTLP/HTTP to ${process.env.OTEL_EXPORTER_OTLP_ENDPOINT}` : 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to export)'}
 
   Demo enterprise  ${secrets.demoEnterpriseId}
   Dev JWT          ${token}

@@ -181,6 +181,37 @@ export function policyProblems(docs, external) {
           say(`targetPort ${p.targetPort} not on its pods`);
       }
     }
+    if (d.kind === 'Service' && d.spec.ports?.some((p) => p.name === 'metrics')) {
+      // Metrics stay inside the cluster: never on a Service an Ingress or a load balancer exposes.
+      const exposed =
+        d.spec.type === 'LoadBalancer' ||
+        d.spec.type === 'NodePort' ||
+        byKind('Ingress').some((i) =>
+          (i.spec.rules ?? []).some((r) =>
+            (r.http?.paths ?? []).some((x) => x.backend.service?.name === d.metadata.name),
+          ),
+        );
+      if (exposed) say('exposes the metrics port publicly');
+    }
+    if (d.kind === 'ServiceMonitor') {
+      const targets = byKind('Service').filter(
+        (svc) =>
+          selects(d.spec.selector.matchLabels, svc.metadata.labels) &&
+          d.spec.endpoints.some((e) => svc.spec.ports?.some((p) => p.name === e.port)),
+      );
+      const scraped = (dep) =>
+        targets.some((svc) => selects(svc.spec.selector, dep.spec.template.metadata?.labels));
+      if (targets.length === 0) say('selects no Service with its port');
+      for (const dep of byKind('Deployment')) if (!scraped(dep)) say(`does not scrape ${dep.metadata.name}`);
+    }
+    if (d.kind === 'Deployment') {
+      const ann = d.spec.template.metadata?.annotations ?? {};
+      if (ann['prometheus.io/scrape'] === 'true') {
+        const ports = d.spec.template.spec.containers.flatMap((c) => c.ports ?? []);
+        if (!ports.some((p) => p.name === 'metrics' && String(p.containerPort) === ann['prometheus.io/port']))
+          say('prometheus.io/port is not its metrics container port');
+      }
+    }
     if (d.kind === 'HorizontalPodAutoscaler') {
       if (!rendered('Deployment', d.spec.scaleTargetRef.name)) say('scaleTargetRef not rendered');
       if (d.spec.minReplicas > d.spec.maxReplicas) say('minReplicas > maxReplicas');

@@ -47,10 +47,36 @@ function unknownFields(value, type, path, out) {
   return out;
 }
 
+/**
+ * The Prometheus Operator's ServiceMonitor is a CRD, not in the Kubernetes API schemas: its
+ * fields the chart uses are checked by hand (unknown ones refused, as for the built-in kinds).
+ */
+function serviceMonitorProblems(doc) {
+  const out = [];
+  const only = (obj, path, allowed) => {
+    for (const k of Object.keys(obj ?? {})) if (!allowed.includes(k)) out.push(`${path}/${k}: unknown field`);
+  };
+  only(doc, '', ['apiVersion', 'kind', 'metadata', 'spec']);
+  only(doc.spec, '/spec', ['selector', 'namespaceSelector', 'endpoints']);
+  if (!doc.spec?.selector?.matchLabels) out.push('/spec/selector/matchLabels: required');
+  const eps = doc.spec?.endpoints;
+  if (!Array.isArray(eps) || eps.length === 0) out.push('/spec/endpoints: at least one');
+  (eps ?? []).forEach((e, i) => {
+    only(e, `/spec/endpoints/${i}`, ['port', 'path', 'interval', 'scrapeTimeout']);
+    if (typeof e.port !== 'string') out.push(`/spec/endpoints/${i}/port: a port name`);
+    for (const k of ['interval', 'scrapeTimeout'])
+      if (e[k] !== undefined && !/^\d+(ms|s|m|h)$/.test(e[k]))
+        out.push(`/spec/endpoints/${i}/${k}: a duration`);
+  });
+  return out;
+}
+
 /** All API-schema problems of one object (empty when it is valid). */
 export async function schemaProblems(doc) {
   const { apiVersion, kind } = doc;
   if (typeof apiVersion !== 'string' || typeof kind !== 'string') return ['apiVersion and kind are required'];
+  if (apiVersion === 'monitoring.coreos.com/v1' && kind === 'ServiceMonitor')
+    return serviceMonitorProblems(doc);
   const Model = await modelClass(apiVersion, kind);
   const rootType = typeName(apiVersion, kind);
   if (!Model || !k8sTypes[rootType]) return [`${apiVersion} ${kind}: not a known Kubernetes API type`];

@@ -53,6 +53,8 @@ export interface StackOptions {
 
 export interface Stack {
   gatewayUrl: string;
+  /** `GET /metrics` of every process (gateway and services), each on its own port. */
+  metricsUrls: Record<ServiceName | 'gateway', string>;
   env: Record<string, string>;
   secrets: StackSecrets;
   postgres: PostgresHandle;
@@ -68,6 +70,17 @@ export interface Stack {
   startService(name: ServiceName | 'gateway'): Promise<ProcessHandle>;
   stop(): Promise<void>;
 }
+
+/** Metrics ports of the dev stack (`HALLMARK_<NAME>_METRICS_PORT`); tests take free ones. */
+const DEFAULT_METRICS_PORTS: Record<ServiceName | 'gateway', number> = {
+  gateway: 9460,
+  keys: 9461,
+  vouchers: 9462,
+  certificates: 9463,
+  bulk: 9464,
+  notify: 9465,
+  platform: 9466,
+};
 
 const DEFAULT_PORTS: Record<ServiceName, number> = {
   keys: 50051,
@@ -153,6 +166,16 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const port = opts.fixedPorts ? DEFAULT_PORTS[name] : await freePort();
     env[SERVICE_ADDR_ENV[name]] = `127.0.0.1:${port}`;
   }
+  const metricsUrls = {} as Record<ServiceName | 'gateway', string>;
+  for (const name of ['gateway', ...SERVICE_NAMES] as const) {
+    const variable = `HALLMARK_${name.toUpperCase()}_METRICS_PORT`;
+    // A set variable wins (as everywhere in the dev stack).
+    env[variable] =
+      env[variable] ??
+      process.env[variable] ??
+      String(opts.fixedPorts ? DEFAULT_METRICS_PORTS[name] : await freePort());
+    metricsUrls[name] = `http://127.0.0.1:${env[variable]}/metrics`;
+  }
 
   const processes = new Map<string, ProcessHandle>();
   const startService = async (name: ServiceName | 'gateway'): Promise<ProcessHandle> => {
@@ -204,6 +227,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   }
   return {
     gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+    metricsUrls,
     env,
     secrets,
     postgres,

@@ -13,6 +13,8 @@ import { REQUEST_ID_HEADER, requestIdFrom, runWithContext } from './context.js';
 import { transaction, type Pool, type PoolClient } from './db.js';
 import { STREAM_NAME, STREAM_SUBJECTS, type EventEnvelope } from './events.js';
 import { newId } from './ids.js';
+import { gaugeFrom } from './metrics.js';
+import { contextFrom, inSpan, SpanKind, tracing } from './telemetry.js';
 
 export interface Bus {
   nc: NatsConnection;
@@ -71,15 +73,55 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
   await ensureDurable(opts);
   const consumer = await opts.bus.js.consumers.get(STREAM_NAME, opts.durable);
   const messages = await consumer.consume({ max_messages: 256 });
+  const unobserve = observeConsumer(opts.bus, opts.durable);
   const done = (async () => {
     for await (const msg of messages) await handleOne(opts, msg);
   })();
   return {
     async stop() {
+      unobserve();
       await messages.close();
       await done;
     },
   };
+}
+
+/**
+ * A durable consumer's state from the server, read at scrape time: messages pending (not yet
+ * delivered), delivered but unacknowledged, and redelivered.
+ */
+function observeConsumer(bus: Bus, durable: string): () => void {
+  let info: Promise<{ pending: number; ackPending: number; redelivered: number }> | null = null;
+  const read = () =>
+    (info ??= jetstreamManager(bus.nc)
+      .then((jsm) => jsm.consumers.info(STREAM_NAME, durable))
+      .then((i) => ({
+        pending: i.num_pending,
+        ackPending: i.num_ack_pending,
+        redelivered: i.num_redelivered,
+      }))
+      .finally(() => setTimeout(() => (info = null), 100)));
+  const offs = [
+    gaugeFrom(
+      'hallmark_nats_consumer_pending_messages',
+      'JetStream messages not yet delivered to the durable consumer',
+      ['consumer'],
+      async () => [{ labels: { consumer: durable }, value: (await read()).pending }],
+    ),
+    gaugeFrom(
+      'hallmark_nats_consumer_ack_pending_messages',
+      'JetStream messages delivered to the durable consumer and not yet acknowledged',
+      ['consumer'],
+      async () => [{ labels: { consumer: durable }, value: (await read()).ackPending }],
+    ),
+    gaugeFrom(
+      'hallmark_nats_consumer_redelivered_messages',
+      'JetStream messages of the durable consumer delivered more than once and still unacknowledged',
+      ['consumer'],
+      async () => [{ labels: { consumer: durable }, value: (await read()).redelivered }],
+    ),
+  ];
+  return () => offs.forEach((off) => off());
 }
 
 /** Creates the durable consumer, or brings an existing one's ack wait and max deliver up to date. */
@@ -114,26 +156,44 @@ async function handleOne(opts: ConsumerOptions, msg: JsMsg): Promise<void> {
     return;
   }
   const requestId = requestIdFrom(msg.headers?.get(REQUEST_ID_HEADER));
-  await runWithContext({ requestId }, async () => {
-    try {
-      await transaction(opts.pool, async (tx) => {
-        const { rowCount } = await tx.query(
-          'INSERT INTO processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-          [opts.durable, event.id],
+  const traced = (fn: () => Promise<void>) =>
+    tracing
+      ? inSpan(
+          `${msg.subject} process`,
+          {
+            kind: SpanKind.CONSUMER,
+            parent: contextFrom(Object.fromEntries(msg.headers ?? [])),
+            attributes: {
+              'messaging.system': 'nats',
+              'messaging.consumer.group.name': opts.durable,
+              'messaging.destination.name': msg.subject,
+            },
+          },
+          fn,
+        )
+      : fn();
+  await runWithContext({ requestId }, () =>
+    traced(async () => {
+      try {
+        await transaction(opts.pool, async (tx) => {
+          const { rowCount } = await tx.query(
+            'INSERT INTO processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+            [opts.durable, event.id],
+          );
+          if (rowCount === 0) return; // seen before: a redelivery or a relay re-publish
+          await opts.handle(event, tx);
+        });
+        msg.ack();
+      } catch (err) {
+        const delayMs = Math.min(30_000, 500 * 2 ** Math.min(msg.info.deliveryCount, 6));
+        opts.log.warn(
+          { err, event_id: event.id, type: event.type, delayMs },
+          'consumer: handler failed; will retry',
         );
-        if (rowCount === 0) return; // seen before: a redelivery or a relay re-publish
-        await opts.handle(event, tx);
-      });
-      msg.ack();
-    } catch (err) {
-      const delayMs = Math.min(30_000, 500 * 2 ** Math.min(msg.info.deliveryCount, 6));
-      opts.log.warn(
-        { err, event_id: event.id, type: event.type, delayMs },
-        'consumer: handler failed; will retry',
-      );
-      msg.nak(delayMs);
-    }
-  });
+        msg.nak(delayMs);
+      }
+    }),
+  );
 }
 
 export interface BatchConsumerOptions extends Omit<ConsumerOptions, 'handle'> {
@@ -161,6 +221,7 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Co
   const maxBatch = Math.max(1, opts.maxBatch ?? 100);
   const consumer = await opts.bus.js.consumers.get(STREAM_NAME, opts.durable);
   const messages = await consumer.consume({ max_messages: Math.max(256, 2 * maxBatch) });
+  const unobserve = observeConsumer(opts.bus, opts.durable);
   const buffer: JsMsg[] = [];
   let ended = false;
   // One wake-up slot each: the handler loop waits for messages, the pump for room.
@@ -195,6 +256,7 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Co
   })();
   return {
     async stop() {
+      unobserve();
       await messages.close();
       await pump;
       await done;

@@ -20,7 +20,14 @@ export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
 }
 
-/** Keeps a caller-supplied id only when it looks like one of ours; never trusts free text. */
+/**
+ * A well-formed request id: 8–64 characters of letters, digits and `_ - . :`, starting with a
+ * letter or digit — our own `req_…`, a UUID, or a load balancer's id. Nothing else (spaces,
+ * quotes, control characters, anything longer) can reach a log line or a header.
+ */
+export const REQUEST_ID_PATTERN = /^[0-9A-Za-z][0-9A-Za-z_.:-]{7,63}$/;
+
+/** Keeps a caller-supplied id only when it is well-formed; otherwise mints a `req_…`. */
 export function requestIdFrom(value: unknown): string {
-  return typeof value === 'string' && /^req_[0-9A-Za-z]{24}$/.test(value) ? value : newId('request');
+  return typeof value === 'string' && REQUEST_ID_PATTERN.test(value) ? value : newId('request');
 }

@@ -18,3 +18,5 @@ export * from './service.js';
 export * from './outbound.js';
 export * from './interval-worker.js';
 export * from './restate.js';
+export * from './metrics.js';
+export * from './telemetry.js';

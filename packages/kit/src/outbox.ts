@@ -16,6 +16,8 @@ import {
   type EventType,
 } from './events.js';
 import { newId } from './ids.js';
+import { counter, gaugeFrom } from './metrics.js';
+import { contextFrom, currentTraceparent, inSpan, SpanKind, traceHeaders, tracing } from './telemetry.js';
 
 /**
  * The envelope `recordEvent(s)` and `outboxBatch` write (id, schema-checked data, request id).
@@ -68,7 +70,11 @@ export interface OutboxBatch {
 
 export function outboxBatch(source: string, inputs: EventInput<EventType>[]): OutboxBatch {
   const envelopes = inputs.map((input) => envelopeOf(source, input));
-  return { envelopes, param: JSON.stringify(envelopes) };
+  // The trace context of the change rides beside each envelope (`_h`, the row's `headers`
+  // column), never inside the payload subscribers see.
+  const traceparent = currentTraceparent();
+  const rows = traceparent ? envelopes.map((e) => ({ ...e, _h: { traceparent } })) : envelopes;
+  return { envelopes, param: JSON.stringify(rows) };
 }
 
 /**
@@ -81,8 +87,9 @@ export function outboxBatch(source: string, inputs: EventInput<EventType>[]): Ou
  * final SELECT so the relay wakes at commit.
  */
 export function outboxInsert(param: string, guard?: string): string {
-  return `INSERT INTO outbox (id, subject, type, payload)
-    SELECT e->>'id', 'hallmark.' || (e->>'source') || '.' || (e->>'type'), e->>'type', e
+  return `INSERT INTO outbox (id, subject, type, payload, headers)
+    SELECT e->>'id', 'hallmark.' || (e->>'source') || '.' || (e->>'type'), e->>'type', e - '_h',
+      COALESCE(e->'_h', '{}'::jsonb)
     FROM ${guard ? `${guard}, ` : ''}jsonb_array_elements(${param}::jsonb) AS e
     RETURNING 1`;
 }
@@ -103,11 +110,13 @@ export class OutboxRelay {
   private wake: (() => void) | null = null;
   private loopDone: Promise<void> | null = null;
   private listener: import('pg').PoolClient | null = null;
+  private unobserve: (() => void) | null = null;
 
   constructor(private readonly opts: RelayOptions) {}
 
   async start(): Promise<void> {
     this.running = true;
+    this.unobserve = observeOutbox(this.opts.pool);
     this.listener = await this.opts.pool.connect();
     await this.listener.query('LISTEN hallmark_outbox');
     this.listener.on('notification', () => this.wake?.());
@@ -116,6 +125,7 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.unobserve?.();
     this.wake?.();
     await this.loopDone;
     if (this.listener) {
@@ -157,8 +167,9 @@ export class OutboxRelay {
         id: string;
         subject: string;
         payload: EventEnvelope;
+        headers: Record<string, string> | null;
       }>(
-        `SELECT seq, id, subject, payload FROM outbox WHERE published_at IS NULL
+        `SELECT seq, id, subject, payload, headers FROM outbox WHERE published_at IS NULL
          ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [this.opts.batchSize ?? 200],
       );
@@ -167,15 +178,30 @@ export class OutboxRelay {
       // serialises the batch.
       await Promise.all(
         rows.map((row) => {
-          const h = natsHeaders();
-          if (row.payload.request_id) h.set(REQUEST_ID_HEADER, row.payload.request_id);
-          h.set('hallmark-event-type', row.payload.type);
-          return this.opts.js.publish(row.subject, JSON.stringify(row.payload), {
-            msgID: row.id,
-            headers: h,
-          });
+          const publish = () => {
+            const h = natsHeaders();
+            if (row.payload.request_id) h.set(REQUEST_ID_HEADER, row.payload.request_id);
+            h.set('hallmark-event-type', row.payload.type);
+            // The producer span's context (child of the change that wrote the row) goes on.
+            if (tracing) for (const [k, v] of Object.entries(traceHeaders())) h.set(k, v);
+            return this.opts.js.publish(row.subject, JSON.stringify(row.payload), {
+              msgID: row.id,
+              headers: h,
+            });
+          };
+          if (!tracing || !row.headers?.traceparent) return publish();
+          return inSpan(
+            `${row.subject} publish`,
+            {
+              kind: SpanKind.PRODUCER,
+              parent: contextFrom(row.headers),
+              attributes: { 'messaging.system': 'nats', 'messaging.destination.name': row.subject },
+            },
+            publish,
+          );
         }),
       );
+      if (rows.length > 0) published().inc(rows.length);
       if (rows.length > 0) {
         await client.query('UPDATE outbox SET published_at = now() WHERE seq = ANY($1)', [
           rows.map((r) => r.seq),
@@ -190,4 +216,36 @@ export class OutboxRelay {
       client.release();
     }
   }
+}
+
+const published = () =>
+  counter('hallmark_outbox_published_total', 'Events the outbox relay published to NATS');
+
+/** Outbox backlog (unpublished rows) and lag (age of the oldest unpublished row), read at scrape. */
+function observeOutbox(pool: Pool): () => void {
+  published();
+  let last: Promise<{ backlog: number; lag: number }> | null = null;
+  // One query serves both gauges of one scrape.
+  const read = () =>
+    (last ??= pool
+      .query<{ backlog: number; lag: number }>(
+        `SELECT count(*)::int AS backlog,
+                COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS lag
+         FROM outbox WHERE published_at IS NULL`,
+      )
+      .then((r) => r.rows[0]!)
+      .finally(() => setTimeout(() => (last = null), 100)));
+  const a = gaugeFrom('hallmark_outbox_backlog', 'Outbox rows not yet published', [], async () => [
+    { labels: {}, value: (await read()).backlog },
+  ]);
+  const b = gaugeFrom(
+    'hallmark_outbox_lag_seconds',
+    'Age of the oldest unpublished outbox row (0 when none)',
+    [],
+    async () => [{ labels: {}, value: (await read()).lag }],
+  );
+  return () => {
+    a();
+    b();
+  };
 }

@@ -6,7 +6,15 @@ import { connectBus, type Bus } from './bus.js';
 import { openDatabase, type Pool } from './db.js';
 import { startGrpcServer, type RunningGrpcServer, type ServiceBinding } from './grpc/server.js';
 import { createLogger } from './log.js';
+import {
+  initMetrics,
+  metricsPortFor,
+  observePool,
+  startMetricsServer,
+  type MetricsServer,
+} from './metrics.js';
 import { OutboxRelay } from './outbox.js';
+import { startTracing, stopTracing } from './telemetry.js';
 
 export interface ServiceDeps {
   pool: Pool;
@@ -32,22 +40,29 @@ export interface ServiceOptions {
   protoFiles: string[];
   /** PostgreSQL pool size (default 10). */
   poolSize?: number;
+  /** Port of `GET /metrics` (0: any free one); default from the environment (`metricsPortFor`), unset: none. */
+  metricsPort?: number;
   build(deps: ServiceDeps): Promise<ServiceParts> | ServiceParts;
 }
 
 export interface RunningService extends ServiceDeps {
   grpc: RunningGrpcServer;
+  metrics?: MetricsServer;
   stop(): Promise<void>;
 }
 
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
   const log = createLogger(opts.name, opts.logLevel);
+  if (startTracing(opts.name)) log.info('tracing: exporting spans by OTLP/HTTP');
+  initMetrics(opts.name);
+  const database = `${opts.databasePrefix ?? 'hallmark'}_${opts.name}`;
   const pool = await openDatabase({
     serverUrl: opts.databaseServerUrl,
-    database: `${opts.databasePrefix ?? 'hallmark'}_${opts.name}`,
+    database,
     migrationsDirs: opts.migrationsDirs,
     max: opts.poolSize,
   });
+  const unobservePool = observePool(pool, database);
   const bus = await connectBus(opts.natsUrl, opts.name);
   const relay = new OutboxRelay({ pool, js: bus.js, log });
   await relay.start();
@@ -60,6 +75,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     protoFiles: opts.protoFiles,
   });
   for (const w of parts.workers ?? []) await w.start();
+  const metricsPort = opts.metricsPort ?? metricsPortFor(opts.name);
+  const metrics = metricsPort === undefined ? undefined : await startMetricsServer(metricsPort);
+  if (metrics) log.info({ url: metrics.url }, 'metrics listening');
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -70,10 +88,13 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         await w.stop().catch((err) => log.warn({ err }, 'worker stop failed'));
       await relay.stop();
       await bus.close().catch(() => undefined);
+      unobservePool();
       await pool.end();
+      await metrics?.close();
+      await stopTracing();
       log.info('stopped');
     })());
-  return { pool, bus, log, grpc, stop };
+  return { pool, bus, log, grpc, metrics, stop };
 }
 
 /** For main.ts: start, stop on SIGTERM/SIGINT, exit non-zero on a start failure. */

@@ -3,6 +3,7 @@
 import {
   bind,
   createGrpcClient,
+  gaugeFrom,
   createGuardedAgent,
   Encryptor,
   OutboundGuard,
@@ -62,6 +63,19 @@ await runServiceMain({
       log,
     });
     const ingress = restateIngress(config.HALLMARK_RESTATE_INGRESS_URL);
+    // The job backlog, read at each scrape of the metrics port.
+    gaugeFrom(
+      'hallmark_bulk_jobs_backlog',
+      'Unfinished bulk jobs by status (queued, processing)',
+      ['status'],
+      async () => backlogOf(await jobs.backlog(), 'jobs'),
+    );
+    gaugeFrom(
+      'hallmark_bulk_items_backlog',
+      'Items of unfinished bulk jobs not processed yet, by job status',
+      ['status'],
+      async () => backlogOf(await jobs.backlog(), 'items'),
+    );
     const service = new BulkService({
       jobs,
       media: new MediaStore(pool),
@@ -99,3 +113,11 @@ await runServiceMain({
     };
   },
 });
+
+/** Both unfinished statuses every time (0 when none), so a drained backlog reads 0. */
+function backlogOf(rows: { status: string; jobs: number; items: number }[], what: 'jobs' | 'items') {
+  return ['queued', 'processing'].map((status) => ({
+    labels: { status },
+    value: rows.find((r) => r.status === status)?.[what] ?? 0,
+  }));
+}

@@ -101,6 +101,15 @@ export class JobsStore {
   decrypt = (v: string | null): string | null => (v ? this.crypto.decrypt(v) : null);
 
   /** Inserts the job row; items follow with `insertItems` in the same transaction. */
+  /** Unfinished jobs by status, and their items not yet processed (metrics: the backlog). */
+  async backlog(): Promise<{ status: string; jobs: number; items: number }[]> {
+    const { rows } = await this.pool.query<{ status: string; jobs: number; items: number }>(
+      `SELECT status, count(*)::int AS jobs, COALESCE(sum(total_count - processed_count), 0)::int AS items
+       FROM jobs WHERE status IN ('queued', 'processing') GROUP BY status`,
+    );
+    return rows;
+  }
+
   async insertJob(tx: Queryable, job: NewJob): Promise<void> {
     await tx.query(
       `INSERT INTO jobs (id, enterprise_id, livemode, actor_id, actor_type, form, idempotency_key,

@@ -76,6 +76,7 @@ export async function buildParts(
         feePolicy: feePolicyOf(config),
       })
     : null;
+  relayer?.observe(); // its gauges, read at each scrape of the metrics port
   const wallets = config.HALLMARK_ENCRYPTION_KEYS
     ? new WalletStore(pool, config.HALLMARK_ENCRYPTION_KEYS)
     : undefined;

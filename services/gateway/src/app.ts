@@ -1,7 +1,7 @@
 // The gateway as Fastify plugins: external ones (swagger), app ones (request context, error
 // rendering, helmet's security headers, auth, rate limits, access log), then the routes, one
 // folder per resource (routes/index.ts).
-import { createLogger, newId } from '@hallmark/kit';
+import { createLogger, REQUEST_ID_HEADER, requestIdFrom } from '@hallmark/kit';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { KeyVerifier } from './auth/key-verifier.js';
@@ -40,7 +40,8 @@ export interface AppDeps {
 export async function buildApp(deps: AppDeps) {
   const app = Fastify({
     loggerInstance: createLogger('gateway', deps.logLevel ?? deps.config.LOG_LEVEL),
-    genReqId: () => newId('request'),
+    // A well-formed incoming X-Request-Id is kept (plugins/request-context.ts), else a fresh one.
+    genReqId: (req) => requestIdFrom(req.headers[REQUEST_ID_HEADER]),
     bodyLimit: deps.config.HALLMARK_BODY_LIMIT_BYTES,
     trustProxy: false,
     // Our own completion log line (plugins/access-log.ts) never prints the query string,

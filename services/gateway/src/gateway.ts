@@ -1,6 +1,14 @@
 // Assembles a running gateway from config: clients, verifiers, the NATS invalidation
 // subscription, Redis when configured, the app. main.ts and the tests both use this.
-import { createLogger } from '@hallmark/kit';
+import {
+  createLogger,
+  initMetrics,
+  metricsPortFor,
+  startMetricsServer,
+  startTracing,
+  stopTracing,
+  type MetricsServer,
+} from '@hallmark/kit';
 import { connect } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
@@ -15,6 +23,8 @@ import type { Config } from './config.js';
 export interface Gateway {
   app: App;
   url: string;
+  /** `GET /metrics` on its own port (HALLMARK_METRICS_PORT / HALLMARK_GATEWAY_METRICS_PORT), never the public one. */
+  metrics?: MetricsServer;
   close(): Promise<void>;
 }
 
@@ -26,6 +36,8 @@ export interface GatewayOptions {
 
 export async function startGateway(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
   const log = createLogger('gateway', opts.logLevel ?? config.LOG_LEVEL);
+  if (startTracing('gateway')) log.info('tracing: exporting spans by OTLP/HTTP');
+  initMetrics('gateway');
   const clients = createClients(config);
   const verifier = new KeyVerifier(clients.keys, config.HALLMARK_KEY_CACHE_TTL_MS);
   const usage = new UsageRecorder(clients.keys, log);
@@ -52,16 +64,24 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
     extraRoutes: opts.extraRoutes,
   });
   const address = await app.listen({ port: config.HALLMARK_PORT, host: config.HALLMARK_HOST });
+  const metricsPort = metricsPortFor('gateway');
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === config.HALLMARK_PORT)
+    throw new Error('the metrics port must not be the public port (HALLMARK_PORT)');
+  const metrics = metricsPort === undefined ? undefined : await startMetricsServer(metricsPort);
+  if (metrics) log.info({ url: metrics.url }, 'metrics listening');
   return {
     app,
     url: address,
+    metrics,
     async close() {
       await app.close(); // stops accepting, finishes in-flight requests
+      await metrics?.close();
       await usage.stop();
       sub.unsubscribe();
       await nc.drain();
       redis?.disconnect();
       clients.close();
+      await stopTracing();
     },
   };
 }

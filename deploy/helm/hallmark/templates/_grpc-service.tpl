@@ -32,6 +32,11 @@ spec:
             - name: grpc
               containerPort: {{ $root.Values.grpcPort }}
               protocol: TCP
+            {{- if $root.Values.metrics.enabled }}
+            - name: metrics
+              containerPort: {{ $root.Values.metrics.port }}
+              protocol: TCP
+            {{- end }}
             {{- if gt (int $values.restatePort) 0 }}
             - name: restate
               containerPort: {{ $values.restatePort }}
@@ -78,6 +83,12 @@ spec:
       targetPort: grpc
       protocol: TCP
       appProtocol: grpc
+    {{- if .root.Values.metrics.enabled }}
+    - name: metrics
+      port: {{ .root.Values.metrics.port }}
+      targetPort: metrics
+      protocol: TCP
+    {{- end }}
     {{- if gt (int $values.restatePort) 0 }}
     - name: restate
       port: {{ $values.restatePort }}

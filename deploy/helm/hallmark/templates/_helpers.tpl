@@ -120,6 +120,14 @@ print 11155111 as "1.1155111e+07"; whole numbers are printed as integers instead
 {{- define "hallmark.env" -}}
 {{- $values := index .root.Values.services .name }}
 {{- include "hallmark.secretEnv" . }}
+{{- if .root.Values.metrics.enabled }}
+- name: HALLMARK_METRICS_PORT
+  value: {{ .root.Values.metrics.port | quote }}
+{{- end }}
+{{- with .root.Values.tracing.otlpEndpoint }}
+- name: OTEL_EXPORTER_OTLP_ENDPOINT
+  value: {{ . | quote }}
+{{- end }}
 {{- range $k, $v := $values.env }}
 - name: {{ $k }}
   value: {{ include "hallmark.envValue" $v | quote }}
@@ -158,7 +166,12 @@ labels:
   {{- end }}
 annotations:
   {{- include "hallmark.checksums" $root | trim | nindent 2 }}
-  {{- with merge (dict) ($values.podAnnotations | default dict) $root.Values.podAnnotations }}
+  {{- /* Scrape annotations by default; a pod annotation of the same key (values) wins. */}}
+  {{- $scrape := dict }}
+  {{- if $root.Values.metrics.enabled }}
+  {{- $scrape = dict "prometheus.io/scrape" "true" "prometheus.io/port" ($root.Values.metrics.port | toString) "prometheus.io/path" "/metrics" }}
+  {{- end }}
+  {{- with merge (dict) ($values.podAnnotations | default dict) $root.Values.podAnnotations $scrape }}
   {{- toYaml . | nindent 2 }}
   {{- end }}
 {{- end }}

@@ -3,6 +3,7 @@
 // idempotent (reads) and only on transport failures.
 import { credentials, Metadata, status as GrpcStatus, type Client, type ServiceError } from '@grpc/grpc-js';
 import { currentRequestId, REQUEST_ID_HEADER } from '../context.js';
+import { inSpan, SpanKind, traceHeaders, tracing } from '../telemetry.js';
 import { fromServiceError } from './errors.js';
 
 export interface CallOptions {
@@ -70,6 +71,7 @@ export function createGrpcClient<C extends Client>(
       const md = new Metadata();
       const requestId = currentRequestId();
       if (requestId) md.set(REQUEST_ID_HEADER, requestId);
+      if (tracing) for (const [k, v] of Object.entries(traceHeaders())) md.set(k, v);
       // grpc-js records the caller's stack on every call (`new Error()`) to decorate a
       // failure; ours are rebuilt as HallmarkError without it, so skip the stack walk.
       const stackTraceLimit = Error.stackTraceLimit;
@@ -109,10 +111,16 @@ export function createGrpcClient<C extends Client>(
       }
     };
     // Most calls succeed at once: that path is one call and no retry machinery.
-    return (req: unknown, opts: CallOptions = {}) => {
+    const plain = (req: unknown, opts: CallOptions = {}) => {
       const deadlineMs = opts.deadlineMs ?? deadlineDefault;
       return callOnce(fn, req, deadlineMs).catch((err) => retryOrThrow(req, opts, deadlineMs, err));
     };
+    if (!tracing) return plain;
+    // Traced: one client span around the call (and its retries), its context in the metadata.
+    const path: string | undefined = (raw as any).constructor?.service?.[method]?.path;
+    const name = path ? path.slice(1) : method;
+    return (req: unknown, opts: CallOptions = {}) =>
+      inSpan(name, { kind: SpanKind.CLIENT, attributes: { 'rpc.system': 'grpc' } }, () => plain(req, opts));
   };
   // One promise method per RPC, made on first use.
   const methods = new Map<string, ReturnType<typeof methodFor>>();

@@ -5,6 +5,7 @@
 import {
   Server,
   ServerCredentials,
+  status,
   type ServiceDefinition,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
@@ -16,7 +17,17 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { requestIdFrom, runWithContext, REQUEST_ID_HEADER } from '../context.js';
 import { HallmarkError } from '../errors.js';
+import { histogram } from '../metrics.js';
+import { contextFrom, inSpan, SpanKind, tracing } from '../telemetry.js';
 import { toServiceError } from './errors.js';
+
+/** RED per gRPC method, server side: one histogram (its _count is the rate, `code` the errors). */
+const serverSeconds = () =>
+  histogram(
+    'hallmark_grpc_server_handling_seconds',
+    'gRPC server call duration by service, method and status code',
+    ['grpc_service', 'grpc_method', 'grpc_code'],
+  );
 
 export interface CallInfo {
   requestId: string;
@@ -68,8 +79,11 @@ export const PROTO_ROOT = path.dirname(
   createRequire(import.meta.url).resolve('@hallmark/proto/package.json'),
 );
 
-function wrap(name: string, method: string, fn: ServiceBinding['handlers'][string], log: Logger) {
+function wrap(service: string, method: string, fn: ServiceBinding['handlers'][string], log: Logger) {
+  const seconds = serverSeconds();
+  const spanName = `${service}/${method}`;
   return (call: any, callback: (err: any, res?: any) => void) => {
+    const started = process.hrtime.bigint();
     const requestId = requestIdFrom(call.metadata.get(REQUEST_ID_HEADER)[0]);
     const deadline = call.getDeadline?.();
     const deadlineMs =
@@ -78,18 +92,42 @@ function wrap(name: string, method: string, fn: ServiceBinding['handlers'][strin
         : typeof deadline === 'number' && isFinite(deadline)
           ? deadline - Date.now()
           : Infinity;
+    const done = (code: number) =>
+      seconds.observe(
+        { grpc_service: service, grpc_method: method, grpc_code: GRPC_CODE_NAMES[code] ?? String(code) },
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
+    const parent = tracing ? contextFrom(call.metadata.getMap()) : undefined;
     runWithContext({ requestId }, () => {
-      fn(call.request, { requestId, deadlineMs }).then(
-        (res) => callback(null, res),
-        (err) => {
-          if (!(err instanceof HallmarkError))
-            log.error({ err, rpc: `${name}/${method}` }, 'unhandled error in RPC');
-          callback(toServiceError(err));
-        },
+      void inSpan(
+        spanName,
+        { kind: SpanKind.SERVER, parent, attributes: { 'rpc.system': 'grpc', 'rpc.method': spanName } },
+        (span) =>
+          fn(call.request, { requestId, deadlineMs }).then(
+            (res) => {
+              done(0);
+              callback(null, res);
+            },
+            (err) => {
+              if (!(err instanceof HallmarkError))
+                log.error({ err, rpc: `${service}/${method}` }, 'unhandled error in RPC');
+              const se = toServiceError(err);
+              done(se.code ?? 2);
+              span?.setAttribute('rpc.grpc.status_code', se.code ?? 2);
+              callback(se);
+            },
+          ),
       );
     });
   };
 }
+
+/** grpc-js status numbers to their names (the `grpc_code` label). */
+const GRPC_CODE_NAMES: Record<number, string> = Object.fromEntries(
+  Object.entries(status)
+    .filter(([, v]) => typeof v === 'number')
+    .map(([k, v]) => [v as number, k]),
+);
 
 export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningGrpcServer> {
   const server = new Server({
@@ -101,10 +139,14 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   const statusMap: ServingStatusMap = { '': 'SERVING' };
   for (const svc of opts.services) {
     const impl: UntypedServiceImplementation = {};
-    for (const [method, fn] of Object.entries(svc.handlers))
-      impl[method] = wrap(opts.name, method, fn, opts.log);
-    server.addService(svc.definition, impl);
     const first = Object.values(svc.definition)[0];
+    const serviceName = first ? first.path.split('/')[1]! : opts.name;
+    for (const [method, fn] of Object.entries(svc.handlers)) {
+      // Labels and span names use the proto's method name (`RedeemVoucher`), as on the wire.
+      const protoMethod = svc.definition[method]?.path.split('/')[2] ?? method;
+      impl[method] = wrap(serviceName, protoMethod, fn, opts.log);
+    }
+    server.addService(svc.definition, impl);
     if (first) statusMap[first.path.split('/')[1]!] = 'SERVING';
   }
   const health = new HealthImplementation(statusMap);

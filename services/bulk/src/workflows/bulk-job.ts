@@ -21,6 +21,7 @@
 // backoff capped at 10 s between attempts and never turned into an item failure: whether the
 // call took effect is unknown, and re-sending those items under a new key could mint them
 // twice. So the run waits, visible in the Restate UI, until the service answers again.
+import { invocation } from '@hallmark/kit';
 import * as restate from '@restatedev/restate-sdk';
 import type { JobSteps } from './steps.js';
 
@@ -47,26 +48,29 @@ export function bulkJobObject(steps: JobSteps, opts: BulkJobOptions) {
   return restate.object({
     name: 'BulkJob',
     handlers: {
-      run: async (ctx: restate.ObjectContext, input: { pass: number }): Promise<{ status: string }> => {
-        const jobId = ctx.key;
-        const pass = Number(input?.pass ?? 0);
-        const start = await ctx.run('start', () => steps.start(jobId, pass), STEP_RETRY);
-        if (!start.run) return { status: start.status };
+      run: invocation(
+        'BulkJob/run',
+        async (ctx: restate.ObjectContext, input: { pass: number }): Promise<{ status: string }> => {
+          const jobId = ctx.key;
+          const pass = Number(input?.pass ?? 0);
+          const start = await ctx.run('start', () => steps.start(jobId, pass), STEP_RETRY);
+          if (!start.run) return { status: start.status };
 
-        const base = pass === 0 ? jobId : `${jobId}:r${pass}`;
-        let cancelled = await runRound(ctx, steps, `${base}:`, opts.pipelineDepth, waitMs);
-        if (!cancelled) {
-          // Failed items are retried automatically once (spec › Bulk job).
-          const again = await ctx.run('auto-retry', () => steps.resetForAutoRetry(jobId), STEP_RETRY);
-          if (again > 0) cancelled = await runRound(ctx, steps, `${base}:a`, opts.pipelineDepth, waitMs);
-        }
-        if (cancelled) {
-          await ctx.run('cancelled', () => steps.cancelRemaining(jobId), STEP_RETRY);
-          return { status: 'cancelled' };
-        }
-        const status = await ctx.run('finish', () => steps.finish(jobId, pass), STEP_RETRY);
-        return { status };
-      },
+          const base = pass === 0 ? jobId : `${jobId}:r${pass}`;
+          let cancelled = await runRound(ctx, steps, `${base}:`, opts.pipelineDepth, waitMs);
+          if (!cancelled) {
+            // Failed items are retried automatically once (spec › Bulk job).
+            const again = await ctx.run('auto-retry', () => steps.resetForAutoRetry(jobId), STEP_RETRY);
+            if (again > 0) cancelled = await runRound(ctx, steps, `${base}:a`, opts.pipelineDepth, waitMs);
+          }
+          if (cancelled) {
+            await ctx.run('cancelled', () => steps.cancelRemaining(jobId), STEP_RETRY);
+            return { status: 'cancelled' };
+          }
+          const status = await ctx.run('finish', () => steps.finish(jobId, pass), STEP_RETRY);
+          return { status };
+        },
+      ),
     },
     options: {
       // A step may wait on the chain for a while; do not suspend it half-way.

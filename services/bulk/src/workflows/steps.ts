@@ -4,7 +4,7 @@
 // the certificates service with the same idempotency keys, so it mints and creates nothing
 // twice. Domain refusals are recorded on the batch's items and end the step normally;
 // transport failures throw, and Restate retries the step.
-import { HallmarkError, type AsyncClient, type Logger } from '@hallmark/kit';
+import { counter, HallmarkError, type AsyncClient, type Logger } from '@hallmark/kit';
 import type { CertificatesServiceClient, MintItem } from '@hallmark/proto/certificates/v1/certificates';
 import type { CertificateVoucherServiceClient, VoucherItem } from '@hallmark/proto/certificates/v1/vouchers';
 import type { Principal } from '@hallmark/proto/common/v1/common';
@@ -49,8 +49,21 @@ const principalOf = (job: JobRecord): Principal => ({
 export const isDomainRefusal = (err: unknown): err is HallmarkError =>
   err instanceof HallmarkError && err.httpStatus >= 400 && err.httpStatus < 500 && err.httpStatus !== 429;
 
+/** Items of bulk jobs processed, by outcome (its rate is the items/s of the pipeline). */
+const itemsProcessed = () =>
+  counter('hallmark_bulk_items_processed_total', 'Bulk job items processed, by outcome (success, failed)', [
+    'outcome',
+  ]);
+
+const counted = (outcome: 'success' | 'failed') => (n: number) => {
+  if (n > 0) itemsProcessed().inc({ outcome }, n);
+  return n;
+};
+
 export class JobSteps {
-  constructor(private readonly d: StepDeps) {}
+  constructor(private readonly d: StepDeps) {
+    itemsProcessed(); // present (at 0) from the first scrape
+  }
 
   private async job(jobId: string): Promise<JobRecord> {
     const job = await this.d.jobs.byId(jobId);
@@ -191,7 +204,9 @@ export class JobSteps {
       { idempotent: true },
     );
     if (batch.status !== 'minted') {
-      return this.d.batches.recordFailure(jobId, key, `Minting failed on chain (batch ${batch.status}).`);
+      return this.d.batches
+        .recordFailure(jobId, key, `Minting failed on chain (batch ${batch.status}).`)
+        .then(counted('failed'));
     }
     // The items that were sent: the batch's items less those that failed before the call.
     const pendingItems = await this.d.batches.sentItems(jobId, key);
@@ -218,7 +233,9 @@ export class JobSteps {
       );
     } catch (err) {
       if (!isDomainRefusal(err)) throw err;
-      return this.d.batches.recordFailure(jobId, key, `Vouchers refused: ${err.message}`);
+      return this.d.batches
+        .recordFailure(jobId, key, `Vouchers refused: ${err.message}`)
+        .then(counted('failed'));
     }
     const results: ItemResult[] = pendingItems.map((item, i) => {
       const cert = batch.certificates[i]!;
@@ -235,7 +252,7 @@ export class JobSteps {
         blockNumber: cert.block_number ?? null,
       };
     });
-    return this.d.batches.recordSuccess(jobId, key, results);
+    return this.d.batches.recordSuccess(jobId, key, results).then(counted('success'));
   }
 
   resetForAutoRetry(jobId: string): Promise<number> {
@@ -254,6 +271,6 @@ export class JobSteps {
   }
 
   async failBatch(jobId: string, key: string, error: string): Promise<number> {
-    return this.d.batches.recordFailure(jobId, key, error);
+    return this.d.batches.recordFailure(jobId, key, error).then(counted('failed'));
   }
 }

@@ -3,7 +3,7 @@
 // attaches to the same invocation). If Restate is unreachable at that moment, the submitter
 // worker (workers/submitter.ts) re-sends every job whose current pass Restate has not
 // acknowledged.
-import type { Logger } from '@hallmark/kit';
+import { restateCallHeaders, type Logger } from '@hallmark/kit';
 import type { JobsStore } from '../store.js';
 
 export interface RestateIngress {
@@ -18,7 +18,11 @@ export function restateIngress(ingressUrl: string): RestateIngress {
     new URL(`/BulkJob/${encodeURIComponent(jobId)}/run${suffix}`, ingressUrl).toString();
   const init = (jobId: string, pass: number, signal: AbortSignal): RequestInit => ({
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'idempotency-key': `${jobId}:${pass}` },
+    headers: {
+      'content-type': 'application/json',
+      'idempotency-key': `${jobId}:${pass}`,
+      ...restateCallHeaders(),
+    },
     body: JSON.stringify({ pass }),
     signal,
   });

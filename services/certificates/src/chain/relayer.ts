@@ -32,7 +32,7 @@
 // from the chain when a signed transaction never reaches it and then blocks every later nonce;
 // what is persisted is each submission's nonce and signed bytes, which reconciliation needs.
 import type { Logger, Pool, PoolClient } from '@hallmark/kit';
-import { transaction } from '@hallmark/kit';
+import { gaugeFrom, transaction } from '@hallmark/kit';
 import type { JsonRpcProvider, TransactionReceipt, Wallet } from 'ethers';
 import type { CertificatesStore } from '../store.js';
 import { BATCH_MINTED_TOPIC, CertificatesContract, batchTokensOf, type BatchInfo } from './contract.js';
@@ -92,6 +92,45 @@ export class Relayer {
    */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
     return this.tx.exclusive(fn);
+  }
+
+  /**
+   * The relayer's gauges, read at scrape time: its mint transactions not final yet by state
+   * (pending: not signed; signed; sent: broadcast, not yet confirmed), the nonce gap (the
+   * node's pending count minus its mined count for this signer: transactions broadcast and not
+   * mined) and the signer's balance in wei (a float gauge: exact to 2^53 wei, ~0.009 ETH).
+   */
+  observe(): () => void {
+    const { provider } = this.opts;
+    const labels = { signer: this.address };
+    const offs = [
+      gaugeFrom(
+        'hallmark_relayer_pending_transactions',
+        'Relayer mint transactions not final yet, by state (pending, signed, sent)',
+        ['signer', 'state'],
+        async () =>
+          Object.entries(await this.submissions.openCounts(this.contract.address)).map(([state, n]) => ({
+            labels: { ...labels, state },
+            value: n,
+          })),
+      ),
+      gaugeFrom(
+        'hallmark_relayer_nonce_gap',
+        "Signer transactions broadcast but not mined (node's pending nonce minus mined nonce)",
+        ['signer'],
+        async () => {
+          const [pending, mined] = await Promise.all([
+            provider.getTransactionCount(this.address, 'pending'),
+            provider.getTransactionCount(this.address, 'latest'),
+          ]);
+          return [{ labels, value: pending - mined }];
+        },
+      ),
+      gaugeFrom('hallmark_relayer_balance_wei', "Relayer signer's balance in wei", ['signer'], async () => [
+        { labels, value: Number(await provider.getBalance(this.address)) },
+      ]),
+    ];
+    return () => offs.forEach((off) => off());
   }
 
   /** Submissions not final yet on this relayer's contract, oldest first. */

@@ -12,6 +12,18 @@ const SUBMISSION_SELECT = `SELECT s.*, b.holder_address, b.quantity, b.merkle_ro
 export class SubmissionStore implements TxJournal {
   constructor(private readonly pool: Pool) {}
 
+  /** How many submissions on `contract` are in each open state (metrics). */
+  async openCounts(contract: string): Promise<Record<'pending' | 'signed' | 'sent', number>> {
+    const { rows } = await this.pool.query<{ status: 'pending' | 'signed' | 'sent'; n: number }>(
+      `SELECT status, count(*)::int AS n FROM chain_submissions
+       WHERE status IN ('pending', 'signed', 'sent') AND lower(contract_address) = lower($1) GROUP BY status`,
+      [contract],
+    );
+    const out = { pending: 0, signed: 0, sent: 0 };
+    for (const r of rows) out[r.status] = r.n;
+    return out;
+  }
+
   /** Submissions not final yet on `contract`, oldest first. */
   async open(contract: string, limit: number): Promise<Submission[]> {
     const { rows } = await this.pool.query<SubmissionRow>(

@@ -1,7 +1,7 @@
 // Gift use cases: create (record + start the workflow), resend, revoke, the public view of a
 // claim link, and the claim (take the token once, wake the workflow, wait a bounded time for
 // its transfer). The chain side and the expiry run in the workflow (workflows/gift.ts).
-import { HallmarkError, isId, newId, notFound, type Logger } from '@hallmark/kit';
+import { counter, HallmarkError, isId, newId, notFound, type Logger } from '@hallmark/kit';
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import { getAddress } from 'ethers';
 import type { CertificateRecord, Scope } from '../domain/certificate.js';
@@ -23,6 +23,12 @@ import type { GiftNotifier } from './notifier.js';
 import type { GiftStore } from './store.js';
 import type { ClaimTokens } from './tokens.js';
 import type { GiftWorkflowIngress } from './workflows/ingress.js';
+
+/** Gifts reaching an outcome: claimed, released (transfer refused), expired, revoked. */
+export const giftOutcomes = () =>
+  counter('hallmark_gift_outcomes_total', 'Gifts reaching an outcome (claimed, released, expired, revoked)', [
+    'outcome',
+  ]);
 
 export interface GiftServiceDeps {
   gifts: GiftStore;
@@ -153,6 +159,7 @@ export class GiftService {
     if (g.status === 'revoked') return g;
     const revoked = await this.deps.gifts.revoke(id);
     if (!revoked) throw notPending((await this.deps.gifts.find(id)) ?? g);
+    giftOutcomes().inc({ outcome: 'revoked' });
     await this.deps.ingress.signal(id, 'revoke').catch((err: unknown) => {
       this.deps.log.warn({ err, gift: id }, 'revoke signal not delivered; the workflow rechecks');
     });

@@ -4,9 +4,10 @@
 
 const requestId = {
   type: 'string',
-  pattern: '^req_[0-9A-Za-z]+$',
+  pattern: '^[0-9A-Za-z][0-9A-Za-z_.:-]{7,63}$',
   maxLength: 64,
-  description: 'The request id',
+  description:
+    "The request id: the caller's well-formed `X-Request-Id` (8–64 characters of letters, digits and `_ - . :`, starting with a letter or digit), else a fresh `req_…`",
 };
 const text = (description: string, maxLength = 2000) => ({ type: 'string', maxLength, description });
 

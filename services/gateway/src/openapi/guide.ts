@@ -98,7 +98,10 @@ The versioned surface lives under \`/api/v1\`; its errors are the envelope
 \`{"error":{"type","code","message","param?","request_id"}}\`. The unversioned surface under \`/api\`
 answers \`{"success":false,"error","code","param?","request_id"}\`. Every answer carries
 \`X-Request-Id\`, and every error — including the framework's own (unknown route 404, 405 with
-\`Allow\`, a path parameter over 512 characters 414) — is in its surface's shape with that id.
+\`Allow\`, a path parameter over 512 characters 414) — is in its surface's shape with that id. Send
+your own \`X-Request-Id\` (8–64 characters of letters, digits and \`_ - . :\`, starting with a letter
+or digit, e.g. a UUID) and it is used as the request's id end to end; any other value is replaced by a
+fresh \`req_…\`.
 
 - A body that is not JSON (\`text/plain\`, a form, XML) to a JSON endpoint: 400 \`invalid_content_type\`.
 - Numbers: every numeric field has bounds in this document; a value outside them, a fraction where an

@@ -72,7 +72,7 @@ const SERVICES = {
 } as const;
 type ServiceKey = keyof typeof SERVICES;
 type MethodOf<S extends ServiceKey> = keyof Clients[S] & string;
-type Handler = (req: any) => Promise<any>;
+type Handler = (req: any, info?: { requestId: string }) => Promise<any>;
 
 const SECRET = 's'.repeat(40);
 export const ENT = newId('enterprise');
@@ -81,6 +81,8 @@ export interface Call {
   service: ServiceKey;
   method: string;
   req: any;
+  /** The request id the call carried in its metadata. */
+  requestId: string;
 }
 
 export interface Harness {
@@ -121,10 +123,10 @@ export async function startHarness(): Promise<Harness> {
   const bindings: ServiceBinding[] = Object.entries(SERVICES).map(([service, definition]) => {
     const handlers: Record<string, Handler> = {};
     for (const method of Object.keys(definition)) {
-      handlers[method] = async (req) => {
+      handlers[method] = async (req, info) => {
         const own = answers.get(`${service}.${method}`);
         if (service === 'keys' && !own && KEYS_AUTH[method]) return KEYS_AUTH[method]!(req);
-        calls.push({ service: service as ServiceKey, method, req });
+        calls.push({ service: service as ServiceKey, method, req, requestId: info!.requestId });
         if (!own) throw new HallmarkError('internal_error', { message: `${service}.${method} not set` });
         // Unset top-level fields take their proto defaults (a test states what it asserts);
         // nested messages are given whole.

@@ -217,6 +217,15 @@ export class DeliveriesStore {
     return rows[0]!.moved > 0 ? status : null;
   }
 
+  /** Deliveries waiting for an attempt, and those of them already due (metrics: the backlog). */
+  async backlog(): Promise<{ pending: number; due: number }> {
+    const { rows } = await this.pool.query<{ pending: number; due: number }>(
+      `SELECT count(*)::int AS pending, count(*) FILTER (WHERE next_attempt_at <= now())::int AS due
+       FROM webhook_deliveries WHERE status = 'pending'`,
+    );
+    return rows[0] ?? { pending: 0, due: 0 };
+  }
+
   /** When the next pending attempt is due (null: none), to size the worker's sleep. */
   async nextDueAt(): Promise<Date | null> {
     const { rows } = await this.pool.query<{ at: Date | null }>(

@@ -1,7 +1,7 @@
 // The side effects of the paid-order workflow, one method per durable step: read the order
 // and build its job, create the job in bulk (adopting an existing one on 409), read the
 // job's outcome, and fulfil. Each step is safe to repeat (see workflows/order-paid.ts).
-import { HallmarkError, type AsyncClient, type Logger } from '@hallmark/kit';
+import { counter, HallmarkError, type AsyncClient, type Logger } from '@hallmark/kit';
 import type { BulkServiceClient } from '@hallmark/proto/bulk/v1/bulk';
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import type { AdminApi } from '../admin-api/client.js';
@@ -12,6 +12,14 @@ import type { Cancellations } from './cancellation.js';
 import { buildOrderForm, idempotencyKeyFor, MAX_UNITS } from './domain/order-form.js';
 import { parseOrder } from './domain/webhook.js';
 import type { OrdersStore } from './store.js';
+
+/** Fulfilment attempts of paid orders by outcome: fulfilled, retry, failed (last attempt), skipped. */
+const fulfilments = () =>
+  counter(
+    'hallmark_platform_fulfilment_attempts_total',
+    'Order fulfilment attempts by outcome (fulfilled, retry, failed, skipped)',
+    ['outcome'],
+  );
 
 export interface Plan {
   principal: Principal;
@@ -129,11 +137,14 @@ export class OrderSteps {
   }
 
   async fulfil(shop: string, orderId: string, transactionHash: string, final: boolean): Promise<string> {
-    return (await this.fulfilment.attempt(shop, orderId, transactionHash, final)).status;
+    const { status } = await this.fulfilment.attempt(shop, orderId, transactionHash, final);
+    fulfilments().inc({ outcome: status === 'pending' ? 'retry' : status });
+    return status;
   }
 
   async skipFulfilment(shop: string, orderId: string, why: string): Promise<void> {
     await this.fulfilment.skip(shop, orderId, why);
+    fulfilments().inc({ outcome: 'skipped' });
   }
 
   backoff(attempt: number): number {

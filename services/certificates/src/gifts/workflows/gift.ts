@@ -26,6 +26,7 @@
 // Terminal: a notification every provider refuses for good (the gift still waits for a claim:
 // the sender can resend); the gift gone. Cancelling the run in the Restate UI leaves the gift
 // in the database as it is (pending gifts then stay until revoked).
+import { invocation } from '@hallmark/kit';
 import * as restate from '@restatedev/restate-sdk';
 import { GIFT_WORKFLOW } from './ingress.js';
 import { NotYet, type GiftSteps } from './steps.js';
@@ -51,64 +52,67 @@ export function giftWorkflow(steps: GiftSteps) {
   return restate.workflow({
     name: GIFT_WORKFLOW,
     handlers: {
-      run: async (ctx: restate.WorkflowContext): Promise<{ status: string }> => {
-        const id = ctx.key;
-        try {
-          await ctx.run('notify recipient', () => steps.notifyCreated(id), NOTIFY_RETRY);
-        } catch (err) {
-          if (!(err instanceof restate.TerminalError)) throw err;
-          ctx.console.warn(`gift ${id}: recipient not notified: ${err.message}`);
-        }
-        let woken = false;
-        for (let i = 0; ; i++) {
-          const state = await ctx.run(`state #${i}`, () => steps.state(id), STEP_RETRY);
-          if (!state) return { status: 'gone' };
-          if (state.status === 'revoked' || state.status === 'claimed') return { status: state.status };
-          if (state.status === 'claiming') {
-            const outcome = await ctx.run(
-              `transfer #${i}`,
-              async () => {
-                try {
-                  return await steps.transfer(id);
-                } catch (err) {
-                  // Still on its way: ask again soon (never terminal).
-                  if (err instanceof NotYet)
-                    throw new restate.RetryableError(err.message, { retryAfter: 1000 });
-                  throw err;
-                }
-              },
-              STEP_RETRY,
-            );
-            if (outcome === 'claimed' || outcome === 'gone') return { status: outcome };
-            continue; // released: pending again until a claim, revoke or the expiry
+      run: invocation(
+        `${GIFT_WORKFLOW}/run`,
+        async (ctx: restate.WorkflowContext): Promise<{ status: string }> => {
+          const id = ctx.key;
+          try {
+            await ctx.run('notify recipient', () => steps.notifyCreated(id), NOTIFY_RETRY);
+          } catch (err) {
+            if (!(err instanceof restate.TerminalError)) throw err;
+            ctx.console.warn(`gift ${id}: recipient not notified: ${err.message}`);
           }
-          const remaining = state.expiresAtMs - (await ctx.date.now());
-          if (remaining <= 0) {
-            const expired = await ctx.run(`expire #${i}`, () => steps.expire(id), STEP_RETRY);
-            if (!expired.removed) continue; // a claim or revoke won: act on it
-            if (expired.notice) {
-              const notice = expired.notice;
-              await ctx
-                .run('notify sender', () => steps.notifySender(notice), NOTIFY_RETRY)
-                .catch((err: unknown) => {
-                  if (!(err instanceof restate.TerminalError)) throw err;
-                });
+          let woken = false;
+          for (let i = 0; ; i++) {
+            const state = await ctx.run(`state #${i}`, () => steps.state(id), STEP_RETRY);
+            if (!state) return { status: 'gone' };
+            if (state.status === 'revoked' || state.status === 'claimed') return { status: state.status };
+            if (state.status === 'claiming') {
+              const outcome = await ctx.run(
+                `transfer #${i}`,
+                async () => {
+                  try {
+                    return await steps.transfer(id);
+                  } catch (err) {
+                    // Still on its way: ask again soon (never terminal).
+                    if (err instanceof NotYet)
+                      throw new restate.RetryableError(err.message, { retryAfter: 1000 });
+                    throw err;
+                  }
+                },
+                STEP_RETRY,
+              );
+              if (outcome === 'claimed' || outcome === 'gone') return { status: outcome };
+              continue; // released: pending again until a claim, revoke or the expiry
             }
-            return { status: 'expired' };
-          }
-          const wait = Math.min(remaining, RECHECK_MS);
-          if (!woken) {
-            try {
-              await ctx.promise<string>('decision').get().orTimeout(wait);
-              woken = true;
-            } catch (err) {
-              if (!(err instanceof restate.TimeoutError)) throw err;
+            const remaining = state.expiresAtMs - (await ctx.date.now());
+            if (remaining <= 0) {
+              const expired = await ctx.run(`expire #${i}`, () => steps.expire(id), STEP_RETRY);
+              if (!expired.removed) continue; // a claim or revoke won: act on it
+              if (expired.notice) {
+                const notice = expired.notice;
+                await ctx
+                  .run('notify sender', () => steps.notifySender(notice), NOTIFY_RETRY)
+                  .catch((err: unknown) => {
+                    if (!(err instanceof restate.TerminalError)) throw err;
+                  });
+              }
+              return { status: 'expired' };
             }
-          } else {
-            await ctx.sleep(wait);
+            const wait = Math.min(remaining, RECHECK_MS);
+            if (!woken) {
+              try {
+                await ctx.promise<string>('decision').get().orTimeout(wait);
+                woken = true;
+              } catch (err) {
+                if (!(err instanceof restate.TimeoutError)) throw err;
+              }
+            } else {
+              await ctx.sleep(wait);
+            }
           }
-        }
-      },
+        },
+      ),
       claim: (ctx: restate.WorkflowSharedContext) => wake(ctx, 'claim'),
       revoke: (ctx: restate.WorkflowSharedContext) => wake(ctx, 'revoke'),
     },

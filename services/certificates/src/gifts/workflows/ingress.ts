@@ -1,5 +1,7 @@
 // Talking to the gift workflow through Restate's ingress: start it (once per gift: a repeat
-// is answered 409 and does nothing) and send it the claim and revoke signals.
+// is answered 409 and does nothing) and send it the claim and revoke signals. The caller's
+// request id and trace context ride along as headers (kit `restateCallHeaders`).
+import { restateCallHeaders } from '@hallmark/kit';
 export interface GiftWorkflowIngress {
   start(giftId: string): Promise<void>;
   signal(giftId: string, signal: 'claim' | 'revoke'): Promise<void>;
@@ -13,7 +15,7 @@ export function giftWorkflowIngress(ingressUrl: string): GiftWorkflowIngress {
       new URL(`/${GIFT_WORKFLOW}/${encodeURIComponent(giftId)}/${handler}/send`, ingressUrl),
       {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...restateCallHeaders() },
         body: '{}',
         signal: AbortSignal.timeout(5000),
       },

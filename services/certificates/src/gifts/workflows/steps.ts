@@ -7,7 +7,7 @@ import { HallmarkError, type Logger } from '@hallmark/kit';
 import type { TransferService } from '../../transfers/service.js';
 import { transferKeyOf, type GiftRecord, type GiftStatus } from '../domain/gift.js';
 import type { GiftNotifier } from '../notifier.js';
-import type { GiftService } from '../service.js';
+import { giftOutcomes, type GiftService } from '../service.js';
 import type { GiftStore } from '../store.js';
 import type { CertificatesStore } from '../../store.js';
 
@@ -58,6 +58,7 @@ export class GiftSteps {
     const contacts = await this.deps.gifts.contacts(id);
     const removed = await this.deps.gifts.expire(id);
     if (!removed) return { removed: false, notice: null };
+    giftOutcomes().inc({ outcome: 'expired' });
     this.deps.log.info({ gift: id }, 'gift expired unclaimed and was removed');
     if (!contacts?.senderEmail) return { removed: true, notice: null };
     const cert = await this.deps.certificates.getPublic(removed.certificateId);
@@ -104,18 +105,21 @@ export class GiftSteps {
         if (!(err instanceof HallmarkError) || !FINAL.has(err.code)) throw err;
         this.deps.log.warn({ gift: id, err }, 'gift transfer refused; the gift is pending again');
         await gifts.release(id);
+        giftOutcomes().inc({ outcome: 'released' });
         return 'released';
       }
       throw new NotYet(`gift ${id}: transfer ${key} recorded`);
     }
     if (t.status === 'confirmed') {
       await gifts.markClaimed(id, t.txHash!, t.block);
+      giftOutcomes().inc({ outcome: 'claimed' });
       return 'claimed';
     }
     if (t.status === 'failed') {
       if (g.transferAttempt + 1 >= this.deps.maxAttempts) {
         this.deps.log.warn({ gift: id }, 'gift transfer kept failing; the gift is pending again');
         await gifts.release(id);
+        giftOutcomes().inc({ outcome: 'released' });
         return 'released';
       }
       await gifts.nextAttempt(id);

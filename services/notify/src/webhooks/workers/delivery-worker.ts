@@ -3,7 +3,7 @@
 // POSTs it and records the outcome. State lives in PostgreSQL only: a restart picks up
 // every pending attempt at its persisted time; an attempt cut short by a crash is retried
 // as the next attempt once its lease runs out. Woken by NOTIFY on new work, else polls.
-import type { Logger, Pool, PoolClient } from '@hallmark/kit';
+import { counter, gaugeFrom, type Logger, type Pool, type PoolClient } from '@hallmark/kit';
 import type { Claim, DeliveriesStore, Outcome } from '../deliveries-store.js';
 import { WAKE_CHANNEL } from '../deliveries-store.js';
 import { nextAfter } from '../domain/schedule.js';
@@ -33,6 +33,12 @@ export class DeliveryWorker {
   private readonly concurrency: number;
   private readonly leaseMs: number;
   private readonly pollIntervalMs: number;
+  private unobserve: (() => void) | null = null;
+  private readonly attempts = counter(
+    'hallmark_webhook_delivery_attempts_total',
+    'Webhook delivery attempts by outcome: succeeded, retry (another attempt scheduled), failed (last attempt)',
+    ['outcome'],
+  );
 
   constructor(
     private readonly pool: Pool,
@@ -48,6 +54,18 @@ export class DeliveryWorker {
 
   async start(): Promise<void> {
     this.running = true;
+    this.unobserve = gaugeFrom(
+      'hallmark_webhook_deliveries_backlog',
+      'Webhook deliveries waiting for an attempt (state: pending, or due now)',
+      ['state'],
+      async () => {
+        const b = await this.deliveries.backlog();
+        return [
+          { labels: { state: 'pending' }, value: b.pending },
+          { labels: { state: 'due' }, value: b.due },
+        ];
+      },
+    );
     await this.listen().catch((err) => this.log.warn({ err }, 'webhook worker: LISTEN failed; polling'));
     this.loopDone = this.loop();
   }
@@ -55,6 +73,7 @@ export class DeliveryWorker {
   /** Stops claiming, lets attempts in flight finish and record (bounded by the timeout). */
   async stop(): Promise<void> {
     this.running = false;
+    this.unobserve?.();
     this.wake?.();
     await this.loopDone;
     await Promise.allSettled([...this.inFlight]);
@@ -166,6 +185,7 @@ export class DeliveryWorker {
           { delivery: c.id, event_id: c.eventId, attempt: c.attempt, status, code: outcome.statusCode },
           'webhook attempt',
         );
+        if (status) this.attempts.inc({ outcome: status === 'pending' ? 'retry' : status });
         if (status === 'failed')
           this.log.warn(
             { delivery: c.id, event_id: c.eventId, error: outcome.error },

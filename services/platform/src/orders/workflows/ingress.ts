@@ -1,5 +1,7 @@
 // Talking to the order workflow through Restate's ingress: start it (once per key; a repeat
-// is accepted and does nothing) and tell it its bulk job finished.
+// is accepted and does nothing) and tell it its bulk job finished. The caller's request id
+// and trace context ride along as headers (kit `restateCallHeaders`).
+import { restateCallHeaders } from '@hallmark/kit';
 export interface OrderWorkflowIngress {
   start(shop: string, orderId: string): Promise<void>;
   jobFinished(shop: string, orderId: string): Promise<void>;
@@ -20,7 +22,7 @@ export function orderWorkflowIngress(ingressUrl: string): OrderWorkflowIngress {
     const key = encodeURIComponent(orderKey(shop, orderId));
     const res = await fetch(new URL(`/${WORKFLOW_NAME}/${key}/${handler}/send`, ingressUrl), {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...restateCallHeaders() },
       body: '{}',
       // The webhook that starts a workflow must be answered within the platform's 5 s; a
       // slow Restate is left to the submitter.

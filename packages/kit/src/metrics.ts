@@ -1,0 +1,169 @@
+// Prometheus metrics of one process: one registry (prom-client) with Node's default process
+// metrics, get-or-create helpers so any module can add a series without wiring, and a small
+// HTTP server on the process's own metrics port (never the gateway's public port). Names
+// follow Prometheus conventions: `hallmark_` prefix, base units (`_seconds`, `_bytes`,
+// `_wei`), `_total` on counters. Gauges whose value lives elsewhere (a pool, a table, a
+// consumer) are read at scrape time through `collect`, so nothing polls between scrapes.
+import http from 'node:http';
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type CounterConfiguration,
+  type GaugeConfiguration,
+  type HistogramConfiguration,
+} from 'prom-client';
+import type { Pool } from './db.js';
+
+export const registry = new Registry();
+let defaultsOn = false;
+
+/** Request-latency buckets (seconds): 2.5 ms to 30 s. */
+export const LATENCY_BUCKETS = [0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+type Labels<L extends string> = readonly L[];
+
+/**
+ * A counter by name, created on first use (the same object after): the way other modules add
+ * their own, e.g. `counter('hallmark_events_dead_lettered_total', '…', ['consumer']).inc({…})`.
+ */
+export function counter<L extends string = string>(
+  name: string,
+  help: string,
+  labelNames: Labels<L> = [],
+  extra: Partial<CounterConfiguration<L>> = {},
+): Counter<L> {
+  const found = registry.getSingleMetric(name);
+  if (found) return found as Counter<L>;
+  return new Counter<L>({ name, help, labelNames, registers: [registry], ...extra });
+}
+
+/** A gauge by name, created on first use; `collect` (read at scrape time) only on creation. */
+export function gauge<L extends string = string>(
+  name: string,
+  help: string,
+  labelNames: Labels<L> = [],
+  extra: Partial<GaugeConfiguration<L>> = {},
+): Gauge<L> {
+  const found = registry.getSingleMetric(name);
+  if (found) return found as Gauge<L>;
+  return new Gauge<L>({ name, help, labelNames, registers: [registry], ...extra });
+}
+
+/** A histogram by name, created on first use (latency buckets unless given). */
+export function histogram<L extends string = string>(
+  name: string,
+  help: string,
+  labelNames: Labels<L> = [],
+  extra: Partial<HistogramConfiguration<L>> = {},
+): Histogram<L> {
+  const found = registry.getSingleMetric(name);
+  if (found) return found as Histogram<L>;
+  return new Histogram<L>({
+    name,
+    help,
+    labelNames,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+    ...extra,
+  });
+}
+
+/**
+ * Reads a gauge's value from elsewhere at scrape time: `read` returns one value per label set.
+ * Several sources may feed one gauge (e.g. two consumers of one process); a failing read
+ * leaves the gauge's other sources and the rest of the scrape intact.
+ */
+const sources = new Map<string, (() => Promise<void>)[]>();
+export function gaugeFrom<L extends string>(
+  name: string,
+  help: string,
+  labelNames: Labels<L>,
+  read: () => Promise<{ labels: Partial<Record<L, string>>; value: number }[]>,
+): () => void {
+  const list = sources.get(name) ?? [];
+  const fn = async () => {
+    for (const { labels, value } of await read().catch(() => [])) g.set(labels, value);
+  };
+  list.push(fn);
+  sources.set(name, list);
+  const g = gauge<L>(name, help, labelNames, {
+    async collect() {
+      await Promise.all((sources.get(name) ?? []).map((f) => f()));
+    },
+  });
+  return () =>
+    sources.set(
+      name,
+      (sources.get(name) ?? []).filter((f) => f !== fn),
+    );
+}
+
+/** The process's labels on every series (service name), and Node's default metrics once. */
+export function initMetrics(service: string): void {
+  registry.setDefaultLabels({ service });
+  if (!defaultsOn) {
+    defaultsOn = true;
+    collectDefaultMetrics({ register: registry, prefix: 'hallmark_' });
+  }
+}
+
+/** PostgreSQL pool gauges: connections in total, idle, and callers waiting for one. */
+export function observePool(pool: Pool, database: string): () => void {
+  return gaugeFrom(
+    'hallmark_db_pool_connections',
+    'PostgreSQL pool connections by state (total, idle, waiting callers)',
+    ['database', 'state'],
+    async () => [
+      { labels: { database, state: 'total' }, value: pool.totalCount },
+      { labels: { database, state: 'idle' }, value: pool.idleCount },
+      { labels: { database, state: 'waiting' }, value: pool.waitingCount },
+    ],
+  );
+}
+
+export interface MetricsServer {
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Serves `GET /metrics` (text exposition format) on its own port. */
+export async function startMetricsServer(port: number, host = '0.0.0.0'): Promise<MetricsServer> {
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '/').split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+      (err: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${err.message}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const bound = (server.address() as { port: number }).port;
+  return {
+    port: bound,
+    url: `http://127.0.0.1:${bound}/metrics`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * The metrics port of a process: `HALLMARK_METRICS_PORT` (a pod's one port) wins, else
+ * `HALLMARK_<NAME>_METRICS_PORT` (the dev stack runs every process on one host); unset: no
+ * metrics server.
+ */
+export function metricsPortFor(name: string, env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const raw = env.HALLMARK_METRICS_PORT ?? env[`HALLMARK_${name.toUpperCase()}_METRICS_PORT`];
+  if (raw === undefined || raw === '') return undefined;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`invalid metrics port for ${name}: ${raw}`);
+  return port;
+}
