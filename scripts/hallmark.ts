@@ -3,10 +3,12 @@
 //   (valid 12 hours: the gateway refuses sessions longer than HALLMARK_SESSION_MAX_TTL_SEC)
 //   shop install        installs the app on the simulator's demo shop as the demo enterprise
 //   shop order [units]  the demo shop sells `units` (default 3) handbags: a paid order
+//   dlq list | dlq replay <seq>   the dead-letter stream (scripts/dlq.ts)
 import { loadOrCreateSecrets, signDevToken } from '@hallmark/devstack';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { DLQ_USAGE, runDlq } from './dlq.js';
 
 const [command, ...rest] = process.argv.slice(2);
 const dataDir = path.resolve(process.env.HALLMARK_DATA_DIR ?? '.hallmark');
@@ -31,12 +33,15 @@ if (command === 'token') {
       email: values.email,
     }),
   );
+} else if (command === 'dlq') {
+  process.exitCode = await runDlq(rest);
 } else if (command === 'shop' && (rest[0] === 'install' || rest[0] === 'order')) {
   await shop(rest[0], Number(rest[1] ?? 3));
 } else {
   console.error(
     'usage: pnpm hallmark token [--ent ent_…] [--sub user] [--role owner|admin|member] [--email addr]\n' +
-      '       pnpm hallmark shop install | shop order [units]',
+      '       pnpm hallmark shop install | shop order [units]\n' +
+      `       ${DLQ_USAGE}`,
   );
   process.exit(2);
 }

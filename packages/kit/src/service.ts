@@ -7,6 +7,9 @@ import { openDatabase, type Pool } from './db.js';
 import { startGrpcServer, type RunningGrpcServer, type ServiceBinding } from './grpc/server.js';
 import { createLogger } from './log.js';
 import { OutboxRelay } from './outbox.js';
+import { startReadiness, type Readiness } from './readiness.js';
+import { loadConfig, opsEnv } from './config.js';
+import { z } from 'zod';
 
 export interface ServiceDeps {
   pool: Pool;
@@ -37,10 +40,12 @@ export interface ServiceOptions {
 
 export interface RunningService extends ServiceDeps {
   grpc: RunningGrpcServer;
+  readiness: Readiness;
   stop(): Promise<void>;
 }
 
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
+  const ops = loadConfig(z.object(opsEnv));
   const log = createLogger(opts.name, opts.logLevel);
   const pool = await openDatabase({
     serverUrl: opts.databaseServerUrl,
@@ -60,11 +65,20 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     protoFiles: opts.protoFiles,
   });
   for (const w of parts.workers ?? []) await w.start();
+  const readiness = startReadiness({
+    pool,
+    bus,
+    health: grpc.health,
+    services: grpc.healthServices,
+    log,
+    intervalMs: ops.HALLMARK_READINESS_INTERVAL_MS,
+  });
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
       log.info('shutting down');
+      readiness.stop();
       await grpc.shutdown();
       for (const w of parts.workers ?? [])
         await w.stop().catch((err) => log.warn({ err }, 'worker stop failed'));
@@ -73,7 +87,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       await pool.end();
       log.info('stopped');
     })());
-  return { pool, bus, log, grpc, stop };
+  return { pool, bus, log, grpc, readiness, stop };
 }
 
 /** For main.ts: start, stop on SIGTERM/SIGINT, exit non-zero on a start failure. */
