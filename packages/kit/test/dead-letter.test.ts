@@ -57,7 +57,7 @@ function event(poison: boolean): EventEnvelope {
     livemode: true,
     request_id: null,
     data: { poison },
-  } as EventEnvelope;
+  } as unknown as EventEnvelope;
 }
 
 async function dlq(...args: string[]) {
@@ -84,7 +84,8 @@ describe('dead-letter stream', () => {
       ackWaitMs: 5000,
       handle: async (e, tx) => {
         deliveries.set(e.id, (deliveries.get(e.id) ?? 0) + 1);
-        if ((e.data as { poison: boolean }).poison && !healed) throw new Error('cannot handle this one');
+        if ((e.data as unknown as { poison: boolean }).poison && !healed)
+          throw new Error('cannot handle this one');
         await tx.query('INSERT INTO handled (event_id) VALUES ($1)', [e.id]);
       },
     });
