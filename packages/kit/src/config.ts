@@ -36,6 +36,14 @@ export const commonEnv = {
  * JetStream stream and consumers, the dead-letter stream); each has the dev default.
  */
 export const opsEnv = {
+  /**
+   * Create the database and apply migrations at start (the dev default). false: a migration
+   * job did (Helm's pre-install/pre-upgrade hook), and a pending migration stops the start.
+   */
+  HALLMARK_MIGRATE_AT_START: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((v) => v === 'true' || v === '1'),
   /** How often a service re-checks its database and NATS for its readiness. */
   HALLMARK_READINESS_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   /** Replicas of the HALLMARK and HALLMARK_DLQ streams (1, 3 or 5 on a NATS cluster). */

@@ -52,6 +52,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     database: `${opts.databasePrefix ?? 'hallmark'}_${opts.name}`,
     migrationsDirs: opts.migrationsDirs,
     max: opts.poolSize,
+    migrate: ops.HALLMARK_MIGRATE_AT_START,
   });
   const bus = await connectBus(opts.natsUrl, opts.name);
   const relay = new OutboxRelay({ pool, js: bus.js, log });
