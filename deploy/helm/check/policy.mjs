@@ -84,6 +84,10 @@ function probeProblems(dep, c, say) {
     if (ports.has('grpc')) {
       if (probe.grpc?.port !== ports.get('grpc'))
         say(`${kind} must be a gRPC probe on port ${ports.get('grpc')}`);
+      // Liveness must not follow the database: an outage would restart every pod.
+      const want = kind === 'readinessProbe' ? undefined : 'liveness';
+      if ((probe.grpc?.service || undefined) !== want)
+        say(`${kind} must ask the ${want ? '"liveness"' : 'overall ("")'} gRPC health entry`);
     } else {
       const path = { livenessProbe: '/healthz', readinessProbe: '/readyz', startupProbe: '/healthz' }[kind];
       if (probe.httpGet?.path !== path || !ports.has(probe.httpGet?.port))
