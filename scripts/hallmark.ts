@@ -5,10 +5,12 @@
 //   shop order [units]  the demo shop sells `units` (default 3) handbags: a paid order
 //   reencrypt [--check] [--service svc,…]  every value under an older HALLMARK_ENCRYPTION_KEYS
 //   key rewritten under the newest, in every service database (scripts/reencrypt.ts)
+//   dlq list | dlq replay <seq>   the dead-letter stream (scripts/dlq.ts)
 import { loadOrCreateSecrets, signDevToken } from '@hallmark/devstack';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { DLQ_USAGE, runDlq } from './dlq.js';
 
 const [command, ...rest] = process.argv.slice(2);
 const dataDir = path.resolve(process.env.HALLMARK_DATA_DIR ?? '.hallmark');
@@ -36,13 +38,16 @@ if (command === 'token') {
 } else if (command === 'reencrypt') {
   const { reencryptCommand } = await import('./reencrypt.js');
   process.exitCode = await reencryptCommand(rest);
+} else if (command === 'dlq') {
+  process.exitCode = await runDlq(rest);
 } else if (command === 'shop' && (rest[0] === 'install' || rest[0] === 'order')) {
   await shop(rest[0], Number(rest[1] ?? 3));
 } else {
   console.error(
     'usage: pnpm hallmark token [--ent ent_…] [--sub user] [--role owner|admin|member] [--email addr]\n' +
       '       pnpm hallmark shop install | shop order [units]\n' +
-      '       pnpm hallmark reencrypt [--check] [--service keys,bulk,…] [--batch 500]',
+      '       pnpm hallmark reencrypt [--check] [--service keys,bulk,…] [--batch 500]\n' +
+      `       ${DLQ_USAGE}`,
   );
   process.exit(2);
 }

@@ -101,5 +101,30 @@ if [ "${#pairs[@]}" -gt 0 ]; then
   "$NODE" "$CACHE/check/validate.mjs" "${pairs[@]}" || fail=1
 fi
 
+# Each fixture in deploy/helm/check/faults reproduces one fault a real install would hit, over
+# minimal.yaml; the check must fail on it with the message in its "# expect:" line.
+echo "--- faults the check must catch"
+fpairs=()
+for f in deploy/helm/check/faults/*.yaml; do
+  name="$(basename "$f" .yaml)"
+  if "$HELM" template "hallmark-ci" "$CHART" --namespace hallmark -f "$VALUES_DIR/minimal.yaml" -f "$f" \
+    >"$out/fault-$name.yaml" 2>"$out/fault-$name.log"; then
+    fpairs+=("$PWD/$f" "$out/fault-$name.yaml")
+  fi
+done
+# One validator run for every rendered fault (each reported under its file name).
+"$NODE" "$CACHE/check/validate.mjs" "${fpairs[@]}" >"$out/faults.log" 2>&1 || true
+for f in deploy/helm/check/faults/*.yaml; do
+  name="$(basename "$f" .yaml)"
+  want="$(sed -n 's/^# expect: //p' "$f" | head -n1)"
+  # The validator's section for this fixture, or helm's refusal.
+  section="$(awk -v n="$name" '$2 == n":" || $2 == n {p = ($1 == "FAIL" || $1 == "ok")} p' "$out/faults.log")"
+  if [ -n "$want" ] && { grep -qF -- "$want" <<<"$section" || grep -qF -- "$want" "$out/fault-$name.log"; }; then
+    echo "ok   caught: $name"
+  else
+    echo "FAIL not caught: $name (expected: $want)" && echo "$section" && cat "$out/fault-$name.log" && fail=1
+  fi
+done
+
 echo "--- helm-check $([ "$fail" = 0 ] && echo passed || echo FAILED) in $((SECONDS - start))s"
 exit "$fail"

@@ -84,6 +84,10 @@ function probeProblems(dep, c, say) {
     if (ports.has('grpc')) {
       if (probe.grpc?.port !== ports.get('grpc'))
         say(`${kind} must be a gRPC probe on port ${ports.get('grpc')}`);
+      // Liveness must not follow the database: an outage would restart every pod.
+      const want = kind === 'readinessProbe' ? undefined : 'liveness';
+      if ((probe.grpc?.service || undefined) !== want)
+        say(`${kind} must ask the ${want ? '"liveness"' : 'overall ("")'} gRPC health entry`);
     } else {
       const path = { livenessProbe: '/healthz', readinessProbe: '/readyz', startupProbe: '/healthz' }[kind];
       if (probe.httpGet?.path !== path || !ports.has(probe.httpGet?.port))
@@ -123,6 +127,103 @@ function addrProblems(dep, c, ctx, say) {
     if (env.get('HALLMARK_PORT') !== String(http?.containerPort))
       say('gateway HALLMARK_PORT must match its http port');
   }
+}
+
+// The services that serve Restate handlers (bulk jobs, gifts, paid orders); no other has an endpoint.
+export const RESTATE_SERVICES = ['bulk', 'certificates', 'platform'];
+// The gateway's largest upload (a bulk ZIP) in bytes; the Ingress must let it through.
+const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+const bytes = (v) => {
+  const m = /^(\d+)([kmg]?)$/i.exec(String(v ?? '').trim());
+  return m ? Number(m[1]) * { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2].toLowerCase()] : NaN;
+};
+const component = (o) => o.spec?.template?.metadata?.labels?.['app.kubernetes.io/component'];
+const hookOf = (o) => String(o.metadata?.annotations?.['helm.sh/hook'] ?? '');
+const lastEnv = (c, name) => (c.env ?? []).filter((e) => e.name === name).at(-1);
+
+/** Operations rules: Restate wiring, registration, upload size, egress, NATS, migrations, identity. */
+function operationsProblems(docs, byKind, problems) {
+  const deps = byKind('Deployment');
+  const jobs = byKind('Job');
+  const registration = jobs.find(
+    (j) => /post-install/.test(hookOf(j)) && component(j) === 'restate-registration',
+  );
+  const registered = (
+    registration?.spec.template.spec.containers[0].env?.find((e) => e.name === 'RESTATE_ENDPOINTS')?.value ??
+    ''
+  )
+    .split(',')
+    .filter(Boolean);
+  for (const uri of registered) {
+    const m = /^http:\/\/([^:/]+):(\d+)$/.exec(uri);
+    const svc = m && byKind('Service').find((s) => s.metadata.name === m[1]);
+    const port = svc?.spec.ports?.find((p) => String(p.port) === m[2]);
+    const who = svc?.spec.selector?.['app.kubernetes.io/component'];
+    if (!port || port.name !== 'restate')
+      problems.push(`Job/${registration.metadata.name}: registers ${uri}, not a Service's restate port`);
+    else if (!RESTATE_SERVICES.includes(who))
+      problems.push(
+        `Job/${registration.metadata.name}: registers ${uri}, but ${who} serves no Restate handlers`,
+      );
+  }
+  for (const d of deps) {
+    const svc = component(d);
+    const c = d.spec.template.spec.containers[0];
+    const say = (msg) => problems.push(`Deployment/${d.metadata.name}: ${msg}`);
+    const restatePort = (c.ports ?? []).find((p) => p.name === 'restate');
+    if (svc === 'gateway') continue;
+    if (!RESTATE_SERVICES.includes(svc)) {
+      if (restatePort) say(`${svc} serves no Restate handlers but exposes a restate port`);
+    } else {
+      const env = (k) => lastEnv(c, `HALLMARK_${svc.toUpperCase()}_RESTATE_${k}`)?.value;
+      if (!restatePort) say(`${svc} serves Restate handlers but exposes no restate port`);
+      else if (env('PORT') !== String(restatePort.containerPort))
+        say(
+          `${svc}'s Restate endpoint listens on HALLMARK_${svc.toUpperCase()}_RESTATE_PORT=${env('PORT') ?? '(default)'} but its restate port is ${restatePort.containerPort}`,
+        );
+      if (restatePort && env('HOST') !== '0.0.0.0') say(`${svc}'s Restate endpoint must listen on 0.0.0.0`);
+      const self = env('REGISTER') === 'true';
+      const byJob = registered.some((u) =>
+        byKind('Service').some(
+          (s) =>
+            s.spec.selector?.['app.kubernetes.io/component'] === svc &&
+            u.startsWith(`http://${s.metadata.name}:`),
+        ),
+      );
+      if (!self && !byJob)
+        say(
+          `${svc}'s Restate endpoint is registered by nothing (no registration Job entry, REGISTER not true)`,
+        );
+      if (!(c.env ?? []).some((e) => e.name === 'HALLMARK_RESTATE_IDENTITY_KEYS'))
+        say(`${svc}'s Restate endpoint gets no HALLMARK_RESTATE_IDENTITY_KEYS (request signing)`);
+    }
+    if (lastEnv(c, 'HALLMARK_MIGRATE_AT_START')?.value !== 'false')
+      say('runs migrations at start (HALLMARK_MIGRATE_AT_START must be false: a hook Job migrates)');
+  }
+  const migrations = jobs.find((j) => component(j) === 'migrations');
+  if (!migrations || !/pre-install/.test(hookOf(migrations)) || !/pre-upgrade/.test(hookOf(migrations)))
+    problems.push('no pre-install,pre-upgrade migrations hook Job');
+  for (const ing of byKind('Ingress')) {
+    const size = bytes(ing.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-body-size']);
+    if (!(size >= MAX_UPLOAD_BYTES))
+      problems.push(
+        `Ingress/${ing.metadata.name}: proxy-body-size must allow the gateway's 100 MB ZIP upload (got ${ing.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-body-size'] ?? 'unset: 1m'})`,
+      );
+  }
+  for (const np of byKind('NetworkPolicy')) {
+    const types = np.spec.policyTypes ?? [];
+    const dns = (np.spec.egress ?? []).some((r) => (r.ports ?? []).some((p) => p.port === 53));
+    if (!types.includes('Egress')) problems.push(`NetworkPolicy/${np.metadata.name}: restricts no egress`);
+    else if (!dns) problems.push(`NetworkPolicy/${np.metadata.name}: egress without DNS`);
+  }
+  const cm = byKind('ConfigMap')[0]?.data ?? {};
+  const maxDeliver = Number(cm.HALLMARK_NATS_MAX_DELIVER);
+  if (!(maxDeliver >= 2))
+    problems.push(
+      'ConfigMap: HALLMARK_NATS_MAX_DELIVER must be set (≥ 2): consumers would redeliver forever',
+    );
+  for (const k of ['HALLMARK_NATS_STREAM_REPLICAS', 'HALLMARK_NATS_STREAM_MAX_AGE_HOURS'])
+    if (!/^\d+$/.test(cm[k] ?? '')) problems.push(`ConfigMap: ${k} must be set`);
 }
 
 export function policyProblems(docs, external) {
@@ -236,5 +337,6 @@ export function policyProblems(docs, external) {
   );
   for (const svc of SERVICES)
     if (!components.includes(svc)) problems.push(`no Deployment for service ${svc}`);
+  operationsProblems(docs, byKind, problems);
   return problems;
 }

@@ -26,6 +26,7 @@ for (let i = 0; i < args.length; i += 2) {
     secrets: [
       values.secrets?.existingSecret,
       values.redis?.existingSecret,
+      values.migrations?.secretName,
       ...Object.values(values.services ?? {}).map((svc) => svc?.secretName),
     ].filter(Boolean),
   };

@@ -54,6 +54,15 @@ export async function startRestate(opts: RestateOptions): Promise<RestateHandle>
       RESTATE_LOG_DISABLE_ANSI_CODES: 'true',
       // Its INFO level prints dozens of lines per start and stop; keep warnings unless asked.
       RESTATE_LOG_FILTER: process.env.RESTATE_LOG_FILTER ?? 'warn',
+      // Optional request signing (`pnpm start`): the server signs every call to the services'
+      // endpoints with this private key; the services accept only the public keys in
+      // HALLMARK_RESTATE_IDENTITY_KEYS (kit restate.ts).
+      ...(process.env.HALLMARK_RESTATE_IDENTITY_PRIVATE_KEY_FILE
+        ? {
+            RESTATE_REQUEST_IDENTITY_PRIVATE_KEY_PEM_FILE:
+              process.env.HALLMARK_RESTATE_IDENTITY_PRIVATE_KEY_FILE,
+          }
+        : {}),
     },
     readyCheck: async () =>
       (await fetch(`${adminUrl}/health`, { signal: AbortSignal.timeout(2000) })).status === 200,

@@ -9,7 +9,10 @@ import {
 } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
+import { z } from 'zod';
+import { loadConfig, opsEnv } from './config.js';
 import { REQUEST_ID_HEADER, requestIdFrom, runWithContext } from './context.js';
+import { DLQ_STREAM, DLQ_SUBJECT_PREFIX, parkMessage } from './dlq.js';
 import { transaction, type Pool, type PoolClient } from './db.js';
 import { STREAM_NAME, STREAM_SUBJECTS, type EventEnvelope } from './events.js';
 import { newId } from './ids.js';
@@ -24,25 +27,73 @@ export interface Bus {
 
 const NANOS_PER_MS = 1_000_000;
 
+/** Stream and consumer settings from the environment (`opsEnv`), validated. */
+export function busSettings(env: NodeJS.ProcessEnv = process.env) {
+  const c = loadConfig(
+    z.object({
+      HALLMARK_NATS_STREAM_REPLICAS: opsEnv.HALLMARK_NATS_STREAM_REPLICAS,
+      HALLMARK_NATS_STREAM_MAX_AGE_HOURS: opsEnv.HALLMARK_NATS_STREAM_MAX_AGE_HOURS,
+      HALLMARK_NATS_DLQ_MAX_AGE_HOURS: opsEnv.HALLMARK_NATS_DLQ_MAX_AGE_HOURS,
+      HALLMARK_NATS_MAX_DELIVER: opsEnv.HALLMARK_NATS_MAX_DELIVER,
+    }),
+    env,
+  );
+  return {
+    replicas: c.HALLMARK_NATS_STREAM_REPLICAS,
+    maxAgeMs: c.HALLMARK_NATS_STREAM_MAX_AGE_HOURS * 3600_000,
+    dlqMaxAgeMs: c.HALLMARK_NATS_DLQ_MAX_AGE_HOURS * 3600_000,
+    maxDeliver: c.HALLMARK_NATS_MAX_DELIVER,
+  };
+}
+
+/** Creates a stream, or brings an existing one's replicas and max age up to the settings. */
+async function ensureStream(
+  jsm: Awaited<ReturnType<typeof jetstreamManager>>,
+  config: {
+    name: string;
+    subjects: string[];
+    duplicate_window: number;
+    max_age: number;
+    num_replicas: number;
+  },
+): Promise<void> {
+  const info = await jsm.streams.info(config.name).catch(() => null);
+  if (info) {
+    if (info.config.num_replicas !== config.num_replicas || info.config.max_age !== config.max_age) {
+      await jsm.streams.update(config.name, {
+        ...info.config,
+        num_replicas: config.num_replicas,
+        max_age: config.max_age,
+      });
+    }
+    return;
+  }
+  try {
+    await jsm.streams.add(config);
+  } catch (err) {
+    // Another service created it at the same moment.
+    if (!/already in use|exists/i.test((err as Error).message)) throw err;
+  }
+}
+
 export async function connectBus(url: string, name: string): Promise<Bus> {
+  const settings = busSettings();
   const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
   const jsm = await jetstreamManager(nc);
-  const config = {
+  await ensureStream(jsm, {
     name: STREAM_NAME,
     subjects: STREAM_SUBJECTS,
     duplicate_window: 10 * 60 * 1000 * NANOS_PER_MS,
-    max_age: 7 * 24 * 3600 * 1000 * NANOS_PER_MS,
-  };
-  try {
-    await jsm.streams.info(STREAM_NAME);
-  } catch {
-    try {
-      await jsm.streams.add(config);
-    } catch (err) {
-      // Another service created it at the same moment.
-      if (!/already in use|exists/i.test((err as Error).message)) throw err;
-    }
-  }
+    max_age: settings.maxAgeMs * NANOS_PER_MS,
+    num_replicas: settings.replicas,
+  });
+  await ensureStream(jsm, {
+    name: DLQ_STREAM,
+    subjects: [`${DLQ_SUBJECT_PREFIX}.>`],
+    duplicate_window: 10 * 60 * 1000 * NANOS_PER_MS,
+    max_age: settings.dlqMaxAgeMs * NANOS_PER_MS,
+    num_replicas: settings.replicas,
+  });
   return { nc, js: jetstream(nc), close: () => nc.drain() };
 }
 
@@ -57,6 +108,10 @@ export interface ConsumerOptions {
   /** Runs inside the transaction that records the event id, so effects and dedupe commit together. */
   handle: (event: EventEnvelope, tx: PoolClient) => Promise<void>;
   ackWaitMs?: number;
+  /**
+   * Deliveries before the event is parked in the dead-letter stream (HALLMARK_DLQ) and
+   * terminated; default HALLMARK_NATS_MAX_DELIVER.
+   */
   maxDeliver?: number;
 }
 
@@ -67,7 +122,9 @@ export interface Consumer {
 /**
  * A durable consumer that handles each event id at most once per consumer name: the id is
  * inserted into `processed_events` in the handler's own transaction. Redelivery after a
- * crash finds the id and only acks. A failing handler is retried with back-off.
+ * crash finds the id and only acks. A failing handler is retried with back-off until its
+ * `maxDeliver`-th delivery, which parks the event in the dead-letter stream (`dlq.ts`) with
+ * the error and terminates it; an undecodable message is parked at once.
  */
 export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
   await ensureDurable(opts);
@@ -124,7 +181,13 @@ function observeConsumer(bus: Bus, durable: string): () => void {
   return () => offs.forEach((off) => off());
 }
 
-/** Creates the durable consumer, or brings an existing one's ack wait and max deliver up to date. */
+const maxDeliverOf = (opts: { maxDeliver?: number }) => opts.maxDeliver ?? busSettings().maxDeliver;
+
+/**
+ * Creates the durable consumer, or brings an existing one's ack wait and max deliver up to
+ * date. The server's max_deliver is one more than ours: the consumer parks the message on
+ * its last delivery, and a process that died while parking gets it once more to park.
+ */
 async function ensureDurable(opts: Omit<ConsumerOptions, 'handle'>): Promise<void> {
   const jsm = await jetstreamManager(opts.bus.nc);
   const cfg = {
@@ -133,7 +196,7 @@ async function ensureDurable(opts: Omit<ConsumerOptions, 'handle'>): Promise<voi
     deliver_policy: DeliverPolicy.All,
     filter_subject: opts.filter,
     ack_wait: (opts.ackWaitMs ?? 30_000) * NANOS_PER_MS,
-    max_deliver: opts.maxDeliver ?? -1,
+    max_deliver: maxDeliverOf(opts) + 1,
   };
   try {
     await jsm.consumers.info(STREAM_NAME, opts.durable);
@@ -146,13 +209,23 @@ async function ensureDurable(opts: Omit<ConsumerOptions, 'handle'>): Promise<voi
   }
 }
 
+/** Parks the message in the dead-letter stream and terminates it; naks it when NATS refuses. */
+async function giveUp(opts: Omit<ConsumerOptions, 'handle'>, msg: JsMsg, err: unknown): Promise<void> {
+  try {
+    await parkMessage(opts.bus.js, opts.durable, msg, err, opts.log);
+    msg.term();
+  } catch (parkErr) {
+    opts.log.error({ err: parkErr }, 'consumer: could not park a message; will retry');
+    msg.nak(5000);
+  }
+}
+
 async function handleOne(opts: ConsumerOptions, msg: JsMsg): Promise<void> {
   let event: EventEnvelope;
   try {
     event = msg.json<EventEnvelope>();
-  } catch {
-    opts.log.error({ subject: msg.subject, seq: msg.seq }, 'consumer: undecodable event; terminating it');
-    msg.term();
+  } catch (err) {
+    await giveUp(opts, msg, new Error(`undecodable event: ${(err as Error).message}`));
     return;
   }
   const requestId = requestIdFrom(msg.headers?.get(REQUEST_ID_HEADER));
@@ -185,6 +258,10 @@ async function handleOne(opts: ConsumerOptions, msg: JsMsg): Promise<void> {
         });
         msg.ack();
       } catch (err) {
+        if (msg.info.deliveryCount >= maxDeliverOf(opts)) {
+          await giveUp(opts, msg, err);
+          return;
+        }
         const delayMs = Math.min(30_000, 500 * 2 ** Math.min(msg.info.deliveryCount, 6));
         opts.log.warn(
           { err, event_id: event.id, type: event.type, delayMs },
@@ -269,9 +346,8 @@ async function handleBatch(opts: BatchConsumerOptions, batch: JsMsg[]): Promise<
   for (const msg of batch) {
     try {
       items.push({ msg, event: msg.json<EventEnvelope>() });
-    } catch {
-      opts.log.error({ subject: msg.subject, seq: msg.seq }, 'consumer: undecodable event; terminating it');
-      msg.term();
+    } catch (err) {
+      await giveUp(opts, msg, new Error(`undecodable event: ${(err as Error).message}`));
     }
   }
   if (items.length === 0) return;

@@ -31,6 +31,31 @@ export const commonEnv = {
     .default('hallmark'),
 };
 
+/**
+ * Operations settings every service process reads through the kit (readiness checks, the
+ * JetStream stream and consumers, the dead-letter stream); each has the dev default.
+ */
+export const opsEnv = {
+  /**
+   * Create the database and apply migrations at start (the dev default). false: a migration
+   * job did (Helm's pre-install/pre-upgrade hook), and a pending migration stops the start.
+   */
+  HALLMARK_MIGRATE_AT_START: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((v) => v === 'true' || v === '1'),
+  /** How often a service re-checks its database and NATS for its readiness. */
+  HALLMARK_READINESS_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+  /** Replicas of the HALLMARK and HALLMARK_DLQ streams (1, 3 or 5 on a NATS cluster). */
+  HALLMARK_NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /** How long the HALLMARK stream keeps events. */
+  HALLMARK_NATS_STREAM_MAX_AGE_HOURS: z.coerce.number().int().min(1).default(168),
+  /** How long the dead-letter stream keeps parked messages. */
+  HALLMARK_NATS_DLQ_MAX_AGE_HOURS: z.coerce.number().int().min(1).default(720),
+  /** Deliveries of one event to a consumer before it is parked in the dead-letter stream. */
+  HALLMARK_NATS_MAX_DELIVER: z.coerce.number().int().min(2).max(10_000).default(20),
+};
+
 /** `host:port` a service listens on and its clients dial (one name for both sides). */
 export const grpcAddr = (fallbackPort: number) =>
   z

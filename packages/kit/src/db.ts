@@ -46,11 +46,18 @@ export interface DbOptions {
   /** Directories of numbered `.sql` files; the kit's own (outbox) is always applied first. */
   migrationsDirs?: string[];
   max?: number;
+  /**
+   * false: the database and its migrations are someone else's job (a pre-install/pre-upgrade
+   * hook Job, `scripts/migrate.ts`), so the runtime role needs no CREATE DATABASE or DDL:
+   * the database is only opened, and a pending migration stops the start. Default true.
+   */
+  migrate?: boolean;
 }
 
 /** Creates the database if missing, applies migrations, and returns a pool. */
 export async function openDatabase(opts: DbOptions): Promise<Pool> {
-  await ensureDatabase(opts.serverUrl, opts.database);
+  const migrating = opts.migrate ?? true;
+  if (migrating) await ensureDatabase(opts.serverUrl, opts.database);
   const pool = new pg.Pool({
     connectionString: serviceDatabaseUrl(opts.serverUrl, opts.database),
     max: opts.max ?? 10,
@@ -59,7 +66,21 @@ export async function openDatabase(opts: DbOptions): Promise<Pool> {
   // An idle client dropped by the server (a restart, a FORCE drop) must not crash the
   // process: pg removes it from the pool, the next query opens a fresh one.
   pool.on('error', () => undefined);
-  await migrate(pool, [KIT_MIGRATIONS_DIR, ...(opts.migrationsDirs ?? [])]);
+  const dirs = [KIT_MIGRATIONS_DIR, ...(opts.migrationsDirs ?? [])];
+  if (migrating) {
+    await migrate(pool, dirs);
+  } else {
+    const pending = await pendingMigrations(pool, dirs).catch(async (err: unknown) => {
+      await pool.end();
+      throw err;
+    });
+    if (pending.length) {
+      await pool.end();
+      throw new Error(
+        `database ${opts.database} lacks migrations ${pending.join(', ')}: run the migration job (scripts/migrate.ts)`,
+      );
+    }
+  }
   return pool;
 }
 
@@ -74,6 +95,19 @@ async function listMigrations(dirs: string[]): Promise<{ name: string; file: str
     }
   }
   return all.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Migration files not yet recorded in schema_migrations. */
+export async function pendingMigrations(pool: Pool, dirs: string[]): Promise<string[]> {
+  const files = await listMigrations(dirs);
+  const { rows } = await pool
+    .query<{ name: string }>('SELECT name FROM schema_migrations')
+    .catch((err: { code?: string }) => {
+      if (err.code === '42P01') return { rows: [] as { name: string }[] }; // no table yet
+      throw err;
+    });
+  const done = new Set(rows.map((r) => r.name));
+  return files.map((f) => f.name).filter((n) => !done.has(n));
 }
 
 export async function migrate(pool: Pool, dirs: string[]): Promise<string[]> {

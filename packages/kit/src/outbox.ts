@@ -117,10 +117,31 @@ export class OutboxRelay {
   async start(): Promise<void> {
     this.running = true;
     this.unobserve = observeOutbox(this.opts.pool);
-    this.listener = await this.opts.pool.connect();
-    await this.listener.query('LISTEN hallmark_outbox');
-    this.listener.on('notification', () => this.wake?.());
+    await this.listen();
     this.loopDone = this.loop();
+  }
+
+  /**
+   * Holds one connection that LISTENs for new outbox rows. When the server drops it (a
+   * restart, an operator terminating connections) it is released and the loop opens a new
+   * one; meanwhile the relay polls. An unhandled 'error' on it would end the process.
+   */
+  private async listen(): Promise<void> {
+    const client = await this.opts.pool.connect();
+    client.on('error', (err) => {
+      if (this.listener !== client) return;
+      this.listener = null;
+      this.opts.log.warn({ err }, 'outbox relay: LISTEN connection lost; polling until it is back');
+      client.release(err);
+    });
+    try {
+      await client.query('LISTEN hallmark_outbox');
+    } catch (err) {
+      client.release(err as Error);
+      throw err;
+    }
+    client.on('notification', () => this.wake?.());
+    this.listener = client;
   }
 
   async stop(): Promise<void> {
@@ -140,6 +161,7 @@ export class OutboxRelay {
     while (this.running) {
       let published = 0;
       try {
+        if (!this.listener) await this.listen();
         published = await this.publishBatch();
       } catch (err) {
         this.opts.log.warn({ err }, 'outbox relay: publish failed; will retry');

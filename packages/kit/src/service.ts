@@ -15,6 +15,9 @@ import {
 } from './metrics.js';
 import { OutboxRelay } from './outbox.js';
 import { startTracing, stopTracing } from './telemetry.js';
+import { startReadiness, type Readiness } from './readiness.js';
+import { loadConfig, opsEnv } from './config.js';
+import { z } from 'zod';
 
 export interface ServiceDeps {
   pool: Pool;
@@ -48,10 +51,12 @@ export interface ServiceOptions {
 export interface RunningService extends ServiceDeps {
   grpc: RunningGrpcServer;
   metrics?: MetricsServer;
+  readiness: Readiness;
   stop(): Promise<void>;
 }
 
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
+  const ops = loadConfig(z.object(opsEnv));
   const log = createLogger(opts.name, opts.logLevel);
   if (startTracing(opts.name)) log.info('tracing: exporting spans by OTLP/HTTP');
   initMetrics(opts.name);
@@ -61,6 +66,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     database,
     migrationsDirs: opts.migrationsDirs,
     max: opts.poolSize,
+    migrate: ops.HALLMARK_MIGRATE_AT_START,
   });
   const unobservePool = observePool(pool, database);
   const bus = await connectBus(opts.natsUrl, opts.name);
@@ -78,11 +84,20 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const metricsPort = opts.metricsPort ?? metricsPortFor(opts.name);
   const metrics = metricsPort === undefined ? undefined : await startMetricsServer(metricsPort);
   if (metrics) log.info({ url: metrics.url }, 'metrics listening');
+  const readiness = startReadiness({
+    pool,
+    bus,
+    health: grpc.health,
+    services: grpc.healthServices,
+    log,
+    intervalMs: ops.HALLMARK_READINESS_INTERVAL_MS,
+  });
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
       log.info('shutting down');
+      readiness.stop();
       await grpc.shutdown();
       for (const w of parts.workers ?? [])
         await w.stop().catch((err) => log.warn({ err }, 'worker stop failed'));
@@ -94,7 +109,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       await stopTracing();
       log.info('stopped');
     })());
-  return { pool, bus, log, grpc, metrics, stop };
+  return { pool, bus, log, grpc, metrics, readiness, stop };
 }
 
 /** For main.ts: start, stop on SIGTERM/SIGINT, exit non-zero on a start failure. */

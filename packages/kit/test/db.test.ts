@@ -19,6 +19,30 @@ afterAll(async () => {
 });
 
 describe('database per service with migrations', () => {
+  it('with migrate: false (a migration job ran) creates nothing, and refuses to start while a migration is pending', async () => {
+    const db = uniqueDatabaseName('kitdb');
+    const quiet = {
+      serverUrl: TEST_DATABASE_SERVER,
+      database: db,
+      migrationsDirs: [FIXTURES],
+      migrate: false,
+    };
+    // No database: not created, the start fails.
+    await expect(openDatabase(quiet)).rejects.toThrow(/does not exist/);
+    created.push(db);
+    // The job's work: database and the first migrations, one still pending.
+    const partial = await openDatabase({ serverUrl: TEST_DATABASE_SERVER, database: db, migrationsDirs: [] });
+    await partial.end();
+    await expect(openDatabase(quiet)).rejects.toThrow(
+      /lacks migrations 0001_widgets.sql, 0002_widgets_seed.sql/,
+    );
+    // All applied: it opens.
+    await (await open(db)).query('SELECT 1');
+    const pool = await openDatabase(quiet);
+    pools.push(pool);
+    expect((await pool.query('SELECT n FROM widgets')).rows).toEqual([{ n: 1 }]);
+  });
+
   it('creates the database when missing and applies kit and service migrations in order', async () => {
     const db = uniqueDatabaseName('kitdb');
     created.push(db);

@@ -16,6 +16,15 @@ export const configSchema = z
       .string()
       .regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 0x-prefixed 32-byte hex private key')
       .optional(),
+    /**
+     * Under this balance (wei) the relayer shows as low in /api/certificate/health
+     * (`relayer: low`, status degraded). 0: no floor.
+     */
+    HALLMARK_RELAYER_BALANCE_FLOOR_WEI: z
+      .string()
+      .regex(/^\d{1,78}$/, 'expected a whole number of wei')
+      .default('0')
+      .transform((v) => BigInt(v)),
     /** The HallmarkCertificates contract; unset on a local dev chain: deployed at start. */
     HALLMARK_CONTRACT_ADDRESS: z
       .string()

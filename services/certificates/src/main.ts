@@ -72,6 +72,10 @@ await runServiceMain({
           createCertificatesHandlers({
             store,
             provider: chain?.provider ?? null,
+            relayer:
+              chain && config.HALLMARK_RELAYER_BALANCE_FLOOR_WEI > 0n
+                ? { address: chain.signer.address, floorWei: config.HALLMARK_RELAYER_BALANCE_FLOOR_WEI }
+                : undefined,
             onBatchRecorded: () => worker?.wake(),
             wallets,
             transfers,

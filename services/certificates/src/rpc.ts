@@ -122,8 +122,14 @@ export function createCertificatesHandlers(
     },
 
     async health() {
-      const { database, block } = await service.health();
-      return { database, chain: block !== null, block_number: block ?? undefined };
+      const h = await service.health();
+      return {
+        database: h.database,
+        chain: h.block !== null,
+        block_number: h.block ?? undefined,
+        relayer_balance_wei: h.relayerBalanceWei?.toString(),
+        relayer_low: h.relayerLow,
+      };
     },
   };
 }

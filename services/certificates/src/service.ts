@@ -17,6 +17,8 @@ export interface CertificateServiceDeps {
   onBatchRecorded?: () => void;
   /** Bound on the chain probe of Health. */
   chainProbeTimeoutMs?: number;
+  /** The relayer's address (Health reads its balance) and the floor under which it is low. */
+  relayer?: { address: string; floorWei: bigint };
   /** Custodial wallets (EnsureWallet, MintBatch holder_account); unset: those answer unavailable. */
   wallets?: WalletStore;
   /** Transfers by the holder's signature; unset: Transfer answers unavailable. */
@@ -113,18 +115,30 @@ export class CertificateService {
     return this.deps.transfers.transfer(scope, req);
   }
 
-  async health(): Promise<{ database: boolean; block: number | null }> {
-    const [database, block] = await Promise.all([this.deps.store.databaseHealthy(), this.latestBlock()]);
-    return { database, block };
+  async health(): Promise<{
+    database: boolean;
+    block: number | null;
+    relayerBalanceWei: bigint | null;
+    relayerLow: boolean;
+  }> {
+    const { provider, relayer } = this.deps;
+    const [database, block, balance] = await Promise.all([
+      this.deps.store.databaseHealthy(),
+      this.probe(() => provider!.getBlockNumber()),
+      relayer ? this.probe(() => provider!.getBalance(relayer.address)) : Promise.resolve(null),
+    ]);
+    // Unknown balance (chain down) is reported by `chain`, not as low funds.
+    const relayerLow = !!relayer && balance !== null && balance < relayer.floorWei;
+    return { database, block, relayerBalanceWei: balance, relayerLow };
   }
 
-  private async latestBlock(): Promise<number | null> {
+  private async probe<T>(read: () => Promise<T>): Promise<T | null> {
     const { provider } = this.deps;
     if (!provider) return null;
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
-        provider.getBlockNumber(),
+        read(),
         new Promise<null>((resolve) => {
           timer = setTimeout(() => resolve(null), this.deps.chainProbeTimeoutMs ?? 2000);
         }),

@@ -346,5 +346,21 @@ describe.each(TRANSFER_EVENT_MODES)('with %s events', (m) => {
       const noChain = createCertificatesHandlers({ store, provider: null });
       expect(await noChain.health({}, CALL)).toMatchObject({ database: true, chain: false });
     });
+
+    it('health reports a relayer balance under HALLMARK_RELAYER_BALANCE_FLOOR_WEI as low', async () => {
+      const balance = await chain.provider.getBalance(chain.signer.address);
+      const at = (floorWei: bigint) =>
+        createCertificatesHandlers({
+          store,
+          provider: chain.provider,
+          relayer: { address: chain.signer.address, floorWei },
+        }).health({}, CALL);
+      const low = await at(balance + 10n ** 18n);
+      expect(low).toMatchObject({ chain: true, relayer_low: true });
+      expect(BigInt(low.relayer_balance_wei!)).toBeGreaterThan(0n);
+      expect(await at(1n)).toMatchObject({ relayer_low: false });
+      // No floor configured: never low.
+      expect((await api.health({}, CALL)).relayer_low).toBe(false);
+    });
   });
 });

@@ -1,6 +1,6 @@
 // The HTTP/2 endpoint Restate calls the order workflow on, registered with Restate's admin
 // API once it listens (in the background: the service answers while Restate starts).
-import { registerRestateDeployment, type Logger } from '@hallmark/kit';
+import { registerRestateDeployment, withRestateIdentity, type Logger } from '@hallmark/kit';
 import * as restate from '@restatedev/restate-sdk';
 import http2 from 'node:http2';
 
@@ -16,7 +16,7 @@ export interface EndpointOptions {
 }
 
 export function restateEndpoint(service: restate.WorkflowDefinition<string, any>, opts: EndpointOptions) {
-  const server = http2.createServer(restate.endpoint().bind(service).http2Handler());
+  const server = http2.createServer(withRestateIdentity(restate.endpoint().bind(service)).http2Handler());
   return {
     async start() {
       await new Promise<void>((resolve, reject) => {

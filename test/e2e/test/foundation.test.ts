@@ -1,13 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually } from '@hallmark/kit/testing';
 import { connect } from '@nats-io/transport-node';
+import pg from 'pg';
 import { startTestStack, type TestStack } from '../src/index.js';
 
 let stack: TestStack;
 
 beforeAll(async () => {
   // The operator's setting that adds each service's health to /readyz (public: status only).
-  stack = await startTestStack({ env: { HALLMARK_READYZ_DETAIL: 'true' } });
+  // Backends re-check their database and NATS every 300 ms (readiness tests below).
+  stack = await startTestStack({
+    env: { HALLMARK_READYZ_DETAIL: 'true', HALLMARK_READINESS_INTERVAL_MS: '300' },
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -27,17 +31,77 @@ describe('the dev stack', () => {
       platform: 'SERVING',
     });
   });
+});
 
-  it('/readyz reports a stopped service as not ready', async () => {
+describe('honest health', () => {
+  it('a stopped platform leaves the gateway ready and /verify/:id answering; platform routes answer 503 service_unavailable in their format', async () => {
+    const session = await stack.token();
     await stack.processes.get('platform')!.stop();
-    const res = await stack.call('GET', '/readyz');
-    expect(res.status).toBe(503);
-    expect(res.body.services.platform).toBe('UNREACHABLE');
-    await stack.startService('platform');
-    // The gateway's channel reconnects with back-off, so readiness returns within seconds.
-    await eventually(async () => expect((await stack.call('GET', '/readyz')).status).toBe(200), {
-      timeoutMs: 15_000,
-    });
+    try {
+      const ready = await stack.call('GET', '/readyz');
+      expect(ready.status).toBe(200);
+      expect(ready.body).toMatchObject({ status: 'ready', degraded: ['platform'] });
+      expect(ready.body.services.platform).toBe('UNREACHABLE');
+      // The public verification page still asks certificates: an unknown certificate is its 404 page.
+      const page = await fetch(`${stack.gatewayUrl}/verify/cert_${'n'.repeat(24)}`);
+      expect(page.status).toBe(404);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      // An unversioned platform route: {success: false, code, request_id}, 503, retryable.
+      const res = await fetch(`${stack.gatewayUrl}/api/platform/integration/auto-provision`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${session}` },
+      });
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body).toMatchObject({ success: false, code: 'service_unavailable' });
+      expect(body.error).toEqual(expect.any(String));
+      expect(body.request_id).toMatch(/^req_/);
+      // Other backends' routes are untouched.
+      expect((await stack.call('GET', '/api/v1/api-keys', { auth: session })).status).toBe(200);
+    } finally {
+      await stack.startService('platform');
+    }
+    await eventually(
+      async () => expect((await stack.call('GET', '/readyz')).body.services.platform).toBe('SERVING'),
+      { timeoutMs: 15_000 },
+    );
+  }, 60_000);
+
+  it('a backend whose database refuses connections turns not ready (gRPC health NOT_SERVING) and its routes answer 503 in the error envelope; it is ready again once the database answers', async () => {
+    const session = await stack.token();
+    const database = `${stack.prefix}_vouchers`;
+    const admin = new pg.Client({ connectionString: stack.postgres.url });
+    await admin.connect();
+    try {
+      // Cut the service off: no new connections, and its pool's connections terminated.
+      await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [
+        database,
+      ]);
+      await eventually(
+        async () => expect((await stack.call('GET', '/readyz')).body.services.vouchers).toBe('NOT_SERVING'),
+        { timeoutMs: 10_000, intervalMs: 200 },
+      );
+      const ready = await stack.call('GET', '/readyz');
+      expect(ready.status).toBe(200);
+      expect(ready.body.degraded).toEqual(['vouchers']);
+      const res = await fetch(`${stack.gatewayUrl}/api/v1/vouchers`, {
+        headers: { authorization: `Bearer ${session}` },
+      });
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { error: unknown }).error).toMatchObject({
+        type: 'api_error',
+        code: 'service_unavailable',
+      });
+    } finally {
+      await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
+      await admin.end();
+    }
+    await eventually(
+      async () => expect((await stack.call('GET', '/readyz')).body.services.vouchers).toBe('SERVING'),
+      { timeoutMs: 10_000, intervalMs: 200 },
+    );
+    expect((await stack.call('GET', '/api/v1/vouchers', { auth: session })).status).toBe(200);
   }, 60_000);
 });
 

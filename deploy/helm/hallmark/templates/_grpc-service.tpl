@@ -45,15 +45,18 @@ spec:
           env:
             {{- include "hallmark.addrEnv" (dict "root" $root "self" .name) | trim | nindent 12 }}
             {{- include "hallmark.env" . | trim | nindent 12 }}
-          # Migrations run at start under an advisory lock: allow up to ~2 minutes.
+          # Startup and liveness ask the "liveness" health entry (SERVING while the process
+          # runs); readiness the overall one, SERVING only while the database and NATS answer.
           startupProbe:
             grpc:
               port: {{ $root.Values.grpcPort }}
+              service: liveness
             periodSeconds: 2
             failureThreshold: 60
           livenessProbe:
             grpc:
               port: {{ $root.Values.grpcPort }}
+              service: liveness
             periodSeconds: 10
             timeoutSeconds: 2
             failureThreshold: 3

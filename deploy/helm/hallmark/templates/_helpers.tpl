@@ -128,6 +128,23 @@ print 11155111 as "1.1155111e+07"; whole numbers are printed as integers instead
 - name: OTEL_EXPORTER_OTLP_ENDPOINT
   value: {{ . | quote }}
 {{- end }}
+{{- $restatePort := int (default 0 $values.restatePort) }}
+{{- if gt $restatePort 0 }}
+{{- /* One value, services.<svc>.restatePort: the port the endpoint listens on, the container
+and Service port, and the URI Restate reaches it at (and the registration Job registers). */}}
+- name: HALLMARK_{{ upper .name }}_RESTATE_PORT
+  value: {{ $restatePort | toString | quote }}
+- name: HALLMARK_{{ upper .name }}_RESTATE_HOST
+  value: "0.0.0.0"
+- name: HALLMARK_{{ upper .name }}_RESTATE_URL
+  value: {{ printf "http://%s:%d" (include "hallmark.svcName" .) $restatePort | quote }}
+- name: HALLMARK_{{ upper .name }}_RESTATE_REGISTER
+  value: {{ not .root.Values.restateRegistration.enabled | toString | quote }}
+{{- end }}
+{{- if and (ne .name "gateway") .root.Values.migrations.enabled }}
+- name: HALLMARK_MIGRATE_AT_START
+  value: "false"
+{{- end }}
 {{- range $k, $v := $values.env }}
 - name: {{ $k }}
   value: {{ include "hallmark.envValue" $v | quote }}

@@ -9,8 +9,30 @@ const PARAM = 'hallmark-error-param';
 const MESSAGE = 'hallmark-error-message';
 const EXTRAS = 'hallmark-error-extras';
 
+/**
+ * A failure to reach a dependency (the database refusing or dropping connections, a refused
+ * or reset socket), not a bug: the caller gets `service_unavailable` (503, retryable) rather
+ * than an internal error. SQLSTATE class 08 (connection exception), 57P01–57P03 (shutdown,
+ * cannot connect now), 53300 (too many connections).
+ */
+export function isDependencyFailure(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (/^08/.test(code) || ['57P01', '57P02', '57P03', '53300'].includes(code)) return true;
+  if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)) return true;
+  const message = typeof e?.message === 'string' ? e.message : '';
+  return /not currently accepting connections|Connection terminated|timeout exceeded when trying to connect/i.test(
+    message,
+  );
+}
+
 export function toServiceError(err: unknown): Partial<ServiceError> {
-  const e = err instanceof HallmarkError ? err : new HallmarkError('internal_error', { cause: err });
+  const e =
+    err instanceof HallmarkError
+      ? err
+      : new HallmarkError(isDependencyFailure(err) ? 'service_unavailable' : 'internal_error', {
+          cause: err,
+        });
   const md = new Metadata();
   md.set(CODE, e.code);
   if (e.param) md.set(PARAM, e.param);

@@ -68,6 +68,8 @@ export interface GrpcServerOptions {
 export interface RunningGrpcServer {
   port: number;
   health: HealthImplementation;
+  /** Health entries that report the server's readiness ('' and each served service). */
+  healthServices: string[];
   shutdown(graceMs?: number): Promise<void>;
 }
 
@@ -164,6 +166,7 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   return {
     port,
     health,
+    healthServices: Object.keys(statusMap),
     async shutdown(graceMs = 10_000) {
       for (const svc of Object.keys(statusMap)) health.setStatus(svc, 'NOT_SERVING');
       await new Promise<void>((resolve) => {

@@ -2,7 +2,7 @@
 // registers itself with Restate's admin API in the background (the service answers reads
 // and job creation meanwhile; runs submitted before registration are re-sent by the
 // submitter).
-import { registerRestateDeployment, type Logger } from '@hallmark/kit';
+import { registerRestateDeployment, withRestateIdentity, type Logger } from '@hallmark/kit';
 import * as restate from '@restatedev/restate-sdk';
 import http2 from 'node:http2';
 import { bulkJobObject } from './bulk-job.js';
@@ -23,7 +23,9 @@ export interface EndpointOptions {
 }
 
 export function restateEndpoint(steps: JobSteps, o: EndpointOptions) {
-  const endpoint = restate.endpoint().bind(bulkJobObject(steps, { pipelineDepth: o.pipelineDepth }));
+  const endpoint = withRestateIdentity(
+    restate.endpoint().bind(bulkJobObject(steps, { pipelineDepth: o.pipelineDepth })),
+  );
   const server = http2.createServer(endpoint.http2Handler());
   return {
     async start() {

@@ -198,14 +198,20 @@ export const SUCCESS: Record<string, Success> = {
   },
   'GET /api/certificate/health': {
     status: '200',
-    description: '`{status, timestamp, database, chain}`: every part is ok',
+    description: '`{status, timestamp, database, chain, relayer}`: every part is ok',
     schema: obj(['status', 'timestamp'], {
       status: str(32),
       timestamp: time,
       database: str(32),
       chain: str(32),
+      relayer: str(32),
     }),
-    also: [['503', 'A part is unreachable (`status: degraded`): the same body']],
+    also: [
+      [
+        '503',
+        'A part is unreachable, or the relayer balance is under its floor (`relayer: low`); `status: degraded`, the same body',
+      ],
+    ],
   },
   'GET /api/billing/cost-preview/{count}': {
     status: '200',

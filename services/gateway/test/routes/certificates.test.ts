@@ -54,6 +54,18 @@ describe('GET /api/certificate/health', () => {
     expect(down.statusCode).toBe(503);
     expect(down.json()).toMatchObject({ status: 'degraded', database: 'unreachable' });
   });
+
+  it('is 503 degraded with relayer: low when the relayer balance is under its floor', async () => {
+    h.answer('certificates', 'health', async () => ({
+      database: true,
+      chain: true,
+      relayer_low: true,
+      relayer_balance_wei: '1000',
+    }));
+    const res = await h.app.inject({ method: 'GET', url: '/api/certificate/health' });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toMatchObject({ status: 'degraded', database: 'ok', chain: 'ok', relayer: 'low' });
+  });
 });
 
 describe('PATCH /api/certificates/:id/warranty', () => {

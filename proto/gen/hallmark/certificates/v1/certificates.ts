@@ -129,7 +129,18 @@ export interface HealthRequest {
 export interface HealthResponse {
   database: boolean;
   chain: boolean;
-  block_number?: number | undefined;
+  block_number?:
+    | number
+    | undefined;
+  /** The relayer's balance in wei (decimal), when the chain answered it. */
+  relayer_balance_wei?:
+    | string
+    | undefined;
+  /**
+   * True when the balance is under HALLMARK_RELAYER_BALANCE_FLOOR_WEI (the relayer soon
+   * cannot pay gas); false when above it, or no floor is configured, or it is unknown.
+   */
+  relayer_low: boolean;
 }
 
 export interface WalletOwner {
@@ -1486,7 +1497,7 @@ export const HealthRequest: MessageFns<HealthRequest> = {
 };
 
 function createBaseHealthResponse(): HealthResponse {
-  return { database: false, chain: false, block_number: undefined };
+  return { database: false, chain: false, block_number: undefined, relayer_balance_wei: undefined, relayer_low: false };
 }
 
 export const HealthResponse: MessageFns<HealthResponse> = {
@@ -1499,6 +1510,12 @@ export const HealthResponse: MessageFns<HealthResponse> = {
     }
     if (message.block_number !== undefined) {
       writer.uint32(24).int64(message.block_number);
+    }
+    if (message.relayer_balance_wei !== undefined) {
+      writer.uint32(34).string(message.relayer_balance_wei);
+    }
+    if (message.relayer_low !== false) {
+      writer.uint32(40).bool(message.relayer_low);
     }
     return writer;
   },
@@ -1540,6 +1557,22 @@ export const HealthResponse: MessageFns<HealthResponse> = {
             message.block_number = longToNumber(reader.int64());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.relayer_balance_wei = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.relayer_low = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1561,6 +1594,16 @@ export const HealthResponse: MessageFns<HealthResponse> = {
         : isSet(object.block_number)
         ? globalThis.Number(object.block_number)
         : undefined,
+      relayer_balance_wei: isSet(object.relayerBalanceWei)
+        ? globalThis.String(object.relayerBalanceWei)
+        : isSet(object.relayer_balance_wei)
+        ? globalThis.String(object.relayer_balance_wei)
+        : undefined,
+      relayer_low: isSet(object.relayerLow)
+        ? globalThis.Boolean(object.relayerLow)
+        : isSet(object.relayer_low)
+        ? globalThis.Boolean(object.relayer_low)
+        : false,
     };
   },
 
@@ -1574,6 +1617,12 @@ export const HealthResponse: MessageFns<HealthResponse> = {
     }
     if (message.block_number !== undefined) {
       obj.blockNumber = Math.round(message.block_number);
+    }
+    if (message.relayer_balance_wei !== undefined) {
+      obj.relayerBalanceWei = message.relayer_balance_wei;
+    }
+    if (message.relayer_low !== false) {
+      obj.relayerLow = message.relayer_low;
     }
     return obj;
   },

@@ -60,15 +60,20 @@ export default async function certificates(app: FastifyInstance, { clients }: Ro
     '/api/certificate/health',
     { config: PUBLIC, schema: { tags: TAGS, summary: 'Certificates database and chain reachability' } },
     async (_request, reply) => {
-      const h = await clients.certificates
-        .health({}, { idempotent: true, deadlineMs: 3000 })
-        .catch(() => ({ database: false, chain: false }));
-      const ok = h.database && h.chain;
+      const h = await clients.certificates.health({}, { idempotent: true, deadlineMs: 3000 }).catch(() => ({
+        database: false,
+        chain: false,
+        relayer_low: false,
+        relayer_balance_wei: undefined,
+      }));
+      // A relayer under HALLMARK_RELAYER_BALANCE_FLOOR_WEI soon cannot pay for mints: degraded.
+      const ok = h.database && h.chain && !h.relayer_low;
       return reply.status(ok ? 200 : 503).send({
         status: ok ? 'ok' : 'degraded',
         timestamp: new Date().toISOString(),
         database: h.database ? 'ok' : 'unreachable',
         chain: h.chain ? 'ok' : 'unreachable',
+        relayer: h.relayer_low ? 'low' : 'ok',
       });
     },
   );
