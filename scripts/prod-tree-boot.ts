@@ -80,6 +80,10 @@ export async function bootAll(outDir: string, services: readonly string[]): Prom
   };
   let failed: unknown;
   try {
+    // The chart's way: the migrations Job runs each tree's dist/migrate.js, then the services
+    // start with HALLMARK_MIGRATE_AT_START=false (and refuse to on a pending migration).
+    await Promise.all(backends.map((svc) => runMigrate(outDir, env, svc)));
+    env.HALLMARK_MIGRATE_AT_START = 'false';
     await Promise.all(backends.map(boot));
     if (services.includes('gateway')) await boot('gateway');
     for (const svc of backends) await checkMigrations(postgres.url, prefix, svc);
@@ -137,6 +141,16 @@ async function checkMigrations(serverUrl: string, prefix: string, svc: ServiceNa
     await client.end();
   }
   console.log(`✓ ${svc}: all ${expected.length} migrations (kit + own) applied from its tree`);
+}
+
+/** The migrations Job's step, exactly as the chart runs it (deploy/helm/…/migrations-job.yaml). */
+async function runMigrate(outDir: string, env: Record<string, string>, svc: ServiceName): Promise<void> {
+  await promisify(execFile)(
+    process.execPath,
+    ['--experimental-async-context-frame', `services/${svc}/dist/migrate.js`],
+    { cwd: outDir, env: { ...env, NODE_OPTIONS: '' } },
+  );
+  console.log(`✓ ${svc}: services/${svc}/dist/migrate.js created and migrated its database`);
 }
 
 /** The image's re-encryption command runs from a tree: a check over the fresh databases. */

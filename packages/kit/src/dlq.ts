@@ -7,6 +7,7 @@
 import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
+import { counter } from './metrics.js';
 
 export const DLQ_STREAM = 'HALLMARK_DLQ';
 export const DLQ_SUBJECT_PREFIX = 'dlq.hallmark';
@@ -19,8 +20,17 @@ const H = {
   at: 'Hallmark-Dlq-At',
 };
 
-/** Messages parked per consumer since this process started (the metrics branch exports it). */
+/**
+ * Messages parked per consumer since this process started; Prometheus reads the same count as
+ * `hallmark_events_dead_lettered_total{consumer}`.
+ */
 export const deadLettered = new Map<string, number>();
+const deadLetteredTotal = () =>
+  counter(
+    'hallmark_events_dead_lettered_total',
+    'Events a consumer gave up on and parked in the dead-letter stream',
+    ['consumer'],
+  );
 
 export interface ParkedMessage {
   /** Sequence in the dead-letter stream: what `replay` takes. */
@@ -63,6 +73,7 @@ export async function parkMessage(
     msgID: `${consumer}:${msg.seq}`,
   });
   deadLettered.set(consumer, (deadLettered.get(consumer) ?? 0) + 1);
+  deadLetteredTotal().inc({ consumer });
   log.error(
     {
       consumer,
