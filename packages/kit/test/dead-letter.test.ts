@@ -145,5 +145,5 @@ describe('dead-letter stream', () => {
     } finally {
       await sub.stop();
     }
-  });
+  }, 120_000); // three back-offs (1 s, 2 s) plus the command as a tsx subprocess
 });
