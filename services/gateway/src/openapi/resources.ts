@@ -142,7 +142,7 @@ export const resourceSchemas: Record<string, unknown> = {
   }),
   Delivery: obj(['id', 'status'], {
     id: str(64),
-    webhook_id: str(64),
+    webhook_id: nullable(str(64, 'The endpoint (webhook_…) or enterprise subscription (wh_…)')),
     event_id: str(64),
     event_type: str(100),
     status: str(32),
