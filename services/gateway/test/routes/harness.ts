@@ -71,7 +71,8 @@ const SERVICES = {
   platform: PlatformServiceService,
 } as const;
 type ServiceKey = keyof typeof SERVICES;
-type MethodOf<S extends ServiceKey> = keyof Clients[S] & string;
+type MethodOf<S extends ServiceKey> =
+  (keyof Clients[S] & string) | (S extends 'webhooks' ? keyof Clients['webhookStreams'] & string : never);
 type Handler = (req: any, call?: any) => Promise<any>;
 
 const SECRET = 's'.repeat(40);

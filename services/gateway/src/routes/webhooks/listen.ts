@@ -75,9 +75,11 @@ export default async function listenRoute(app: FastifyInstance, { clients }: Rou
         .filter(Boolean);
 
       const abort = new AbortController();
-      const stream = clients.webhookStreams
-        .listen({ principal: { ...principal, livemode }, events }, { signal: abort.signal })
-        [Symbol.asyncIterator]();
+      const messages = clients.webhookStreams.listen(
+        { principal: { ...principal, livemode }, events },
+        { signal: abort.signal },
+      );
+      const stream = messages[Symbol.asyncIterator]();
       // The first message decides the answer: a refusal (an unknown type) is still an error
       // in the envelope, not a stream.
       let first: IteratorResult<ListenMessage>;
