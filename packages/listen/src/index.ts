@@ -165,5 +165,7 @@ export function listen(opts: ListenOptions): Listener {
       opts.signal?.removeEventListener('abort', onAbort);
       rejectSession(new ListenError('the listen stream ended before its session', 0));
     });
+  // A caller may only await `session`: a refusal then is not also an unhandled rejection.
+  done.catch(() => undefined);
   return { session, done, close: () => abort.abort() };
 }

@@ -4,6 +4,8 @@
 // same job. What a row may hold is decided by domain/row-fix.ts.
 import { HallmarkError, notFound, transaction } from '@hallmark/kit';
 import type { CsvRow } from './domain/csv-row.js';
+import { addToImageIndex, matchImage, newImageIndex } from './domain/image-match.js';
+import { imageKeys } from './domain/zip.js';
 import type { Scope } from './domain/job.js';
 import type { JobsStore } from './store.js';
 
@@ -65,7 +67,23 @@ export class ItemsStore {
         recipientEmail: this.jobs.decrypt(item.recipient_email),
         recipientName: this.jobs.decrypt(item.recipient_name),
       };
-      const r = rule(item.input, contacts, item.media_id !== null);
+      // The job's ZIP images, for a row that had none (it failed before matching one).
+      const media = await tx.query<{ id: string; path: string; sha256: string; content_type: string }>(
+        'SELECT id, path, sha256, content_type FROM media WHERE job_id = $1 ORDER BY created_at, id',
+        [jobId],
+      );
+      const r = rule(item.input, contacts, item.media_id !== null || media.rows.length > 0);
+      let image: { id: string; sha256: string; content_type: string } | undefined;
+      if (!r.imageUrl && item.media_id === null) {
+        const index = newImageIndex<(typeof media.rows)[number]>();
+        for (const m of media.rows) addToImageIndex(index, imageKeys(m.path), m);
+        image = matchImage({ row, name: r.name }, index);
+        if (!image)
+          throw new HallmarkError('parameter_invalid', {
+            param: 'imageUrl',
+            message: `No image for row ${row} in the job's ZIP (looked for ${row}.png/.jpg/.webp and the name); set imageUrl.`,
+          });
+      }
       const keep = item.media_id !== null && !r.imageUrl;
       const input = {
         name: r.name,
@@ -76,7 +94,9 @@ export class ItemsStore {
         expiryDays: r.expiryDays,
         ...(keep
           ? { imageSha256: item.input.imageSha256, imageContentType: item.input.imageContentType }
-          : {}),
+          : image
+            ? { imageSha256: image.sha256, imageContentType: image.content_type }
+            : {}),
       };
       await tx.query(
         `UPDATE job_items SET status = 'failed', name = $3, input = $4, recipient_email = $5,
@@ -89,7 +109,7 @@ export class ItemsStore {
           JSON.stringify(input),
           this.jobs.encrypt(r.recipientEmail),
           this.jobs.encrypt(r.recipientName),
-          keep ? item.media_id : null,
+          keep ? item.media_id : (image?.id ?? null),
           FIXED_NOT_RETRIED,
         ],
       );
