@@ -14,13 +14,17 @@ export async function* readSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<
   let event = '';
   let data: string[] = [];
   let id: string | undefined;
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
+  let ended = false;
+  const chunks = body[Symbol.asyncIterator]();
+  while (!ended) {
+    const next = await chunks.next();
+    if (next.done) ended = true;
+    else buffer += decoder.decode(next.value, { stream: true });
     for (;;) {
       const match = /\r\n|\r|\n/.exec(buffer);
       if (!match) break;
-      // A lone CR at the end of the buffer may be the first half of a CRLF.
-      if (match[0] === '\r' && match.index === buffer.length - 1) break;
+      // A lone CR at the end of the buffer may be the first half of a CRLF (unless it is the end).
+      if (!ended && match[0] === '\r' && match.index === buffer.length - 1) break;
       const line = buffer.slice(0, match.index);
       buffer = buffer.slice(match.index + match[0].length);
       if (line === '') {
