@@ -228,6 +228,20 @@ describe('Listen: a session is a subscription of its own, streamed', () => {
       [session.id],
     );
     expect(rows).toEqual([{ status: 'failed', error: expect.stringContaining('no listener connected') }]);
+    // Visible to its enterprise, not to another.
+    const listed = await webhooks.api.listListenDeliveries(
+      { principal: principal(ent), session_id: session.id, status: '' },
+      CALL,
+    );
+    expect(listed.deliveries).toEqual([
+      expect.objectContaining({ session_id: session.id, event_id: event.id, status: 'failed' }),
+    ]);
+    await expect(
+      webhooks.api.listListenDeliveries(
+        { principal: principal(newId('enterprise')), session_id: session.id, status: '' },
+        CALL,
+      ),
+    ).rejects.toMatchObject({ code: 'resource_not_found' });
   }, 20_000);
 });
 

@@ -183,6 +183,7 @@ every later event is named after the event type, its \`id\` is the delivery id a
 \`{id, event_id, type, attempt, headers, body}\`: \`body\` is the exact string an endpoint would get and
 \`headers\` the exact headers (the schemes above), signed with the session's \`secret\`. Forward
 \`body\` with \`headers\` to your local receiver and verify with that secret: your production code runs
-unchanged. Lines starting with \`:\` are keep-alives. The reusable forwarder is \`@hallmark/listen\`
+unchanged. Lines starting with \`:\` are keep-alives. \`GET /api/v1/listen/sessions/{id}/deliveries\` lists what a
+session got, and what it missed after you disconnected. The reusable forwarder is \`@hallmark/listen\`
 (\`listen({baseUrl, credential, events, forwardTo, onEvent})\`).
 `;

@@ -37,6 +37,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /api/enterprise/webhooks/{webhook_id}/deliveries': 'listEnterpriseWebhookDeliveries',
   'POST /api/enterprise/webhooks/{webhook_id}/test': 'sendTestEnterpriseWebhook',
   'GET /api/v1/listen': 'listenToEvents',
+  'GET /api/v1/listen/sessions/{session_id}/deliveries': 'listListenDeliveries',
   'PATCH /api/bulk-mint/{jobId}/items/{row}': 'fixBulkMintItem',
   'GET /api/v1/templates': 'listTemplates',
   'POST /api/v1/templates': 'createTemplate',

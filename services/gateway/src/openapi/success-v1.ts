@@ -195,6 +195,14 @@ export const SUCCESS_V1: Record<string, Success> = {
       delivery: ref('Delivery'),
     }),
   },
+  'GET /api/v1/listen/sessions/{session_id}/deliveries': {
+    status: '200',
+    description: 'A page of the session’s deliveries, newest first',
+    schema: obj(['deliveries', 'pagination'], {
+      deliveries: list(ref('Delivery'), 100),
+      pagination: ref('Pagination'),
+    }),
+  },
   'GET /api/v1/listen': {
     status: '200',
     description:

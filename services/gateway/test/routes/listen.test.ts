@@ -1,7 +1,8 @@
 // routes/webhooks/listen.ts: GET /api/v1/listen, the listen session as Server-Sent Events.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { HallmarkError } from '@hallmark/kit';
-import { errorCode, expectRefusals, startHarness, type Harness } from './harness.js';
+import { delivery, pageInfo } from './fixtures.js';
+import { errorCode, expectRefusals, routeCase, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -112,3 +113,20 @@ describe('GET /api/v1/listen', () => {
     expect(res.json().error.param).toBe('events[1]');
   });
 });
+
+describe('GET /api/v1/listen/sessions/:session_id/deliveries', () =>
+  routeCase(() => h, 'webhooks', {
+    scope: 'admin.*',
+    wrongScope: 'vouchers.read',
+    req: { method: 'GET', url: '/api/v1/listen/sessions/lsn_1/deliveries?status=failed' },
+    call: 'listListenDeliveries',
+    answer: () => ({
+      deliveries: [delivery({ endpoint_id: '', session_id: 'lsn_1', status: 'failed' })],
+      pagination: pageInfo,
+    }),
+    status: 200,
+    shape: { deliveries: [{ webhook_id: 'lsn_1', status: 'failed' }], pagination: pageInfo },
+    sent: { session_id: 'lsn_1', status: 'failed' },
+    bad: { url: '/api/v1/listen/sessions/lsn_1/deliveries?status=lost', param: 'status' },
+    error: new HallmarkError('resource_not_found'),
+  }));

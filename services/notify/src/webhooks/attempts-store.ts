@@ -37,6 +37,7 @@ export interface DeliveryRow {
   id: string;
   endpoint_id: string | null;
   subscription_id: string | null;
+  session_id: string | null;
   event_id: string;
   event_type: string;
   status: DeliveryStatus;
@@ -48,7 +49,7 @@ export interface DeliveryRow {
   in_flight: boolean;
 }
 
-export const DELIVERY_COLUMNS = `id, endpoint_id, subscription_id, event_id, event_type, status, attempts, max_attempts,
+export const DELIVERY_COLUMNS = `id, endpoint_id, subscription_id, session_id, event_id, event_type, status, attempts, max_attempts,
   CASE WHEN claim_token IS NULL OR next_attempt_at <= now() THEN next_attempt_at END AS next_attempt_at,
   created_at, delivered_at,
   (claim_token IS NOT NULL AND next_attempt_at > now()) AS in_flight`;
@@ -57,6 +58,7 @@ export const deliveryFromRow = (r: DeliveryRow, log: AttemptRecord[]): DeliveryR
   id: r.id,
   endpointId: r.endpoint_id ?? '',
   subscriptionId: r.subscription_id,
+  sessionId: r.session_id,
   eventId: r.event_id,
   eventType: r.event_type,
   status: r.status,

@@ -46,6 +46,7 @@ export function deliveryToProto(d: DeliveryRecord): Delivery {
     created_at: d.createdAt.toISOString(),
     delivered_at: iso(d.deliveredAt),
     subscription_id: d.subscriptionId ?? undefined,
+    session_id: d.sessionId ?? undefined,
     attempt_log: d.log.map((a) => ({
       attempt: a.attempt,
       attempted_at: a.attemptedAt.toISOString(),
@@ -192,6 +193,19 @@ export function createWebhooksHandlers(service: WebhooksService): AsyncHandlers<
       return deliveryToProto(
         await service.sendSubscriptionTest(scopeOf(req.principal), req.subscription_id, req.event_type),
       );
+    },
+
+    async listListenDeliveries(req) {
+      const { deliveries, total, page } = await service.listListenDeliveries(
+        scopeOf(req.principal),
+        req.session_id,
+        req.page,
+        req.status,
+      );
+      return {
+        deliveries: deliveries.map(deliveryToProto),
+        pagination: { ...page, total, total_pages: Math.ceil(total / page.limit) },
+      };
     },
 
     async listen(req, call) {

@@ -224,6 +224,19 @@ export class WebhooksService {
     return this.deliveries.enqueueTest(scope, sub.id, event, body, 'subscription_id');
   }
 
+  async listListenDeliveries(
+    scope: Scope,
+    rawId: string,
+    rawPage: { page?: number; limit?: number } | undefined,
+    rawStatus: string,
+  ) {
+    if (!isId('listenSession', rawId)) throw notFound('listen session', rawId);
+    const page = parsePage(rawPage);
+    const status = parseDeliveryStatus(rawStatus);
+    await this.sessions.get(scope, rawId);
+    return { ...(await this.deliveries.list(scope, rawId, { ...page, status }, 'session_id')), page };
+  }
+
   /**
    * Opens a listen session and serves it until `signal` aborts: `opened` gets the session
    * (with its secret) first, `write` every delivery after. The session ends with the call.

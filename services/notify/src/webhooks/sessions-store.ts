@@ -2,7 +2,7 @@
 // (lsn_…, its own secret and event filter) whose deliveries are rows of webhook_deliveries
 // like any other, claimed by the process holding its stream instead of the POSTing worker.
 // A session ends when its listener goes; what it did not get is recorded as failed.
-import { newId, type Encryptor, type Pool, type Queryable } from '@hallmark/kit';
+import { newId, notFound, type Encryptor, type Pool, type Queryable } from '@hallmark/kit';
 import type { Claim } from './domain/delivery.js';
 import type { Scope } from './store.js';
 
@@ -45,6 +45,23 @@ export class SessionsStore {
       ],
     );
     const r = rows[0]!;
+    return { id: r.id, livemode: r.livemode, events: r.events, createdAt: r.created_at };
+  }
+
+  /** A session of the enterprise and mode (open or ended); another's is not found. */
+  async get(scope: Scope, id: string): Promise<ListenSessionRecord> {
+    const { rows } = await this.pool.query<{
+      id: string;
+      livemode: boolean;
+      events: string[];
+      created_at: Date;
+    }>(
+      `SELECT id, livemode, events, created_at FROM listen_sessions
+       WHERE id = $1 AND enterprise_id = $2 AND livemode = $3`,
+      [id, scope.enterpriseId, scope.livemode],
+    );
+    const r = rows[0];
+    if (!r) throw notFound('listen session', id);
     return { id: r.id, livemode: r.livemode, events: r.events, createdAt: r.created_at };
   }
 

@@ -137,6 +137,13 @@ export interface ListenRequest {
   events: string[];
 }
 
+export interface ListListenDeliveriesRequest {
+  principal?: Principal | undefined;
+  session_id: string;
+  page?: PageRequest | undefined;
+  status: string;
+}
+
 export interface ListenSession {
   /** lsn_… */
   id: string;
@@ -196,7 +203,11 @@ export interface Delivery {
   delivered_at?: string | undefined;
   attempt_log: DeliveryAttempt[];
   /** wh_… when the delivery belongs to an enterprise subscription (endpoint_id is then empty). */
-  subscription_id?: string | undefined;
+  subscription_id?:
+    | string
+    | undefined;
+  /** lsn_… when the delivery belongs to a listen session. */
+  session_id?: string | undefined;
 }
 
 export interface ListDeliveriesRequest {
@@ -1652,6 +1663,115 @@ export const ListenRequest: MessageFns<ListenRequest> = {
   },
 };
 
+function createBaseListListenDeliveriesRequest(): ListListenDeliveriesRequest {
+  return { principal: undefined, session_id: "", page: undefined, status: "" };
+}
+
+export const ListListenDeliveriesRequest: MessageFns<ListListenDeliveriesRequest> = {
+  encode(message: ListListenDeliveriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.session_id !== "") {
+      writer.uint32(18).string(message.session_id);
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(26).fork()).join();
+    }
+    if (message.status !== "") {
+      writer.uint32(34).string(message.status);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListListenDeliveriesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListListenDeliveriesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.session_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListListenDeliveriesRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      session_id: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+    };
+  },
+
+  toJSON(message: ListListenDeliveriesRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.session_id !== "") {
+      obj.sessionId = message.session_id;
+    }
+    if (message.page !== undefined) {
+      obj.page = PageRequest.toJSON(message.page);
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    return obj;
+  },
+};
+
 function createBaseListenSession(): ListenSession {
   return { id: "", secret: "", livemode: false, events: [], created_at: "" };
 }
@@ -2241,6 +2361,7 @@ function createBaseDelivery(): Delivery {
     delivered_at: undefined,
     attempt_log: [],
     subscription_id: undefined,
+    session_id: undefined,
   };
 }
 
@@ -2281,6 +2402,9 @@ export const Delivery: MessageFns<Delivery> = {
     }
     if (message.subscription_id !== undefined) {
       writer.uint32(98).string(message.subscription_id);
+    }
+    if (message.session_id !== undefined) {
+      writer.uint32(106).string(message.session_id);
     }
     return writer;
   },
@@ -2394,6 +2518,14 @@ export const Delivery: MessageFns<Delivery> = {
             message.subscription_id = reader.string();
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.session_id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2456,6 +2588,11 @@ export const Delivery: MessageFns<Delivery> = {
         : isSet(object.subscription_id)
         ? globalThis.String(object.subscription_id)
         : undefined,
+      session_id: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : undefined,
     };
   },
 
@@ -2496,6 +2633,9 @@ export const Delivery: MessageFns<Delivery> = {
     }
     if (message.subscription_id !== undefined) {
       obj.subscriptionId = message.subscription_id;
+    }
+    if (message.session_id !== undefined) {
+      obj.sessionId = message.session_id;
     }
     return obj;
   },
@@ -3757,6 +3897,21 @@ export const WebhooksServiceService = {
     responseSerialize: (value: ListenMessage): Buffer => Buffer.from(ListenMessage.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListenMessage => ListenMessage.decode(value),
   },
+  /**
+   * A listen session's deliveries (open or ended) with their attempts, newest first: what
+   * it was sent, and what it missed once its listener had gone. Read-only.
+   */
+  listListenDeliveries: {
+    path: "/hallmark.notify.v1.WebhooksService/ListListenDeliveries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListListenDeliveriesRequest): Buffer =>
+      Buffer.from(ListListenDeliveriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListListenDeliveriesRequest => ListListenDeliveriesRequest.decode(value),
+    responseSerialize: (value: ListDeliveriesResponse): Buffer =>
+      Buffer.from(ListDeliveriesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListDeliveriesResponse => ListDeliveriesResponse.decode(value),
+  },
 } as const;
 
 export interface WebhooksServiceServer extends UntypedServiceImplementation {
@@ -3834,6 +3989,11 @@ export interface WebhooksServiceServer extends UntypedServiceImplementation {
    * call is cancelled; deliveries it did not get (no listener) are recorded as failed.
    */
   listen: handleServerStreamingCall<ListenRequest, ListenMessage>;
+  /**
+   * A listen session's deliveries (open or ended) with their attempts, newest first: what
+   * it was sent, and what it missed once its listener had gone. Read-only.
+   */
+  listListenDeliveries: handleUnaryCall<ListListenDeliveriesRequest, ListDeliveriesResponse>;
 }
 
 export interface WebhooksServiceClient extends Client {
@@ -4140,6 +4300,25 @@ export interface WebhooksServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<ListenMessage>;
+  /**
+   * A listen session's deliveries (open or ended) with their attempts, newest first: what
+   * it was sent, and what it missed once its listener had gone. Read-only.
+   */
+  listListenDeliveries(
+    request: ListListenDeliveriesRequest,
+    callback: (error: ServiceError | null, response: ListDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  listListenDeliveries(
+    request: ListListenDeliveriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  listListenDeliveries(
+    request: ListListenDeliveriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListDeliveriesResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const WebhooksServiceClient = makeGenericClientConstructor(

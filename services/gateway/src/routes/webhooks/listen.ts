@@ -7,7 +7,9 @@
 import { HallmarkError } from '@hallmark/kit';
 import type { ListenMessage } from '@hallmark/proto/notify/v1/webhooks';
 import type { FastifyInstance } from 'fastify';
-import { principalOf, type RouteDeps } from '../shared.js';
+import { pageQuery } from '../bounds.js';
+import { idParam, principalOf, type RouteDeps } from '../shared.js';
+import { presentDelivery } from './endpoints.js';
 
 const ADMIN = { auth: 'either' as const, scope: 'admin.*' };
 /** A comment line this often keeps proxies from closing an idle stream. */
@@ -135,6 +137,41 @@ export default async function listenRoute(app: FastifyInstance, { clients }: Rou
         abort.abort();
         raw.end();
       }
+    },
+  );
+
+  app.get<{
+    Params: { session_id: string };
+    Querystring: { page?: number; limit?: number; status?: string };
+  }>(
+    '/api/v1/listen/sessions/:session_id/deliveries',
+    {
+      config: ADMIN,
+      schema: {
+        tags: ['Webhook endpoints'],
+        summary: 'Deliveries of a listen session (open or ended) with their attempts, newest first',
+        description:
+          'What the session was sent, and what it missed once its listener had gone (`failed`, error ' +
+          '`no listener connected…`). `webhook_id` is the session id (lsn_…).',
+        params: idParam('session_id'),
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { ...pageQuery, status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] } },
+        },
+      },
+    },
+    async (request) => {
+      const res = await clients.webhooks.listListenDeliveries(
+        {
+          principal: principalOf(request),
+          session_id: request.params.session_id,
+          page: { page: request.query.page ?? 1, limit: request.query.limit ?? 20 },
+          status: request.query.status ?? '',
+        },
+        { idempotent: true },
+      );
+      return { deliveries: res.deliveries.map(presentDelivery), pagination: res.pagination };
     },
   );
 }

@@ -38,6 +38,7 @@ export interface DeliveryRecord {
   /** '' for a subscription's or session's delivery. */
   endpointId: string;
   subscriptionId: string | null;
+  sessionId: string | null;
   eventId: string;
   eventType: string;
   status: DeliveryStatus;
