@@ -33,7 +33,9 @@ export default async function itemRoutes(app: FastifyInstance, { clients }: Rout
           type: 'object',
           minProperties: 1,
           maxProperties: 120,
-          additionalProperties: { type: ['string', 'number', 'null'], maxLength: 5000 },
+          // Each value is text, a number or null: checked by the bulk service with the row's own
+          // rule (an ajv union here would coerce a number or null into text first).
+          additionalProperties: { description: 'Text, a number, or null to clear an optional cell' },
         },
       },
     },
