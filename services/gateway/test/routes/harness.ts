@@ -126,8 +126,8 @@ export async function startHarness(): Promise<Harness> {
     for (const method of Object.keys(definition)) {
       // A server-streaming method answers a list of messages, written in order, then ends.
       if ((definition as Record<string, { responseStream?: boolean }>)[method]!.responseStream) {
-        handlers[method] = async (req, call?: { write(m: unknown): Promise<void> }) => {
-          calls.push({ service: service as ServiceKey, method, req });
+        handlers[method] = async (req, call?: { requestId: string; write(m: unknown): Promise<void> }) => {
+          calls.push({ service: service as ServiceKey, method, req, requestId: call!.requestId });
           const own = answers.get(`${service}.${method}`);
           if (!own) throw new HallmarkError('internal_error', { message: `${service}.${method} not set` });
           for (const m of (await own(req)) as unknown[]) await call!.write(m);
