@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   request: 'req_',
   user: 'user_',
   delivery: 'dlv_',
+  listenSession: 'lsn_',
   template: 'tmpl_',
   transaction: 'txn_',
 } as const;

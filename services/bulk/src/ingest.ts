@@ -144,7 +144,7 @@ function csvItem(
       row: parsed.row,
       name: parsed.name ?? '',
       error: parsed.error,
-      input: {},
+      input: { fields: parsed.fields ?? {} },
       recipientEmail: parsed.recipientEmail ?? null,
     };
   }

@@ -1,5 +1,5 @@
 // gRPC handlers: proto <-> service calls, nothing else.
-import { missingParam, type AsyncHandlers } from '@hallmark/kit';
+import { HallmarkError, invalidParam, missingParam, type AsyncHandlers } from '@hallmark/kit';
 import type { BulkServiceServer, Job, JobVoucher } from '@hallmark/proto/bulk/v1/bulk';
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import {
@@ -111,6 +111,24 @@ export function createBulkHandlers(service: BulkService): AsyncHandlers<BulkServ
     async retryJob(req) {
       const { job, retried, message } = await service.retryJob(scopeOf(req.principal), req.job_id);
       return { job: jobToProto(job), retried_count: retried, message };
+    },
+
+    async fixItem(req) {
+      let fields: unknown;
+      try {
+        fields = JSON.parse(req.fields_json || '{}');
+      } catch {
+        throw new HallmarkError('malformed_json', { message: 'fields_json is not valid JSON.' });
+      }
+      if (typeof fields !== 'object' || fields === null || Array.isArray(fields))
+        throw invalidParam('fields', 'The corrected fields are an object of column → value.');
+      const item = await service.fixItem(
+        scopeOf(req.principal),
+        req.job_id,
+        req.row,
+        fields as Record<string, unknown>,
+      );
+      return { row: item.row, name: item.name, status: item.status, error: item.error ?? '' };
     },
 
     async cancelJob(req) {

@@ -13,7 +13,9 @@ import {
   type Scope,
 } from './domain/job.js';
 import { exportCsv, exportZip, type ExportDeps } from './exporter.js';
+import { cellsOfItem, applyFix } from './domain/row-fix.js';
 import { JobCreator, MAX_JOB_ITEMS } from './ingest.js';
+import { ItemsStore, type FixedItem } from './items-store.js';
 import type { Medium, MediaStore } from './media-store.js';
 import type { JobsStore } from './store.js';
 import { submitRun, type RestateIngress } from './workflows/submit.js';
@@ -63,9 +65,22 @@ function requireJobId(id: string): string {
 
 export class BulkService {
   private readonly creator: JobCreator;
+  private readonly items: ItemsStore;
 
   constructor(private readonly deps: BulkServiceDeps) {
     this.creator = new JobCreator(deps.jobs, deps.media);
+    this.items = new ItemsStore(deps.jobs);
+  }
+
+  /**
+   * Corrects a failed row of a finished CSV job in place, validated as at upload; the row
+   * becomes a failed item the next retry processes in the same job.
+   */
+  fixItem(scope: Scope, id: string, row: number, patch: Record<string, unknown>): Promise<FixedItem> {
+    if (!Number.isInteger(row) || row < 1) throw notFound('row', String(row));
+    return this.items.fix(scope, requireJobId(id), row, (input, contacts, keepsImage) =>
+      applyFix(row, cellsOfItem(input, contacts), patch, keepsImage),
+    );
   }
 
   private async full(job: JobRecord, withVouchers = true): Promise<JobView> {

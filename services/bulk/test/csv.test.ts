@@ -252,13 +252,14 @@ describe('parseCsv: row problems fail the row, never the file', () => {
     expect(await errorOf(`${GOOD},1.png`, `${HEADER},imageFile`)).toContain('no images ZIP was uploaded');
   });
 
-  it('reports every problem of a row at once and keeps name and e-mail for the results file', async () => {
+  it('reports every problem of a row at once and keeps name, e-mail and its cells (for a fix in place)', async () => {
     const rows = await collect(`${HEADER}\nWatch,,c,not-an-email,ftp://x\n${GOOD}\n`);
     expect(rows[0]).toEqual({
       row: 1,
       ok: false,
       name: 'Watch',
       recipientEmail: 'not-an-email',
+      fields: { name: 'Watch', category: 'c', recipientEmail: 'not-an-email', imageUrl: 'ftp://x' },
       error:
         'description is required; recipientEmail "not-an-email" is not a valid e-mail address; ' +
         'imageUrl "ftp://x" must be an HTTPS URL',

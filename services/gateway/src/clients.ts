@@ -6,6 +6,7 @@ import {
   type CallOptions,
   type HealthProbe,
   type ServiceName,
+  type StreamMethods,
 } from '@hallmark/kit';
 import { BulkServiceClient } from '@hallmark/proto/bulk/v1/bulk';
 import { AllowlistServiceClient } from '@hallmark/proto/certificates/v1/allowlist';
@@ -25,6 +26,8 @@ export interface Clients {
   keys: AsyncClient<KeysServiceClient>;
   vouchers: AsyncClient<VouchersServiceClient>;
   webhooks: AsyncClient<WebhooksServiceClient>;
+  /** WebhooksService's server streams (Listen): no deadline, ended by an AbortSignal. */
+  webhookStreams: StreamMethods<WebhooksServiceClient>;
   templates: AsyncClient<TemplatesServiceClient>;
   certificates: AsyncClient<CertificatesServiceClient>;
   verification: AsyncClient<CertificateVerificationServiceClient>;
@@ -90,6 +93,7 @@ export function createClients(config: Config): Clients {
     keys: keys.api,
     vouchers: vouchers.api,
     webhooks: webhooks.api,
+    webhookStreams: webhooks.streams,
     templates: templates.api,
     certificates: certificates.api,
     verification: verification.api,

@@ -82,6 +82,7 @@ const defaults: Bulk = {
   listJobs: async () => ({ jobs: [], page: { page: 1, limit: 20, total: 0, total_pages: 0 } }),
   retryJob: async () => ({ job: job({ status: 'queued' }), retried_count: 2, message: 'Retrying 2 items.' }),
   cancelJob: async () => job({ status: 'cancelled', processed_count: 1 }),
+  fixItem: async (req) => ({ row: req.row, name: 'x', status: 'failed', error: 'Corrected.' }),
   exportJob: async () => ({
     content: Buffer.from('row,name\n1,a\n'),
     content_type: 'text/csv',

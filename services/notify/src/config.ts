@@ -13,6 +13,9 @@ export const configSchema = z.object({
   HALLMARK_OUTBOUND_ALLOW_HOSTS: z.string().default(''),
   HALLMARK_WEBHOOK_RETRY_SCHEDULE: intList.default([60, 300, 900, 3600, 21600]),
   HALLMARK_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(64),
+  // Enterprise subscriptions: failed attempts in a row before `failing`, and before `disabled`.
+  HALLMARK_WEBHOOK_FAILING_AFTER: z.coerce.number().int().min(1).default(3),
+  HALLMARK_WEBHOOK_DISABLE_AFTER: z.coerce.number().int().min(1).default(20),
   // Email and SMS providers (messaging/config.ts).
   ...messagingEnv,
 });

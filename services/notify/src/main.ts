@@ -24,6 +24,8 @@ await runServiceMain({
       outboundAllowHosts: config.HALLMARK_OUTBOUND_ALLOW_HOSTS,
       retryScheduleS: config.HALLMARK_WEBHOOK_RETRY_SCHEDULE,
       concurrency: config.HALLMARK_WEBHOOK_CONCURRENCY,
+      failingAfter: config.HALLMARK_WEBHOOK_FAILING_AFTER,
+      disableAfter: config.HALLMARK_WEBHOOK_DISABLE_AFTER,
     });
     const templates = createTemplates(deps);
     const messaging = createMessaging(deps, templates.store, {

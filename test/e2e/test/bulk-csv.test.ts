@@ -1,7 +1,8 @@
 // The CSV form of bulk mint through the real gateway, on anvil and Restate: a 1,000-row CSV
 // with a ZIP of images becomes 1,000 jobs items — minted certificates with vouchers for the
 // good rows, row errors for the bad ones — and every file-level problem is a 400 before any
-// job exists.
+// job exists. The developer-experience suites (listen forwarding, subscription health, a row
+// fixed in place: src/developer-experience.ts) run on this stack too.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import {
   zipOf,
   type ImageServer,
 } from '../src/bulk.js';
+import { describeDeveloperExperience } from '../src/developer-experience.js';
 import { startTestStack, type TestStack } from '../src/index.js';
 
 let stack: TestStack;
@@ -188,3 +190,5 @@ describe('CSV + ZIP bulk job', () => {
     expect(example!.length).toBeGreaterThan(10);
   });
 });
+
+describeDeveloperExperience(() => stack);

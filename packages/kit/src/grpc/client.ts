@@ -1,7 +1,14 @@
 // gRPC client helper: promise methods with a deadline on every call, the request id in
 // metadata, errors rebuilt as HallmarkError, and retries only for calls the caller marks
 // idempotent (reads) and only on transport failures.
-import { credentials, Metadata, status as GrpcStatus, type Client, type ServiceError } from '@grpc/grpc-js';
+import {
+  credentials,
+  Metadata,
+  status as GrpcStatus,
+  type Client,
+  type ClientReadableStream,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { currentRequestId, REQUEST_ID_HEADER } from '../context.js';
 import { inSpan, SpanKind, traceHeaders, tracing } from '../telemetry.js';
 import { fromServiceError } from './errors.js';
@@ -51,8 +58,19 @@ const CHANNEL_OPTIONS = {
   'grpc.enable_channelz': 0,
 };
 
+/** The server-streaming methods of a ts-proto grpc-js client, by name, with their message type. */
+export type StreamMethods<C> = {
+  [
+    K in keyof C as C[K] extends (req: any, opts?: any) => ClientReadableStream<any> ? K : never
+  ]: C[K] extends (req: infer Req, opts?: any) => ClientReadableStream<infer Res>
+    ? (req: Req, opts?: { signal?: AbortSignal }) => AsyncIterable<Res>
+    : never;
+};
+
 export interface GrpcClient<C> {
   api: AsyncClient<C>;
+  /** Server-streaming RPCs as async iterables; no deadline, cancelled by `signal`. */
+  streams: StreamMethods<C>;
   raw: C;
   close(): void;
 }
@@ -131,5 +149,26 @@ export function createGrpcClient<C extends Client>(
       return m;
     },
   });
-  return { api, raw, close: () => raw.close() };
+  const openStream = (method: string) =>
+    async function* (req: unknown, opts: { signal?: AbortSignal } = {}): AsyncGenerator<unknown> {
+      const md = new Metadata();
+      const requestId = currentRequestId();
+      if (requestId) md.set(REQUEST_ID_HEADER, requestId);
+      const call = (raw as any)[method](req, md) as ClientReadableStream<unknown>;
+      const cancel = () => call.cancel();
+      opts.signal?.addEventListener('abort', cancel);
+      try {
+        for await (const message of call) yield message;
+      } catch (err) {
+        if (opts.signal?.aborted && (err as ServiceError).code === GrpcStatus.CANCELLED) return;
+        throw fromServiceError(err as ServiceError);
+      } finally {
+        opts.signal?.removeEventListener('abort', cancel);
+        call.cancel();
+      }
+    };
+  const streams = new Proxy({} as StreamMethods<C>, {
+    get: (_t, method: string) => openStream(method),
+  });
+  return { api, streams, raw, close: () => raw.close() };
 }

@@ -6,6 +6,8 @@ import {
   Server,
   ServerCredentials,
   status,
+  type handleServerStreamingCall,
+  type ServerWritableStream,
   type ServiceDefinition,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
@@ -35,15 +37,30 @@ export interface CallInfo {
   deadlineMs: number;
 }
 
-/** Turns a ts-proto `XServer` interface into async handlers `(req, call) => Promise<res>`. */
+/**
+ * A server-streaming call as its handler sees it: `write` resolves once the message is
+ * handed to the transport (after `drain` when the buffer is full) and does nothing after
+ * the caller cancelled; `signal` aborts when the caller cancels or goes away.
+ */
+export interface StreamCall<Res> extends CallInfo {
+  write(message: Res): Promise<void>;
+  signal: AbortSignal;
+}
+
+/**
+ * Turns a ts-proto `XServer` interface into async handlers: unary `(req, call) => Promise<res>`,
+ * server-streaming `(req, stream) => Promise<void>` (resolving ends the stream).
+ */
 export type AsyncHandlers<S> = {
-  [K in keyof S as string extends K ? never : K]: S[K] extends (call: infer C, cb: infer CB) => void
-    ? C extends { request: infer Req }
-      ? CB extends (err: any, value?: infer Res, ...rest: any[]) => void
-        ? (req: Req, call: CallInfo) => Promise<NonNullable<Res>>
+  [K in keyof S as string extends K ? never : K]: S[K] extends handleServerStreamingCall<infer Req, infer Res>
+    ? (req: Req, call: StreamCall<Res>) => Promise<void>
+    : S[K] extends (call: infer C, cb: infer CB) => void
+      ? C extends { request: infer Req }
+        ? CB extends (err: any, value?: infer Res, ...rest: any[]) => void
+          ? (req: Req, call: CallInfo) => Promise<NonNullable<Res>>
+          : never
         : never
-      : never
-    : never;
+      : never;
 };
 
 export interface ServiceBinding {
@@ -81,19 +98,60 @@ export const PROTO_ROOT = path.dirname(
   createRequire(import.meta.url).resolve('@hallmark/proto/package.json'),
 );
 
+function deadlineOf(call: any): number {
+  const deadline = call.getDeadline?.();
+  return deadline instanceof Date
+    ? deadline.getTime() - Date.now()
+    : typeof deadline === 'number' && isFinite(deadline)
+      ? deadline - Date.now()
+      : Infinity;
+}
+
+/** A server-streaming handler: ends the stream when it resolves, sends the error when it throws. */
+function wrapStream(name: string, method: string, fn: ServiceBinding['handlers'][string], log: Logger) {
+  return (call: ServerWritableStream<unknown, unknown>) => {
+    const requestId = requestIdFrom(call.metadata.get(REQUEST_ID_HEADER)[0]);
+    const cancel = new AbortController();
+    const gone = () => cancel.abort();
+    call.on('cancelled', gone);
+    call.on('close', gone);
+    call.on('error', gone);
+    const write = (message: unknown) =>
+      new Promise<void>((resolve) => {
+        if (cancel.signal.aborted) return resolve();
+        if (call.write(message)) return resolve();
+        const done = () => {
+          call.off('drain', done);
+          cancel.signal.removeEventListener('abort', done);
+          resolve();
+        };
+        call.once('drain', done);
+        cancel.signal.addEventListener('abort', done);
+      });
+    const info = { requestId, deadlineMs: deadlineOf(call), write, signal: cancel.signal };
+    runWithContext({ requestId }, () => {
+      fn(call.request, info).then(
+        () => {
+          if (!cancel.signal.aborted) call.end();
+        },
+        (err) => {
+          if (cancel.signal.aborted) return;
+          if (!(err instanceof HallmarkError))
+            log.error({ err, rpc: `${name}/${method}` }, 'unhandled error in streaming RPC');
+          call.emit('error', toServiceError(err));
+        },
+      );
+    });
+  };
+}
+
 function wrap(service: string, method: string, fn: ServiceBinding['handlers'][string], log: Logger) {
   const seconds = serverSeconds();
   const spanName = `${service}/${method}`;
   return (call: any, callback: (err: any, res?: any) => void) => {
     const started = process.hrtime.bigint();
     const requestId = requestIdFrom(call.metadata.get(REQUEST_ID_HEADER)[0]);
-    const deadline = call.getDeadline?.();
-    const deadlineMs =
-      deadline instanceof Date
-        ? deadline.getTime() - Date.now()
-        : typeof deadline === 'number' && isFinite(deadline)
-          ? deadline - Date.now()
-          : Infinity;
+    const deadlineMs = deadlineOf(call);
     const done = (code: number) =>
       seconds.observe(
         { grpc_service: service, grpc_method: method, grpc_code: GRPC_CODE_NAMES[code] ?? String(code) },
@@ -146,7 +204,10 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     for (const [method, fn] of Object.entries(svc.handlers)) {
       // Labels and span names use the proto's method name (`RedeemVoucher`), as on the wire.
       const protoMethod = svc.definition[method]?.path.split('/')[2] ?? method;
-      impl[method] = wrap(serviceName, protoMethod, fn, opts.log);
+      const streaming = (svc.definition[method] as { responseStream?: boolean } | undefined)?.responseStream;
+      impl[method] = streaming
+        ? wrapStream(serviceName, protoMethod, fn, opts.log)
+        : wrap(serviceName, protoMethod, fn, opts.log);
     }
     server.addService(svc.definition, impl);
     if (first) statusMap[first.path.split('/')[1]!] = 'SERVING';

@@ -30,7 +30,15 @@ export interface CsvRow {
 
 export type ParsedRow =
   | { row: number; ok: true; value: CsvRow }
-  | { row: number; ok: false; error: string; name?: string; recipientEmail?: string };
+  | {
+      row: number;
+      ok: false;
+      error: string;
+      name?: string;
+      recipientEmail?: string;
+      /** The row's cells by column (known columns and attribute_<Name>), so a fix can start from them. */
+      fields?: Record<string, string>;
+    };
 
 /** Shortened for quoting a customer's value back in a message. */
 const quote = (v: string) => JSON.stringify(v.length > 60 ? `${v.slice(0, 57)}...` : v);
@@ -86,7 +94,13 @@ export function validateRow(row: number, cells: string[], header: Header, hasZip
   }
 
   if (problems.length > 0) {
-    const failed: ParsedRow = { row, ok: false, error: problems.join('; ') };
+    const fields: Record<string, string> = {};
+    for (const c of Object.keys(header.index) as KnownColumn[]) if (cell(c) !== '') fields[c] = cell(c);
+    for (const { traitType, index } of header.attributes) {
+      const value = (cells[index] ?? '').trim();
+      if (value !== '') fields[`attribute_${traitType}`] = value;
+    }
+    const failed: ParsedRow = { row, ok: false, error: problems.join('; '), fields };
     if (name) failed.name = name;
     if (recipientEmail) failed.recipientEmail = recipientEmail;
     return failed;

@@ -173,4 +173,20 @@ ${block('python', PY)}
 Go:
 
 ${block('go', GO)}
+
+## Webhooks on a laptop: \`GET /api/v1/listen\`
+
+Webhook URLs must be public HTTPS, so a receiver on a laptop cannot be reached. Instead, open a listen
+stream (what \`hallmark listen --forward-to http://localhost:3000/hook\` does): \`GET /api/v1/listen\`
+with an \`admin.*\` key or a session, \`Accept: text/event-stream\`, optional \`events=transaction.completed,bulk.job.completed\`
+(versioned and enterprise types; absent: all) and \`mode=live\` (default test; a key only its own mode).
+It is a real subscription (a listen session, \`lsn_…\`) with its own delivery records, ended when you
+disconnect. The first Server-Sent Event, \`session\`, carries \`{id, secret, livemode, events, created_at}\`;
+every later event is named after the event type, its \`id\` is the delivery id and its data is
+\`{id, event_id, type, attempt, headers, body}\`: \`body\` is the exact string an endpoint would get and
+\`headers\` the exact headers (the schemes above), signed with the session's \`secret\`. Forward
+\`body\` with \`headers\` to your local receiver and verify with that secret: your production code runs
+unchanged. Lines starting with \`:\` are keep-alives. \`GET /api/v1/listen/sessions/{id}/deliveries\` lists what a
+session got, and what it missed after you disconnected. The reusable forwarder is \`@hallmark/listen\`
+(\`listen({baseUrl, credential, events, forwardTo, onEvent})\`).
 `;

@@ -142,7 +142,9 @@ export const resourceSchemas: Record<string, unknown> = {
   }),
   Delivery: obj(['id', 'status'], {
     id: str(64),
-    webhook_id: str(64),
+    webhook_id: nullable(
+      str(64, 'The endpoint (webhook_…), enterprise subscription (wh_…) or listen session (lsn_…)'),
+    ),
     event_id: str(64),
     event_type: str(100),
     status: str(32),

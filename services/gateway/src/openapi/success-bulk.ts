@@ -117,6 +117,20 @@ export const SUCCESS_BULK: Record<string, Success> = {
       ],
     },
   },
+  'PATCH /api/bulk-mint/{jobId}/items/{row}': {
+    status: '200',
+    description: 'The row, corrected: failed until the job is retried',
+    schema: obj(['success', 'data'], {
+      success: yes,
+      data: obj(['jobId', 'row', 'name', 'status', 'error'], {
+        jobId: str(64),
+        row: int(),
+        name: str(500),
+        status: str(32),
+        error: { type: ['string', 'null'], maxLength: 2000 },
+      }),
+    }),
+  },
   'POST /api/bulk-mint/{jobId}/retry': {
     status: '200',
     description: 'The failed items are queued again',

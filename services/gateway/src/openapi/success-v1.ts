@@ -13,6 +13,15 @@ const Subscription = obj(['id', 'url', 'events', 'enabled', 'createdAt'], {
   enabled: bool,
   secret: str(200, 'Only in the create answer'),
   createdAt: time,
+  status: {
+    type: 'string',
+    enum: ['active', 'failing', 'disabled'],
+    description:
+      'failing: failed attempts in a row past a threshold; disabled: not enabled (set, or after more)',
+  },
+  consecutiveFailures: int(),
+  lastFailureAt: nullable(time),
+  lastError: nullable(str(2000)),
 });
 
 const AllowlistEntry = {
@@ -163,6 +172,42 @@ export const SUCCESS_V1: Record<string, Success> = {
       id: str(64),
       deleted: bool,
     }),
+  },
+  'PATCH /api/enterprise/webhooks/{webhook_id}': {
+    status: '200',
+    description: 'The subscription',
+    schema: obj(['success', 'webhook'], { success: { type: 'boolean', const: true }, webhook: Subscription }),
+  },
+  'GET /api/enterprise/webhooks/{webhook_id}/deliveries': {
+    status: '200',
+    description: 'A page of the subscription’s deliveries with their attempts, newest first',
+    schema: obj(['success', 'deliveries', 'pagination'], {
+      success: { type: 'boolean', const: true },
+      deliveries: list(ref('Delivery'), 100),
+      pagination: ref('Pagination'),
+    }),
+  },
+  'POST /api/enterprise/webhooks/{webhook_id}/test': {
+    status: '202',
+    description: 'The test delivery, queued',
+    schema: obj(['success', 'delivery'], {
+      success: { type: 'boolean', const: true },
+      delivery: ref('Delivery'),
+    }),
+  },
+  'GET /api/v1/listen/sessions/{session_id}/deliveries': {
+    status: '200',
+    description: 'A page of the session’s deliveries, newest first',
+    schema: obj(['deliveries', 'pagination'], {
+      deliveries: list(ref('Delivery'), 100),
+      pagination: ref('Pagination'),
+    }),
+  },
+  'GET /api/v1/listen': {
+    status: '200',
+    description:
+      'A Server-Sent Events stream: `session` first, then one event per delivery (see the description)',
+    contentType: 'text/event-stream',
   },
   'GET /api/v1/templates': {
     status: '200',

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import allowlist from './allowlist/index.js';
 import apiKeys from './api-keys/index.js';
 import billing from './billing/index.js';
-import bulkMint from './bulk-mint/index.js';
+import bulkMint, { bulkMintItems } from './bulk-mint/index.js';
 import certificateVouchers from './certificate-vouchers/index.js';
 import certificates from './certificates/index.js';
 import discountVouchers from './discount-vouchers/index.js';
@@ -31,6 +31,7 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(gifts, deps);
   await app.register(allowlist, deps);
   await app.register(bulkMint, deps);
+  await app.register(bulkMintItems, deps);
   await app.register(billing, deps);
   await app.register(platform, deps);
   await app.register(certificateVouchers, deps);

@@ -89,6 +89,29 @@ describe('POST /api/bulk-mint/:jobId/retry', () =>
     error: new HallmarkError('resource_not_found'),
   }));
 
+describe('PATCH /api/bulk-mint/:jobId/items/:row', () => {
+  routeCase(() => h, 'bulk', {
+    scope: 'bulk:retry',
+    wrongScope: 'bulk:mint',
+    req: {
+      method: 'PATCH',
+      url: '/api/bulk-mint/job_A/items/3',
+      payload: { recipientEmail: 'ada@example.com', expiryDays: 30, recipientName: null },
+    },
+    call: 'fixItem',
+    answer: () => ({ row: 3, name: 'Bag', status: 'failed', error: 'Corrected; not processed yet.' }),
+    status: 200,
+    shape: { success: true, data: { jobId: 'job_A', row: 3, name: 'Bag', status: 'failed' } },
+    sent: {
+      job_id: 'job_A',
+      row: 3,
+      fields_json: JSON.stringify({ recipientEmail: 'ada@example.com', expiryDays: 30, recipientName: null }),
+    },
+    bad: { url: '/api/bulk-mint/job_A/items/0', param: 'row' },
+    error: new HallmarkError('parameter_invalid', { param: 'recipientEmail' }),
+  });
+});
+
 describe('POST /api/bulk-mint/:jobId/cancel', () =>
   routeCase(() => h, 'bulk', {
     ...MINT,

@@ -71,8 +71,9 @@ const SERVICES = {
   platform: PlatformServiceService,
 } as const;
 type ServiceKey = keyof typeof SERVICES;
-type MethodOf<S extends ServiceKey> = keyof Clients[S] & string;
-type Handler = (req: any, info?: { requestId: string }) => Promise<any>;
+type MethodOf<S extends ServiceKey> =
+  (keyof Clients[S] & string) | (S extends 'webhooks' ? keyof Clients['webhookStreams'] & string : never);
+type Handler = (req: any, info?: any) => Promise<any>;
 
 const SECRET = 's'.repeat(40);
 export const ENT = newId('enterprise');
@@ -123,6 +124,16 @@ export async function startHarness(): Promise<Harness> {
   const bindings: ServiceBinding[] = Object.entries(SERVICES).map(([service, definition]) => {
     const handlers: Record<string, Handler> = {};
     for (const method of Object.keys(definition)) {
+      // A server-streaming method answers a list of messages, written in order, then ends.
+      if ((definition as Record<string, { responseStream?: boolean }>)[method]!.responseStream) {
+        handlers[method] = async (req, call?: { requestId: string; write(m: unknown): Promise<void> }) => {
+          calls.push({ service: service as ServiceKey, method, req, requestId: call!.requestId });
+          const own = answers.get(`${service}.${method}`);
+          if (!own) throw new HallmarkError('internal_error', { message: `${service}.${method} not set` });
+          for (const m of (await own(req)) as unknown[]) await call!.write(m);
+        };
+        continue;
+      }
       handlers[method] = async (req, info) => {
         const own = answers.get(`${service}.${method}`);
         if (service === 'keys' && !own && KEYS_AUTH[method]) return KEYS_AUTH[method]!(req);

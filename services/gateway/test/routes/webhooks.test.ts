@@ -18,6 +18,8 @@ const sub = (over: object = {}) => ({
   events: ['voucher.created'],
   enabled: true,
   created_at: '2025-01-01T00:00:00.000Z',
+  status: 'active',
+  consecutive_failures: 0,
   ...over,
 });
 
@@ -37,6 +39,10 @@ describe('POST /api/enterprise/webhooks', () => {
         enabled: true,
         secret: 'ab'.repeat(32),
         createdAt: '2025-01-01T00:00:00.000Z',
+        status: 'active',
+        consecutiveFailures: 0,
+        lastFailureAt: null,
+        lastError: null,
       },
     });
     expect(h.callsTo('webhooks', 'createSubscription')[0]).toMatchObject(payload);
@@ -253,3 +259,149 @@ describe('POST /api/v1/webhooks/:webhook_id/rotate-secret', () =>
     bad: { payload: { overlap_seconds: -1 }, param: 'overlap_seconds' },
     error: new HallmarkError('resource_not_found'),
   }));
+
+describe('PATCH /api/enterprise/webhooks/:webhook_id', () => {
+  const req = {
+    method: 'PATCH' as const,
+    url: '/api/enterprise/webhooks/whs_1',
+    payload: { enabled: true },
+  };
+
+  it('re-enables a subscription and shows its health', async () => {
+    h.answer('webhooks', 'updateSubscription', async () =>
+      sub({ status: 'active', consecutive_failures: 0 }),
+    );
+    const res = await h.app.inject({ ...req, headers: h.session });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      success: true,
+      webhook: {
+        id: 'whs_1',
+        status: 'active',
+        consecutiveFailures: 0,
+        lastFailureAt: null,
+        lastError: null,
+      },
+    });
+    expect(h.callsTo('webhooks', 'updateSubscription')[0]).toMatchObject({
+      subscription_id: 'whs_1',
+      enabled: true,
+    });
+  });
+
+  it('refuses a body without enabled with 400 naming it, before any call', async () => {
+    const res = await h.app.inject({ ...req, payload: {}, headers: h.session });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ success: false, param: 'enabled' });
+    expect(h.calls).toEqual([]);
+  });
+
+  it('takes only a user session', async () => {
+    await expectSessionOnly(h, req);
+  });
+
+  it("maps another enterprise's subscription (404) to the api envelope", async () => {
+    await expectMapped(h, ['webhooks', 'updateSubscription'], new HallmarkError('resource_not_found'), {
+      ...req,
+      headers: h.session,
+    });
+  });
+});
+
+describe('GET /api/enterprise/webhooks/:webhook_id/deliveries', () => {
+  const req = { method: 'GET' as const, url: '/api/enterprise/webhooks/whs_1/deliveries?status=failed' };
+
+  it('lists the deliveries with each attempt’s status and error', async () => {
+    const failed = delivery({
+      endpoint_id: '',
+      subscription_id: 'whs_1',
+      status: 'failed',
+      attempts: 1,
+      attempt_log: [
+        { attempt: 1, attempted_at: '2025-01-01T00:00:00.000Z', latency_ms: 3, error: 'ECONNREFUSED' },
+      ],
+    });
+    h.answer('webhooks', 'listSubscriptionDeliveries', async () => ({
+      deliveries: [failed],
+      pagination: pageInfo,
+    }));
+    const res = await h.app.inject({ ...req, headers: h.session });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      success: true,
+      deliveries: [
+        {
+          webhook_id: 'whs_1',
+          status: 'failed',
+          attempt_log: [{ attempt: 1, status_code: null, error: 'ECONNREFUSED' }],
+        },
+      ],
+      pagination: pageInfo,
+    });
+    expect(h.callsTo('webhooks', 'listSubscriptionDeliveries')[0]).toMatchObject({
+      subscription_id: 'whs_1',
+      status: 'failed',
+    });
+  });
+
+  it('refuses an unknown status with 400 naming it, before any call', async () => {
+    const res = await h.app.inject({
+      ...req,
+      url: `${req.url.split('?')[0]}?status=lost`,
+      headers: h.session,
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ success: false, param: 'status' });
+    expect(h.calls).toEqual([]);
+  });
+
+  it('takes only a user session', async () => {
+    await expectSessionOnly(h, req);
+  });
+
+  it("maps another enterprise's subscription (404) to the api envelope", async () => {
+    await expectMapped(
+      h,
+      ['webhooks', 'listSubscriptionDeliveries'],
+      new HallmarkError('resource_not_found'),
+      { ...req, headers: h.session },
+    );
+  });
+});
+
+describe('POST /api/enterprise/webhooks/:webhook_id/test', () => {
+  const req = {
+    method: 'POST' as const,
+    url: '/api/enterprise/webhooks/whs_1/test',
+    payload: { event_type: 'voucher.minted' },
+  };
+
+  it('queues a test delivery (202)', async () => {
+    h.answer('webhooks', 'sendSubscriptionTest', async () =>
+      delivery({ endpoint_id: '', subscription_id: 'whs_1', event_type: 'voucher.minted' }),
+    );
+    const res = await h.app.inject({ ...req, headers: h.session });
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toMatchObject({
+      success: true,
+      delivery: { webhook_id: 'whs_1', event_type: 'voucher.minted', status: 'pending' },
+    });
+    expect(h.callsTo('webhooks', 'sendSubscriptionTest')[0]).toMatchObject({
+      subscription_id: 'whs_1',
+      event_type: 'voucher.minted',
+    });
+  });
+
+  it('takes only a user session', async () => {
+    await expectSessionOnly(h, req);
+  });
+
+  it("maps the service's parameter_invalid (an unknown type) to the api envelope", async () => {
+    await expectMapped(
+      h,
+      ['webhooks', 'sendSubscriptionTest'],
+      new HallmarkError('parameter_invalid', { param: 'event_type' }),
+      { ...req, headers: h.session },
+    );
+  });
+});

@@ -12,7 +12,8 @@ import {
   type Pool,
   type Queryable,
 } from '@hallmark/kit';
-import type { AttemptRecord, Claim, DeliveryRecord, Outcome } from './domain/delivery.js';
+import { attemptsOf, DELIVERY_COLUMNS, deliveryFromRow, type DeliveryRow } from './attempts-store.js';
+import type { Claim, DeliveryRecord, Outcome } from './domain/delivery.js';
 import type { DeliveryStatus } from './domain/validation.js';
 import type { Scope } from './store.js';
 
@@ -20,9 +21,18 @@ export const WAKE_CHANNEL = 'hallmark_webhooks';
 
 export type { AttemptRecord, Claim, DeliveryRecord, Outcome } from './domain/delivery.js';
 
+/** What a delivery belongs to: a versioned endpoint, an enterprise subscription or a listen session. */
+export type TargetColumn = 'endpoint_id' | 'subscription_id' | 'session_id';
+
+/** When an enterprise subscription turns `failing`, and when it is disabled: failed attempts in a row. */
+export interface HealthThresholds {
+  failingAfter: number;
+  disableAfter: number;
+}
+
 /** Where one delivery of an event goes, as what type, with which body. */
 export interface DeliveryTarget {
-  column: 'endpoint_id' | 'subscription_id';
+  column: TargetColumn;
   id: string;
   type: string;
   body: string;
@@ -34,6 +44,7 @@ export class DeliveriesStore {
     private readonly encryptor: Encryptor,
     /** Attempts per delivery: 1 + the retry schedule's length. */
     private readonly maxAttempts: number,
+    private readonly health: HealthThresholds = { failingAfter: 3, disableAfter: 20 },
   ) {}
 
   /** The endpoints of the enterprise and mode subscribed to a versioned type (not disabled). */
@@ -77,7 +88,7 @@ export class DeliveriesStore {
     targets: readonly DeliveryTarget[],
   ): Promise<number> {
     let created = 0;
-    for (const column of ['endpoint_id', 'subscription_id'] as const) {
+    for (const column of ['endpoint_id', 'subscription_id', 'session_id'] as const) {
       const list = targets.filter((t) => t.column === column);
       if (list.length === 0) continue;
       const { rowCount } = await tx.query(
@@ -127,8 +138,10 @@ export class DeliveriesStore {
       `WITH due AS (
          SELECT d.id FROM webhook_deliveries d
          LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
-         WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+         LEFT JOIN enterprise_subscriptions s ON s.id = d.subscription_id
+         WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND d.session_id IS NULL
            AND (d.endpoint_id IS NULL OR e.status <> 'disabled')
+           AND (d.subscription_id IS NULL OR s.enabled)
          ORDER BY d.next_attempt_at LIMIT $1
          FOR UPDATE OF d SKIP LOCKED
        ), claimed AS (
@@ -177,7 +190,9 @@ export class DeliveriesStore {
    * Records an attempt's outcome and moves the delivery to `next` (decided by the worker:
    * succeeded; pending again after `waitS`; or failed after the last attempt). The endpoint
    * follows: `failed` when a delivery exhausts its attempts, `active` again when a later one
-   * succeeds (a `disabled` endpoint stays disabled). A stale claim (lease lost) still logs the
+   * succeeds (a `disabled` endpoint stays disabled). An enterprise subscription counts failed
+   * attempts in a row: `failing` from `failingAfter`, disabled (enabled false) at
+   * `disableAfter`; a success resets it to `active`. A stale claim (lease lost) still logs the
    * attempt but moves nothing. Returns the delivery's new status, or null for a stale claim.
    */
   async record(
@@ -192,7 +207,7 @@ export class DeliveriesStore {
            next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + make_interval(secs => $4::int) END,
            delivered_at = CASE WHEN $3 = 'succeeded' THEN now() ELSE delivered_at END
          WHERE id = $1 AND claim_token = $2
-         RETURNING endpoint_id, status
+         RETURNING endpoint_id, subscription_id, status
        ), a AS (
          UPDATE webhook_attempts SET status_code = $6, latency_ms = $7, error = $8
          WHERE delivery_id = $1 AND attempt = $5
@@ -201,6 +216,19 @@ export class DeliveriesStore {
          SET status = CASE WHEN d.status = 'succeeded' THEN 'active' ELSE 'failed' END, updated_at = now()
          FROM d WHERE ep.id = d.endpoint_id
            AND ((d.status = 'succeeded' AND ep.status = 'failed') OR (d.status = 'failed' AND ep.status = 'active'))
+       ), s AS (
+         UPDATE enterprise_subscriptions sub SET
+           consecutive_failures = CASE WHEN d.status = 'succeeded' THEN 0 ELSE sub.consecutive_failures + 1 END,
+           last_failure_at = CASE WHEN d.status = 'succeeded' THEN sub.last_failure_at ELSE now() END,
+           last_error = CASE WHEN d.status = 'succeeded' THEN sub.last_error ELSE $8 END,
+           enabled = sub.enabled AND (d.status = 'succeeded' OR sub.consecutive_failures + 1 < $10),
+           status = CASE
+             WHEN NOT sub.enabled THEN 'disabled'
+             WHEN d.status = 'succeeded' THEN 'active'
+             WHEN sub.consecutive_failures + 1 >= $10 THEN 'disabled'
+             WHEN sub.consecutive_failures + 1 >= $9 THEN 'failing'
+             ELSE sub.status END
+         FROM d WHERE sub.id = d.subscription_id
        )
        SELECT count(*)::int AS moved FROM d`,
       [
@@ -212,6 +240,8 @@ export class DeliveriesStore {
         outcome.statusCode,
         Math.round(outcome.latencyMs),
         outcome.error?.slice(0, 500) ?? null,
+        this.health.failingAfter,
+        this.health.disableAfter,
       ],
     );
     return rows[0]!.moved > 0 ? status : null;
@@ -234,32 +264,42 @@ export class DeliveriesStore {
     return rows[0]?.at ?? null;
   }
 
+  /** A page of one endpoint's (or subscription's, or session's) deliveries, newest first. */
   async list(
     scope: Scope,
     endpointId: string,
     q: { page: number; limit: number; status?: DeliveryStatus },
+    column: TargetColumn = 'endpoint_id',
   ): Promise<{ deliveries: DeliveryRecord[]; total: number }> {
     const { rows } = await this.pool.query<DeliveryRow & { total: number }>(
       `SELECT ${DELIVERY_COLUMNS}, count(*) OVER ()::int AS total FROM webhook_deliveries
-       WHERE endpoint_id = $1 AND enterprise_id = $2 AND livemode = $3 AND ($4::text IS NULL OR status = $4)
+       WHERE ${column} = $1 AND enterprise_id = $2 AND livemode = $3 AND ($4::text IS NULL OR status = $4)
        ORDER BY created_at DESC, id LIMIT $5 OFFSET $6`,
       [endpointId, scope.enterpriseId, scope.livemode, q.status ?? null, q.limit, (q.page - 1) * q.limit],
     );
-    const logs = await this.attemptsOf(rows.map((r) => r.id));
+    const logs = await attemptsOf(
+      this.pool,
+      rows.map((r) => r.id),
+    );
     return {
       deliveries: rows.map((r) => deliveryFromRow(r, logs.get(r.id) ?? [])),
       total: rows[0]?.total ?? 0,
     };
   }
 
-  async get(scope: Scope, endpointId: string, id: string): Promise<DeliveryRecord> {
+  async get(
+    scope: Scope,
+    endpointId: string,
+    id: string,
+    column: TargetColumn = 'endpoint_id',
+  ): Promise<DeliveryRecord> {
     const { rows } = await this.pool.query<DeliveryRow>(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
-       WHERE id = $1 AND endpoint_id = $2 AND enterprise_id = $3 AND livemode = $4`,
+       WHERE id = $1 AND ${column} = $2 AND enterprise_id = $3 AND livemode = $4`,
       [id, endpointId, scope.enterpriseId, scope.livemode],
     );
     if (!rows[0]) throw notFound('delivery', id);
-    const logs = await this.attemptsOf([id]);
+    const logs = await attemptsOf(this.pool, [id]);
     return deliveryFromRow(rows[0], logs.get(id) ?? []);
   }
 
@@ -289,84 +329,22 @@ export class DeliveriesStore {
     return this.get(scope, endpointId, id);
   }
 
-  /** Queues one delivery of a synthetic event (its versioned `body`) to one endpoint. */
+  /** Queues one delivery of a synthetic event (`body`) to one endpoint or subscription. */
   async enqueueTest(
     scope: Scope,
     endpointId: string,
-    event: EventEnvelope,
+    event: { id: string; type: string },
     body: string,
+    column: 'endpoint_id' | 'subscription_id' = 'endpoint_id',
   ): Promise<DeliveryRecord> {
     const id = newId('delivery');
     await this.pool.query(
-      `INSERT INTO webhook_deliveries (id, endpoint_id, enterprise_id, livemode, event_id, event_type, body,
+      `INSERT INTO webhook_deliveries (id, ${column}, enterprise_id, livemode, event_id, event_type, body,
          max_attempts, next_attempt_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())`,
       [id, endpointId, scope.enterpriseId, scope.livemode, event.id, event.type, body, this.maxAttempts],
     );
     await this.pool.query(`SELECT pg_notify('${WAKE_CHANNEL}', '')`);
-    return this.get(scope, endpointId, id);
-  }
-
-  private async attemptsOf(ids: string[]): Promise<Map<string, AttemptRecord[]>> {
-    const out = new Map<string, AttemptRecord[]>();
-    if (ids.length === 0) return out;
-    const { rows } = await this.pool.query<{
-      delivery_id: string;
-      attempt: number;
-      attempted_at: Date;
-      status_code: number | null;
-      latency_ms: number | null;
-      error: string | null;
-    }>(
-      `SELECT delivery_id, attempt, attempted_at, status_code, latency_ms, error FROM webhook_attempts
-       WHERE delivery_id = ANY ($1) ORDER BY delivery_id, attempt`,
-      [ids],
-    );
-    for (const r of rows) {
-      const list = out.get(r.delivery_id) ?? [];
-      list.push({
-        attempt: r.attempt,
-        attemptedAt: r.attempted_at,
-        statusCode: r.status_code,
-        latencyMs: r.latency_ms,
-        error: r.error,
-      });
-      out.set(r.delivery_id, list);
-    }
-    return out;
+    return this.get(scope, endpointId, id, column);
   }
 }
-
-interface DeliveryRow {
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  status: DeliveryStatus;
-  attempts: number;
-  max_attempts: number;
-  next_attempt_at: Date | null;
-  created_at: Date;
-  delivered_at: Date | null;
-  in_flight: boolean;
-}
-
-const DELIVERY_COLUMNS = `id, endpoint_id, event_id, event_type, status, attempts, max_attempts,
-  CASE WHEN claim_token IS NULL OR next_attempt_at <= now() THEN next_attempt_at END AS next_attempt_at,
-  created_at, delivered_at,
-  (claim_token IS NOT NULL AND next_attempt_at > now()) AS in_flight`;
-
-const deliveryFromRow = (r: DeliveryRow, log: AttemptRecord[]): DeliveryRecord => ({
-  id: r.id,
-  endpointId: r.endpoint_id,
-  eventId: r.event_id,
-  eventType: r.event_type,
-  status: r.status,
-  attempts: r.attempts,
-  maxAttempts: r.max_attempts,
-  nextAttemptAt: r.next_attempt_at,
-  createdAt: r.created_at,
-  deliveredAt: r.delivered_at,
-  inFlight: r.in_flight,
-  log,
-});

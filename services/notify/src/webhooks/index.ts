@@ -18,8 +18,10 @@ import { maxAttemptsOf } from './domain/schedule.js';
 import { createWebhooksHandlers } from './rpc.js';
 import { WebhookSender } from './sender.js';
 import { WebhooksService } from './service.js';
+import { SessionsStore } from './sessions-store.js';
 import { WebhooksStore } from './store.js';
 import { DeliveryWorker } from './workers/delivery-worker.js';
+import { ListenHub } from './workers/listen-hub.js';
 import { FanOutConsumer } from './workers/fan-out.js';
 
 export const WEBHOOKS_PROTO = 'hallmark/notify/v1/webhooks.proto';
@@ -37,6 +39,10 @@ export interface WebhooksSettings {
   durable?: string;
   filter?: string;
   ackWaitMs?: number;
+  /** Enterprise subscriptions: `failing` after, and disabled after, this many failed attempts in a row. */
+  failingAfter?: number;
+  disableAfter?: number;
+  listenPollIntervalMs?: number;
 }
 
 export interface Webhooks {
@@ -48,6 +54,8 @@ export interface Webhooks {
   service: WebhooksService;
   worker: DeliveryWorker;
   fanOut: FanOutConsumer;
+  sessions: SessionsStore;
+  hub: ListenHub;
 }
 
 export function createWebhooks(deps: { pool: Pool; bus: Bus; log: Logger }, s: WebhooksSettings): Webhooks {
@@ -55,7 +63,12 @@ export function createWebhooks(deps: { pool: Pool; bus: Bus; log: Logger }, s: W
   const encryptor = new Encryptor(s.encryptionKeys);
   const guard = new OutboundGuard(s.outboundAllowHosts);
   const store = new WebhooksStore(pool, encryptor);
-  const deliveries = new DeliveriesStore(pool, encryptor, maxAttemptsOf(s.retryScheduleS));
+  const deliveries = new DeliveriesStore(pool, encryptor, maxAttemptsOf(s.retryScheduleS), {
+    failingAfter: s.failingAfter ?? 3,
+    disableAfter: s.disableAfter ?? 20,
+  });
+  const sessions = new SessionsStore(pool, encryptor);
+  const hub = new ListenHub(pool, sessions, deliveries, log, { pollIntervalMs: s.listenPollIntervalMs });
   const agent = s.agent ? s.agent(guard) : createGuardedAgent(guard, { connections: s.concurrency });
   const worker = new DeliveryWorker(pool, deliveries, new WebhookSender(agent, s.timeoutMs), log, {
     schedule: s.retryScheduleS,
@@ -64,7 +77,7 @@ export function createWebhooks(deps: { pool: Pool; bus: Bus; log: Logger }, s: W
     leaseMs: s.leaseMs,
     pollIntervalMs: s.pollIntervalMs,
   });
-  const service = new WebhooksService(store, deliveries, guard);
+  const service = new WebhooksService(store, deliveries, guard, sessions, hub);
   const fanOut = new FanOutConsumer({
     bus,
     pool,
@@ -80,11 +93,13 @@ export function createWebhooks(deps: { pool: Pool; bus: Bus; log: Logger }, s: W
     binding: bind<WebhooksServiceServer>(WebhooksServiceService, api),
     api,
     // Stopped in this order: no new deliveries, then in-flight attempts finish, then sockets close.
-    workers: [fanOut, worker, closeAgent],
+    workers: [fanOut, worker, hub, closeAgent],
     store,
     deliveries,
     service,
     worker,
     fanOut,
+    sessions,
+    hub,
   };
 }

@@ -45,6 +45,8 @@ export function deliveryToProto(d: DeliveryRecord): Delivery {
     next_attempt_at: iso(d.nextAttemptAt),
     created_at: d.createdAt.toISOString(),
     delivered_at: iso(d.deliveredAt),
+    subscription_id: d.subscriptionId ?? undefined,
+    session_id: d.sessionId ?? undefined,
     attempt_log: d.log.map((a) => ({
       attempt: a.attempt,
       attempted_at: a.attemptedAt.toISOString(),
@@ -64,6 +66,10 @@ const subscriptionToProto = (s: SubscriptionRecord, secret?: string): Enterprise
   enabled: s.enabled,
   secret,
   created_at: s.createdAt.toISOString(),
+  status: s.status,
+  consecutive_failures: s.consecutiveFailures,
+  last_failure_at: iso(s.lastFailureAt),
+  last_error: s.lastError ?? undefined,
 });
 
 export function createWebhooksHandlers(service: WebhooksService): AsyncHandlers<WebhooksServiceServer> {
@@ -162,6 +168,62 @@ export function createWebhooksHandlers(service: WebhooksService): AsyncHandlers<
         id: await service.deleteSubscription(scopeOf(req.principal), req.subscription_id),
         deleted: true,
       };
+    },
+
+    async updateSubscription(req) {
+      return subscriptionToProto(
+        await service.updateSubscription(scopeOf(req.principal), req.subscription_id, req.enabled),
+      );
+    },
+
+    async listSubscriptionDeliveries(req) {
+      const { deliveries, total, page } = await service.listSubscriptionDeliveries(
+        scopeOf(req.principal),
+        req.subscription_id,
+        req.page,
+        req.status,
+      );
+      return {
+        deliveries: deliveries.map(deliveryToProto),
+        pagination: { ...page, total, total_pages: Math.ceil(total / page.limit) },
+      };
+    },
+
+    async sendSubscriptionTest(req) {
+      return deliveryToProto(
+        await service.sendSubscriptionTest(scopeOf(req.principal), req.subscription_id, req.event_type),
+      );
+    },
+
+    async listListenDeliveries(req) {
+      const { deliveries, total, page } = await service.listListenDeliveries(
+        scopeOf(req.principal),
+        req.session_id,
+        req.page,
+        req.status,
+      );
+      return {
+        deliveries: deliveries.map(deliveryToProto),
+        pagination: { ...page, total, total_pages: Math.ceil(total / page.limit) },
+      };
+    },
+
+    async listen(req, call) {
+      const scope = { ...scopeOf(req.principal), actorId: req.principal?.actor_id || null };
+      await service.listen(scope, req.events, {
+        opened: (session, secret) =>
+          call.write({
+            session: {
+              id: session.id,
+              secret,
+              livemode: session.livemode,
+              events: session.events,
+              created_at: session.createdAt.toISOString(),
+            },
+          }),
+        write: (event) => call.write({ event }),
+        signal: call.signal,
+      });
     },
   };
 }

@@ -14,7 +14,9 @@ import {
 import type { DeliveriesStore, DeliveryRecord, DeliveryTarget } from './deliveries-store.js';
 import {
   enterpriseBody,
+  enterpriseTestBody,
   enterpriseTypeOf,
+  isEnterpriseType,
   isVersionedType,
   testEvent,
   versionedBody,
@@ -26,6 +28,7 @@ import {
   parseDescription,
   parseEndpointSecret,
   parseEnterpriseEvents,
+  parseListenEvents,
   parseOverlap,
   parsePage,
   parseSettableStatus,
@@ -33,7 +36,9 @@ import {
   parseUrl,
   parseVersionedEvents,
 } from './domain/validation.js';
+import type { ListenSessionRecord, SessionsStore } from './sessions-store.js';
 import type { EndpointRecord, Scope, SubscriptionRecord, WebhooksStore } from './store.js';
+import type { ListenHub, StreamedEvent } from './workers/listen-hub.js';
 
 /** Ids are checked for shape before any lookup; a malformed id is simply not found. */
 function endpointId(id: string): string {
@@ -65,6 +70,8 @@ export class WebhooksService {
     private readonly store: WebhooksStore,
     private readonly deliveries: DeliveriesStore,
     private readonly guard: OutboundGuard,
+    private readonly sessions: SessionsStore,
+    private readonly hub: ListenHub,
   ) {}
 
   /** Syntax first (no I/O for a bad URL), then the guard resolves and checks the host. */
@@ -187,6 +194,69 @@ export class WebhooksService {
     return id;
   }
 
+  /** Enabling clears `failing`/`disabled`; disabling stops new deliveries to it. */
+  updateSubscription(scope: Scope, id: string, enabled: boolean | undefined): Promise<SubscriptionRecord> {
+    const sid = subscriptionId(id);
+    if (enabled === undefined) return this.store.getSubscription(scope, sid);
+    return this.store.setEnabled(scope, sid, enabled);
+  }
+
+  async listSubscriptionDeliveries(
+    scope: Scope,
+    rawId: string,
+    rawPage: { page?: number; limit?: number } | undefined,
+    rawStatus: string,
+  ) {
+    const id = subscriptionId(rawId);
+    const page = parsePage(rawPage);
+    const status = parseDeliveryStatus(rawStatus);
+    await this.store.getSubscription(scope, id);
+    return { ...(await this.deliveries.list(scope, id, { ...page, status }, 'subscription_id')), page };
+  }
+
+  /** A synthetic enterprise event (default: the subscription's first type), delivered like any other. */
+  async sendSubscriptionTest(scope: Scope, rawId: string, eventType: string | undefined) {
+    const sub = await this.store.getSubscription(scope, subscriptionId(rawId));
+    const type = eventType || sub.events[0]!;
+    if (!isEnterpriseType(type)) throw invalidParam('event_type', `Unknown event type '${type}'.`);
+    const event = { id: newId('event'), type };
+    const body = enterpriseTestBody(type, new Date());
+    return this.deliveries.enqueueTest(scope, sub.id, event, body, 'subscription_id');
+  }
+
+  async listListenDeliveries(
+    scope: Scope,
+    rawId: string,
+    rawPage: { page?: number; limit?: number } | undefined,
+    rawStatus: string,
+  ) {
+    if (!isId('listenSession', rawId)) throw notFound('listen session', rawId);
+    const page = parsePage(rawPage);
+    const status = parseDeliveryStatus(rawStatus);
+    await this.sessions.get(scope, rawId);
+    return { ...(await this.deliveries.list(scope, rawId, { ...page, status }, 'session_id')), page };
+  }
+
+  /**
+   * Opens a listen session and serves it until `signal` aborts: `opened` gets the session
+   * (with its secret) first, `write` every delivery after. The session ends with the call.
+   */
+  async listen(
+    scope: Scope & { actorId: string | null },
+    rawEvents: string[],
+    io: {
+      opened(session: ListenSessionRecord, secret: string): Promise<void>;
+      write(e: StreamedEvent): Promise<void>;
+      signal: AbortSignal;
+    },
+  ): Promise<void> {
+    const events = parseListenEvents(rawEvents);
+    const secret = generateEndpointSecret();
+    const session = await this.sessions.open(scope, { events, secret, actorId: scope.actorId });
+    await io.opened(session, secret);
+    await this.hub.serve(session.id, secret, io.write, io.signal);
+  }
+
   /**
    * One delivery per matching endpoint (versioned types) and subscription (enterprise
    * events) of the event's enterprise and mode, in the caller's transaction. Idempotent per
@@ -206,6 +276,13 @@ export class WebhooksService {
       const ids = await this.deliveries.subscriptionsFor(tx, event.enterprise_id, event.livemode, eType);
       const body = enterpriseBody(event, eType);
       for (const id of ids) targets.push({ column: 'subscription_id', id, type: eType, body });
+    }
+    // Listen sessions hear both kinds, each as its own receivers would.
+    const type = vType ?? eType;
+    if (type) {
+      const ids = await this.sessions.sessionsFor(tx, event.enterprise_id, event.livemode, type);
+      const body = vType ? versionedBody(event, vType) : enterpriseBody(event, eType!);
+      for (const id of ids) targets.push({ column: 'session_id', id, type, body });
     }
     return targets.length === 0 ? 0 : this.deliveries.insertDeliveries(tx, event, targets);
   }

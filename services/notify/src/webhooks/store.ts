@@ -27,6 +27,11 @@ export interface SubscriptionRecord {
   events: string[];
   enabled: boolean;
   createdAt: Date;
+  /** active; failing (failed attempts in a row past the threshold); disabled (not enabled). */
+  status: 'active' | 'failing' | 'disabled';
+  consecutiveFailures: number;
+  lastFailureAt: Date | null;
+  lastError: string | null;
 }
 
 interface EndpointRow {
@@ -198,7 +203,7 @@ export class WebhooksStore {
   ): Promise<SubscriptionRecord> {
     const { rows } = await this.pool.query<SubscriptionRow>(
       `INSERT INTO enterprise_subscriptions (id, enterprise_id, livemode, url, events, enabled, secret_enc)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id, url, events, enabled, created_at`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${SUBSCRIPTION_COLUMNS}`,
       [
         newId('enterpriseWebhook'),
         scope.enterpriseId,
@@ -209,12 +214,29 @@ export class WebhooksStore {
         this.encryptor.encrypt(input.secret),
       ],
     );
+    if (!input.enabled) return this.setEnabled(scope, rows[0]!.id, false);
     return subscriptionFromRow(rows[0]!);
+  }
+
+  /**
+   * Enabling clears the failure count and `failing`/`disabled`; disabling stops the fan-out
+   * to it (pending deliveries wait, as a disabled endpoint's do).
+   */
+  async setEnabled(scope: Scope, id: string, enabled: boolean): Promise<SubscriptionRecord> {
+    const { rows } = await this.pool.query<SubscriptionRow>(
+      `UPDATE enterprise_subscriptions SET enabled = $4,
+         status = CASE WHEN $4 THEN 'active' ELSE 'disabled' END,
+         consecutive_failures = CASE WHEN $4 THEN 0 ELSE consecutive_failures END
+       WHERE id = $1 AND enterprise_id = $2 AND livemode = $3 RETURNING ${SUBSCRIPTION_COLUMNS}`,
+      [id, scope.enterpriseId, scope.livemode, enabled],
+    );
+    if (!rows[0]) throw await this.subscriptionMissing(scope, id);
+    return subscriptionFromRow(rows[0]);
   }
 
   async listSubscriptions(scope: Scope): Promise<SubscriptionRecord[]> {
     const { rows } = await this.pool.query<SubscriptionRow>(
-      `SELECT id, url, events, enabled, created_at FROM enterprise_subscriptions
+      `SELECT ${SUBSCRIPTION_COLUMNS} FROM enterprise_subscriptions
        WHERE enterprise_id = $1 AND livemode = $2 ORDER BY created_at DESC, id`,
       [scope.enterpriseId, scope.livemode],
     );
@@ -223,7 +245,7 @@ export class WebhooksStore {
 
   async getSubscription(scope: Scope, id: string): Promise<SubscriptionRecord> {
     const { rows } = await this.pool.query<SubscriptionRow>(
-      `SELECT id, url, events, enabled, created_at FROM enterprise_subscriptions
+      `SELECT ${SUBSCRIPTION_COLUMNS} FROM enterprise_subscriptions
        WHERE id = $1 AND enterprise_id = $2 AND livemode = $3`,
       [id, scope.enterpriseId, scope.livemode],
     );
@@ -259,7 +281,14 @@ interface SubscriptionRow {
   events: string[];
   enabled: boolean;
   created_at: Date;
+  status: SubscriptionRecord['status'];
+  consecutive_failures: number;
+  last_failure_at: Date | null;
+  last_error: string | null;
 }
+
+const SUBSCRIPTION_COLUMNS = `id, url, events, enabled, created_at, status, consecutive_failures,
+  last_failure_at, last_error`;
 
 const subscriptionFromRow = (r: SubscriptionRow): SubscriptionRecord => ({
   id: r.id,
@@ -267,4 +296,8 @@ const subscriptionFromRow = (r: SubscriptionRow): SubscriptionRecord => ({
   events: r.events,
   enabled: r.enabled,
   createdAt: r.created_at,
+  status: r.status,
+  consecutiveFailures: r.consecutive_failures,
+  lastFailureAt: r.last_failure_at,
+  lastError: r.last_error,
 });

@@ -124,6 +124,23 @@ export interface RetryJobResponse {
   message: string;
 }
 
+export interface FixItemRequest {
+  principal?: Principal | undefined;
+  job_id: string;
+  /** The CSV row number (data rows from 1). */
+  row: number;
+  /** Column → corrected value as JSON (a string or a number; null or "" clears an optional one). */
+  fields_json: string;
+}
+
+export interface FixItemResponse {
+  row: number;
+  name: string;
+  /** failed until the retry processes it. */
+  status: string;
+  error: string;
+}
+
 export interface CancelJobRequest {
   principal?: Principal | undefined;
   job_id: string;
@@ -1632,6 +1649,224 @@ export const RetryJobResponse: MessageFns<RetryJobResponse> = {
   },
 };
 
+function createBaseFixItemRequest(): FixItemRequest {
+  return { principal: undefined, job_id: "", row: 0, fields_json: "" };
+}
+
+export const FixItemRequest: MessageFns<FixItemRequest> = {
+  encode(message: FixItemRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.job_id !== "") {
+      writer.uint32(18).string(message.job_id);
+    }
+    if (message.row !== 0) {
+      writer.uint32(24).int32(message.row);
+    }
+    if (message.fields_json !== "") {
+      writer.uint32(34).string(message.fields_json);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FixItemRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFixItemRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.job_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.row = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.fields_json = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FixItemRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      job_id: isSet(object.jobId)
+        ? globalThis.String(object.jobId)
+        : isSet(object.job_id)
+        ? globalThis.String(object.job_id)
+        : "",
+      row: isSet(object.row) ? globalThis.Number(object.row) : 0,
+      fields_json: isSet(object.fieldsJson)
+        ? globalThis.String(object.fieldsJson)
+        : isSet(object.fields_json)
+        ? globalThis.String(object.fields_json)
+        : "",
+    };
+  },
+
+  toJSON(message: FixItemRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.job_id !== "") {
+      obj.jobId = message.job_id;
+    }
+    if (message.row !== 0) {
+      obj.row = Math.round(message.row);
+    }
+    if (message.fields_json !== "") {
+      obj.fieldsJson = message.fields_json;
+    }
+    return obj;
+  },
+};
+
+function createBaseFixItemResponse(): FixItemResponse {
+  return { row: 0, name: "", status: "", error: "" };
+}
+
+export const FixItemResponse: MessageFns<FixItemResponse> = {
+  encode(message: FixItemResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.row !== 0) {
+      writer.uint32(8).int32(message.row);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.status !== "") {
+      writer.uint32(26).string(message.status);
+    }
+    if (message.error !== "") {
+      writer.uint32(34).string(message.error);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FixItemResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFixItemResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.row = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FixItemResponse {
+    return {
+      row: isSet(object.row) ? globalThis.Number(object.row) : 0,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      error: isSet(object.error) ? globalThis.String(object.error) : "",
+    };
+  },
+
+  toJSON(message: FixItemResponse): unknown {
+    const obj: any = {};
+    if (message.row !== 0) {
+      obj.row = Math.round(message.row);
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.error !== "") {
+      obj.error = message.error;
+    }
+    return obj;
+  },
+};
+
 function createBaseCancelJobRequest(): CancelJobRequest {
   return { principal: undefined, job_id: "" };
 }
@@ -2389,6 +2624,23 @@ export const BulkServiceService = {
     responseDeserialize: (value: Buffer): RetryJobResponse => RetryJobResponse.decode(value),
   },
   /**
+   * Corrects one failed or invalid row of a finished CSV job in place: the row's cells with
+   * `fields` laid over them are validated exactly as an uploaded row (parameter_invalid
+   * naming the column; parameter_unknown for a field a row does not have). The row becomes a
+   * failed item that the next RetryJob processes in the same job. Another enterprise's job
+   * or an unknown row is NOT_FOUND; a running job is resource_locked; a minted row or an
+   * order job is parameter_invalid. Idempotent for the same fields. Emits nothing.
+   */
+  fixItem: {
+    path: "/hallmark.bulk.v1.BulkService/FixItem" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: FixItemRequest): Buffer => Buffer.from(FixItemRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FixItemRequest => FixItemRequest.decode(value),
+    responseSerialize: (value: FixItemResponse): Buffer => Buffer.from(FixItemResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): FixItemResponse => FixItemResponse.decode(value),
+  },
+  /**
    * Cancels a queued or processing job; the workflow stops between batches; certificates
    * already minted stay. Idempotent.
    */
@@ -2473,6 +2725,15 @@ export interface BulkServiceServer extends UntypedServiceImplementation {
    * repeat (a job with nothing to retry answers retried_count 0 and changes nothing).
    */
   retryJob: handleUnaryCall<RetryJobRequest, RetryJobResponse>;
+  /**
+   * Corrects one failed or invalid row of a finished CSV job in place: the row's cells with
+   * `fields` laid over them are validated exactly as an uploaded row (parameter_invalid
+   * naming the column; parameter_unknown for a field a row does not have). The row becomes a
+   * failed item that the next RetryJob processes in the same job. Another enterprise's job
+   * or an unknown row is NOT_FOUND; a running job is resource_locked; a minted row or an
+   * order job is parameter_invalid. Idempotent for the same fields. Emits nothing.
+   */
+  fixItem: handleUnaryCall<FixItemRequest, FixItemResponse>;
   /**
    * Cancels a queued or processing job; the workflow stops between batches; certificates
    * already minted stay. Idempotent.
@@ -2584,6 +2845,29 @@ export interface BulkServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RetryJobResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Corrects one failed or invalid row of a finished CSV job in place: the row's cells with
+   * `fields` laid over them are validated exactly as an uploaded row (parameter_invalid
+   * naming the column; parameter_unknown for a field a row does not have). The row becomes a
+   * failed item that the next RetryJob processes in the same job. Another enterprise's job
+   * or an unknown row is NOT_FOUND; a running job is resource_locked; a minted row or an
+   * order job is parameter_invalid. Idempotent for the same fields. Emits nothing.
+   */
+  fixItem(
+    request: FixItemRequest,
+    callback: (error: ServiceError | null, response: FixItemResponse) => void,
+  ): ClientUnaryCall;
+  fixItem(
+    request: FixItemRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: FixItemResponse) => void,
+  ): ClientUnaryCall;
+  fixItem(
+    request: FixItemRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: FixItemResponse) => void,
   ): ClientUnaryCall;
   /**
    * Cancels a queued or processing job; the workflow stops between batches; certificates

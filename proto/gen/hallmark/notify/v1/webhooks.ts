@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -105,6 +107,77 @@ export interface RotateSecretRequest {
   overlap_seconds?: number | undefined;
 }
 
+export interface UpdateSubscriptionRequest {
+  principal?: Principal | undefined;
+  subscription_id: string;
+  enabled?: boolean | undefined;
+}
+
+export interface ListSubscriptionDeliveriesRequest {
+  principal?: Principal | undefined;
+  subscription_id: string;
+  page?:
+    | PageRequest
+    | undefined;
+  /** Empty: all; else pending, succeeded, failed. */
+  status: string;
+}
+
+export interface SendSubscriptionTestRequest {
+  principal?: Principal | undefined;
+  subscription_id: string;
+  event_type?: string | undefined;
+}
+
+export interface ListenRequest {
+  principal?:
+    | Principal
+    | undefined;
+  /** Versioned or enterprise event types; empty: every type. */
+  events: string[];
+}
+
+export interface ListListenDeliveriesRequest {
+  principal?: Principal | undefined;
+  session_id: string;
+  page?: PageRequest | undefined;
+  status: string;
+}
+
+export interface ListenSession {
+  /** lsn_… */
+  id: string;
+  /** whsec_…: signs every event of this session (both schemes). */
+  secret: string;
+  livemode: boolean;
+  /** Empty: every type. */
+  events: string[];
+  created_at: string;
+}
+
+export interface ListenEvent {
+  /** dlv_… */
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  /** The exact bytes an endpoint would get. */
+  body: string;
+  /** Lower-case names: content-type, user-agent, the signature headers, x-hallmark-*. */
+  headers: { [key: string]: string };
+  attempt: number;
+}
+
+export interface ListenEvent_HeadersEntry {
+  key: string;
+  value: string;
+}
+
+/** The first message has `session`; every later one `event`. */
+export interface ListenMessage {
+  session?: ListenSession | undefined;
+  event?: ListenEvent | undefined;
+}
+
 export interface DeliveryAttempt {
   /** 1-based. */
   attempt: number;
@@ -129,6 +202,12 @@ export interface Delivery {
   created_at: string;
   delivered_at?: string | undefined;
   attempt_log: DeliveryAttempt[];
+  /** wh_… when the delivery belongs to an enterprise subscription (endpoint_id is then empty). */
+  subscription_id?:
+    | string
+    | undefined;
+  /** lsn_… when the delivery belongs to a listen session. */
+  session_id?: string | undefined;
 }
 
 export interface ListDeliveriesRequest {
@@ -167,6 +246,14 @@ export interface EnterpriseSubscription {
   /** Only in the CreateSubscription response. */
   secret?: string | undefined;
   created_at: string;
+  /**
+   * active; failing (HALLMARK_WEBHOOK_FAILING_AFTER failed attempts in a row); disabled
+   * (enabled false: set so, or HALLMARK_WEBHOOK_DISABLE_AFTER failed attempts in a row).
+   */
+  status: string;
+  consecutive_failures: number;
+  last_failure_at?: string | undefined;
+  last_error?: string | undefined;
 }
 
 export interface CreateSubscriptionRequest {
@@ -1200,6 +1287,934 @@ export const RotateSecretRequest: MessageFns<RotateSecretRequest> = {
   },
 };
 
+function createBaseUpdateSubscriptionRequest(): UpdateSubscriptionRequest {
+  return { principal: undefined, subscription_id: "", enabled: undefined };
+}
+
+export const UpdateSubscriptionRequest: MessageFns<UpdateSubscriptionRequest> = {
+  encode(message: UpdateSubscriptionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.subscription_id !== "") {
+      writer.uint32(18).string(message.subscription_id);
+    }
+    if (message.enabled !== undefined) {
+      writer.uint32(24).bool(message.enabled);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateSubscriptionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateSubscriptionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subscription_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateSubscriptionRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      subscription_id: isSet(object.subscriptionId)
+        ? globalThis.String(object.subscriptionId)
+        : isSet(object.subscription_id)
+        ? globalThis.String(object.subscription_id)
+        : "",
+      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : undefined,
+    };
+  },
+
+  toJSON(message: UpdateSubscriptionRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.subscription_id !== "") {
+      obj.subscriptionId = message.subscription_id;
+    }
+    if (message.enabled !== undefined) {
+      obj.enabled = message.enabled;
+    }
+    return obj;
+  },
+};
+
+function createBaseListSubscriptionDeliveriesRequest(): ListSubscriptionDeliveriesRequest {
+  return { principal: undefined, subscription_id: "", page: undefined, status: "" };
+}
+
+export const ListSubscriptionDeliveriesRequest: MessageFns<ListSubscriptionDeliveriesRequest> = {
+  encode(message: ListSubscriptionDeliveriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.subscription_id !== "") {
+      writer.uint32(18).string(message.subscription_id);
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(26).fork()).join();
+    }
+    if (message.status !== "") {
+      writer.uint32(34).string(message.status);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSubscriptionDeliveriesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListSubscriptionDeliveriesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subscription_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListSubscriptionDeliveriesRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      subscription_id: isSet(object.subscriptionId)
+        ? globalThis.String(object.subscriptionId)
+        : isSet(object.subscription_id)
+        ? globalThis.String(object.subscription_id)
+        : "",
+      page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+    };
+  },
+
+  toJSON(message: ListSubscriptionDeliveriesRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.subscription_id !== "") {
+      obj.subscriptionId = message.subscription_id;
+    }
+    if (message.page !== undefined) {
+      obj.page = PageRequest.toJSON(message.page);
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    return obj;
+  },
+};
+
+function createBaseSendSubscriptionTestRequest(): SendSubscriptionTestRequest {
+  return { principal: undefined, subscription_id: "", event_type: undefined };
+}
+
+export const SendSubscriptionTestRequest: MessageFns<SendSubscriptionTestRequest> = {
+  encode(message: SendSubscriptionTestRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.subscription_id !== "") {
+      writer.uint32(18).string(message.subscription_id);
+    }
+    if (message.event_type !== undefined) {
+      writer.uint32(26).string(message.event_type);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendSubscriptionTestRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendSubscriptionTestRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subscription_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.event_type = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendSubscriptionTestRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      subscription_id: isSet(object.subscriptionId)
+        ? globalThis.String(object.subscriptionId)
+        : isSet(object.subscription_id)
+        ? globalThis.String(object.subscription_id)
+        : "",
+      event_type: isSet(object.eventType)
+        ? globalThis.String(object.eventType)
+        : isSet(object.event_type)
+        ? globalThis.String(object.event_type)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SendSubscriptionTestRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.subscription_id !== "") {
+      obj.subscriptionId = message.subscription_id;
+    }
+    if (message.event_type !== undefined) {
+      obj.eventType = message.event_type;
+    }
+    return obj;
+  },
+};
+
+function createBaseListenRequest(): ListenRequest {
+  return { principal: undefined, events: [] };
+}
+
+export const ListenRequest: MessageFns<ListenRequest> = {
+  encode(message: ListenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.events) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.events.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListenRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: ListenRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.events?.length) {
+      obj.events = message.events;
+    }
+    return obj;
+  },
+};
+
+function createBaseListListenDeliveriesRequest(): ListListenDeliveriesRequest {
+  return { principal: undefined, session_id: "", page: undefined, status: "" };
+}
+
+export const ListListenDeliveriesRequest: MessageFns<ListListenDeliveriesRequest> = {
+  encode(message: ListListenDeliveriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.session_id !== "") {
+      writer.uint32(18).string(message.session_id);
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(26).fork()).join();
+    }
+    if (message.status !== "") {
+      writer.uint32(34).string(message.status);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListListenDeliveriesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListListenDeliveriesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.session_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListListenDeliveriesRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      session_id: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+    };
+  },
+
+  toJSON(message: ListListenDeliveriesRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.session_id !== "") {
+      obj.sessionId = message.session_id;
+    }
+    if (message.page !== undefined) {
+      obj.page = PageRequest.toJSON(message.page);
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    return obj;
+  },
+};
+
+function createBaseListenSession(): ListenSession {
+  return { id: "", secret: "", livemode: false, events: [], created_at: "" };
+}
+
+export const ListenSession: MessageFns<ListenSession> = {
+  encode(message: ListenSession, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.secret !== "") {
+      writer.uint32(18).string(message.secret);
+    }
+    if (message.livemode !== false) {
+      writer.uint32(24).bool(message.livemode);
+    }
+    for (const v of message.events) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.created_at !== "") {
+      writer.uint32(42).string(message.created_at);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListenSession {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListenSession();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.secret = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.livemode = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.events.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.created_at = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListenSession {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      secret: isSet(object.secret) ? globalThis.String(object.secret) : "",
+      livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => globalThis.String(e)) : [],
+      created_at: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+    };
+  },
+
+  toJSON(message: ListenSession): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.secret !== "") {
+      obj.secret = message.secret;
+    }
+    if (message.livemode !== false) {
+      obj.livemode = message.livemode;
+    }
+    if (message.events?.length) {
+      obj.events = message.events;
+    }
+    if (message.created_at !== "") {
+      obj.createdAt = message.created_at;
+    }
+    return obj;
+  },
+};
+
+function createBaseListenEvent(): ListenEvent {
+  return { delivery_id: "", event_id: "", event_type: "", body: "", headers: {}, attempt: 0 };
+}
+
+export const ListenEvent: MessageFns<ListenEvent> = {
+  encode(message: ListenEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.delivery_id !== "") {
+      writer.uint32(10).string(message.delivery_id);
+    }
+    if (message.event_id !== "") {
+      writer.uint32(18).string(message.event_id);
+    }
+    if (message.event_type !== "") {
+      writer.uint32(26).string(message.event_type);
+    }
+    if (message.body !== "") {
+      writer.uint32(34).string(message.body);
+    }
+    globalThis.Object.entries(message.headers).forEach(([key, value]: [string, string]) => {
+      ListenEvent_HeadersEntry.encode({ key: key as any, value }, writer.uint32(42).fork()).join();
+    });
+    if (message.attempt !== 0) {
+      writer.uint32(48).int32(message.attempt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListenEvent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListenEvent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.delivery_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.event_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.event_type = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.body = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            const entry5 = ListenEvent_HeadersEntry.decode(reader, reader.uint32());
+            if (entry5.value !== undefined) {
+              message.headers[entry5.key] = entry5.value;
+            }
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.attempt = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListenEvent {
+    return {
+      delivery_id: isSet(object.deliveryId)
+        ? globalThis.String(object.deliveryId)
+        : isSet(object.delivery_id)
+        ? globalThis.String(object.delivery_id)
+        : "",
+      event_id: isSet(object.eventId)
+        ? globalThis.String(object.eventId)
+        : isSet(object.event_id)
+        ? globalThis.String(object.event_id)
+        : "",
+      event_type: isSet(object.eventType)
+        ? globalThis.String(object.eventType)
+        : isSet(object.event_type)
+        ? globalThis.String(object.event_type)
+        : "",
+      body: isSet(object.body) ? globalThis.String(object.body) : "",
+      headers: isObject(object.headers)
+        ? (globalThis.Object.entries(object.headers) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+    };
+  },
+
+  toJSON(message: ListenEvent): unknown {
+    const obj: any = {};
+    if (message.delivery_id !== "") {
+      obj.deliveryId = message.delivery_id;
+    }
+    if (message.event_id !== "") {
+      obj.eventId = message.event_id;
+    }
+    if (message.event_type !== "") {
+      obj.eventType = message.event_type;
+    }
+    if (message.body !== "") {
+      obj.body = message.body;
+    }
+    if (message.headers) {
+      const entries = globalThis.Object.entries(message.headers) as [string, string][];
+      if (entries.length > 0) {
+        obj.headers = {};
+        entries.forEach(([k, v]) => {
+          obj.headers[k] = v;
+        });
+      }
+    }
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
+    return obj;
+  },
+};
+
+function createBaseListenEvent_HeadersEntry(): ListenEvent_HeadersEntry {
+  return { key: "", value: "" };
+}
+
+export const ListenEvent_HeadersEntry: MessageFns<ListenEvent_HeadersEntry> = {
+  encode(message: ListenEvent_HeadersEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListenEvent_HeadersEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListenEvent_HeadersEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListenEvent_HeadersEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ListenEvent_HeadersEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+};
+
+function createBaseListenMessage(): ListenMessage {
+  return { session: undefined, event: undefined };
+}
+
+export const ListenMessage: MessageFns<ListenMessage> = {
+  encode(message: ListenMessage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session !== undefined) {
+      ListenSession.encode(message.session, writer.uint32(10).fork()).join();
+    }
+    if (message.event !== undefined) {
+      ListenEvent.encode(message.event, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListenMessage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListenMessage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session = ListenSession.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.event = ListenEvent.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListenMessage {
+    return {
+      session: isSet(object.session) ? ListenSession.fromJSON(object.session) : undefined,
+      event: isSet(object.event) ? ListenEvent.fromJSON(object.event) : undefined,
+    };
+  },
+
+  toJSON(message: ListenMessage): unknown {
+    const obj: any = {};
+    if (message.session !== undefined) {
+      obj.session = ListenSession.toJSON(message.session);
+    }
+    if (message.event !== undefined) {
+      obj.event = ListenEvent.toJSON(message.event);
+    }
+    return obj;
+  },
+};
+
 function createBaseDeliveryAttempt(): DeliveryAttempt {
   return { attempt: 0, attempted_at: "", status_code: undefined, latency_ms: 0, error: undefined };
 }
@@ -1345,6 +2360,8 @@ function createBaseDelivery(): Delivery {
     created_at: "",
     delivered_at: undefined,
     attempt_log: [],
+    subscription_id: undefined,
+    session_id: undefined,
   };
 }
 
@@ -1382,6 +2399,12 @@ export const Delivery: MessageFns<Delivery> = {
     }
     for (const v of message.attempt_log) {
       DeliveryAttempt.encode(v!, writer.uint32(90).fork()).join();
+    }
+    if (message.subscription_id !== undefined) {
+      writer.uint32(98).string(message.subscription_id);
+    }
+    if (message.session_id !== undefined) {
+      writer.uint32(106).string(message.session_id);
     }
     return writer;
   },
@@ -1487,6 +2510,22 @@ export const Delivery: MessageFns<Delivery> = {
             message.attempt_log.push(DeliveryAttempt.decode(reader, reader.uint32()));
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.subscription_id = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.session_id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1544,6 +2583,16 @@ export const Delivery: MessageFns<Delivery> = {
         : globalThis.Array.isArray(object?.attempt_log)
         ? object.attempt_log.map((e: any) => DeliveryAttempt.fromJSON(e))
         : [],
+      subscription_id: isSet(object.subscriptionId)
+        ? globalThis.String(object.subscriptionId)
+        : isSet(object.subscription_id)
+        ? globalThis.String(object.subscription_id)
+        : undefined,
+      session_id: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : undefined,
     };
   },
 
@@ -1581,6 +2630,12 @@ export const Delivery: MessageFns<Delivery> = {
     }
     if (message.attempt_log?.length) {
       obj.attemptLog = message.attempt_log.map((e) => DeliveryAttempt.toJSON(e));
+    }
+    if (message.subscription_id !== undefined) {
+      obj.subscriptionId = message.subscription_id;
+    }
+    if (message.session_id !== undefined) {
+      obj.sessionId = message.session_id;
     }
     return obj;
   },
@@ -1969,7 +3024,18 @@ export const SendTestEventRequest: MessageFns<SendTestEventRequest> = {
 };
 
 function createBaseEnterpriseSubscription(): EnterpriseSubscription {
-  return { id: "", url: "", events: [], enabled: false, secret: undefined, created_at: "" };
+  return {
+    id: "",
+    url: "",
+    events: [],
+    enabled: false,
+    secret: undefined,
+    created_at: "",
+    status: "",
+    consecutive_failures: 0,
+    last_failure_at: undefined,
+    last_error: undefined,
+  };
 }
 
 export const EnterpriseSubscription: MessageFns<EnterpriseSubscription> = {
@@ -1991,6 +3057,18 @@ export const EnterpriseSubscription: MessageFns<EnterpriseSubscription> = {
     }
     if (message.created_at !== "") {
       writer.uint32(50).string(message.created_at);
+    }
+    if (message.status !== "") {
+      writer.uint32(58).string(message.status);
+    }
+    if (message.consecutive_failures !== 0) {
+      writer.uint32(64).int32(message.consecutive_failures);
+    }
+    if (message.last_failure_at !== undefined) {
+      writer.uint32(74).string(message.last_failure_at);
+    }
+    if (message.last_error !== undefined) {
+      writer.uint32(82).string(message.last_error);
     }
     return writer;
   },
@@ -2056,6 +3134,38 @@ export const EnterpriseSubscription: MessageFns<EnterpriseSubscription> = {
             message.created_at = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.consecutive_failures = reader.int32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.last_failure_at = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.last_error = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2080,6 +3190,22 @@ export const EnterpriseSubscription: MessageFns<EnterpriseSubscription> = {
         : isSet(object.created_at)
         ? globalThis.String(object.created_at)
         : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      consecutive_failures: isSet(object.consecutiveFailures)
+        ? globalThis.Number(object.consecutiveFailures)
+        : isSet(object.consecutive_failures)
+        ? globalThis.Number(object.consecutive_failures)
+        : 0,
+      last_failure_at: isSet(object.lastFailureAt)
+        ? globalThis.String(object.lastFailureAt)
+        : isSet(object.last_failure_at)
+        ? globalThis.String(object.last_failure_at)
+        : undefined,
+      last_error: isSet(object.lastError)
+        ? globalThis.String(object.lastError)
+        : isSet(object.last_error)
+        ? globalThis.String(object.last_error)
+        : undefined,
     };
   },
 
@@ -2102,6 +3228,18 @@ export const EnterpriseSubscription: MessageFns<EnterpriseSubscription> = {
     }
     if (message.created_at !== "") {
       obj.createdAt = message.created_at;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.consecutive_failures !== 0) {
+      obj.consecutiveFailures = Math.round(message.consecutive_failures);
+    }
+    if (message.last_failure_at !== undefined) {
+      obj.lastFailureAt = message.last_failure_at;
+    }
+    if (message.last_error !== undefined) {
+      obj.lastError = message.last_error;
     }
     return obj;
   },
@@ -2695,6 +3833,85 @@ export const WebhooksServiceService = {
     responseSerialize: (value: DeleteResponse): Buffer => Buffer.from(DeleteResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteResponse => DeleteResponse.decode(value),
   },
+  /**
+   * Sets `enabled`. Enabling clears `failing`/`disabled` and the consecutive-failure count.
+   * Idempotent.
+   */
+  updateSubscription: {
+    path: "/hallmark.notify.v1.WebhooksService/UpdateSubscription" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateSubscriptionRequest): Buffer =>
+      Buffer.from(UpdateSubscriptionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateSubscriptionRequest => UpdateSubscriptionRequest.decode(value),
+    responseSerialize: (value: EnterpriseSubscription): Buffer =>
+      Buffer.from(EnterpriseSubscription.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EnterpriseSubscription => EnterpriseSubscription.decode(value),
+  },
+  /**
+   * The subscription's deliveries with every attempt (status code, latency, error), newest
+   * first, as ListDeliveries for endpoints. Read-only.
+   */
+  listSubscriptionDeliveries: {
+    path: "/hallmark.notify.v1.WebhooksService/ListSubscriptionDeliveries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListSubscriptionDeliveriesRequest): Buffer =>
+      Buffer.from(ListSubscriptionDeliveriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListSubscriptionDeliveriesRequest =>
+      ListSubscriptionDeliveriesRequest.decode(value),
+    responseSerialize: (value: ListDeliveriesResponse): Buffer =>
+      Buffer.from(ListDeliveriesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListDeliveriesResponse => ListDeliveriesResponse.decode(value),
+  },
+  /**
+   * Queues a signed synthetic event (`event_type`, default the subscription's first) to this
+   * subscription alone (body marked `test: true`). Returns the pending delivery.
+   */
+  sendSubscriptionTest: {
+    path: "/hallmark.notify.v1.WebhooksService/SendSubscriptionTest" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SendSubscriptionTestRequest): Buffer =>
+      Buffer.from(SendSubscriptionTestRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SendSubscriptionTestRequest => SendSubscriptionTestRequest.decode(value),
+    responseSerialize: (value: Delivery): Buffer => Buffer.from(Delivery.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Delivery => Delivery.decode(value),
+  },
+  /**
+   * A listen session (`hallmark listen`): a real subscription of its own (lsn_…) to the
+   * enterprise's events in principal.livemode, every versioned and enterprise type or those
+   * in `events`. The first message carries the session (id and its whsec_ signing secret);
+   * then one message per delivery with the exact body and the headers an endpoint (versioned
+   * types: X-Service-Signature, webhook-*) or a subscription (enterprise types:
+   * X-Webhook-*) would get, signed with the session secret. Each delivery is recorded in
+   * webhook_deliveries (attempt logged when written to the stream). The session ends when the
+   * call is cancelled; deliveries it did not get (no listener) are recorded as failed.
+   */
+  listen: {
+    path: "/hallmark.notify.v1.WebhooksService/Listen" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: ListenRequest): Buffer => Buffer.from(ListenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListenRequest => ListenRequest.decode(value),
+    responseSerialize: (value: ListenMessage): Buffer => Buffer.from(ListenMessage.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListenMessage => ListenMessage.decode(value),
+  },
+  /**
+   * A listen session's deliveries (open or ended) with their attempts, newest first: what
+   * it was sent, and what it missed once its listener had gone. Read-only.
+   */
+  listListenDeliveries: {
+    path: "/hallmark.notify.v1.WebhooksService/ListListenDeliveries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListListenDeliveriesRequest): Buffer =>
+      Buffer.from(ListListenDeliveriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListListenDeliveriesRequest => ListListenDeliveriesRequest.decode(value),
+    responseSerialize: (value: ListDeliveriesResponse): Buffer =>
+      Buffer.from(ListDeliveriesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListDeliveriesResponse => ListDeliveriesResponse.decode(value),
+  },
 } as const;
 
 export interface WebhooksServiceServer extends UntypedServiceImplementation {
@@ -2746,6 +3963,37 @@ export interface WebhooksServiceServer extends UntypedServiceImplementation {
   getSubscription: handleUnaryCall<GetSubscriptionRequest, EnterpriseSubscription>;
   /** Deletes the subscription and its deliveries. A second call is NOT_FOUND. */
   deleteSubscription: handleUnaryCall<DeleteSubscriptionRequest, DeleteResponse>;
+  /**
+   * Sets `enabled`. Enabling clears `failing`/`disabled` and the consecutive-failure count.
+   * Idempotent.
+   */
+  updateSubscription: handleUnaryCall<UpdateSubscriptionRequest, EnterpriseSubscription>;
+  /**
+   * The subscription's deliveries with every attempt (status code, latency, error), newest
+   * first, as ListDeliveries for endpoints. Read-only.
+   */
+  listSubscriptionDeliveries: handleUnaryCall<ListSubscriptionDeliveriesRequest, ListDeliveriesResponse>;
+  /**
+   * Queues a signed synthetic event (`event_type`, default the subscription's first) to this
+   * subscription alone (body marked `test: true`). Returns the pending delivery.
+   */
+  sendSubscriptionTest: handleUnaryCall<SendSubscriptionTestRequest, Delivery>;
+  /**
+   * A listen session (`hallmark listen`): a real subscription of its own (lsn_…) to the
+   * enterprise's events in principal.livemode, every versioned and enterprise type or those
+   * in `events`. The first message carries the session (id and its whsec_ signing secret);
+   * then one message per delivery with the exact body and the headers an endpoint (versioned
+   * types: X-Service-Signature, webhook-*) or a subscription (enterprise types:
+   * X-Webhook-*) would get, signed with the session secret. Each delivery is recorded in
+   * webhook_deliveries (attempt logged when written to the stream). The session ends when the
+   * call is cancelled; deliveries it did not get (no listener) are recorded as failed.
+   */
+  listen: handleServerStreamingCall<ListenRequest, ListenMessage>;
+  /**
+   * A listen session's deliveries (open or ended) with their attempts, newest first: what
+   * it was sent, and what it missed once its listener had gone. Read-only.
+   */
+  listListenDeliveries: handleUnaryCall<ListListenDeliveriesRequest, ListDeliveriesResponse>;
 }
 
 export interface WebhooksServiceClient extends Client {
@@ -2979,6 +4227,98 @@ export interface WebhooksServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Sets `enabled`. Enabling clears `failing`/`disabled` and the consecutive-failure count.
+   * Idempotent.
+   */
+  updateSubscription(
+    request: UpdateSubscriptionRequest,
+    callback: (error: ServiceError | null, response: EnterpriseSubscription) => void,
+  ): ClientUnaryCall;
+  updateSubscription(
+    request: UpdateSubscriptionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EnterpriseSubscription) => void,
+  ): ClientUnaryCall;
+  updateSubscription(
+    request: UpdateSubscriptionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EnterpriseSubscription) => void,
+  ): ClientUnaryCall;
+  /**
+   * The subscription's deliveries with every attempt (status code, latency, error), newest
+   * first, as ListDeliveries for endpoints. Read-only.
+   */
+  listSubscriptionDeliveries(
+    request: ListSubscriptionDeliveriesRequest,
+    callback: (error: ServiceError | null, response: ListDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  listSubscriptionDeliveries(
+    request: ListSubscriptionDeliveriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  listSubscriptionDeliveries(
+    request: ListSubscriptionDeliveriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Queues a signed synthetic event (`event_type`, default the subscription's first) to this
+   * subscription alone (body marked `test: true`). Returns the pending delivery.
+   */
+  sendSubscriptionTest(
+    request: SendSubscriptionTestRequest,
+    callback: (error: ServiceError | null, response: Delivery) => void,
+  ): ClientUnaryCall;
+  sendSubscriptionTest(
+    request: SendSubscriptionTestRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Delivery) => void,
+  ): ClientUnaryCall;
+  sendSubscriptionTest(
+    request: SendSubscriptionTestRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Delivery) => void,
+  ): ClientUnaryCall;
+  /**
+   * A listen session (`hallmark listen`): a real subscription of its own (lsn_…) to the
+   * enterprise's events in principal.livemode, every versioned and enterprise type or those
+   * in `events`. The first message carries the session (id and its whsec_ signing secret);
+   * then one message per delivery with the exact body and the headers an endpoint (versioned
+   * types: X-Service-Signature, webhook-*) or a subscription (enterprise types:
+   * X-Webhook-*) would get, signed with the session secret. Each delivery is recorded in
+   * webhook_deliveries (attempt logged when written to the stream). The session ends when the
+   * call is cancelled; deliveries it did not get (no listener) are recorded as failed.
+   */
+  listen(request: ListenRequest, options?: Partial<CallOptions>): ClientReadableStream<ListenMessage>;
+  listen(
+    request: ListenRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ListenMessage>;
+  /**
+   * A listen session's deliveries (open or ended) with their attempts, newest first: what
+   * it was sent, and what it missed once its listener had gone. Read-only.
+   */
+  listListenDeliveries(
+    request: ListListenDeliveriesRequest,
+    callback: (error: ServiceError | null, response: ListDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  listListenDeliveries(
+    request: ListListenDeliveriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  listListenDeliveries(
+    request: ListListenDeliveriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListDeliveriesResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const WebhooksServiceClient = makeGenericClientConstructor(
@@ -2999,6 +4339,10 @@ function longToNumber(int64: { toString(): string }): number {
     throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
   }
   return num;
+}
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {

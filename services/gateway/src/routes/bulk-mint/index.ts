@@ -7,6 +7,7 @@ import type { RouteDeps } from '../shared.js';
 import createRoute from './create.js';
 import { MULTIPART_LIMITS } from './csv-upload.js';
 import jobRoutes from './jobs.js';
+export { default as bulkMintItems } from './items.js';
 import publicRoutes from './public.js';
 
 export default async function bulk(app: FastifyInstance, deps: RouteDeps) {

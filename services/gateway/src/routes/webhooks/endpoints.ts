@@ -25,10 +25,10 @@ function presentEndpoint(e: WebhookEndpoint) {
   };
 }
 
-function presentDelivery(d: Delivery) {
+export function presentDelivery(d: Delivery) {
   return {
     id: d.id,
-    webhook_id: d.endpoint_id,
+    webhook_id: d.endpoint_id || d.subscription_id || d.session_id || null,
     event_id: d.event_id,
     event_type: d.event_type,
     status: d.status,

@@ -12,7 +12,7 @@ export interface Claim {
   eventType: string;
   body: string;
   url: string;
-  kind: 'endpoint' | 'subscription';
+  kind: 'endpoint' | 'subscription' | 'session';
   /** Live secrets, newest first (two during a rotation overlap). */
   secrets: string[];
   /** Set when a secret could not be decrypted (its key left HALLMARK_ENCRYPTION_KEYS). */
@@ -35,7 +35,10 @@ export interface AttemptRecord {
 
 export interface DeliveryRecord {
   id: string;
+  /** '' for a subscription's or session's delivery. */
   endpointId: string;
+  subscriptionId: string | null;
+  sessionId: string | null;
   eventId: string;
   eventType: string;
   status: DeliveryStatus;

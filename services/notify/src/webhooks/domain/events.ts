@@ -138,3 +138,20 @@ export function testEvent(
     data: { object: { ...object, test: true } } as EventEnvelope['data'],
   };
 }
+
+/** The body of an enterprise test send: the type's spec fields with sample values, `test: true`. */
+export function enterpriseTestBody(type: EnterpriseEventType, now: Date): string {
+  const head = { event: type, timestamp: now.toISOString(), test: true };
+  if (type === 'bulk.job.completed' || type === 'bulk.job.failed') {
+    const failed = type === 'bulk.job.failed';
+    return JSON.stringify({
+      ...head,
+      jobId: 'job_test',
+      status: failed ? 'failed' : 'completed',
+      summary: { total: 1, succeeded: failed ? 0 : 1, failed: failed ? 1 : 0 },
+      results: [],
+      ...(failed ? { error: 'Test event' } : {}),
+    });
+  }
+  return JSON.stringify({ ...head, voucher: { id: 'v_test', status: 'active', test: true } });
+}

@@ -62,3 +62,29 @@ export function enterpriseHeaders(input: {
     'x-webhook-id': input.id,
   };
 }
+
+/**
+ * Every header of one attempt, signed now with the live secrets: a versioned type as an
+ * endpoint gets it, an enterprise type as a subscription does; plus the delivery's own.
+ */
+export function attemptHeaders(
+  c: { id: string; attempt: number; eventId: string; eventType: string; body: string; secrets: string[] },
+  scheme: 'versioned' | 'enterprise',
+  at: Date,
+): Record<string, string> {
+  const common = { 'x-hallmark-delivery': c.id, 'x-hallmark-attempt': String(c.attempt) };
+  if (scheme === 'versioned')
+    return {
+      ...versionedHeaders({
+        id: c.eventId,
+        body: c.body,
+        timestamp: Math.floor(at.getTime() / 1000),
+        secrets: c.secrets,
+      }),
+      ...common,
+    };
+  return {
+    ...enterpriseHeaders({ id: c.eventId, event: c.eventType, body: c.body, at, secret: c.secrets[0]! }),
+    ...common,
+  };
+}

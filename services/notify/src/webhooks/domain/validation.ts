@@ -60,6 +60,13 @@ export const parseVersionedEvents = (events: string[] | undefined): VersionedEve
 export const parseEnterpriseEvents = (events: string[] | undefined): EnterpriseEventType[] =>
   parseEventList(events, ENTERPRISE_EVENT_TYPES, isEnterpriseType);
 
+/** A listen session's filter: versioned and enterprise types; none given means every type. */
+export function parseListenEvents(events: string[] | undefined): string[] {
+  if (!events || events.length === 0) return [];
+  const allowed = [...VERSIONED_EVENT_TYPES, ...ENTERPRISE_EVENT_TYPES];
+  return parseEventList(events, allowed, (t): t is string => isVersionedType(t) || isEnterpriseType(t));
+}
+
 /** A client-chosen endpoint secret: whsec_ + base64 of 24..64 bytes (a Standard Webhooks key). */
 export function parseEndpointSecret(secret: string | undefined): string | undefined {
   if (secret === undefined || secret === '') return undefined;

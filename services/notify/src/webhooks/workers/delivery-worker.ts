@@ -7,7 +7,7 @@ import { counter, gaugeFrom, type Logger, type Pool, type PoolClient } from '@ha
 import type { Claim, DeliveriesStore, Outcome } from '../deliveries-store.js';
 import { WAKE_CHANNEL } from '../deliveries-store.js';
 import { nextAfter } from '../domain/schedule.js';
-import { enterpriseHeaders, versionedHeaders } from '../domain/signing.js';
+import { attemptHeaders } from '../domain/signing.js';
 import { WEBHOOK_TIMEOUT_MS, type WebhookSender } from '../sender.js';
 
 export interface WorkerOptions {
@@ -151,29 +151,14 @@ export class DeliveryWorker {
     });
   }
 
-  /** Headers for this attempt: signed now, with every live secret. */
-  private headersFor(c: Claim, at: Date): Record<string, string> {
-    const common = { 'x-hallmark-delivery': c.id, 'x-hallmark-attempt': String(c.attempt) };
-    if (c.kind === 'endpoint')
-      return {
-        ...versionedHeaders({
-          id: c.eventId,
-          body: c.body,
-          timestamp: Math.floor(at.getTime() / 1000),
-          secrets: c.secrets,
-        }),
-        ...common,
-      };
-    return {
-      ...enterpriseHeaders({ id: c.eventId, event: c.eventType, body: c.body, at, secret: c.secrets[0]! }),
-      ...common,
-    };
-  }
-
   private async attempt(c: Claim): Promise<void> {
     const outcome: Outcome = c.secretError
       ? { statusCode: null, latencyMs: 0, error: c.secretError }
-      : await this.sender.post(c.url, c.body, this.headersFor(c, new Date()));
+      : await this.sender.post(
+          c.url,
+          c.body,
+          attemptHeaders(c, c.kind === 'endpoint' ? 'versioned' : 'enterprise', new Date()),
+        );
     for (let i = 0; ; i++) {
       try {
         const status = await this.deliveries.record(

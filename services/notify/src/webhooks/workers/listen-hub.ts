@@ -1,0 +1,162 @@
+// The listen sessions this process holds a stream for. Each session's loop claims its pending
+// deliveries (leased, like the POSTing worker), signs each as its endpoint or subscription
+// would be signed, writes it to the stream and records the attempt. Woken by the same NOTIFY
+// the worker hears, else polls; refreshes the session's heartbeat; ends the session when its
+// stream goes. A sweep (every replica) ends sessions whose process died and fails what they
+// still had pending, so nothing waits for a listener that will not come.
+import type { Logger, Pool, PoolClient } from '@hallmark/kit';
+import type { DeliveriesStore } from '../deliveries-store.js';
+import { WAKE_CHANNEL } from '../deliveries-store.js';
+import { isVersionedType } from '../domain/events.js';
+import { attemptHeaders } from '../domain/signing.js';
+import { USER_AGENT } from '../sender.js';
+import type { SessionsStore } from '../sessions-store.js';
+
+export interface StreamedEvent {
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  body: string;
+  headers: Record<string, string>;
+  attempt: number;
+}
+
+export interface HubOptions {
+  pollIntervalMs?: number;
+  heartbeatMs?: number;
+  sweepIntervalMs?: number;
+}
+
+export class ListenHub {
+  private readonly wakers = new Set<() => void>();
+  private readonly open = new Map<string, AbortController>();
+  private listener: PoolClient | null = null;
+  private sweeper: NodeJS.Timeout | null = null;
+  private readonly pollIntervalMs: number;
+  private readonly heartbeatMs: number;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly sessions: SessionsStore,
+    private readonly deliveries: DeliveriesStore,
+    private readonly log: Logger,
+    private readonly opts: HubOptions = {},
+  ) {
+    this.pollIntervalMs = opts.pollIntervalMs ?? 1000;
+    this.heartbeatMs = opts.heartbeatMs ?? 15_000;
+  }
+
+  async start(): Promise<void> {
+    this.sweeper = setInterval(() => {
+      this.sessions.sweep().catch((err) => this.log.warn({ err }, 'listen hub: sweep failed'));
+    }, this.opts.sweepIntervalMs ?? 30_000);
+    this.sweeper.unref();
+  }
+
+  /** Ends every stream this process holds (their listeners reconnect to another replica). */
+  async stop(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    for (const c of this.open.values()) c.abort();
+    await this.release();
+  }
+
+  /**
+   * Serves one session until `signal` aborts (the caller went) or the hub stops, then ends
+   * the session. `write` hands one event to the stream.
+   */
+  async serve(
+    sessionId: string,
+    secret: string,
+    write: (e: StreamedEvent) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const local = new AbortController();
+    const stop = () => local.abort();
+    signal.addEventListener('abort', stop);
+    this.open.set(sessionId, local);
+    await this.listen().catch((err) => this.log.warn({ err }, 'listen hub: LISTEN failed; polling'));
+    let lastBeat = Date.now();
+    try {
+      while (!local.signal.aborted) {
+        const claims = await this.sessions.claim(sessionId, 50, 30_000);
+        for (const c of claims) {
+          if (local.signal.aborted) break;
+          const started = performance.now();
+          const scheme = isVersionedType(c.eventType) ? 'versioned' : 'enterprise';
+          const headers = {
+            'content-type': 'application/json',
+            'user-agent': USER_AGENT,
+            ...attemptHeaders({ ...c, secrets: [secret] }, scheme, new Date()),
+          };
+          await write({
+            delivery_id: c.id,
+            event_id: c.eventId,
+            event_type: c.eventType,
+            body: c.body,
+            headers,
+            attempt: c.attempt,
+          });
+          if (local.signal.aborted) break; // not known to have reached anyone: end() fails it
+          const outcome = { statusCode: null, latencyMs: performance.now() - started, error: null };
+          await this.deliveries.record(c, outcome, { status: 'succeeded', waitS: null });
+        }
+        if (Date.now() - lastBeat > this.heartbeatMs) {
+          lastBeat = Date.now();
+          await this.sessions.touch(sessionId);
+        }
+        if (claims.length === 50) continue;
+        await this.sleep(local.signal);
+      }
+    } finally {
+      signal.removeEventListener('abort', stop);
+      this.open.delete(sessionId);
+      await this.sessions
+        .end(sessionId, signal.aborted ? 'listener disconnected' : 'server stopped')
+        .catch((err) => this.log.warn({ err, session: sessionId }, 'listen hub: could not end a session'));
+      if (this.open.size === 0) await this.release();
+    }
+  }
+
+  private sleep(signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakers.delete(done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, this.pollIntervalMs);
+      this.wakers.add(done);
+      signal.addEventListener('abort', done);
+    });
+  }
+
+  private async listen(): Promise<void> {
+    if (this.listener) return;
+    const client = await this.pool.connect();
+    client.on('notification', () => {
+      for (const wake of [...this.wakers]) wake();
+    });
+    client.on('error', () => {
+      if (this.listener !== client) return;
+      this.listener = null;
+      client.release(true);
+    });
+    try {
+      await client.query(`LISTEN ${WAKE_CHANNEL}`);
+    } catch (err) {
+      client.release(true);
+      throw err;
+    }
+    if (this.listener) client.release();
+    else this.listener = client;
+  }
+
+  private async release(): Promise<void> {
+    const listener = this.listener;
+    if (!listener) return;
+    this.listener = null;
+    await listener.query(`UNLISTEN ${WAKE_CHANNEL}`).catch(() => undefined);
+    listener.release();
+  }
+}
