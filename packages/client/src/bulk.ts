@@ -25,6 +25,8 @@ export interface JobProgress {
   done: boolean;
   /** The API's job object, exactly as answered. */
   job: Record<string, unknown>;
+  /** The whole answer of GET /api/bulk-mint/:jobId. */
+  answer: Data<'get', '/api/bulk-mint/{jobId}'>;
 }
 
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
@@ -42,6 +44,7 @@ export function progressOf(answer: Data<'get', '/api/bulk-mint/{jobId}'>): JobPr
       failed: j.failedCount,
       done: ENDED.has(j.status),
       job: j as never,
+      answer,
     };
   }
   const j = answer.job;
@@ -57,6 +60,7 @@ export function progressOf(answer: Data<'get', '/api/bulk-mint/{jobId}'>): JobPr
     failed,
     done: ENDED.has(j.status),
     job: j as never,
+    answer,
   };
 }
 

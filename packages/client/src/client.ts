@@ -40,6 +40,9 @@ type Shortcut<M extends HttpMethod> = <
 
 export const VERSION = '0.1.0';
 
+/** The answer to a CSV upload: `{success, data:{jobId, status, totalCount, …}}`. */
+export type CsvJobCreated = Extract<Data<'post', '/api/bulk-mint'>, { data: unknown }>;
+
 export class Hallmark {
   readonly baseUrl: string;
   /** The generated client; error answers are thrown as HallmarkError, never returned. */
@@ -86,7 +89,7 @@ export class Hallmark {
     createBatch?: boolean;
     onProgress?: (p: UploadProgress) => void;
     signal?: AbortSignal;
-  }): Promise<Data<'post', '/api/bulk-mint'>> {
+  }): Promise<CsvJobCreated> {
     const parts = [
       { name: 'metadata', source: input.csv, contentType: 'text/csv' },
       ...(input.images ? [{ name: 'images', source: input.images, contentType: 'application/zip' }] : []),
@@ -111,6 +114,6 @@ export class Hallmark {
       },
       { ...this.transport, maxRetries: reusable ? this.transport.maxRetries : 0 },
     );
-    return (await res.json()) as Data<'post', '/api/bulk-mint'>;
+    return (await res.json()) as CsvJobCreated;
   }
 }
