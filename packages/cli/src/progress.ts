@@ -7,7 +7,7 @@ const common = {
   hideCursor: true,
   barCompleteChar: '█',
   barIncompleteChar: '░',
-  barsize: 30,
+  barsize: 25,
   noTTYOutput: true,
   notTTYSchedule: 2000,
   etaBuffer: 20,

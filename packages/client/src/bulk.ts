@@ -72,12 +72,16 @@ export async function jobProgress(
   return { progress: progressOf(data!), headers: response.headers };
 }
 
-/** How long to wait before the next poll so the remaining budget lasts until its reset. */
+/**
+ * How long to wait before the next poll: the shortest pause while more than half of the
+ * window's budget is left, then paced so the rest lasts until the window resets.
+ */
 export function pollDelayMs(headers: Headers, minMs: number, nowMs = Date.now()): number {
+  const limit = Number(headers.get('x-ratelimit-limit'));
   const remaining = Number(headers.get('x-ratelimit-remaining'));
   const reset = Number(headers.get('x-ratelimit-reset'));
-  if (!Number.isFinite(remaining) || !Number.isFinite(reset) || !headers.has('x-ratelimit-reset'))
-    return minMs;
+  if (![limit, remaining, reset].every(Number.isFinite) || !headers.has('x-ratelimit-reset')) return minMs;
+  if (remaining > limit / 2) return minMs;
   const untilReset = Math.max(0, reset * 1000 - nowMs);
   return Math.max(minMs, Math.ceil(untilReset / Math.max(1, remaining - 1)));
 }

@@ -12,6 +12,8 @@ export interface Received {
   body: Buffer;
 }
 
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
 export async function startReceiver(dir: string) {
   const pems = await generate([{ name: 'commonName', value: 'hallmark-test-receiver' }], {
     keyType: 'ec',

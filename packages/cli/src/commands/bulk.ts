@@ -112,13 +112,11 @@ export function bulkCommand(): Command {
         cmd: Command,
       ) => {
         const ctx = Ctx.of(cmd);
-        const r = await ctx
-          .client()
-          .get('/api/bulk-mint', {
-            params: {
-              query: { page: o.page, limit: o.limit, ...(o.status ? { status: o.status as never } : {}) },
-            },
-          });
+        const r = await ctx.client().get('/api/bulk-mint', {
+          params: {
+            query: { page: o.page, limit: o.limit, ...(o.status ? { status: o.status as never } : {}) },
+          },
+        });
         ctx.print(r, () => {
           table(
             ['job', 'status', 'total', 'processed', 'ok', 'failed', 'created'],
