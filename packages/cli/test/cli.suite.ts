@@ -89,7 +89,7 @@ export function cliSuite(getStack: () => TestStack) {
       );
       expect(summary).not.toBeNull();
       expect(run.stdout).toMatch(/row 17: .*e-?mail/i);
-      console.log(`bulk submit --wait, 500 rows + ZIP: ${seconds.toFixed(1)} s end to end`);
+      console.log(`bulk submit --wait, 500 rows + ZIP: ${seconds.toFixed(1)} s end to end\n${run.stdout}`);
 
       // --json: exactly the API's answer for the job.
       const status = await hallmark(['bulk', 'status', summary![1]!, '--json'], {
@@ -111,6 +111,7 @@ export function cliSuite(getStack: () => TestStack) {
       expect(v1.code).toBe(4);
       expect(v1.stderr).toMatch(/code: resource_not_found/);
       expect(v1.stderr).toMatch(/request id: req_\w+/);
+      console.log(`a failing command:\n${v1.stderr}exit ${v1.code}`);
 
       const api = await hallmark(['bulk', 'cancel', 'job_000000000000000000000000'], {
         ...env,

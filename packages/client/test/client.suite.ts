@@ -7,6 +7,8 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestStack } from '@hallmark/e2e';
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   Hallmark,
@@ -205,23 +207,23 @@ export function clientSuite(env: () => { stack: TestStack; receiver: Receiver })
   });
 
   describe('plain Node ESM', () => {
-    it('the built bundle imports and calls the API without TypeScript', () => {
+    it("the built bundle runs the README's example (examples/quickstart.mjs) without TypeScript", () => {
       const dir = path.resolve(import.meta.dirname, '..');
       execFileSync(process.execPath, ['build.mjs'], { cwd: dir });
-      const out = execFileSync(
-        process.execPath,
-        [
-          '--input-type=module',
-          '-e',
-          `import { Hallmark, HallmarkError } from ${JSON.stringify(path.join(dir, 'dist', 'index.js'))};
-         const hm = new Hallmark({ baseUrl: process.env.BASE, token: process.env.TOKEN });
-         const page = await hm.get('/api/v1/vouchers', { params: { query: { limit: 1 } } });
-         const err = await hm.get('/api/v1/vouchers/{voucher_id}', { params: { path: { voucher_id: 'vouch_x' } } }).catch((e) => e);
-         console.log(JSON.stringify({ limit: page.pagination.limit, isError: err instanceof HallmarkError, code: err.code }));`,
-        ],
-        { env: { ...process.env, BASE: stack.gatewayUrl, TOKEN: session }, encoding: 'utf8' },
+      const example = readFileSync(path.join(dir, 'examples', 'quickstart.mjs'), 'utf8').replace(
+        "from '@hallmark/client'",
+        `from ${JSON.stringify(path.join(dir, 'dist', 'index.js'))}`,
       );
-      expect(JSON.parse(out)).toEqual({ limit: 1, isError: true, code: 'resource_not_found' });
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'hallmark-example-')), 'quickstart.mjs');
+      writeFileSync(file, example);
+      const out = execFileSync(process.execPath, [file], {
+        env: { PATH: process.env.PATH, HALLMARK_BASE_URL: stack.gatewayUrl, HALLMARK_TOKEN: session },
+        encoding: 'utf8',
+      });
+      expect(out).toMatch(/^created vouch_\w+ \(SPRING25\)$/m);
+      expect(out).toContain('8000 with SPRING25 costs 6000');
+      expect(out).toContain('active: SPRING25');
+      expect(out).toMatch(/^404 resource_error resource_not_found req_\w+$/m);
     });
   });
 }
