@@ -6,6 +6,8 @@
 // e2e.test.ts on its stack (bulk batches of 50, so progress moves in steps a bar can show).
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestStack } from '@hallmark/e2e';
+import { verifyWebhook } from '@hallmark/client';
+import type { Receiver } from '../../client/test/receiver.js';
 import { png, zipOf } from '@hallmark/e2e/bulk';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -17,6 +19,7 @@ let stack: TestStack;
 let token: string;
 let dir: string;
 let env: Record<string, string>;
+let bigJobId = '';
 
 const HEADER = 'name,description,category,recipientEmail,recipientName,imageFile';
 
@@ -35,9 +38,10 @@ async function csvWithZip(name: string, rows: number, badRow?: number) {
   return { csv, zip };
 }
 
-export function cliSuite(getStack: () => TestStack) {
+export function cliSuite(getEnv: () => { stack: TestStack; receiver: Receiver }) {
+  let receiver: Receiver;
   beforeAll(async () => {
-    stack = getStack();
+    ({ stack, receiver } = getEnv());
     dir = mkdtempSync(path.join(tmpdir(), 'hallmark-cli-'));
     token = await stack.token();
     env = { HALLMARK_CONFIG: path.join(dir, 'config.json'), HALLMARK_BASE_URL: stack.gatewayUrl };
@@ -92,6 +96,7 @@ export function cliSuite(getStack: () => TestStack) {
       console.log(`bulk submit --wait, 500 rows + ZIP: ${seconds.toFixed(1)} s end to end\n${run.stdout}`);
 
       // --json: exactly the API's answer for the job.
+      bigJobId = summary![1]!;
       const status = await hallmark(['bulk', 'status', summary![1]!, '--json'], {
         ...env,
         HALLMARK_TOKEN: token,
@@ -100,6 +105,74 @@ export function cliSuite(getStack: () => TestStack) {
       const api = await stack.call('GET', `/api/bulk-mint/${summary![1]}`, { auth: token });
       expect(JSON.parse(status.stdout)).toEqual(api.body);
     }, 240_000);
+  });
+
+  describe('results and certificates', () => {
+    it('bulk download --csv writes the results file; certificates verify prints the five checks, all pass', async () => {
+      const auth = { ...env, HALLMARK_TOKEN: token };
+      const file = path.join(dir, 'results.csv');
+      const dl = await hallmark(['bulk', 'download', bigJobId, '--csv', '-o', file], auth);
+      expect(dl.code).toBe(0);
+      expect(dl.stdout).toContain(`Wrote ${file}`);
+      const lines = readFileSync(file, 'utf8').trim().split(/\r?\n/);
+      expect(lines).toHaveLength(501);
+      const header = lines[0]!.split(',');
+      const good = lines
+        .slice(1)
+        .find((l) => l.includes(',success,'))!
+        .split(',');
+      const certificateId = good[header.indexOf('certificateId')]!;
+
+      const verify = await hallmark(['certificates', 'verify', certificateId], auth);
+      expect({ code: verify.code, out: verify.stdout }).toMatchObject({ code: 0 });
+      for (const check of ['record_found', 'on_chain', 'holder', 'metadata', 'not_burned']) {
+        expect(verify.stdout).toMatch(new RegExp(`✓ pass  ${check}`));
+      }
+      expect(verify.stdout).toContain(`${certificateId}: genuine, every check passed.`);
+      const json = JSON.parse(
+        (await hallmark(['certificates', 'verify', certificateId, '--json'], auth)).stdout,
+      );
+      expect(json).toMatchObject({ id: certificateId, verified: true });
+      expect(json.checks).toHaveLength(5);
+
+      const got = await hallmark(['certificates', 'get', certificateId, '--json'], auth);
+      expect(JSON.parse(got.stdout)).toEqual(
+        (await stack.call('GET', `/api/certificate/public/${certificateId}`)).body,
+      );
+    });
+  });
+
+  describe('hallmark webhooks', () => {
+    it('create, test (a real signed delivery the client verifies), deliveries and list', async () => {
+      const auth = { ...env, HALLMARK_TOKEN: token };
+      const created = await hallmark(
+        [
+          'webhooks',
+          'create',
+          '--url',
+          `${receiver.url}/cli-hook`,
+          '--events',
+          'transaction.completed',
+          '--json',
+        ],
+        auth,
+      );
+      expect(created.code).toBe(0);
+      const endpoint = JSON.parse(created.stdout);
+      expect(endpoint.secret).toMatch(/^whsec_/);
+      const sent = await hallmark(['webhooks', 'test', endpoint.id], auth);
+      expect(sent.code).toBe(0);
+      const got = await receiver.waitFor((r) => r.path === '/cli-hook');
+      expect(verifyWebhook<{ type: string }>(got.body, got.headers, endpoint.secret).type).toBeTruthy();
+
+      const deliveries = await hallmark(['webhooks', 'deliveries', endpoint.id, '--json'], auth);
+      const api = await stack.call('GET', `/api/v1/webhooks/${endpoint.id}/deliveries?page=1&limit=20`, {
+        auth: token,
+      });
+      expect(JSON.parse(deliveries.stdout)).toEqual(api.body);
+      const list = await hallmark(['webhooks', 'list'], auth);
+      expect(list.stdout).toContain(endpoint.id);
+    });
   });
 
   describe('failures', () => {

@@ -35,4 +35,4 @@ afterAll(async () => {
 }, 60_000);
 
 describe('@hallmark/client', () => clientSuite(() => ({ stack, receiver })));
-describe('hallmark CLI', () => cliSuite(() => stack));
+describe('hallmark CLI', () => cliSuite(() => ({ stack, receiver })));
