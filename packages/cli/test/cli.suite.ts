@@ -175,6 +175,59 @@ export function cliSuite(getEnv: () => { stack: TestStack; receiver: Receiver })
     });
   });
 
+  describe('keys and vouchers', () => {
+    it('get, usage, audit, rotate and revoke a key; validate and redeem a voucher — each --json is the API answer', async () => {
+      const auth = { ...env, HALLMARK_TOKEN: token };
+      const json = async (args: string[]) => {
+        const r = await hallmark([...args, '--json'], auth);
+        expect({ args, code: r.code, stderr: r.stderr }).toMatchObject({ code: 0 });
+        return JSON.parse(r.stdout);
+      };
+      const key = await json(['keys', 'create', '--name', 'lifecycle', '--permissions', 'transactions.read']);
+      expect(await json(['keys', 'get', key.id])).toEqual(
+        (await stack.call('GET', `/api/v1/api-keys/${key.id}`, { auth: token })).body,
+      );
+      expect(await json(['keys', 'usage', key.id, '--period', '24h'])).toMatchObject({
+        keyId: key.id,
+        period: '24h',
+      });
+      expect((await json(['keys', 'audit', key.id])).logs[0]).toMatchObject({ action: 'key.created' });
+      const rotated = await json(['keys', 'rotate', key.id]);
+      expect(rotated.key).toMatch(/^pk_test_/);
+      expect(rotated.key).not.toBe(key.key);
+      await json(['keys', 'revoke', key.id]);
+      const gone = await hallmark(['vouchers', 'list'], { ...env, HALLMARK_API_KEY: rotated.key });
+      expect(gone.code).toBe(3);
+
+      await json([
+        'vouchers',
+        'create',
+        '--code',
+        'REDEEM01',
+        '--type',
+        'percentage',
+        '--value',
+        '20',
+        '--max-uses',
+        '1',
+      ]);
+      const quote = await json(['vouchers', 'validate', 'REDEEM01', '--order', 'o-1', '--amount', '5000']);
+      expect(quote).toMatchObject({ discount_applied: 1000, final_amount: 4000 });
+      const redeemed = await hallmark(
+        ['vouchers', 'redeem', 'REDEEM01', '--order', 'o-1', '--amount', '5000'],
+        auth,
+      );
+      expect(redeemed.stdout).toContain('REDEEM01: 5000 − 1000 = 4000');
+      const again = await hallmark(
+        ['vouchers', 'redeem', 'REDEEM01', '--order', 'o-2', '--amount', '5000'],
+        auth,
+      );
+      expect(again.code).not.toBe(0);
+      expect(again.stderr).toMatch(/code: voucher_max_uses_reached/);
+      expect(again.stderr).toMatch(/request id: req_\w+/);
+    }, 90_000);
+  });
+
   describe('failures', () => {
     it('exit non-zero with the API error code and the request id (both surfaces)', async () => {
       const v1 = await hallmark(['vouchers', 'get', 'vouch_000000000000000000000000'], {
