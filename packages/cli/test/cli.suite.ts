@@ -142,6 +142,41 @@ export function cliSuite(getEnv: () => { stack: TestStack; receiver: Receiver })
     });
   });
 
+  describe('hallmark bulk order', () => {
+    it('a small order is minted at once with its vouchers; its Idempotency-Key reused is a 409 with the code', async () => {
+      const auth = { ...env, HALLMARK_TOKEN: token };
+      const order = {
+        schemaVersion: '2025-09-01',
+        metadata: [
+          { name: 'Chronograph No. 7', description: 'Hand-assembled', imageUrl: `${receiver.url}/img/7.png` },
+        ],
+        externalContext: {
+          source: 'shopify',
+          shop: 'hallmark-demo.myshopify.com',
+          orderId: `gid://shopify/Order/${Date.now()}`,
+          lineItems: [{ lineItemGid: 'gid://shopify/LineItem/1', quantity: 2 }],
+        },
+      };
+      const file = path.join(dir, 'order.json');
+      writeFileSync(file, JSON.stringify(order));
+      const key = `hallmark-demo.myshopify.com#${order.externalContext.orderId}#gid://shopify/LineItem/1#abc12345def`;
+      const run = await hallmark(['bulk', 'order', file, '--idempotency-key', key, '--json'], auth);
+      expect(`${run.code} ${run.stderr}`).toBe('0 ');
+      const created = JSON.parse(run.stdout);
+      expect(created).toMatchObject({
+        success: true,
+        status: 'completed',
+        summary: { totalItems: 2, successCount: 2 },
+      });
+      expect(created.vouchers).toHaveLength(2);
+
+      const again = await hallmark(['bulk', 'order', file, '--idempotency-key', key], auth);
+      expect(again.code).toBe(4);
+      expect(again.stderr).toMatch(/status: 409/);
+      expect(again.stderr).toMatch(/request id: req_\w+|code: \w+/);
+    });
+  });
+
   describe('hallmark webhooks', () => {
     it('create, test (a real signed delivery the client verifies), deliveries and list', async () => {
       const auth = { ...env, HALLMARK_TOKEN: token };

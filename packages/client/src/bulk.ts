@@ -116,9 +116,11 @@ export function orderIdempotencyKey(body: OrderBody): string {
  * existing job in `err.body.existingJobId`.
  */
 export async function createOrderJob(hm: Hallmark, body: OrderBody, opts: { idempotencyKey?: string } = {}) {
+  const key = opts.idempotencyKey ?? orderIdempotencyKey(body);
   return hm.post('/api/bulk-mint', {
     body: body as never,
-    params: { header: { 'idempotency-key': opts.idempotencyKey ?? orderIdempotencyKey(body) } },
+    params: { header: { 'idempotency-key': key } },
+    headers: { 'idempotency-key': key },
   });
 }
 

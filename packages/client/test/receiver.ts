@@ -1,5 +1,6 @@
 // A local HTTPS webhook receiver with its own CA (the stack trusts it through
-// NODE_EXTRA_CA_CERTS): keeps each request's raw body and headers, answers 200.
+// NODE_EXTRA_CA_CERTS): keeps each POST's raw body and headers, answers 200; GETs are
+// answered with a PNG (an image host for bulk orders).
 import { writeFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createServer } from 'node:https';
@@ -11,6 +12,11 @@ export interface Received {
   headers: IncomingHttpHeaders;
   body: Buffer;
 }
+
+const PNG_1X1 = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
@@ -32,6 +38,13 @@ export async function startReceiver(dir: string) {
   const received: Received[] = [];
   const waiters: (() => void)[] = [];
   const server = createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+    if (req.method === 'GET') {
+      // Also an image host (bulk order forms name HTTPS image URLs): a 1×1 PNG per path.
+      res
+        .writeHead(200, { 'content-type': 'image/png' })
+        .end(Buffer.concat([PNG_1X1, Buffer.from(`\0${req.url}`)]));
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
