@@ -67,6 +67,7 @@ export default tseslint.config(
     ignores: [
       '**/node_modules/**',
       'proto/gen/**',
+      'packages/client/gen/**',
       '.hallmark/**',
       '.hallmark-test/**',
       '**/dist/**',

@@ -1,0 +1,68 @@
+// Runs the built `hallmark` (dist/hallmark.js, plain Node) as a subprocess, and drives it in
+// a tmux pane of its own server (socket) so the live bars render as a person sees them.
+import { execFileSync, spawn } from 'node:child_process';
+import path from 'node:path';
+
+export const pkgDir = path.resolve(import.meta.dirname, '..');
+export const bin = path.join(pkgDir, 'dist', 'hallmark.js');
+
+export function buildCli(): void {
+  execFileSync(process.execPath, ['build.mjs'], { cwd: pkgDir });
+}
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function hallmark(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  timeoutMs = 180_000,
+): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`hallmark ${args.join(' ')} timed out\n${stderr}`));
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 1, stdout, stderr });
+    });
+  });
+}
+
+/** A tmux server on its own socket: one detached 120×12 pane running `command`. */
+export function tmuxPane(socket: string, command: string, env: Record<string, string>) {
+  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+  tmux(
+    'new-session',
+    '-d',
+    '-x',
+    '120',
+    '-y',
+    '12',
+    ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+    `${command}; echo "[exit $?]"; sleep 60`,
+  );
+  return {
+    capture: () => tmux('capture-pane', '-p'),
+    keys: (...k: string[]) => tmux('send-keys', ...k),
+    kill: () => {
+      try {
+        tmux('kill-server');
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
