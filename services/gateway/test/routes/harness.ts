@@ -197,6 +197,7 @@ export async function startHarness(): Promise<Harness> {
     reset() {
       calls.length = 0;
       answers = new Map();
+      app.publicCache.clear();
     },
     async close() {
       await app.close();
