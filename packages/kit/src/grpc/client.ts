@@ -1,7 +1,14 @@
 // gRPC client helper: promise methods with a deadline on every call, the request id in
 // metadata, errors rebuilt as HallmarkError, and retries only for calls the caller marks
 // idempotent (reads) and only on transport failures.
-import { credentials, Metadata, status as GrpcStatus, type Client, type ServiceError } from '@grpc/grpc-js';
+import {
+  credentials,
+  Metadata,
+  status as GrpcStatus,
+  type Client,
+  type ClientReadableStream,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { currentRequestId, REQUEST_ID_HEADER } from '../context.js';
 import { fromServiceError } from './errors.js';
 
@@ -50,9 +57,27 @@ const CHANNEL_OPTIONS = {
   'grpc.enable_channelz': 0,
 };
 
+/** The server-streaming methods of a ts-proto client: `(request, metadata?, options?) => stream`. */
+type StreamMethods<C> = {
+  [K in keyof C]: C[K] extends (req: infer _R, ...rest: any[]) => ClientReadableStream<any> ? K : never;
+}[keyof C];
+
+type StreamReq<F> = F extends (req: infer R, ...rest: any[]) => any ? R : never;
+type StreamRes<F> = F extends (...a: any[]) => ClientReadableStream<infer T> ? T : never;
+
 export interface GrpcClient<C> {
   api: AsyncClient<C>;
   raw: C;
+  /**
+   * A server-streaming call as an async iterable of its messages (read as the consumer asks:
+   * flow control reaches the server); its failure is thrown as a HallmarkError. Breaking
+   * out of the loop cancels the call. `deadlineMs` bounds the whole stream (default 10 min).
+   */
+  stream<K extends StreamMethods<C>>(
+    method: K,
+    req: StreamReq<C[K]>,
+    opts?: { deadlineMs?: number },
+  ): AsyncIterable<StreamRes<C[K]>>;
   close(): void;
 }
 
@@ -123,5 +148,23 @@ export function createGrpcClient<C extends Client>(
       return m;
     },
   });
-  return { api, raw, close: () => raw.close() };
+  async function* stream(method: PropertyKey, req: unknown, opts: { deadlineMs?: number } = {}) {
+    const md = new Metadata();
+    const requestId = currentRequestId();
+    if (requestId) md.set(REQUEST_ID_HEADER, requestId);
+    const call = (raw as any)[method](req, md, {
+      deadline: Date.now() + (opts.deadlineMs ?? 600_000),
+    }) as ClientReadableStream<unknown>;
+    let ended = false;
+    try {
+      for await (const msg of call) yield msg;
+      ended = true;
+    } catch (err) {
+      ended = true;
+      throw fromServiceError(err as ServiceError);
+    } finally {
+      if (!ended) call.cancel();
+    }
+  }
+  return { api, raw, stream: stream as GrpcClient<C>['stream'], close: () => raw.close() };
 }

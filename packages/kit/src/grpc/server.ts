@@ -5,6 +5,7 @@
 import {
   Server,
   ServerCredentials,
+  type ServerWritableStream,
   type ServiceDefinition,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
@@ -23,20 +24,30 @@ export interface CallInfo {
   deadlineMs: number;
 }
 
-/** Turns a ts-proto `XServer` interface into async handlers `(req, call) => Promise<res>`. */
+/**
+ * Turns a ts-proto `XServer` interface into async handlers: `(req, call) => Promise<res>` for
+ * a unary method, `(req, call) => AsyncIterable<res>` for a server-streaming one (each item
+ * one message, written as the caller reads them; a throw ends the stream with its error).
+ */
 export type AsyncHandlers<S> = {
-  [K in keyof S as string extends K ? never : K]: S[K] extends (call: infer C, cb: infer CB) => void
-    ? C extends { request: infer Req }
-      ? CB extends (err: any, value?: infer Res, ...rest: any[]) => void
-        ? (req: Req, call: CallInfo) => Promise<NonNullable<Res>>
+  [K in keyof S as string extends K ? never : K]: S[K] extends (
+    call: ServerWritableStream<infer Req, infer Res>,
+  ) => void
+    ? (req: Req, call: CallInfo) => AsyncIterable<Res>
+    : S[K] extends (call: infer C, cb: infer CB) => void
+      ? C extends { request: infer Req }
+        ? CB extends (err: any, value?: infer Res, ...rest: any[]) => void
+          ? (req: Req, call: CallInfo) => Promise<NonNullable<Res>>
+          : never
         : never
-      : never
-    : never;
+      : never;
 };
+
+type Handler = (req: any, call: CallInfo) => Promise<any> | AsyncIterable<any>;
 
 export interface ServiceBinding {
   definition: ServiceDefinition;
-  handlers: Record<string, (req: any, call: CallInfo) => Promise<any>>;
+  handlers: Record<string, Handler>;
 }
 
 /** Binds a typed handler object to its generated service definition. */
@@ -61,18 +72,63 @@ export interface RunningGrpcServer {
 
 export const PROTO_ROOT = path.join(import.meta.dirname, '..', '..', '..', '..', 'proto');
 
-function wrap(name: string, method: string, fn: ServiceBinding['handlers'][string], log: Logger) {
+function callInfo(call: any): CallInfo {
+  const requestId = requestIdFrom(call.metadata.get(REQUEST_ID_HEADER)[0]);
+  const deadline = call.getDeadline?.();
+  const deadlineMs =
+    deadline instanceof Date
+      ? deadline.getTime() - Date.now()
+      : typeof deadline === 'number' && isFinite(deadline)
+        ? deadline - Date.now()
+        : Infinity;
+  return { requestId, deadlineMs };
+}
+
+/**
+ * A server-streaming handler: each item of the handler's iterable is written when the
+ * stream has room (backpressure: a slow reader holds the producer, so nothing piles up in
+ * memory); the caller cancelling stops the iteration; a throw ends the call with its error.
+ */
+function wrapStream(name: string, method: string, fn: Handler, log: Logger) {
+  return (call: ServerWritableStream<unknown, unknown>) => {
+    const info = callInfo(call);
+    runWithContext({ requestId: info.requestId }, () => {
+      void (async () => {
+        let cancelled = false;
+        call.on('cancelled', () => (cancelled = true));
+        try {
+          // A handler may also answer a promise of its iterable (test fakes wrap every method alike).
+          const messages = (await fn(call.request, info)) as AsyncIterable<unknown>;
+          for await (const msg of messages) {
+            if (cancelled) break;
+            if (!call.write(msg)) {
+              await new Promise<void>((resolve) => {
+                const done = () => {
+                  call.off('drain', done);
+                  call.off('cancelled', done);
+                  call.off('close', done);
+                  resolve();
+                };
+                call.on('drain', done).on('cancelled', done).on('close', done);
+              });
+            }
+          }
+          if (!cancelled) call.end();
+        } catch (err) {
+          if (!(err instanceof HallmarkError))
+            log.error({ err, rpc: `${name}/${method}` }, 'unhandled error in streaming RPC');
+          if (!cancelled) call.emit('error', toServiceError(err));
+        }
+      })();
+    });
+  };
+}
+
+function wrap(name: string, method: string, fn: Handler, log: Logger) {
   return (call: any, callback: (err: any, res?: any) => void) => {
-    const requestId = requestIdFrom(call.metadata.get(REQUEST_ID_HEADER)[0]);
-    const deadline = call.getDeadline?.();
-    const deadlineMs =
-      deadline instanceof Date
-        ? deadline.getTime() - Date.now()
-        : typeof deadline === 'number' && isFinite(deadline)
-          ? deadline - Date.now()
-          : Infinity;
+    const { requestId, deadlineMs } = callInfo(call);
     runWithContext({ requestId }, () => {
-      fn(call.request, { requestId, deadlineMs }).then(
+      (fn(call.request, { requestId, deadlineMs }) as Promise<any>).then(
         (res) => callback(null, res),
         (err) => {
           if (!(err instanceof HallmarkError))
@@ -95,7 +151,9 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   for (const svc of opts.services) {
     const impl: UntypedServiceImplementation = {};
     for (const [method, fn] of Object.entries(svc.handlers))
-      impl[method] = wrap(opts.name, method, fn, opts.log);
+      impl[method] = svc.definition[method]?.responseStream
+        ? wrapStream(opts.name, method, fn, opts.log)
+        : wrap(opts.name, method, fn, opts.log);
     server.addService(svc.definition, impl);
     const first = Object.values(svc.definition)[0];
     if (first) statusMap[first.path.split('/')[1]!] = 'SERVING';

@@ -32,7 +32,6 @@ import { VouchersServiceService } from '@hallmark/proto/vouchers/v1/vouchers';
 import { SignJWT } from 'jose';
 import { createRequire } from 'node:module';
 import type { App } from '../../src/app.js';
-import type { Clients } from '../../src/clients.js';
 
 // Jest's module runtime cannot load the docs UI's ESM-only dependency (content-disposition via
 // @fastify/static); /docs plays no part in a route test, so only it is a no-op plugin.
@@ -71,7 +70,7 @@ const SERVICES = {
   platform: PlatformServiceService,
 } as const;
 type ServiceKey = keyof typeof SERVICES;
-type MethodOf<S extends ServiceKey> = keyof Clients[S] & string;
+type MethodOf<S extends ServiceKey> = keyof (typeof SERVICES)[S] & string;
 type Handler = (req: any) => Promise<any>;
 
 const SECRET = 's'.repeat(40);
@@ -126,6 +125,9 @@ export async function startHarness(): Promise<Harness> {
         if (service === 'keys' && !own && KEYS_AUTH[method]) return KEYS_AUTH[method]!(req);
         calls.push({ service: service as ServiceKey, method, req });
         if (!own) throw new HallmarkError('internal_error', { message: `${service}.${method} not set` });
+        // Server-streaming methods answer their messages as they are (an array will do).
+        if ((definition as Record<string, { responseStream?: boolean }>)[method]!.responseStream)
+          return own(req);
         // Unset top-level fields take their proto defaults (a test states what it asserts);
         // nested messages are given whole.
         const empty = (definition as Record<string, { responseDeserialize(b: Buffer): object }>)[method]!;
