@@ -51,7 +51,9 @@ export function startCacheInvalidation(
     while (!stopped) {
       try {
         const consumer = await jetstream(nc).consumers.get(STREAM_NAME, {
-          filter_subjects: [CERTIFICATE_EVENTS],
+          // One subject as a string: `filter_subject`, which servers before 2.10 know too
+          // (an array is `filter_subjects`, 2.10+ only).
+          filter_subjects: CERTIFICATE_EVENTS,
           deliver_policy: DeliverPolicy.New,
         });
         messages = await consumer.consume();
