@@ -40,6 +40,18 @@ const PUBLIC_READ = {
 
 const num = (v: string | null) => (v === null ? null : Number(v));
 
+/** As the service's publicActor: an address as it is, an internal id only as its kind. */
+const publicActor = (a: string | null) =>
+  a === null
+    ? null
+    : /^0x[0-9a-fA-F]{40}$/.test(a)
+      ? a
+      : a.startsWith('apikey_')
+        ? 'api_key'
+        : a.startsWith('user_')
+          ? 'user'
+          : null;
+
 const db = new pg.Pool({ connectionString: process.env.BARE_DATABASE_URL, max: 10 });
 const app = Fastify();
 app.get<{ Params: { id: string } }>('/api/certificate/public/:id', async (request, reply) => {
@@ -55,7 +67,7 @@ app.get<{ Params: { id: string } }>('/api/certificate/public/:id', async (reques
       .filter((p) => p.p_kind !== null)
       .map((p) => ({
         kind: p.p_kind,
-        actor: p.p_actor,
+        actor: publicActor(p.p_actor),
         from: p.p_from,
         to: p.p_to,
         transactionHash: p.p_transaction_hash,

@@ -21,4 +21,4 @@ for (const [name, run] of Object.entries(benches)) {
   console.log(`\n### bench: ${name}`);
   await run();
 }
-process.exit(0);
+process.exit(process.exitCode ?? 0); // a bench with unintended non-2xx sets 1

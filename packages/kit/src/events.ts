@@ -222,6 +222,19 @@ export const EVENTS = {
       }),
     }),
   ),
+  /**
+   * A certificate's public record changed without a chain event of its own (certificates
+   * service), in the transaction that changed it: its warranty set or changed, a gift
+   * claimed, a certificate-voucher claim or its undoing. `object` names the certificate and
+   * its token (null before minting), `change` the provenance kind it recorded. The gateway's
+   * public cache drops the certificate's entries on it (as on minted, transferred, burned).
+   */
+  'certificate.updated': internal(
+    z.object({
+      object: z.looseObject({ id: Id, tokenId: z.number().nullable() }),
+      change: z.string(),
+    }),
+  ),
   // Used by the kit's own tests and health probes.
   'kit.probe.sent': internal(z.object({ n: z.number() })),
 } as const;

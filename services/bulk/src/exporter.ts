@@ -1,6 +1,8 @@
 // Result downloads: the CSV (the spec's columns, formula cells neutralised) and the ZIP (each
 // succeeded certificate's metadata JSON and, for images uploaded in a ZIP, the image). Rows
-// are read in pages (export-store.ts) so a 50,000-row job never sits in memory at once.
+// are read in keyset pages (export-store.ts) and the file goes out as chunks while it is
+// made (`csvChunks`, `zipChunks`: ExportJobStream), the next page read only once the
+// previous one is written, so a 50,000-row job never sits in memory at once.
 import yazl from 'yazl';
 import { resultCsvHeader, resultCsvLine } from './domain/export.js';
 import { voucherMetadataOf, type JobRecord } from './domain/job.js';
@@ -18,8 +20,16 @@ export interface ExportDeps {
 const downloadStatus = (s: string) => (s === 'success' ? 'success' : s === 'pending' ? 'pending' : 'failed');
 
 export async function exportCsv(deps: ExportDeps, job: JobRecord): Promise<Buffer> {
-  const parts: string[] = [resultCsvHeader()];
+  const parts: Buffer[] = [];
+  for await (const chunk of csvChunks(deps, job)) parts.push(chunk);
+  return Buffer.concat(parts);
+}
+
+/** The CSV download, one chunk per page of items (the header first). */
+export async function* csvChunks(deps: ExportDeps, job: JobRecord): AsyncGenerator<Buffer> {
+  yield Buffer.from(resultCsvHeader(), 'utf8');
   for await (const rows of deps.items.pages(job.id)) {
+    const parts: string[] = [];
     for (const r of rows) {
       parts.push(
         resultCsvLine({
@@ -34,8 +44,8 @@ export async function exportCsv(deps: ExportDeps, job: JobRecord): Promise<Buffe
         }),
       );
     }
+    yield Buffer.from(parts.join(''), 'utf8');
   }
-  return Buffer.from(parts.join(''), 'utf8');
 }
 
 const EXT: Record<string, string> = {
@@ -46,35 +56,77 @@ const EXT: Record<string, string> = {
 };
 
 export async function exportZip(deps: ExportDeps, job: JobRecord): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const chunk of zipChunks(deps, job)) parts.push(chunk);
+  return Buffer.concat(parts);
+}
+
+/** yazl's entries as it keeps them (each holds its compressed bytes until released). */
+type YazlEntries = { state: number; doFileDataPump: unknown }[];
+const FILE_DATA_DONE = 3; // yazl Entry.FILE_DATA_DONE
+const OUTPUT_HIGH_WATER = 4 * 1024 * 1024;
+
+/**
+ * The ZIP download as chunks of yazl's output. A page of items is added only once the
+ * previous page's entries are written and the unread output is under 4 MB, and each written
+ * entry's bytes are released (yazl keeps every entry for the central directory, with a
+ * closure over its compressed bytes), so memory holds about one page however large the job.
+ */
+export async function* zipChunks(deps: ExportDeps, job: JobRecord): AsyncGenerator<Buffer> {
   const zip = new yazl.ZipFile();
-  const chunks: Buffer[] = [];
-  const done = new Promise<Buffer>((resolve, reject) => {
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => resolve(Buffer.concat(chunks)));
-    zip.outputStream.on('error', reject);
-  });
-  for await (const rows of deps.items.pages(job.id, { succeededOnly: true })) {
-    const mediaIds = rows.map((r) => r.media_id).filter((m): m is string => m !== null);
-    const media = await deps.media.ofJob(job, job.id, mediaIds);
-    for (const r of rows) {
-      const base = `${String(r.row_number).padStart(5, '0')}-${r.certificate_id}`;
-      const meta = {
-        row: r.row_number,
-        certificateId: r.certificate_id,
-        voucherId: r.voucher_id,
-        referenceNumber: r.reference_number,
-        voucherUrl: r.voucher_url,
-        tokenId: r.token_id === null ? null : Number(r.token_id),
-        transactionHash: r.transaction_hash,
-        blockNumber: r.block_number === null ? null : Number(r.block_number),
-        name: r.name,
-        metadata: voucherMetadataOf(r.input),
-      };
-      zip.addBuffer(Buffer.from(JSON.stringify(meta, null, 2)), `metadata/${base}.json`);
-      const image = r.media_id ? media.get(r.media_id) : undefined;
-      if (image) zip.addBuffer(image.bytes, `images/${base}.${EXT[image.contentType] ?? 'bin'}`);
+  const entries = (zip as unknown as { entries: YazlEntries }).entries;
+  const out = zip.outputStream as unknown as import('node:stream').Readable;
+  let released = 0;
+  let stopped = false; // the reader went away
+  const settled = async () => {
+    while (!stopped) {
+      while (released < entries.length && entries[released]!.state === FILE_DATA_DONE) {
+        entries[released]!.doFileDataPump = null;
+        released++;
+      }
+      if (released === entries.length && out.readableLength < OUTPUT_HIGH_WATER) return;
+      await new Promise((r) => setTimeout(r, 5));
     }
+  };
+  const produce = (async () => {
+    for await (const rows of deps.items.pages(job.id, { succeededOnly: true })) {
+      const mediaIds = rows.map((r) => r.media_id).filter((m): m is string => m !== null);
+      const media = await deps.media.ofJob(job, job.id, mediaIds);
+      for (const r of rows) {
+        const base = `${String(r.row_number).padStart(5, '0')}-${r.certificate_id}`;
+        const meta = {
+          row: r.row_number,
+          certificateId: r.certificate_id,
+          voucherId: r.voucher_id,
+          referenceNumber: r.reference_number,
+          voucherUrl: r.voucher_url,
+          tokenId: r.token_id === null ? null : Number(r.token_id),
+          transactionHash: r.transaction_hash,
+          blockNumber: r.block_number === null ? null : Number(r.block_number),
+          name: r.name,
+          metadata: voucherMetadataOf(r.input),
+        };
+        zip.addBuffer(Buffer.from(JSON.stringify(meta, null, 2)), `metadata/${base}.json`);
+        const image = r.media_id ? media.get(r.media_id) : undefined;
+        if (image) zip.addBuffer(image.bytes, `images/${base}.${EXT[image.contentType] ?? 'bin'}`);
+      }
+      await settled();
+      if (stopped) return;
+    }
+    zip.end();
+  })();
+  let failure: unknown = null;
+  produce.catch((err: unknown) => {
+    failure = err;
+    out.destroy(err as Error);
+  });
+  try {
+    for await (const chunk of out as AsyncIterable<Buffer>) yield chunk;
+  } catch (err) {
+    throw failure ?? err;
+  } finally {
+    stopped = true;
   }
-  zip.end();
-  return done;
+  if (failure) throw failure;
+  await produce;
 }

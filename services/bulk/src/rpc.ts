@@ -66,7 +66,13 @@ export function jobToProto(
   };
 }
 
-const viewToProto = (v: JobView): Job => jobToProto(v.job, { errors: v.errors, vouchers: v.vouchers });
+const viewToProto = (v: JobView): Job => ({
+  ...jobToProto(v.job, { errors: v.errors, vouchers: v.vouchers }),
+  next_vouchers_after: v.nextVouchersAfter,
+});
+
+/** Most bytes of one ExportJob answer's content (the whole file in one message). */
+const UNARY_EXPORT_MAX = 96 * 1024 * 1024;
 
 const downloadToProto = (d: Download) => ({
   content: d.content,
@@ -93,7 +99,18 @@ export function createBulkHandlers(service: BulkService): AsyncHandlers<BulkServ
     },
 
     async getJob(req) {
-      return viewToProto(await service.getJob(scopeOf(req.principal), req.job_id, req.include_vouchers));
+      return viewToProto(
+        await service.getJob(scopeOf(req.principal), req.job_id, req.include_vouchers, {
+          limit: req.vouchers_limit,
+          after: req.vouchers_after,
+        }),
+      );
+    },
+
+    async *streamJobVouchers(req) {
+      for await (const page of service.jobVoucherPages(scopeOf(req.principal), req.job_id)) {
+        yield { vouchers: page.map(voucherToProto) };
+      }
     },
 
     async listJobs(req) {
@@ -136,7 +153,27 @@ export function createBulkHandlers(service: BulkService): AsyncHandlers<BulkServ
     },
 
     async exportJob(req) {
-      return downloadToProto(await service.exportJob(scopeOf(req.principal), req.job_id, req.format));
+      // The whole file in one answer (kept for callers of small jobs; ExportJobStream is flat).
+      const d = await service.exportJob(scopeOf(req.principal), req.job_id, req.format);
+      const parts: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of d.chunks) {
+        size += chunk.length;
+        if (size > UNARY_EXPORT_MAX) {
+          throw new HallmarkError('validation_failed', {
+            param: 'type',
+            message: 'The results are too large for one answer; use ExportJobStream.',
+          });
+        }
+        parts.push(chunk);
+      }
+      return { content: Buffer.concat(parts), content_type: d.contentType, filename: d.filename };
+    },
+
+    async *exportJobStream(req) {
+      const d = await service.exportJob(scopeOf(req.principal), req.job_id, req.format);
+      yield { content: Buffer.alloc(0), content_type: d.contentType, filename: d.filename };
+      for await (const chunk of d.chunks) yield { content: chunk, content_type: '', filename: '' };
     },
 
     async getMedia(req) {

@@ -12,7 +12,7 @@ import {
   type JobStatus,
   type Scope,
 } from './domain/job.js';
-import { exportCsv, exportZip, type ExportDeps } from './exporter.js';
+import { csvChunks, zipChunks, type ExportDeps } from './exporter.js';
 import { cellsOfItem, applyFix } from './domain/row-fix.js';
 import { JobCreator, MAX_JOB_ITEMS } from './ingest.js';
 import { ItemsStore, type FixedItem } from './items-store.js';
@@ -48,12 +48,33 @@ export interface JobView {
   job: JobRecord;
   errors?: { row: number; error: string }[];
   vouchers?: ItemVoucher[];
+  /** With a page of vouchers: the cursor of the next page, when there is one. */
+  nextVouchersAfter?: string;
 }
 
 export interface Download {
   content: Buffer;
   contentType: string;
   filename: string;
+}
+
+/** A download as it is made: the file's name and type, then its bytes in order. */
+export interface DownloadStream {
+  contentType: string;
+  filename: string;
+  chunks: AsyncIterable<Buffer>;
+}
+
+/** Vouchers per page of StreamJobVouchers (and the most one GetJob page may ask for). */
+export const VOUCHER_PAGE = 1000;
+
+/** A vouchers cursor: the idx of the last item of the previous page. */
+function afterIdxOf(cursor: string): number {
+  if (cursor === '') return -1;
+  if (!/^(0|[1-9][0-9]{0,8})$/.test(cursor)) {
+    throw invalidParam('vouchersCursor', 'vouchersCursor must be the nextCursor of a previous page.');
+  }
+  return Number(cursor);
 }
 
 function requireJobId(id: string): string {
@@ -128,11 +149,49 @@ export class BulkService {
     return this.full(await jobs.get(scope, job.id));
   }
 
-  async getJob(scope: Scope, id: string, includeVouchers: boolean): Promise<JobView> {
-    const job = await this.deps.jobs.get(scope, requireJobId(id));
+  /**
+   * A job; with `page.limit` its vouchers are one keyset page after `page.after` (the
+   * previous page's `nextVouchersAfter`), else all of them (internal callers of small jobs).
+   */
+  async getJob(
+    scope: Scope,
+    id: string,
+    includeVouchers: boolean,
+    page: { limit: number; after: string } = { limit: 0, after: '' },
+  ): Promise<JobView> {
+    const { jobs } = this.deps;
+    const job = await jobs.get(scope, requireJobId(id));
+    const afterIdx = afterIdxOf(page.after);
     // Results are read once the job has ended: polls of a running 50,000-item job stay
     // cheap (progress is in the counts) and the service's memory stays flat.
-    return this.full(job, includeVouchers && isFinished(job.status));
+    if (!(includeVouchers && isFinished(job.status) && page.limit > 0)) {
+      return this.full(job, includeVouchers && isFinished(job.status));
+    }
+    if (page.limit > VOUCHER_PAGE) {
+      throw invalidParam('vouchersLimit', `vouchersLimit must be between 1 and ${VOUCHER_PAGE}.`);
+    }
+    const rows = await jobs.vouchers(job.id, undefined, page.limit + 1, afterIdx);
+    const vouchers = rows.slice(0, page.limit);
+    return {
+      job,
+      errors: await jobs.errors(job.id),
+      vouchers,
+      nextVouchersAfter: rows.length > page.limit ? String(vouchers[vouchers.length - 1]!.idx) : undefined,
+    };
+  }
+
+  /** Every voucher of a finished job, page by page from the database (none while it runs). */
+  async *jobVoucherPages(scope: Scope, id: string): AsyncGenerator<ItemVoucher[]> {
+    const { jobs } = this.deps;
+    const job = await jobs.get(scope, requireJobId(id));
+    if (!isFinished(job.status)) return;
+    for (let after = -1; ;) {
+      const page = await jobs.vouchers(job.id, undefined, VOUCHER_PAGE, after);
+      if (page.length === 0) return;
+      yield page;
+      if (page.length < VOUCHER_PAGE) return;
+      after = page[page.length - 1]!.idx;
+    }
   }
 
   async listJobs(
@@ -178,25 +237,15 @@ export class BulkService {
     return this.deps.jobs.cancel(scope, requireJobId(id));
   }
 
-  async exportJob(scope: Scope, id: string, format: string): Promise<Download> {
+  /** The results file of a job as it is made (checked and named before any byte). */
+  async exportJob(scope: Scope, id: string, format: string): Promise<DownloadStream> {
     const { jobs, media, exports } = this.deps;
+    if (format !== 'csv' && format !== 'zip') throw invalidParam('type', 'type must be csv or zip.');
     const job = await jobs.get(scope, requireJobId(id));
     const deps: ExportDeps = { ...exports, media, decrypt: (s) => jobs.decrypt(s) };
-    if (format === 'csv') {
-      return {
-        content: await exportCsv(deps, job),
-        contentType: 'text/csv; charset=utf-8',
-        filename: `${job.id}.csv`,
-      };
-    }
-    if (format === 'zip') {
-      return {
-        content: await exportZip(deps, job),
-        contentType: 'application/zip',
-        filename: `${job.id}.zip`,
-      };
-    }
-    throw invalidParam('type', 'type must be csv or zip.');
+    return format === 'csv'
+      ? { contentType: 'text/csv; charset=utf-8', filename: `${job.id}.csv`, chunks: csvChunks(deps, job) }
+      : { contentType: 'application/zip', filename: `${job.id}.zip`, chunks: zipChunks(deps, job) };
   }
 
   /** Public: the media id is the capability (see media-store.ts). */

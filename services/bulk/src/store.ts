@@ -218,21 +218,27 @@ export class JobsStore {
   }
 
   /**
-   * Vouchers of the succeeded items, in item order. The metadata comes back as JSON text
-   * (built in SQL) and is passed through as it is: a 50,000-voucher answer never holds
-   * 50,000 parsed objects.
+   * Vouchers of the succeeded items, in item order: a keyset page after item `afterIdx`
+   * (-1: from the first). The metadata comes back as JSON text (built in SQL) and is passed
+   * through as it is: a page never holds parsed objects. Each voucher carries its item's idx,
+   * the cursor of the next page.
    */
-  async vouchers(jobId: string, q: Queryable = this.pool, limit = 100_000): Promise<ItemVoucher[]> {
+  async vouchers(
+    jobId: string,
+    q: Queryable = this.pool,
+    limit = 100_000,
+    afterIdx = -1,
+  ): Promise<(ItemVoucher & { idx: number })[]> {
     const { rows } = await q.query<VoucherRow>(
-      `SELECT row_number, name, voucher_id, voucher_url, reference_number, certificate_id, token_id,
+      `SELECT idx, row_number, name, voucher_id, voucher_url, reference_number, certificate_id, token_id,
               transaction_hash, block_number, voucher_expires_at, input->>'lineItemGid' AS line_item_gid,
               coalesce(input->'metadata', jsonb_strip_nulls(jsonb_build_object(
                 'name', input->'name', 'description', input->'description', 'category', input->'category',
                 'imageUrl', input->'imageUrl', 'attributes', input->'attributes')))::text AS metadata_json
-         FROM job_items WHERE job_id = $1 AND status = 'success' ORDER BY idx LIMIT $2`,
-      [jobId, limit],
+         FROM job_items WHERE job_id = $1 AND status = 'success' AND idx > $3 ORDER BY idx LIMIT $2`,
+      [jobId, limit, afterIdx],
     );
-    return rows.map(voucherFromRow);
+    return rows.map((r) => ({ ...voucherFromRow(r), idx: r.idx }));
   }
 
   /** Cancels a queued or processing job; finished jobs answer as they are. */
@@ -323,6 +329,7 @@ export function documentObject(job: JobRecord): Record<string, unknown> {
 }
 
 interface VoucherRow {
+  idx: number;
   row_number: number;
   name: string;
   metadata_json: string;

@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { KeyVerifier } from './auth/key-verifier.js';
 import type { SessionVerifier } from './auth/session.js';
+import { PublicCache } from './cache/public-cache.js';
 import { AuthThrottle } from './auth/throttle.js';
 import type { UsageRecorder } from './auth/usage-recorder.js';
 import type { Clients } from './clients.js';
@@ -32,6 +33,8 @@ export interface AppDeps {
   verifySession: SessionVerifier;
   usage: UsageRecorder;
   redis?: Redis;
+  /** The public cache; one from the config when not given (route tests). */
+  publicCache?: PublicCache;
   logLevel?: string;
   /** Extra routes (benchmarks mount trivial handlers to measure the gateway's own cost). */
   extraRoutes?: (app: FastifyInstance) => void;
@@ -92,9 +95,27 @@ export async function buildApp(deps: AppDeps) {
   await app.register(rateLimit, { redis: deps.redis });
   await app.register(controlChars); // NUL and C0 controls refused in every route's text
   await app.register(accessLog, { usage: deps.usage });
-  await app.register(routes, { clients: deps.clients, config: deps.config });
+  const publicCache = deps.publicCache ?? publicCacheOf(config);
+  app.decorate('publicCache', publicCache);
+  await app.register(routes, { clients: deps.clients, config: deps.config, publicCache });
   if (deps.extraRoutes) await app.register(async (scope) => deps.extraRoutes!(scope));
   return app;
+}
+
+/** The public cache the config describes. */
+export function publicCacheOf(config: Config): PublicCache {
+  return new PublicCache({
+    maxEntries: config.HALLMARK_PUBLIC_CACHE_MAX_ENTRIES,
+    maxBytes: config.HALLMARK_PUBLIC_CACHE_MAX_BYTES,
+    ttlMs: config.HALLMARK_PUBLIC_CACHE_TTL_MS,
+    notFoundTtlMs: config.HALLMARK_PUBLIC_CACHE_NOT_FOUND_TTL_MS,
+  });
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    publicCache: PublicCache;
+  }
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>;

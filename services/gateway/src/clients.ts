@@ -4,6 +4,7 @@ import {
   createHealthProbe,
   type AsyncClient,
   type CallOptions,
+  type GrpcClient,
   type HealthProbe,
   type ServiceName,
   type StreamMethods,
@@ -36,6 +37,8 @@ export interface Clients {
   certificateVouchers: AsyncClient<CertificateVoucherServiceClient>;
   gifts: AsyncClient<GiftServiceClient>;
   bulk: AsyncClient<BulkServiceClient>;
+  /** Bulk's server-streaming RPCs (results pages, downloads) as async iterables. */
+  bulkStream: GrpcClient<BulkServiceClient>['stream'];
   platform: AsyncClient<PlatformServiceClient>;
   health: Record<ServiceName, HealthProbe>;
   close(): void;
@@ -102,6 +105,7 @@ export function createClients(config: Config): Clients {
     certificateVouchers: certificateVouchers.api,
     gifts: gifts.api,
     bulk: withDeadlines(bulk.api, BULK_DEADLINES_MS),
+    bulkStream: bulk.stream,
     platform: platform.api,
     health,
     close() {

@@ -41,6 +41,19 @@ export const configSchema = z.object({
   HALLMARK_GIFT_CLAIM_WINDOW_SEC: z.coerce.number().int().min(1).default(3600),
   HALLMARK_GIFT_RESEND_LIMIT: z.coerce.number().int().min(1).default(5),
   HALLMARK_GIFT_RESEND_WINDOW_SEC: z.coerce.number().int().min(1).default(3600),
+  // The public cache (cache/): what a QR scan reads, dropped by certificate events; the TTL
+  // bounds staleness when an event is lost (NATS down). TTL 0 turns the cache off.
+  HALLMARK_PUBLIC_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
+  HALLMARK_PUBLIC_CACHE_NOT_FOUND_TTL_MS: z.coerce.number().int().min(0).default(2_000),
+  HALLMARK_PUBLIC_CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).default(10_000),
+  HALLMARK_PUBLIC_CACHE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(32 * 1024 * 1024),
+  // Cache-Control of the cached answers, for a CDN in front.
+  HALLMARK_PUBLIC_CACHE_MAX_AGE_SEC: z.coerce.number().int().min(0).default(5),
+  HALLMARK_PUBLIC_CACHE_SWR_SEC: z.coerce.number().int().min(0).default(30),
   // /readyz names each service's health only when set (an operator's setting, not the public's).
   HALLMARK_READYZ_DETAIL: z
     .enum(['true', 'false', '1', '0'])

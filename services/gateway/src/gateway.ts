@@ -1,5 +1,6 @@
 // Assembles a running gateway from config: clients, verifiers, the NATS invalidation
-// subscription, Redis when configured, the app. main.ts and the tests both use this.
+// subscription, the public cache and its certificate-event consumer, Redis when configured,
+// the app. main.ts and the tests both use this.
 import {
   createLogger,
   initMetrics,
@@ -16,7 +17,8 @@ import { subscribeKeyInvalidation } from './auth/invalidation.js';
 import { KeyVerifier } from './auth/key-verifier.js';
 import { createSessionVerifier } from './auth/session.js';
 import { UsageRecorder } from './auth/usage-recorder.js';
-import { buildApp, type App } from './app.js';
+import { buildApp, publicCacheOf, type App } from './app.js';
+import { startCacheInvalidation } from './cache/invalidation.js';
 import { createClients } from './clients.js';
 import type { Config } from './config.js';
 
@@ -44,6 +46,8 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
   usage.start();
   const nc = await connect({ servers: config.NATS_URL, name: 'gateway', maxReconnectAttempts: -1 });
   const sub = subscribeKeyInvalidation(nc, verifier, log);
+  const publicCache = publicCacheOf(config);
+  const invalidation = startCacheInvalidation(nc, publicCache, log);
   const redis = config.REDIS_URL
     ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: false })
     : undefined;
@@ -60,6 +64,7 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
     verifySession,
     usage,
     redis,
+    publicCache,
     logLevel: opts.logLevel,
     extraRoutes: opts.extraRoutes,
   });
@@ -78,6 +83,7 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
       await metrics?.close();
       await usage.stop();
       sub.unsubscribe();
+      await invalidation.stop();
       await nc.drain();
       redis?.disconnect();
       clients.close();

@@ -103,6 +103,12 @@ const defaults: Bulk = {
     content_type: 'text/csv; charset=utf-8',
     filename: 'bulk-mint-template.csv',
   }),
+  // Server-streaming: the fakes answer the stream's messages as an array.
+  streamJobVouchers: (async () => []) as never,
+  exportJobStream: (async () => [
+    { content: Buffer.alloc(0), content_type: 'text/csv', filename: 'x.csv' },
+    { content: Buffer.from('row,name\n1,a\n'), content_type: '', filename: '' },
+  ]) as never,
 };
 
 const bulkHandlers = Object.fromEntries(
@@ -612,7 +618,7 @@ describe('GET /api/bulk-mint/:jobId', () => {
         status: 'pending',
         progress: { current: 0, total: 40, percentage: 0 },
         summary: { totalItems: 40, successCount: 0, failureCount: 0 },
-        results: { vouchers: [] },
+        results: { vouchers: [], nextCursor: null },
         createdAt: '2025-01-01T00:00:00.000Z',
         completedAt: null,
       },
@@ -750,18 +756,18 @@ describe('retry, cancel and download', () => {
   });
 
   it('download sends the file as an attachment with nosniff; type is csv or zip', async () => {
-    answers.exportJob = async () => ({
-      content: Buffer.from('PK\x05\x06'),
-      content_type: 'application/zip',
-      filename: 'job_A "results".zip',
-    });
+    answers.exportJobStream = (async () => [
+      { content: Buffer.alloc(0), content_type: 'application/zip', filename: 'job_A "results".zip' },
+      { content: Buffer.from('PK'), content_type: '', filename: '' },
+      { content: Buffer.from('\x05\x06'), content_type: '', filename: '' },
+    ]) as never;
     const res = await get('/api/bulk-mint/job_A/download/zip');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/zip');
     expect(res.headers['content-disposition']).toBe('attachment; filename="job_A__results_.zip"');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.rawPayload.equals(Buffer.from('PK\x05\x06'))).toBe(true);
-    expect(callsOf('exportJob')[0]).toMatchObject({ job_id: 'job_A', format: 'zip' });
+    expect(callsOf('exportJobStream')[0]).toMatchObject({ job_id: 'job_A', format: 'zip' });
     const bad = await get('/api/bulk-mint/job_A/download/pdf');
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ success: false, param: 'type' });

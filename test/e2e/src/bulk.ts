@@ -52,7 +52,8 @@ export async function waitForJob(stack: TestStack, auth: string, jobId: string, 
   const deadline = Date.now() + timeoutMs;
   let last: any;
   while (Date.now() < deadline) {
-    const res = await stack.call('GET', `/api/bulk-mint/${jobId}`, { auth }).catch(() => null);
+    // Every voucher (a paginated status answers 1000 at most): `vouchers=all` streams them.
+    const res = await stack.call('GET', `/api/bulk-mint/${jobId}?vouchers=all`, { auth }).catch(() => null);
     if (res?.status === 200) {
       last = res.body.job ?? res.body.data;
       if (['completed', 'failed', 'cancelled'].includes(last.status)) return last;

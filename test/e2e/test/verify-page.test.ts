@@ -33,7 +33,9 @@ let toBurn: { id: string; tokenId: number };
 beforeAll(async () => {
   shots = mkdtempSync(path.join(tmpdir(), 'hallmark-verify-page-'));
   [stack, browser] = await Promise.all([
-    startTestStack({ anvil: true }),
+    // The gateway's public cache holds a page at most a second here: the tampered record below
+    // changes the database behind the service's back (no event), so only the TTL drops it.
+    startTestStack({ anvil: true, env: { HALLMARK_PUBLIC_CACHE_TTL_MS: '1000' } }),
     chromium.launch({
       executablePath: '/usr/bin/chromium',
       args: [
@@ -232,9 +234,17 @@ describe('verification against a tampered record', () => {
         [genuine.id],
       ),
     );
-    const page = await stack.call('GET', `/verify/${genuine.id}`);
-    expect(page.status).toBe(200);
-    expect(page.text).toContain('data-result="failed"');
+    // No event tells the gateway of a change made behind the service's back: its cached page
+    // is replaced once its TTL has passed.
+    const page = await eventually(
+      async () => {
+        const p = await stack.call('GET', `/verify/${genuine.id}`);
+        expect(p.status).toBe(200);
+        expect(p.text).toContain('data-result="failed"');
+        return p;
+      },
+      { timeoutMs: 10_000, intervalMs: 250 },
+    );
     // The markup of one check, from its data-check attribute to the next one.
     const check = (name: string) => page.text.split('data-check="').find((s) => s.startsWith(`${name}"`))!;
     expect(check('metadata')).toContain('data-passed="false"');

@@ -67,11 +67,30 @@ export type StreamMethods<C> = {
     : never;
 };
 
+/** Names of the server-streaming methods of a ts-proto client (for `stream`). */
+type StreamMethodNames<C> = {
+  [K in keyof C]: C[K] extends (req: infer _R, ...rest: any[]) => ClientReadableStream<any> ? K : never;
+}[keyof C];
+type StreamReq<F> = F extends (req: infer R, ...rest: any[]) => any ? R : never;
+type StreamRes<F> = F extends (...a: any[]) => ClientReadableStream<infer T> ? T : never;
+
 export interface GrpcClient<C> {
   api: AsyncClient<C>;
   /** Server-streaming RPCs as async iterables; no deadline, cancelled by `signal`. */
   streams: StreamMethods<C>;
   raw: C;
+  /**
+   * A server-streaming call as an async iterable of its messages (read as the consumer asks:
+   * flow control reaches the server); its failure is thrown as a HallmarkError. Breaking
+   * out of the loop cancels the call. `deadlineMs` bounds the whole stream (default 10 min).
+   * (`streams.<Method>` is the same without a deadline, cancelled by a signal: for streams
+   * that stay open, such as a listen session.)
+   */
+  stream<K extends StreamMethodNames<C>>(
+    method: K,
+    req: StreamReq<C[K]>,
+    opts?: { deadlineMs?: number },
+  ): AsyncIterable<StreamRes<C[K]>>;
   close(): void;
 }
 
@@ -170,5 +189,23 @@ export function createGrpcClient<C extends Client>(
   const streams = new Proxy({} as StreamMethods<C>, {
     get: (_t, method: string) => openStream(method),
   });
-  return { api, streams, raw, close: () => raw.close() };
+  async function* stream(method: PropertyKey, req: unknown, opts: { deadlineMs?: number } = {}) {
+    const md = new Metadata();
+    const requestId = currentRequestId();
+    if (requestId) md.set(REQUEST_ID_HEADER, requestId);
+    const call = (raw as any)[method](req, md, {
+      deadline: Date.now() + (opts.deadlineMs ?? 600_000),
+    }) as ClientReadableStream<unknown>;
+    let ended = false;
+    try {
+      for await (const msg of call) yield msg;
+      ended = true;
+    } catch (err) {
+      ended = true;
+      throw fromServiceError(err as ServiceError);
+    } finally {
+      if (!ended) call.cancel();
+    }
+  }
+  return { api, streams, raw, stream: stream as GrpcClient<C>['stream'], close: () => raw.close() };
 }

@@ -49,11 +49,13 @@ export interface StreamCall<Res> extends CallInfo {
 
 /**
  * Turns a ts-proto `XServer` interface into async handlers: unary `(req, call) => Promise<res>`,
- * server-streaming `(req, stream) => Promise<void>` (resolving ends the stream).
+ * server-streaming either `(req, stream) => Promise<void>` writing with `stream.write` (resolving
+ * ends the stream) or `(req, call) => AsyncIterable<res>` (each item one message, written as
+ * the caller reads them: a slow reader holds the producer; a throw ends the call with its error).
  */
 export type AsyncHandlers<S> = {
   [K in keyof S as string extends K ? never : K]: S[K] extends handleServerStreamingCall<infer Req, infer Res>
-    ? (req: Req, call: StreamCall<Res>) => Promise<void>
+    ? (req: Req, call: StreamCall<Res>) => Promise<void> | AsyncIterable<Res>
     : S[K] extends (call: infer C, cb: infer CB) => void
       ? C extends { request: infer Req }
         ? CB extends (err: any, value?: infer Res, ...rest: any[]) => void
@@ -65,7 +67,7 @@ export type AsyncHandlers<S> = {
 
 export interface ServiceBinding {
   definition: ServiceDefinition;
-  handlers: Record<string, (req: any, call: CallInfo) => Promise<any>>;
+  handlers: Record<string, (req: any, call: any) => Promise<any> | AsyncIterable<any>>;
 }
 
 /** Binds a typed handler object to its generated service definition. */
@@ -130,7 +132,16 @@ function wrapStream(name: string, method: string, fn: ServiceBinding['handlers']
       });
     const info = { requestId, deadlineMs: deadlineOf(call), write, signal: cancel.signal };
     runWithContext({ requestId }, () => {
-      fn(call.request, info).then(
+      (async () => {
+        // A handler may answer an iterable (or a promise of one: test fakes wrap every method
+        // alike) instead of writing: each item is written when the stream has room.
+        const answer: unknown = await fn(call.request, info);
+        if (answer && typeof (answer as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function')
+          for await (const message of answer as AsyncIterable<unknown>) {
+            if (cancel.signal.aborted) break;
+            await write(message);
+          }
+      })().then(
         () => {
           if (!cancel.signal.aborted) call.end();
         },
@@ -163,7 +174,7 @@ function wrap(service: string, method: string, fn: ServiceBinding['handlers'][st
         spanName,
         { kind: SpanKind.SERVER, parent, attributes: { 'rpc.system': 'grpc', 'rpc.method': spanName } },
         (span) =>
-          fn(call.request, { requestId, deadlineMs }).then(
+          (fn(call.request, { requestId, deadlineMs }) as Promise<unknown>).then(
             (res) => {
               done(0);
               callback(null, res);

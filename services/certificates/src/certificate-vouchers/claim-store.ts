@@ -2,6 +2,7 @@
 // the voucher's row lock with its `claimed` provenance, and the repair of claims whose transfer
 // failed or was never recorded (retried under a new transfer key, or undone).
 import { Encryptor, HallmarkError, transaction, type Pool, type Queryable } from '@hallmark/kit';
+import { recordCertificateUpdated } from '../certificate-events-store.js';
 import { claimRefusal, type VoucherRecord } from './domain.js';
 import { findVoucherRow, fromRow, type VoucherRow } from './rows-store.js';
 
@@ -69,6 +70,7 @@ export class CertificateVoucherClaimStore {
          VALUES ($1, 'claimed', $2, $3, $4)`,
         [voucher.certificateId, claimant.userId, row.holder_address, claimant.toAddress],
       );
+      await recordCertificateUpdated(tx, voucher.certificateId, 'claimed');
       return {
         voucher: {
           ...voucher,
@@ -154,6 +156,7 @@ export class CertificateVoucherClaimStore {
        VALUES ($1, 'claim_reverted', $2, $3, $4)`,
       [row.certificate_id, row.claimed_by, row.holder_address, row.claim_to_address],
     );
+    await recordCertificateUpdated(tx, row.certificate_id, 'claim_reverted');
     return {
       ...fromRow(row),
       claimedBy: null,

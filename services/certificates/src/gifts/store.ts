@@ -4,6 +4,7 @@
 // number of racing claims, revokes and expiries exactly one wins.
 import { Encryptor, HallmarkError, notFound, transaction, type Pool } from '@hallmark/kit';
 import { certificateFromRow, type CertificateRow } from '../certificate-rows.js';
+import { recordCertificateUpdated } from '../certificate-events-store.js';
 import type { CertificateRecord, Scope } from '../domain/certificate.js';
 import { phoneHash, type CreateGiftInput, type GiftRecord, type GiftStatus } from './domain/gift.js';
 
@@ -190,8 +191,8 @@ export class GiftStore {
   }
 
   /**
-   * claiming → claimed with the confirmed transfer's references, and a `gifted` provenance
-   * entry (the transfer itself recorded `transferred`), in one transaction.
+   * claiming → claimed with the confirmed transfer's references, a `gifted` provenance
+   * entry (the transfer itself recorded `transferred`) and certificate.updated, in one transaction.
    */
   async markClaimed(id: string, txHash: string, blockNumber: number | null): Promise<GiftRecord | null> {
     return transaction(this.pool, async (tx) => {
@@ -208,6 +209,7 @@ export class GiftStore {
          VALUES ($1, 'gifted', $2, $3, $4, $5, $6)`,
         [g.certificate_id, g.creator_id, g.sender_address, g.recipient_address, txHash, blockNumber],
       );
+      await recordCertificateUpdated(tx, g.certificate_id, 'gifted');
       return fromRow(g);
     });
   }

@@ -1,8 +1,9 @@
 // SQL of warranties and the enterprise warranty template. Setting a warranty writes the
-// certificate's `warranty` column and its provenance entry in one transaction, under a row
-// lock, so concurrent changes each see the previous state.
+// certificate's `warranty` column, its provenance entry and certificate.updated in one
+// transaction, under a row lock, so concurrent changes each see the previous state.
 import { HallmarkError, isId, newId, notFound, transaction, type Pool } from '@hallmark/kit';
 import type { Scope } from '../domain/certificate.js';
+import { recordCertificateUpdated } from '../certificate-events-store.js';
 import type { CertificateRead, CertificatesStore } from '../store.js';
 import {
   sameWarranty,
@@ -62,11 +63,13 @@ export class WarrantyStore {
         certificateId,
         JSON.stringify(warranty),
       ]);
+      const kind = row.warranty ? 'warranty_changed' : 'warranty_set';
       await tx.query(`INSERT INTO provenance (certificate_id, kind, actor) VALUES ($1, $2, $3)`, [
         certificateId,
-        row.warranty ? 'warranty_changed' : 'warranty_set',
+        kind,
         scope.actorId || null,
       ]);
+      await recordCertificateUpdated(tx, certificateId, kind);
       return true;
     });
     return { read: await this.certificates.get(scope, certificateId), changed };

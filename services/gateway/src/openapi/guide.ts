@@ -147,6 +147,13 @@ Downloads: \`csv\` has the columns \`row, name, status, certificateId, voucherId
 recipientEmail, error\`; \`zip\` has \`metadata/<row>-<certificateId>.json\` for each minted certificate and
 \`images/<row>-<certificateId>.<png|jpg|webp|gif>\` for images uploaded in the ZIP, \`<row>\` zero-padded to
 five digits (\`metadata/00017-cert_….json\`).
+Both are streamed as they are made, so any job size downloads in flat memory.
+
+Results of an order job: \`GET /api/bulk-mint/:jobId\` answers \`results.vouchers\` one page at a
+time, in item order: at most \`vouchersLimit\` (default and most 1000), with \`results.nextCursor\` the
+cursor of the next page (pass it as \`vouchersCursor\`) or null on the last one. A job of up to 1000
+vouchers is answered whole, as before; a poller of a larger job reads the pages it wants.
+\`?vouchers=all\` answers every voucher in one answer, streamed (\`nextCursor\` null).
 
 ## Verifying webhook signatures
 

@@ -34,6 +34,12 @@ const OrderJob = obj(['id', 'status', 'progress', 'summary', 'results', 'created
     processingTime: int('Milliseconds'),
   }),
   results: obj(['vouchers'], {
+    nextCursor: nullable(
+      str(
+        16,
+        'The next page of `vouchers`: send it as `vouchersCursor`; null on the last page (and with `vouchers=all`)',
+      ),
+    ),
     vouchers: list(
       obj([...voucherRequired, 'certificateId', 'tokenId', 'transactionHash', 'blockNumber', 'lineItemGid'], {
         ...Voucher,
@@ -43,7 +49,7 @@ const OrderJob = obj(['id', 'status', 'progress', 'summary', 'results', 'created
         blockNumber: nullable(int()),
         lineItemGid: nullable(str(255)),
       }),
-      10_000,
+      100_000,
     ),
   }),
   createdAt: time,

@@ -1,7 +1,9 @@
 // The one shell every public HTML page shares (verification, certificate voucher, platform
 // install refusal, gift claim): the document around the page's body, and how it is sent —
-// one content security policy, never cached, no referrer.
-import type { FastifyReply } from 'fastify';
+// one content security policy, never cached (but the verification page, from the public
+// cache: `sendCachedPage`), no referrer.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sendCached } from '../cache/http.js';
 import { html, type Html } from './html.js';
 
 /** Every page's policy: nothing but its own inline styles and images (https, data, its QR code). */
@@ -46,4 +48,15 @@ export function sendPage(reply: FastifyReply, status: number, body: string) {
     .header('referrer-policy', 'no-referrer')
     .type('text/html; charset=utf-8')
     .send(body);
+}
+
+/** Sends a page from the public cache: the page headers, its ETag (304) and `cacheControl`. */
+export function sendCachedPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  entry: { body: Buffer; etag: string; hit?: boolean },
+  cacheControl: string,
+) {
+  void reply.header('content-security-policy', PAGE_CSP).header('referrer-policy', 'no-referrer');
+  return sendCached(request, reply, entry, { contentType: 'text/html; charset=utf-8', cacheControl });
 }

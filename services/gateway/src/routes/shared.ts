@@ -1,12 +1,15 @@
 // Small pieces every route file uses.
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import type { FastifyRequest } from 'fastify';
+import type { PublicCache } from '../cache/public-cache.js';
 import type { Clients } from '../clients.js';
 import type { Config } from '../config.js';
 
 export interface RouteDeps {
   clients: Clients;
   config: Config;
+  /** What a QR scan reads (cache/public-cache.ts). */
+  publicCache: PublicCache;
 }
 
 /** The authenticated principal; routes run only after the auth plugin has set it. */

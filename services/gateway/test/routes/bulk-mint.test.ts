@@ -60,6 +60,81 @@ describe('GET /api/bulk-mint/:jobId', () =>
     error: new HallmarkError('resource_not_found'),
   }));
 
+describe('GET /api/bulk-mint/:jobId', () => {
+  // The order form's results.vouchers in pages.
+  const voucher = (i: number) => ({
+    id: `v_${i}`,
+    url: `https://h.test/v/v_${i}`,
+    reference_number: `REF-${i}`,
+    metadata_json: '{"name":"Lamp"}',
+    certificate_id: `cert_${i}`,
+    row: i,
+    expires_at: '2025-02-01T00:00:00.000Z',
+  });
+  const orderJob = (over: object = {}) =>
+    bulkJob({ form: 'order', status: 'completed', success_count: 3, processed_count: 3, ...over });
+
+  it('asks for one page (1000 by default) and names the next page in results.nextCursor', async () => {
+    h.answer('bulk', 'getJob', async () =>
+      orderJob({ vouchers: [voucher(1), voucher(2)], next_vouchers_after: '1' }),
+    );
+    const res = await h.app.inject({
+      method: 'GET',
+      url: '/api/bulk-mint/job_A?vouchersLimit=2',
+      headers: h.keyWith(['bulk:mint']),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().job.results).toMatchObject({
+      vouchers: [{ id: 'v_1' }, { id: 'v_2' }],
+      nextCursor: '1',
+    });
+    expect(h.callsTo('bulk', 'getJob')[0]).toMatchObject({
+      include_vouchers: true,
+      vouchers_limit: 2,
+      vouchers_after: '',
+    });
+    h.answer('bulk', 'getJob', async () => orderJob({ vouchers: [voucher(3)] }));
+    const next = await h.app.inject({
+      method: 'GET',
+      url: '/api/bulk-mint/job_A?vouchersCursor=1',
+      headers: h.keyWith(['bulk:mint']),
+    });
+    expect(next.json().job.results).toEqual({
+      vouchers: [expect.objectContaining({ id: 'v_3' })],
+      nextCursor: null,
+    });
+    expect(h.callsTo('bulk', 'getJob')[1]).toMatchObject({ vouchers_limit: 1000, vouchers_after: '1' });
+    const tooMany = await h.app.inject({
+      method: 'GET',
+      url: '/api/bulk-mint/job_A?vouchersLimit=1001',
+      headers: h.keyWith(['bulk:mint']),
+    });
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json()).toMatchObject({ success: false, param: 'vouchersLimit' });
+  });
+
+  it('vouchers=all streams every voucher page by page inside the one status answer', async () => {
+    h.answer('bulk', 'getJob', async () => orderJob());
+    h.answer('bulk', 'streamJobVouchers', async () => [
+      { vouchers: [voucher(1), voucher(2)] },
+      { vouchers: [] },
+      { vouchers: [voucher(3)] },
+    ]);
+    const res = await h.app.inject({
+      method: 'GET',
+      url: '/api/bulk-mint/job_A?vouchers=all',
+      headers: h.keyWith(['bulk:mint']),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    const body = res.json();
+    expect(body).toMatchObject({ success: true, job: { id: 'job_A', status: 'completed' } });
+    expect(body.job.results.vouchers.map((v: { id: string }) => v.id)).toEqual(['v_1', 'v_2', 'v_3']);
+    expect(body.job.results.nextCursor).toBeNull();
+    expect(h.callsTo('bulk', 'getJob')[0]).toMatchObject({ include_vouchers: false });
+  });
+});
+
 describe('GET /api/bulk-mint', () =>
   routeCase(() => h, 'bulk', {
     ...MINT,
@@ -128,18 +203,19 @@ describe('GET /api/bulk-mint/:jobId/download/:type', () => {
   const req = { method: 'GET' as const, url: '/api/bulk-mint/job_A/download/csv' };
 
   it('sends the results as an attachment, never sniffed or cached', async () => {
-    h.answer('bulk', 'exportJob', async () => ({
-      content: Buffer.from('row,name\n1,a\n'),
-      content_type: 'text/csv',
-      filename: 'x.csv',
-    }));
+    // ExportJobStream: the file's name first, then its bytes in chunks as the service makes them.
+    h.answer('bulk', 'exportJobStream', async () => [
+      { content: Buffer.alloc(0), content_type: 'text/csv', filename: 'x.csv' },
+      { content: Buffer.from('row,name\n'), content_type: '', filename: '' },
+      { content: Buffer.from('1,a\n'), content_type: '', filename: '' },
+    ]);
     const res = await h.app.inject({ ...req, headers: h.keyWith(['bulk:mint']) });
     expect(res.statusCode).toBe(200);
     expect(res.body).toBe('row,name\n1,a\n');
     expect(res.headers['content-disposition']).toContain('attachment');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['cache-control']).toBe('private, no-store');
-    expect(h.callsTo('bulk', 'exportJob')[0]).toMatchObject({ job_id: 'job_A', format: 'csv' });
+    expect(h.callsTo('bulk', 'exportJobStream')[0]).toMatchObject({ job_id: 'job_A', format: 'csv' });
   });
 
   it('refuses a type other than csv or zip with 400, before any call', async () => {
@@ -154,7 +230,7 @@ describe('GET /api/bulk-mint/:jobId/download/:type', () => {
   });
 
   it("maps another enterprise's job (404) to the api envelope", async () => {
-    await expectMapped(h, ['bulk', 'exportJob'], new HallmarkError('resource_not_found'), {
+    await expectMapped(h, ['bulk', 'exportJobStream'], new HallmarkError('resource_not_found'), {
       ...req,
       headers: h.session,
     });

@@ -39,6 +39,63 @@ describe('GET /api/certificate/public/:id', () => {
     expect(res.statusCode).toBe(404);
     expect(res.json()).toMatchObject({ success: false, code: 'resource_not_found' });
   });
+
+  it('serves repeated reads from the cache with a strong ETag, a CDN Cache-Control and 304 on If-None-Match', async () => {
+    h.answer('certificates', 'getPublicCertificate', async () => cert());
+    const first = await h.app.inject({ method: 'GET', url: '/api/certificate/public/cert_1' });
+    const second = await h.app.inject({ method: 'GET', url: '/api/certificate/public/cert_1' });
+    expect(second.statusCode).toBe(200);
+    expect(second.json()).toEqual(first.json());
+    expect(second.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(second.headers.etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    expect(second.headers.etag).toBe(first.headers.etag);
+    expect(second.headers['cache-control']).toBe('public, max-age=5, stale-while-revalidate=30');
+    expect(h.callsTo('certificates', 'getPublicCertificate')).toHaveLength(1);
+    const notModified = await h.app.inject({
+      method: 'GET',
+      url: '/api/certificate/public/cert_1',
+      headers: { 'if-none-match': first.headers.etag as string },
+    });
+    expect(notModified.statusCode).toBe(304);
+    expect(notModified.body).toBe('');
+    const other = await h.app.inject({
+      method: 'GET',
+      url: '/api/certificate/public/cert_1',
+      headers: { 'if-none-match': '"not-it"' },
+    });
+    expect(other.statusCode).toBe(200);
+  });
+
+  it('drops the entry when the certificate changes: the next read asks the service again', async () => {
+    let name = 'Lamp';
+    h.answer('certificates', 'getPublicCertificate', async () => ({ ...cert(), name }));
+    const before = await h.app.inject({ method: 'GET', url: '/api/certificate/public/cert_1' });
+    name = 'Lamp (burned)';
+    h.app.publicCache.invalidate('cert_1');
+    const after = await h.app.inject({ method: 'GET', url: '/api/certificate/public/cert_1' });
+    expect(after.json().name).toBe('Lamp (burned)');
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+  });
+
+  it('caches an unknown id as 404 (one call for many scans), but never a failure', async () => {
+    h.answer('certificates', 'getPublicCertificate', async () => {
+      throw new HallmarkError('resource_not_found', { message: 'No such certificate.' });
+    });
+    for (let i = 0; i < 3; i++) {
+      const res = await h.app.inject({ method: 'GET', url: '/api/certificate/public/cert_y' });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ success: false, code: 'resource_not_found' });
+    }
+    expect(h.callsTo('certificates', 'getPublicCertificate')).toHaveLength(1);
+    h.answer('certificates', 'getPublicCertificate', async () => {
+      throw new HallmarkError('service_unavailable');
+    });
+    for (let i = 0; i < 2; i++) {
+      const res = await h.app.inject({ method: 'GET', url: '/api/certificate/public/cert_z' });
+      expect(res.statusCode).toBe(503);
+    }
+    expect(h.callsTo('certificates', 'getPublicCertificate')).toHaveLength(3);
+  });
 });
 
 describe('GET /api/certificate/health', () => {

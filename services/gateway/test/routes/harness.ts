@@ -71,8 +71,12 @@ const SERVICES = {
   platform: PlatformServiceService,
 } as const;
 type ServiceKey = keyof typeof SERVICES;
+// Methods by their client name, their definition name (server-streaming ones), and the
+// webhook streams' client.
 type MethodOf<S extends ServiceKey> =
-  (keyof Clients[S] & string) | (S extends 'webhooks' ? keyof Clients['webhookStreams'] & string : never);
+  | (keyof Clients[S] & string)
+  | (keyof (typeof SERVICES)[S] & string)
+  | (S extends 'webhooks' ? keyof Clients['webhookStreams'] & string : never);
 type Handler = (req: any, info?: any) => Promise<any>;
 
 const SECRET = 's'.repeat(40);
@@ -210,6 +214,7 @@ export async function startHarness(): Promise<Harness> {
     reset() {
       calls.length = 0;
       answers = new Map();
+      app.publicCache.clear();
     },
     async close() {
       await app.close();

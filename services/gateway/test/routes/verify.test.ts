@@ -1,5 +1,6 @@
 // routes/verify/: the verification page, its QR codes and the token metadata. Pages are sent
-// through the one shell (pages/shell.ts): HTML, the page CSP, never cached.
+// through the one shell (pages/shell.ts): HTML, the page CSP; the verification page itself
+// from the public cache (ETag, 304, a short public Cache-Control), the others never cached.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { HallmarkError } from '@hallmark/kit';
 import { certificate } from './fixtures.js';
@@ -12,10 +13,12 @@ beforeAll(async () => {
 afterAll(() => h.close());
 beforeEach(() => h.reset());
 
-const expectPage = (res: { headers: Record<string, unknown> }) => {
+const CACHED = 'public, max-age=5, stale-while-revalidate=30';
+
+const expectPage = (res: { headers: Record<string, unknown> }, cacheControl = 'no-store') => {
   expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
   expect(res.headers['content-security-policy']).toContain("default-src 'none'");
-  expect(res.headers['cache-control']).toBe('no-store');
+  expect(res.headers['cache-control']).toBe(cacheControl);
   expect(res.headers['referrer-policy']).toBe('no-referrer');
 };
 
@@ -33,9 +36,34 @@ describe('GET /verify/:id', () => {
     h.answer('verification', 'verifyCertificate', async () => verified());
     const res = await h.app.inject({ method: 'GET', url: '/verify/cert_1' });
     expect(res.statusCode).toBe(200);
-    expectPage(res);
+    expectPage(res, CACHED);
     expect(res.body).toContain('Lamp');
     expect(h.callsTo('verification', 'verifyCertificate')[0]).toMatchObject({ certificate_id: 'cert_1' });
+  });
+
+  it("serves repeated views from the cache (one verification, the viewer's event recorded once) with a strong ETag and 304", async () => {
+    h.answer('verification', 'verifyCertificate', async () => verified());
+    const first = await h.app.inject({ method: 'GET', url: '/verify/cert_3' });
+    const second = await h.app.inject({ method: 'GET', url: '/verify/cert_3' });
+    expect(second.statusCode).toBe(200);
+    expect(second.body).toBe(first.body);
+    expect(second.headers.etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    expect(second.headers.etag).toBe(first.headers.etag);
+    const calls = h.callsTo('verification', 'verifyCertificate');
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ certificate_id: 'cert_3', record_event: true });
+    const notModified = await h.app.inject({
+      method: 'GET',
+      url: '/verify/cert_3',
+      headers: { 'if-none-match': `W/"x", ${first.headers.etag}` },
+    });
+    expect(notModified.statusCode).toBe(304);
+    expect(notModified.body).toBe('');
+    expect(notModified.headers.etag).toBe(first.headers.etag);
+    expect(notModified.headers['cache-control']).toBe(CACHED);
+    h.app.publicCache.invalidate('cert_3');
+    await h.app.inject({ method: 'GET', url: '/verify/cert_3' });
+    expect(h.callsTo('verification', 'verifyCertificate')).toHaveLength(2);
   });
 
   it('is a 404 page for a malformed id (no call) and for an unknown certificate', async () => {
@@ -93,6 +121,25 @@ describe('GET /api/certificate/metadata/:tokenId', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ name: 'Lamp', external_url: 'https://hallmark.test/verify/cert_1' });
     expect(h.callsTo('verification', 'getPublicCertificateByToken')).toEqual([{ token_id: 7 }]);
+  });
+
+  it('answers from the cache until the certificate changes (dropped by its id or its token)', async () => {
+    h.answer('verification', 'getPublicCertificateByToken', async () => certificate());
+    const first = await h.app.inject({ method: 'GET', url: '/api/certificate/metadata/7' });
+    await h.app.inject({ method: 'GET', url: '/api/certificate/metadata/7' });
+    expect(h.callsTo('verification', 'getPublicCertificateByToken')).toHaveLength(1);
+    expect(first.headers['cache-control']).toBe('public, max-age=5, stale-while-revalidate=30');
+    const again = await h.app.inject({
+      method: 'GET',
+      url: '/api/certificate/metadata/7',
+      headers: { 'if-none-match': first.headers.etag as string },
+    });
+    expect(again.statusCode).toBe(304);
+    h.app.publicCache.invalidate('cert_1');
+    await h.app.inject({ method: 'GET', url: '/api/certificate/metadata/7' });
+    h.app.publicCache.invalidate('cert_other', 7);
+    await h.app.inject({ method: 'GET', url: '/api/certificate/metadata/7' });
+    expect(h.callsTo('verification', 'getPublicCertificateByToken')).toHaveLength(3);
   });
 
   it('is 404 for a token id that is not a decimal (no call) and for an unknown token', async () => {

@@ -115,7 +115,14 @@ export class OrderSteps {
 
   async jobOutcome(shop: string, orderId: string, plan: Plan, jobId: string) {
     const job = await this.bulk.getJob(
-      { principal: plan.principal, job_id: jobId, include_vouchers: true },
+      // An order's vouchers, all of them (one order is at most a few hundred items).
+      {
+        principal: plan.principal,
+        job_id: jobId,
+        include_vouchers: true,
+        vouchers_limit: 0,
+        vouchers_after: '',
+      },
       { idempotent: true },
     );
     const finished = FINISHED.has(job.status);

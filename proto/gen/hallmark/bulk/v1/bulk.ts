@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -93,6 +95,8 @@ export interface Job {
   livemode: boolean;
   /** Estimated seconds to finish (order form, `estimatedDuration`). */
   estimated_duration_s: number;
+  /** With `vouchers_limit`: the cursor of the next page of vouchers, unset on the last page. */
+  next_vouchers_after?: string | undefined;
 }
 
 export interface GetJobRequest {
@@ -100,6 +104,19 @@ export interface GetJobRequest {
   job_id: string;
   /** When false the (possibly long) voucher list is left out. */
   include_vouchers: boolean;
+  /** At most this many vouchers (a page; 0: all of them, for internal callers of small jobs). */
+  vouchers_limit: number;
+  /** The page after this cursor (`next_vouchers_after` of the previous page); empty: the first. */
+  vouchers_after: string;
+}
+
+export interface StreamJobVouchersRequest {
+  principal?: Principal | undefined;
+  job_id: string;
+}
+
+export interface JobVoucherPage {
+  vouchers: JobVoucher[];
 }
 
 export interface ListJobsRequest {
@@ -147,6 +164,13 @@ export interface CancelJobRequest {
 }
 
 export interface ExportJobRequest {
+  principal?: Principal | undefined;
+  job_id: string;
+  /** csv | zip */
+  format: string;
+}
+
+export interface ExportJobStreamRequest {
   principal?: Principal | undefined;
   job_id: string;
   /** csv | zip */
@@ -832,6 +856,7 @@ function createBaseJob(): Job {
     processing_time_ms: undefined,
     livemode: false,
     estimated_duration_s: 0,
+    next_vouchers_after: undefined,
   };
 }
 
@@ -893,6 +918,9 @@ export const Job: MessageFns<Job> = {
     }
     if (message.estimated_duration_s !== 0) {
       writer.uint32(152).int32(message.estimated_duration_s);
+    }
+    if (message.next_vouchers_after !== undefined) {
+      writer.uint32(162).string(message.next_vouchers_after);
     }
     return writer;
   },
@@ -1062,6 +1090,14 @@ export const Job: MessageFns<Job> = {
             message.estimated_duration_s = reader.int32();
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.next_vouchers_after = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1147,6 +1183,11 @@ export const Job: MessageFns<Job> = {
         : isSet(object.estimated_duration_s)
         ? globalThis.Number(object.estimated_duration_s)
         : 0,
+      next_vouchers_after: isSet(object.nextVouchersAfter)
+        ? globalThis.String(object.nextVouchersAfter)
+        : isSet(object.next_vouchers_after)
+        ? globalThis.String(object.next_vouchers_after)
+        : undefined,
     };
   },
 
@@ -1209,12 +1250,15 @@ export const Job: MessageFns<Job> = {
     if (message.estimated_duration_s !== 0) {
       obj.estimatedDurationS = Math.round(message.estimated_duration_s);
     }
+    if (message.next_vouchers_after !== undefined) {
+      obj.nextVouchersAfter = message.next_vouchers_after;
+    }
     return obj;
   },
 };
 
 function createBaseGetJobRequest(): GetJobRequest {
-  return { principal: undefined, job_id: "", include_vouchers: false };
+  return { principal: undefined, job_id: "", include_vouchers: false, vouchers_limit: 0, vouchers_after: "" };
 }
 
 export const GetJobRequest: MessageFns<GetJobRequest> = {
@@ -1227,6 +1271,12 @@ export const GetJobRequest: MessageFns<GetJobRequest> = {
     }
     if (message.include_vouchers !== false) {
       writer.uint32(24).bool(message.include_vouchers);
+    }
+    if (message.vouchers_limit !== 0) {
+      writer.uint32(32).int32(message.vouchers_limit);
+    }
+    if (message.vouchers_after !== "") {
+      writer.uint32(42).string(message.vouchers_after);
     }
     return writer;
   },
@@ -1268,6 +1318,22 @@ export const GetJobRequest: MessageFns<GetJobRequest> = {
             message.include_vouchers = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.vouchers_limit = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.vouchers_after = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1293,6 +1359,16 @@ export const GetJobRequest: MessageFns<GetJobRequest> = {
         : isSet(object.include_vouchers)
         ? globalThis.Boolean(object.include_vouchers)
         : false,
+      vouchers_limit: isSet(object.vouchersLimit)
+        ? globalThis.Number(object.vouchersLimit)
+        : isSet(object.vouchers_limit)
+        ? globalThis.Number(object.vouchers_limit)
+        : 0,
+      vouchers_after: isSet(object.vouchersAfter)
+        ? globalThis.String(object.vouchersAfter)
+        : isSet(object.vouchers_after)
+        ? globalThis.String(object.vouchers_after)
+        : "",
     };
   },
 
@@ -1306,6 +1382,153 @@ export const GetJobRequest: MessageFns<GetJobRequest> = {
     }
     if (message.include_vouchers !== false) {
       obj.includeVouchers = message.include_vouchers;
+    }
+    if (message.vouchers_limit !== 0) {
+      obj.vouchersLimit = Math.round(message.vouchers_limit);
+    }
+    if (message.vouchers_after !== "") {
+      obj.vouchersAfter = message.vouchers_after;
+    }
+    return obj;
+  },
+};
+
+function createBaseStreamJobVouchersRequest(): StreamJobVouchersRequest {
+  return { principal: undefined, job_id: "" };
+}
+
+export const StreamJobVouchersRequest: MessageFns<StreamJobVouchersRequest> = {
+  encode(message: StreamJobVouchersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.job_id !== "") {
+      writer.uint32(18).string(message.job_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamJobVouchersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamJobVouchersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.job_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StreamJobVouchersRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      job_id: isSet(object.jobId)
+        ? globalThis.String(object.jobId)
+        : isSet(object.job_id)
+        ? globalThis.String(object.job_id)
+        : "",
+    };
+  },
+
+  toJSON(message: StreamJobVouchersRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.job_id !== "") {
+      obj.jobId = message.job_id;
+    }
+    return obj;
+  },
+};
+
+function createBaseJobVoucherPage(): JobVoucherPage {
+  return { vouchers: [] };
+}
+
+export const JobVoucherPage: MessageFns<JobVoucherPage> = {
+  encode(message: JobVoucherPage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.vouchers) {
+      JobVoucher.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JobVoucherPage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJobVoucherPage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.vouchers.push(JobVoucher.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): JobVoucherPage {
+    return {
+      vouchers: globalThis.Array.isArray(object?.vouchers)
+        ? object.vouchers.map((e: any) => JobVoucher.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: JobVoucherPage): unknown {
+    const obj: any = {};
+    if (message.vouchers?.length) {
+      obj.vouchers = message.vouchers.map((e) => JobVoucher.toJSON(e));
     }
     return obj;
   },
@@ -2040,6 +2263,100 @@ export const ExportJobRequest: MessageFns<ExportJobRequest> = {
   },
 };
 
+function createBaseExportJobStreamRequest(): ExportJobStreamRequest {
+  return { principal: undefined, job_id: "", format: "" };
+}
+
+export const ExportJobStreamRequest: MessageFns<ExportJobStreamRequest> = {
+  encode(message: ExportJobStreamRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.job_id !== "") {
+      writer.uint32(18).string(message.job_id);
+    }
+    if (message.format !== "") {
+      writer.uint32(26).string(message.format);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportJobStreamRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportJobStreamRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.job_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.format = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExportJobStreamRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      job_id: isSet(object.jobId)
+        ? globalThis.String(object.jobId)
+        : isSet(object.job_id)
+        ? globalThis.String(object.job_id)
+        : "",
+      format: isSet(object.format) ? globalThis.String(object.format) : "",
+    };
+  },
+
+  toJSON(message: ExportJobStreamRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.job_id !== "") {
+      obj.jobId = message.job_id;
+    }
+    if (message.format !== "") {
+      obj.format = message.format;
+    }
+    return obj;
+  },
+};
+
 function createBaseExportJobResponse(): ExportJobResponse {
   return { content: Buffer.alloc(0), content_type: "", filename: "" };
 }
@@ -2590,7 +2907,10 @@ export const BulkServiceService = {
     responseSerialize: (value: Job): Buffer => Buffer.from(Job.encode(value).finish()),
     responseDeserialize: (value: Buffer): Job => Job.decode(value),
   },
-  /** One job of the principal's enterprise with its row errors and voucher results. Read-only. */
+  /**
+   * One job of the principal's enterprise with its row errors and voucher results (a keyset
+   * page of them when `vouchers_limit` is set; `next_vouchers_after` names the next). Read-only.
+   */
   getJob: {
     path: "/hallmark.bulk.v1.BulkService/GetJob" as const,
     requestStream: false as const,
@@ -2599,6 +2919,20 @@ export const BulkServiceService = {
     requestDeserialize: (value: Buffer): GetJobRequest => GetJobRequest.decode(value),
     responseSerialize: (value: Job): Buffer => Buffer.from(Job.encode(value).finish()),
     responseDeserialize: (value: Buffer): Job => Job.decode(value),
+  },
+  /**
+   * Every voucher of a finished job, in item order, as a stream of pages read from the
+   * database page by page (keyset): neither side ever holds them all. Read-only.
+   */
+  streamJobVouchers: {
+    path: "/hallmark.bulk.v1.BulkService/StreamJobVouchers" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: StreamJobVouchersRequest): Buffer =>
+      Buffer.from(StreamJobVouchersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StreamJobVouchersRequest => StreamJobVouchersRequest.decode(value),
+    responseSerialize: (value: JobVoucherPage): Buffer => Buffer.from(JobVoucherPage.encode(value).finish()),
+    responseDeserialize: (value: Buffer): JobVoucherPage => JobVoucherPage.decode(value),
   },
   /** Jobs of the principal's enterprise, newest first; `status` filters. Read-only. */
   listJobs: {
@@ -2666,6 +3000,21 @@ export const BulkServiceService = {
     responseSerialize: (value: ExportJobResponse): Buffer => Buffer.from(ExportJobResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ExportJobResponse => ExportJobResponse.decode(value),
   },
+  /**
+   * ExportJob as a stream: the first message names the file (content_type, filename, no
+   * content), the next carry its bytes in order, produced from keyset pages of the items as
+   * the caller reads them (flat memory for any job size). Read-only.
+   */
+  exportJobStream: {
+    path: "/hallmark.bulk.v1.BulkService/ExportJobStream" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: ExportJobStreamRequest): Buffer =>
+      Buffer.from(ExportJobStreamRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExportJobStreamRequest => ExportJobStreamRequest.decode(value),
+    responseSerialize: (value: ExportJobResponse): Buffer => Buffer.from(ExportJobResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExportJobResponse => ExportJobResponse.decode(value),
+  },
   /** A stored image (from an uploaded ZIP), served publicly under /media/<id>. Read-only. */
   getMedia: {
     path: "/hallmark.bulk.v1.BulkService/GetMedia" as const,
@@ -2716,8 +3065,16 @@ export interface BulkServiceServer extends UntypedServiceImplementation {
    * larger jobs answer `pending` and run in the background.
    */
   createOrderJob: handleUnaryCall<CreateOrderJobRequest, Job>;
-  /** One job of the principal's enterprise with its row errors and voucher results. Read-only. */
+  /**
+   * One job of the principal's enterprise with its row errors and voucher results (a keyset
+   * page of them when `vouchers_limit` is set; `next_vouchers_after` names the next). Read-only.
+   */
   getJob: handleUnaryCall<GetJobRequest, Job>;
+  /**
+   * Every voucher of a finished job, in item order, as a stream of pages read from the
+   * database page by page (keyset): neither side ever holds them all. Read-only.
+   */
+  streamJobVouchers: handleServerStreamingCall<StreamJobVouchersRequest, JobVoucherPage>;
   /** Jobs of the principal's enterprise, newest first; `status` filters. Read-only. */
   listJobs: handleUnaryCall<ListJobsRequest, ListJobsResponse>;
   /**
@@ -2744,6 +3101,12 @@ export interface BulkServiceServer extends UntypedServiceImplementation {
    * `zip` (each certificate's image and metadata JSON). Read-only.
    */
   exportJob: handleUnaryCall<ExportJobRequest, ExportJobResponse>;
+  /**
+   * ExportJob as a stream: the first message names the file (content_type, filename, no
+   * content), the next carry its bytes in order, produced from keyset pages of the items as
+   * the caller reads them (flat memory for any job size). Read-only.
+   */
+  exportJobStream: handleServerStreamingCall<ExportJobStreamRequest, ExportJobResponse>;
   /** A stored image (from an uploaded ZIP), served publicly under /media/<id>. Read-only. */
   getMedia: handleUnaryCall<GetMediaRequest, GetMediaResponse>;
   /** Price and estimated gas for `count` certificates from configured pricing. Read-only. */
@@ -2798,7 +3161,10 @@ export interface BulkServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Job) => void,
   ): ClientUnaryCall;
-  /** One job of the principal's enterprise with its row errors and voucher results. Read-only. */
+  /**
+   * One job of the principal's enterprise with its row errors and voucher results (a keyset
+   * page of them when `vouchers_limit` is set; `next_vouchers_after` names the next). Read-only.
+   */
   getJob(request: GetJobRequest, callback: (error: ServiceError | null, response: Job) => void): ClientUnaryCall;
   getJob(
     request: GetJobRequest,
@@ -2811,6 +3177,19 @@ export interface BulkServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Job) => void,
   ): ClientUnaryCall;
+  /**
+   * Every voucher of a finished job, in item order, as a stream of pages read from the
+   * database page by page (keyset): neither side ever holds them all. Read-only.
+   */
+  streamJobVouchers(
+    request: StreamJobVouchersRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<JobVoucherPage>;
+  streamJobVouchers(
+    request: StreamJobVouchersRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<JobVoucherPage>;
   /** Jobs of the principal's enterprise, newest first; `status` filters. Read-only. */
   listJobs(
     request: ListJobsRequest,
@@ -2904,6 +3283,20 @@ export interface BulkServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ExportJobResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * ExportJob as a stream: the first message names the file (content_type, filename, no
+   * content), the next carry its bytes in order, produced from keyset pages of the items as
+   * the caller reads them (flat memory for any job size). Read-only.
+   */
+  exportJobStream(
+    request: ExportJobStreamRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ExportJobResponse>;
+  exportJobStream(
+    request: ExportJobStreamRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ExportJobResponse>;
   /** A stored image (from an uploaded ZIP), served publicly under /media/<id>. Read-only. */
   getMedia(
     request: GetMediaRequest,

@@ -1,9 +1,71 @@
 // Reading and managing bulk jobs: status (CSV form `{success, data: job}`, order form
 // `{success, job}`), list, retry, cancel, and the results download.
+import type { Job } from '@hallmark/proto/bulk/v1/bulk';
 import type { FastifyInstance } from 'fastify';
+import { Readable } from 'node:stream';
+import type { Clients } from '../../clients.js';
 import { idParam, principalOf, type RouteDeps } from '../shared.js';
 import { CANCEL, DOWNLOAD, POLL, RETRY, TAGS } from './common.js';
-import { attachment, presentCsvJob, presentOrderJob } from './present.js';
+import { attachment, presentCsvJob, presentOrderJob, presentVoucherResult } from './present.js';
+
+/** Vouchers per status answer unless the caller asks otherwise (the most a page may hold). */
+export const VOUCHERS_PAGE = 1000;
+
+const statusQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    vouchersLimit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: VOUCHERS_PAGE,
+      default: VOUCHERS_PAGE,
+      description: 'Order form: most vouchers in `results.vouchers` (one page; default and most 1000)',
+    },
+    vouchersCursor: {
+      type: 'string',
+      maxLength: 16,
+      description: 'Order form: the page after this one: `results.nextCursor` of the previous answer',
+    },
+    vouchers: {
+      type: 'string',
+      enum: ['all'],
+      description: 'Order form: `all` answers every voucher in one streamed answer (`nextCursor` null)',
+    },
+    api_key: { type: 'string', maxLength: 64, description: 'Discouraged; send the key in a header' },
+  },
+} as const;
+
+const MARK = '\u0000vouchers\u0000';
+
+/**
+ * The order-form status with every voucher, streamed: the job's JSON around a vouchers array
+ * written page by page as the bulk service streams them (StreamJobVouchers), so neither
+ * process ever holds them all.
+ */
+function streamedOrderJob(clients: Clients, request: Parameters<typeof principalOf>[0], job: Job): Readable {
+  const body = JSON.stringify({
+    success: true,
+    job: { ...presentOrderJob(job), results: { vouchers: MARK, nextCursor: null } },
+  });
+  const at = body.indexOf(JSON.stringify(MARK));
+  const head = body.slice(0, at);
+  const tail = body.slice(at + JSON.stringify(MARK).length);
+  const principal = principalOf(request);
+  return Readable.from(
+    (async function* () {
+      yield `${head}[`;
+      let first = true;
+      for await (const page of clients.bulkStream('streamJobVouchers', { principal, job_id: job.id })) {
+        if (page.vouchers.length === 0) continue;
+        const items = page.vouchers.map((v) => JSON.stringify(presentVoucherResult(v))).join(',');
+        yield first ? items : `,${items}`;
+        first = false;
+      }
+      yield `]${tail}`;
+    })(),
+  );
+}
 
 const STATUSES = ['queued', 'processing', 'completed', 'failed', 'cancelled'];
 
@@ -32,18 +94,30 @@ export default async function jobRoutes(app: FastifyInstance, { clients }: Route
           'createdAt, updatedAt, completedAt?, estimatedCompletionTime? (while processing), errors:[{row, error}], ' +
           'error?}}`. Order form: `{success, job:{id, status (pending|processing|completed|failed|cancelled), ' +
           'progress:{current, total, percentage}, summary:{totalItems, successCount, failureCount, processingTime? (ms)}, ' +
-          'results:{vouchers}, createdAt, completedAt}}`.',
+          'results:{vouchers, nextCursor}, createdAt, completedAt}}`. `results.vouchers` is paginated: at most ' +
+          '`vouchersLimit` (default and most 1000) in item order; `results.nextCursor` names the next page ' +
+          '(send it as `vouchersCursor`) and is null on the last one, so a job of up to 1000 vouchers answers ' +
+          'them all at once as before. `vouchers=all` answers every voucher in one streamed answer.',
         params: jobId,
+        querystring: statusQuery,
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      const q = request.query as { vouchersLimit: number; vouchersCursor?: string; vouchers?: 'all' };
+      const all = q.vouchers === 'all';
       const job = await clients.bulk.getJob(
-        { principal: principalOf(request), job_id: request.params.jobId, include_vouchers: true },
+        {
+          principal: principalOf(request),
+          job_id: request.params.jobId,
+          include_vouchers: !all,
+          vouchers_limit: q.vouchersLimit,
+          vouchers_after: all ? '' : (q.vouchersCursor ?? ''),
+        },
         { idempotent: true },
       );
-      return job.form === 'order'
-        ? { success: true, job: presentOrderJob(job) }
-        : { success: true, data: presentCsvJob(job) };
+      if (job.form !== 'order') return { success: true, data: presentCsvJob(job) };
+      if (!all) return { success: true, job: presentOrderJob(job) };
+      return reply.type('application/json; charset=utf-8').send(streamedOrderJob(clients, request, job));
     },
   );
 
@@ -164,22 +238,35 @@ export default async function jobRoutes(app: FastifyInstance, { clients }: Route
     },
     async (request, reply) => {
       const { jobId: id, type } = request.params;
-      const file = await clients.bulk.exportJob(
-        { principal: principalOf(request), job_id: id, format: type },
-        { idempotent: true },
+      // The file streams from the bulk service as it is made (ExportJobStream): its first
+      // message names it (and fails before any byte for an unknown job), the rest are bytes.
+      const stream = clients.bulkStream('exportJobStream', {
+        principal: principalOf(request),
+        job_id: id,
+        format: type,
+      });
+      const chunks = stream[Symbol.asyncIterator]();
+      const first = await chunks.next();
+      const file = first.done ? undefined : first.value;
+      const body = Readable.from(
+        (async function* () {
+          for (let c = await chunks.next(); !c.done; c = await chunks.next()) {
+            if (c.value.content.length > 0) yield Buffer.from(c.value.content);
+          }
+        })(),
       );
       return reply
         .header(
           'content-type',
-          file.content_type || (type === 'csv' ? 'text/csv; charset=utf-8' : 'application/zip'),
+          file?.content_type || (type === 'csv' ? 'text/csv; charset=utf-8' : 'application/zip'),
         )
         .header(
           'content-disposition',
-          attachment(file.filename || `${id}-results.${type}`, `results.${type}`),
+          attachment(file?.filename || `${id}-results.${type}`, `results.${type}`),
         )
         .header('x-content-type-options', 'nosniff')
         .header('cache-control', 'private, no-store')
-        .send(file.content);
+        .send(body);
     },
   );
 }

@@ -69,7 +69,7 @@ const presentVoucher = (v: JobVoucher) => ({
 });
 
 /** Certificate voucher in a status lookup's results, with its certificate and chain refs. */
-const presentVoucherResult = (v: JobVoucher) => ({
+export const presentVoucherResult = (v: JobVoucher) => ({
   ...presentVoucher(v),
   certificateId: v.certificate_id,
   tokenId: v.token_id ?? null,
@@ -109,7 +109,11 @@ function percentage(j: Job): number {
   return Math.min(100, Math.max(0, Math.floor((j.processed_count * 100) / j.total_count)));
 }
 
-/** JSON-form status lookup: `{id, status, progress, summary, results:{vouchers}, createdAt, completedAt}`. */
+/**
+ * JSON-form status lookup: `{id, status, progress, summary, results:{vouchers, nextCursor},
+ * createdAt, completedAt}`; `results.vouchers` is one page (jobs.ts), `nextCursor` the next
+ * page's cursor or null.
+ */
 export function presentOrderJob(j: Job) {
   return {
     id: j.id,
@@ -119,7 +123,7 @@ export function presentOrderJob(j: Job) {
       ...summaryOf(j),
       ...(j.processing_time_ms !== undefined ? { processingTime: j.processing_time_ms } : {}),
     },
-    results: { vouchers: j.vouchers.map(presentVoucherResult) },
+    results: { vouchers: j.vouchers.map(presentVoucherResult), nextCursor: j.next_vouchers_after ?? null },
     createdAt: j.created_at,
     completedAt: j.completed_at ?? null,
     ...(j.error ? { error: j.error } : {}),

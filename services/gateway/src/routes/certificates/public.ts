@@ -1,8 +1,12 @@
 // /api/certificate: the public surface of certificates (unversioned style). The public read
-// needs no credential and is rate limited per client (rate group `public`); health reports
+// needs no credential and is rate limited per client (rate group `public`, before the cache),
+// then answered from the public cache (cache/: ETag, 304, Cache-Control); health reports
 // the certificates service's database and chain reachability.
 import type { Certificate, ProvenanceEntry } from '@hallmark/proto/certificates/v1/certificates';
 import type { FastifyInstance } from 'fastify';
+import { publicCacheControl, sendCached } from '../../cache/http.js';
+import { notFoundError, type Filled } from '../../cache/public-cache.js';
+import type { Clients } from '../../clients.js';
 import { idParam, type RouteDeps } from '../shared.js';
 
 const TAGS = ['Certificates'];
@@ -36,7 +40,17 @@ export function presentPublicCertificate(c: Certificate) {
   };
 }
 
-export default async function certificates(app: FastifyInstance, { clients }: RouteDeps) {
+/** The public read's answer as the cache holds it (a fill of `public:<id>`). */
+export async function readPublic(clients: Clients, id: string): Promise<Filled> {
+  const c = await clients.certificates.getPublicCertificate({ certificate_id: id }, { idempotent: true });
+  return { body: JSON.stringify(presentPublicCertificate(c)), certificateId: id };
+}
+
+export default async function certificates(
+  app: FastifyInstance,
+  { clients, config, publicCache }: RouteDeps,
+) {
+  const cacheControl = publicCacheControl(config);
   app.get<{ Params: { id: string } }>(
     '/api/certificate/public/:id',
     {
@@ -47,13 +61,15 @@ export default async function certificates(app: FastifyInstance, { clients }: Ro
         params: idParam('id'),
       },
     },
-    async (request) =>
-      presentPublicCertificate(
-        await clients.certificates.getPublicCertificate(
-          { certificate_id: request.params.id },
-          { idempotent: true },
-        ),
-      ),
+    async (request, reply) => {
+      const { id } = request.params;
+      const entry = await publicCache.get('public', id, () => readPublic(clients, id));
+      if (!entry.found) throw notFoundError(entry);
+      return sendCached(request, reply, entry, {
+        contentType: 'application/json; charset=utf-8',
+        cacheControl,
+      });
+    },
   );
 
   app.get(

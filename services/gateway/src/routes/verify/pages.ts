@@ -2,7 +2,8 @@
 // `verify_page`, tighter): the page a certificate's QR code links to (`/verify/:id`,
 // server-rendered HTML sent through the shared page shell; a view records document.verified
 // only as events.ts allows), the QR code itself (SVG and PNG) and the token metadata JSON the contract's tokenURI points at
-// (`/api/certificate/metadata/:tokenId`).
+// (`/api/certificate/metadata/:tokenId`). The page, the metadata and the QR codes' existence
+// check read through the public cache (cache/), dropped by the certificate's events.
 import { HallmarkError } from '@hallmark/kit';
 import type { Certificate } from '@hallmark/proto/certificates/v1/certificates';
 import type { FastifyInstance } from 'fastify';
@@ -13,7 +14,10 @@ import {
   renderVerifyPage,
   warrantyStatus,
 } from '../../pages/verify.js';
-import { sendPage } from '../../pages/shell.js';
+import { sendCachedPage, sendPage } from '../../pages/shell.js';
+import { publicCacheControl, sendCached } from '../../cache/http.js';
+import { notFoundError, type Cached } from '../../cache/public-cache.js';
+import { readPublic } from '../certificates/public.js';
 import type { RouteDeps } from '../shared.js';
 import { recordsEvent } from './events.js';
 
@@ -60,8 +64,18 @@ export function tokenMetadata(c: Certificate, publicUrl: string) {
   };
 }
 
-export default async function verifyPages(app: FastifyInstance, { clients, config }: RouteDeps) {
+export default async function verifyPages(app: FastifyInstance, { clients, config, publicCache }: RouteDeps) {
   const publicUrl = config.HALLMARK_PUBLIC_URL;
+  const cacheControl = publicCacheControl(config);
+
+  /** The verification page as the cache holds it; `recordEvent` asks for a document.verified. */
+  async function renderPage(id: string, recordEvent: boolean) {
+    const v = await clients.verification.verifyCertificate(
+      { certificate_id: id, record_event: recordEvent },
+      { deadlineMs: 10_000 },
+    );
+    return { body: renderVerifyPage(v, `/verify/${encodeURIComponent(id)}/qr.svg`), certificateId: id };
+  }
 
   app.get<{ Params: { id: string } }>(
     '/verify/:id',
@@ -77,11 +91,13 @@ export default async function verifyPages(app: FastifyInstance, { clients, confi
       const { id } = request.params;
       if (!ID_RE.test(id)) return sendPage(reply, 404, renderNotFoundPage(id));
       try {
-        const v = await clients.verification.verifyCertificate(
-          { certificate_id: id, record_event: await recordsEvent(app, request, id) },
-          { deadlineMs: 10_000 },
-        );
-        return sendPage(reply, 200, renderVerifyPage(v, `/verify/${encodeURIComponent(id)}/qr.svg`));
+        // A view that records document.verified (events.ts: a few per viewer and certificate
+        // an hour) verifies afresh and refreshes the cached page; the others read the cache.
+        const entry: Cached = (await recordsEvent(app, request, id))
+          ? publicCache.put('verify', id, await renderPage(id, true))
+          : await publicCache.get('verify', id, () => renderPage(id, false));
+        if (!entry.found) return sendPage(reply, 404, renderNotFoundPage(id));
+        return sendCachedPage(request, reply, entry, cacheControl);
       } catch (err) {
         if (notFound(err)) return sendPage(reply, 404, renderNotFoundPage(id));
         request.log.warn({ err }, 'verification page: verification failed');
@@ -93,7 +109,8 @@ export default async function verifyPages(app: FastifyInstance, { clients, confi
   /** 404 (thrown, rendered by the error handler) unless the certificate exists. */
   async function known(id: string): Promise<void> {
     if (!ID_RE.test(id)) throw new HallmarkError('resource_not_found', { message: 'No such certificate.' });
-    await clients.certificates.getPublicCertificate({ certificate_id: id }, { idempotent: true });
+    const entry = await publicCache.get('public', id, () => readPublic(clients, id));
+    if (!entry.found) throw notFoundError(entry);
   }
 
   app.get<{ Params: { id: string } }>(
@@ -145,16 +162,23 @@ export default async function verifyPages(app: FastifyInstance, { clients, confi
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { tokenId } = request.params;
       if (!TOKEN_RE.test(tokenId)) {
         throw new HallmarkError('resource_not_found', { message: `No such token: '${tokenId}'.` });
       }
-      const c = await clients.verification.getPublicCertificateByToken(
-        { token_id: Number(tokenId) },
-        { idempotent: true },
-      );
-      return tokenMetadata(c, publicUrl);
+      const entry = await publicCache.get('meta', tokenId, async () => {
+        const c = await clients.verification.getPublicCertificateByToken(
+          { token_id: Number(tokenId) },
+          { idempotent: true },
+        );
+        return { body: JSON.stringify(tokenMetadata(c, publicUrl)), certificateId: c.id };
+      });
+      if (!entry.found) throw notFoundError(entry);
+      return sendCached(request, reply, entry, {
+        contentType: 'application/json; charset=utf-8',
+        cacheControl,
+      });
     },
   );
 }
