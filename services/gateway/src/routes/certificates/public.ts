@@ -3,6 +3,7 @@
 // the certificates service's database and chain reachability.
 import type { Certificate, ProvenanceEntry } from '@hallmark/proto/certificates/v1/certificates';
 import type { FastifyInstance } from 'fastify';
+import { loadIssuer, presentIssuer, type IssuerView } from '../../pages/issuer.js';
 import { idParam, type RouteDeps } from '../shared.js';
 
 const TAGS = ['Certificates'];
@@ -21,8 +22,9 @@ function presentProvenance(p: ProvenanceEntry) {
 }
 
 /** The spec's public certificate `{id, name, imageUrl, metadata, provenance}`, plus its status. */
-export function presentPublicCertificate(c: Certificate) {
+export function presentPublicCertificate(c: Certificate, issuer?: IssuerView | null) {
   return {
+    ...(issuer !== undefined ? { issuer: presentIssuer(issuer) } : {}),
     id: c.id,
     name: c.name,
     imageUrl: c.image_url ?? null,
@@ -47,13 +49,13 @@ export default async function certificates(app: FastifyInstance, { clients }: Ro
         params: idParam('id'),
       },
     },
-    async (request) =>
-      presentPublicCertificate(
-        await clients.certificates.getPublicCertificate(
-          { certificate_id: request.params.id },
-          { idempotent: true },
-        ),
-      ),
+    async (request) => {
+      const c = await clients.certificates.getPublicCertificate(
+        { certificate_id: request.params.id },
+        { idempotent: true },
+      );
+      return presentPublicCertificate(c, await loadIssuer(clients.keys, c.enterprise_id));
+    },
   );
 
   app.get(

@@ -13,6 +13,7 @@ import {
   renderVerifyPage,
   warrantyStatus,
 } from '../../pages/verify.js';
+import { loadIssuer } from '../../pages/issuer.js';
 import { sendPage } from '../../pages/shell.js';
 import type { RouteDeps } from '../shared.js';
 import { recordsEvent } from './events.js';
@@ -81,7 +82,8 @@ export default async function verifyPages(app: FastifyInstance, { clients, confi
           { certificate_id: id, record_event: await recordsEvent(app, request, id) },
           { deadlineMs: 10_000 },
         );
-        return sendPage(reply, 200, renderVerifyPage(v, `/verify/${encodeURIComponent(id)}/qr.svg`));
+        const issuer = await loadIssuer(clients.keys, v.certificate?.enterprise_id);
+        return sendPage(reply, 200, renderVerifyPage(v, `/verify/${encodeURIComponent(id)}/qr.svg`, issuer));
       } catch (err) {
         if (notFound(err)) return sendPage(reply, 404, renderNotFoundPage(id));
         request.log.warn({ err }, 'verification page: verification failed');
