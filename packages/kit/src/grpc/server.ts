@@ -5,6 +5,8 @@
 import {
   Server,
   ServerCredentials,
+  type handleClientStreamingCall,
+  type handleServerStreamingCall,
   type ServiceDefinition,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
@@ -23,20 +25,28 @@ export interface CallInfo {
   deadlineMs: number;
 }
 
-/** Turns a ts-proto `XServer` interface into async handlers `(req, call) => Promise<res>`. */
+/**
+ * Turns a ts-proto `XServer` interface into async handlers: unary `(req, call) => Promise<res>`,
+ * client streaming `(requests: AsyncIterable<req>, call) => Promise<res>`, server streaming
+ * `(req, call) => AsyncIterable<res>` (written with back-pressure).
+ */
 export type AsyncHandlers<S> = {
-  [K in keyof S as string extends K ? never : K]: S[K] extends (call: infer C, cb: infer CB) => void
-    ? C extends { request: infer Req }
-      ? CB extends (err: any, value?: infer Res, ...rest: any[]) => void
-        ? (req: Req, call: CallInfo) => Promise<NonNullable<Res>>
-        : never
-      : never
-    : never;
+  [K in keyof S as string extends K ? never : K]: S[K] extends handleClientStreamingCall<infer Req, infer Res>
+    ? (requests: AsyncIterable<Req>, call: CallInfo) => Promise<Res>
+    : S[K] extends handleServerStreamingCall<infer Req, infer Res>
+      ? (req: Req, call: CallInfo) => AsyncIterable<Res>
+      : S[K] extends (call: infer C, cb: infer CB) => void
+        ? C extends { request: infer Req }
+          ? CB extends (err: any, value?: infer Res, ...rest: any[]) => void
+            ? (req: Req, call: CallInfo) => Promise<NonNullable<Res>>
+            : never
+          : never
+        : never;
 };
 
 export interface ServiceBinding {
   definition: ServiceDefinition;
-  handlers: Record<string, (req: any, call: CallInfo) => Promise<any>>;
+  handlers: Record<string, (req: any, call: CallInfo) => any>;
 }
 
 /** Binds a typed handler object to its generated service definition. */
@@ -61,18 +71,51 @@ export interface RunningGrpcServer {
 
 export const PROTO_ROOT = path.join(import.meta.dirname, '..', '..', '..', '..', 'proto');
 
-function wrap(name: string, method: string, fn: ServiceBinding['handlers'][string], log: Logger) {
+function callInfo(call: any): CallInfo {
+  const requestId = requestIdFrom(call.metadata.get(REQUEST_ID_HEADER)[0]);
+  const deadline = call.getDeadline?.();
+  const deadlineMs =
+    deadline instanceof Date
+      ? deadline.getTime() - Date.now()
+      : typeof deadline === 'number' && isFinite(deadline)
+        ? deadline - Date.now()
+        : Infinity;
+  return { requestId, deadlineMs };
+}
+
+/** A server-streaming handler: each yielded message written as the peer reads them. */
+function wrapServerStream(name: string, method: string, fn: ServiceBinding['handlers'][string], log: Logger) {
+  return (call: any) => {
+    const info = callInfo(call);
+    runWithContext({ requestId: info.requestId }, () => {
+      void (async () => {
+        try {
+          for await (const msg of fn(call.request, info) as AsyncIterable<unknown>) {
+            if (call.cancelled) return;
+            if (!call.write(msg)) await new Promise((r) => call.once('drain', r));
+          }
+          call.end();
+        } catch (err) {
+          if (!(err instanceof HallmarkError))
+            log.error({ err, rpc: `${name}/${method}` }, 'unhandled error in RPC');
+          call.destroy(Object.assign(new Error((err as Error).message), toServiceError(err)));
+        }
+      })();
+    });
+  };
+}
+
+function wrap(
+  name: string,
+  method: string,
+  fn: ServiceBinding['handlers'][string],
+  log: Logger,
+  clientStream = false,
+) {
   return (call: any, callback: (err: any, res?: any) => void) => {
-    const requestId = requestIdFrom(call.metadata.get(REQUEST_ID_HEADER)[0]);
-    const deadline = call.getDeadline?.();
-    const deadlineMs =
-      deadline instanceof Date
-        ? deadline.getTime() - Date.now()
-        : typeof deadline === 'number' && isFinite(deadline)
-          ? deadline - Date.now()
-          : Infinity;
-    runWithContext({ requestId }, () => {
-      fn(call.request, { requestId, deadlineMs }).then(
+    const info = callInfo(call);
+    runWithContext({ requestId: info.requestId }, () => {
+      (fn(clientStream ? call : call.request, info) as Promise<unknown>).then(
         (res) => callback(null, res),
         (err) => {
           if (!(err instanceof HallmarkError))
@@ -94,8 +137,12 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   const statusMap: ServingStatusMap = { '': 'SERVING' };
   for (const svc of opts.services) {
     const impl: UntypedServiceImplementation = {};
-    for (const [method, fn] of Object.entries(svc.handlers))
-      impl[method] = wrap(opts.name, method, fn, opts.log);
+    for (const [method, fn] of Object.entries(svc.handlers)) {
+      const def = svc.definition[method];
+      impl[method] = def?.responseStream
+        ? wrapServerStream(opts.name, method, fn, opts.log)
+        : wrap(opts.name, method, fn, opts.log, def?.requestStream === true);
+    }
     server.addService(svc.definition, impl);
     const first = Object.values(svc.definition)[0];
     if (first) statusMap[first.path.split('/')[1]!] = 'SERVING';
