@@ -5,11 +5,14 @@ import yazl from 'yazl';
 import { resultCsvHeader, resultCsvLine } from './domain/export.js';
 import { voucherMetadataOf, type JobRecord } from './domain/job.js';
 import type { ExportStore } from './export-store.js';
+import type { MediaArchive } from './media-archive.js';
 import type { MediaStore } from './media-store.js';
 
 export interface ExportDeps {
   items: ExportStore;
   media: MediaStore;
+  /** Where moved ZIP images are read back from (the certificates service). */
+  archive?: MediaArchive;
   /** Recipient e-mails are stored encrypted. */
   decrypt: (s: string | null) => string | null;
 }
@@ -72,7 +75,10 @@ export async function exportZip(deps: ExportDeps, job: JobRecord): Promise<Buffe
       };
       zip.addBuffer(Buffer.from(JSON.stringify(meta, null, 2)), `metadata/${base}.json`);
       const image = r.media_id ? media.get(r.media_id) : undefined;
-      if (image) zip.addBuffer(image.bytes, `images/${base}.${EXT[image.contentType] ?? 'bin'}`);
+      const bytes =
+        image?.bytes ??
+        (image?.archivedSha256 && deps.archive ? await deps.archive.get(image.archivedSha256) : null);
+      if (image && bytes) zip.addBuffer(bytes, `images/${base}.${EXT[image.contentType] ?? 'bin'}`);
     }
   }
   zip.end();

@@ -7,6 +7,7 @@ import { checkCsvSize, parseCsv } from './domain/csv.js';
 import type { JobRecord, Scope } from './domain/job.js';
 import { idempotencyKeyProblem, parseOrderForm } from './domain/order.js';
 import { matchImage, readZipImages, ZIP_MAX_BYTES } from './domain/zip.js';
+import type { MediaArchive } from './media-archive.js';
 import type { MediaStore } from './media-store.js';
 import { conflictOf, type JobsStore, type NewItem } from './store.js';
 
@@ -17,12 +18,16 @@ interface StoredImage {
   mediaId: string;
   sha256: string;
   contentType: string;
+  /** In the certificates service's store, served at /media/<sha256>. */
+  archived: boolean;
 }
 
 export class JobCreator {
   constructor(
     private readonly jobs: JobsStore,
     private readonly media: MediaStore,
+    /** The certificates service's store; without it images stay here (tests of bulk alone). */
+    private readonly archive?: MediaArchive,
   ) {}
 
   async createCsvJob(
@@ -66,13 +71,22 @@ export class JobCreator {
     const byKey = new Map<string, StoredImage>();
     const byStem = new Map<string, StoredImage>();
     for await (const img of readZipImages(zip)) {
-      const stored = { mediaId: `med_${randomBase62(24)}`, sha256: img.sha256, contentType: img.contentType };
+      const mediaId = `med_${randomBase62(24)}`;
+      // Handed to certificates (streamed; GPS stripped there): the item shows Hallmark's copy.
+      const archived = this.archive ? await this.archive.put(img.bytes, { aliasId: mediaId }) : null;
+      const stored: StoredImage = {
+        mediaId,
+        sha256: archived?.sha256 ?? img.sha256,
+        contentType: archived?.contentType ?? img.contentType,
+        archived: archived !== null,
+      };
       await this.media.insert(tx, scope, jobId, {
-        id: stored.mediaId,
+        id: mediaId,
         path: img.path,
-        contentType: img.contentType,
+        contentType: stored.contentType,
         sha256: img.sha256,
-        bytes: img.bytes,
+        bytes: archived ? null : img.bytes,
+        archivedSha256: archived?.sha256 ?? null,
       });
       if (!byKey.has(img.key)) byKey.set(img.key, stored);
       if (!byStem.has(img.stem)) byStem.set(img.stem, stored);
@@ -171,7 +185,9 @@ function csvItem(
       imageUrl: image ? undefined : r.imageUrl,
       attributes: r.attributes,
       expiryDays: r.expiryDays,
-      ...(image ? { imageSha256: image.sha256, imageContentType: image.contentType } : {}),
+      ...(image
+        ? { imageSha256: image.sha256, imageContentType: image.contentType, imageArchived: image.archived }
+        : {}),
     },
     recipientEmail: r.recipientEmail,
     recipientName: r.recipientName ?? null,

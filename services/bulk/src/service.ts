@@ -14,6 +14,7 @@ import {
 } from './domain/job.js';
 import { exportCsv, exportZip, type ExportDeps } from './exporter.js';
 import { JobCreator, MAX_JOB_ITEMS } from './ingest.js';
+import type { MediaArchive } from './media-archive.js';
 import type { Medium, MediaStore } from './media-store.js';
 import type { JobsStore } from './store.js';
 import { submitRun, type RestateIngress } from './workflows/submit.js';
@@ -32,7 +33,9 @@ export interface Pricing {
 export interface BulkServiceDeps {
   jobs: JobsStore;
   media: MediaStore;
-  exports: Omit<ExportDeps, 'media' | 'decrypt'>;
+  /** The certificates service's media store (ZIP images go there). */
+  archive?: MediaArchive;
+  exports: Omit<ExportDeps, 'media' | 'decrypt' | 'archive'>;
   ingress: RestateIngress;
   log: Logger;
   syncMaxItems: number;
@@ -65,7 +68,7 @@ export class BulkService {
   private readonly creator: JobCreator;
 
   constructor(private readonly deps: BulkServiceDeps) {
-    this.creator = new JobCreator(deps.jobs, deps.media);
+    this.creator = new JobCreator(deps.jobs, deps.media, deps.archive);
   }
 
   private async full(job: JobRecord, withVouchers = true): Promise<JobView> {
@@ -166,7 +169,12 @@ export class BulkService {
   async exportJob(scope: Scope, id: string, format: string): Promise<Download> {
     const { jobs, media, exports } = this.deps;
     const job = await jobs.get(scope, requireJobId(id));
-    const deps: ExportDeps = { ...exports, media, decrypt: (s) => jobs.decrypt(s) };
+    const deps: ExportDeps = {
+      ...exports,
+      media,
+      archive: this.deps.archive,
+      decrypt: (s) => jobs.decrypt(s),
+    };
     if (format === 'csv') {
       return {
         content: await exportCsv(deps, job),
@@ -185,10 +193,13 @@ export class BulkService {
   }
 
   /** Public: the media id is the capability (see media-store.ts). */
-  async getMedia(id: string): Promise<Medium> {
+  async getMedia(id: string): Promise<Medium & { bytes: Buffer }> {
     const found = await this.deps.media.publicMedium(id);
     if (!found) throw notFound('media', id);
-    return found;
+    if (found.bytes) return { ...found, bytes: found.bytes };
+    // Moved to the certificates service (the gateway asks there first).
+    if (!found.archivedSha256 || !this.deps.archive) throw notFound('media', id);
+    return { ...found, bytes: await this.deps.archive.get(found.archivedSha256) };
   }
 
   costPreview(count: number) {

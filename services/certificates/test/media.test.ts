@@ -239,3 +239,72 @@ describe('outbound guard on image URLs', () => {
     await strict.close();
   });
 });
+
+describe('MediaService over gRPC (client and server streams)', () => {
+  it('takes an image in chunks under an old alias id, streams it back whole or by range, and says resource_not_found for an unknown key', async () => {
+    const { MediaServiceClient } = await import('@hallmark/proto/certificates/v1/media');
+    const { clientStreamCall, createGrpcClient, serverStreamCall, startGrpcServer } =
+      await import('@hallmark/kit');
+    const { mediaSlice } = await import('../src/media/index.js');
+    const slice = mediaSlice(
+      {
+        HALLMARK_MEDIA_BACKEND: 'fs',
+        HALLMARK_DATA_DIR: tmp,
+        HALLMARK_MEDIA_DIR: path.join(tmp, 'grpc'),
+        HALLMARK_MEDIA_S3_REGION: 'us-east-1',
+        HALLMARK_MEDIA_S3_PREFIX: '',
+        HALLMARK_MEDIA_FETCH_TIMEOUT_MS: 1000,
+        HALLMARK_MEDIA_MAX_BYTES: 1024 * 1024,
+        HALLMARK_OUTBOUND_ALLOW_HOSTS: '',
+        HALLMARK_MEDIA_BACKFILL_INTERVAL_MS: 0,
+      },
+      pool,
+      createLogger('media-grpc', 'silent'),
+    );
+    const server = await startGrpcServer({
+      name: 'media-test',
+      address: '127.0.0.1:0',
+      services: [slice.binding],
+      log: createLogger('media-grpc', 'silent'),
+    });
+    const client = createGrpcClient(MediaServiceClient, `127.0.0.1:${server.port}`);
+    try {
+      const big = await sharp({ create: { width: 300, height: 300, channels: 4, background: '#ff000080' } })
+        .png({ compressionLevel: 0 })
+        .toBuffer();
+      expect(big.length).toBeGreaterThan(200_000);
+      const chunks = Array.from({ length: Math.ceil(big.length / 65536) }, (_, i) => ({
+        alias_id: i === 0 ? 'med_grpcalias' : undefined,
+        exact: false,
+        data: big.subarray(i * 65536, (i + 1) * 65536),
+      }));
+      const put = await clientStreamCall<unknown, { media: { sha256: string } }>(
+        client.raw,
+        'putMedia',
+        chunks,
+      );
+      expect(put.media.sha256).toBe(sha(big));
+      const read = async (req: object) => {
+        const parts: Buffer[] = [];
+        for await (const m of serverStreamCall<object, { data: Buffer; total: number }>(
+          client.raw,
+          'getMedia',
+          req,
+        ))
+          parts.push(m.data);
+        return Buffer.concat(parts);
+      };
+      expect(sha(await read({ key: 'med_grpcalias', width: 0 }))).toBe(sha(big));
+      expect(await read({ key: sha(big), width: 0, range_start: 100, range_end: 199 })).toEqual(
+        big.subarray(100, 200),
+      );
+      await expect(read({ key: '1'.repeat(64), width: 0 })).rejects.toMatchObject({
+        code: 'resource_not_found',
+      });
+    } finally {
+      client.close();
+      await server.shutdown(1000);
+      await slice.close();
+    }
+  });
+});

@@ -98,7 +98,7 @@ function wrapServerStream(name: string, method: string, fn: ServiceBinding['hand
         } catch (err) {
           if (!(err instanceof HallmarkError))
             log.error({ err, rpc: `${name}/${method}` }, 'unhandled error in RPC');
-          call.destroy(Object.assign(new Error((err as Error).message), toServiceError(err)));
+          call.emit('error', toServiceError(err));
         }
       })();
     });

@@ -105,12 +105,20 @@ export class MediaService {
     const media = await this.resolve(key);
     if (!media) throw notFound(key);
     if (width === 0) {
+      // A range past the end answers no bytes (the gateway says 416); the store never sees it.
+      if (range && range.start >= media.size)
+        return { media, bytes: Buffer.alloc(0), total: media.size, contentType: media.contentType };
+      range &&= { start: range.start, end: Math.min(range.end, media.size - 1) };
       const got = await this.d.storage.get(objectKey(media.sha256), range);
       if (!got) throw notFound(key);
       return { media, bytes: got.bytes, total: got.total, contentType: media.contentType };
     }
     if (!isVariantWidth(width)) throw invalidParam('w', 'w must be 480 or 1024.');
     await this.ensureVariant(media, width);
+    const size = (await this.d.store.variantSize(media.sha256, width)) ?? 0;
+    if (range && range.start >= size)
+      return { media, bytes: Buffer.alloc(0), total: size, contentType: 'image/webp' };
+    range &&= { start: range.start, end: Math.min(range.end, size - 1) };
     let got = await this.d.storage.get(variantKey(media.sha256, width), range);
     if (!got) {
       // Recorded but not in this store (swapped or restored): made again.

@@ -18,6 +18,7 @@ import {
   type ServiceBinding,
 } from '@hallmark/kit';
 import { BulkServiceService } from '@hallmark/proto/bulk/v1/bulk';
+import { MediaServiceService } from '@hallmark/proto/certificates/v1/media';
 import { AllowlistServiceService } from '@hallmark/proto/certificates/v1/allowlist';
 import { CertificatesServiceService } from '@hallmark/proto/certificates/v1/certificates';
 import { GiftServiceService } from '@hallmark/proto/certificates/v1/gifts';
@@ -67,6 +68,7 @@ const SERVICES = {
   allowlist: AllowlistServiceService,
   certificateVouchers: CertificateVoucherServiceService,
   gifts: GiftServiceService,
+  media: MediaServiceService,
   bulk: BulkServiceService,
   platform: PlatformServiceService,
 } as const;
@@ -121,6 +123,18 @@ export async function startHarness(): Promise<Harness> {
   const bindings: ServiceBinding[] = Object.entries(SERVICES).map(([service, definition]) => {
     const handlers: Record<string, Handler> = {};
     for (const method of Object.keys(definition)) {
+      const def = (definition as Record<string, { responseStream: boolean }>)[method]!;
+      if (def.responseStream) {
+        // A server stream answers the messages the test gives (an array, or one message).
+        handlers[method] = async function* (req: unknown) {
+          calls.push({ service: service as ServiceKey, method, req });
+          const own = answers.get(`${service}.${method}`);
+          if (!own) throw new HallmarkError('internal_error', { message: `${service}.${method} not set` });
+          const out = await own(req);
+          yield* Array.isArray(out) ? out : [out];
+        } as unknown as Handler;
+        continue;
+      }
       handlers[method] = async (req) => {
         const own = answers.get(`${service}.${method}`);
         if (service === 'keys' && !own && KEYS_AUTH[method]) return KEYS_AUTH[method]!(req);
