@@ -84,7 +84,12 @@ await runServiceMain({
           CertificateVerificationServiceService,
           createVerificationHandlers({
             store,
-            verifier: new Verifier({ pool, store, chain: () => chain }),
+            verifier: new Verifier({
+              pool,
+              store,
+              chain: () => chain,
+              images: { media: media.service, store: media.store, publicUrl: config.HALLMARK_PUBLIC_URL },
+            }),
           }),
         ),
         bind<CertificateVoucherServiceServer>(

@@ -308,3 +308,80 @@ describe('MediaService over gRPC (client and server streams)', () => {
     }
   });
 });
+
+describe('backfill of certificates issued with hot-linked images', () => {
+  it('archives an image whose URL still serves the recorded bytes, flags a changed one and a dead one, and resumes without redoing any', async () => {
+    const { CertificatesStore } = await import('../src/store.js');
+    const { createCertificatesHandlers } = await import('../src/rpc.js');
+    const { runBackfill } = await import('../src/media/workers/backfill.js');
+    const { checkImage } = await import('../src/verify/image.js');
+    const store = new CertificatesStore(pool, () => '0x5FbDB2315678afecb367f032d93F642f64180aa3');
+    const certs = createCertificatesHandlers({ store, provider: null });
+    const same = await png('#a0a0a0');
+    const before = await png('#b0b0b0');
+    served.set('/old-same.png', same);
+    served.set('/old-changed.png', await png('#c0c0c0'));
+    const items = [
+      ['same', '/old-same.png', same],
+      ['changed', '/old-changed.png', before],
+      ['gone', '/old-gone.png', before],
+    ] as const;
+    const minted = await certs.mintBatch(
+      {
+        principal: {
+          enterprise_id: 'ent_backfill',
+          livemode: true,
+          actor_id: 'apikey_x',
+          actor_type: 'api_key',
+          scopes: [],
+        },
+        idempotency_key: 'backfill-1',
+        holder_address: '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc',
+        items: items.map(([name, p, bytes]) => ({
+          name,
+          image_url: `${base}${p}`,
+          metadata_json: JSON.stringify({ image: { sha256: sha(bytes), contentType: 'image/png' } }),
+        })),
+      },
+      { requestId: 'req_test', deadlineMs: Infinity },
+    );
+    const storage = new FsStorage(path.join(tmp, 'backfill'));
+    const mediaStore = new MediaStore(pool);
+    const media = new MediaService({ store: mediaStore, storage, fetch: fetchVia(agent) });
+    const deps = {
+      store: mediaStore,
+      media,
+      fetch: fetchVia(agent),
+      log: createLogger('backfill', 'silent'),
+    };
+    const tally = await runBackfill(deps);
+    expect(tally).toMatchObject({ archived: 1, changed: 1, unavailable: 1 });
+    expect(await runBackfill(deps)).toEqual({ archived: 0, changed: 0, unavailable: 0 });
+    const ids = minted.certificates.map((c) => c.id);
+    const states = await Promise.all(ids.map((id) => mediaStore.verdictOf(id)));
+    expect(states.map((s) => s?.state)).toEqual(['archived', 'changed', 'unavailable']);
+    expect(await storage.has(`objects/${sha(same).slice(0, 2)}/${sha(same)}`)).toBe(true);
+    const checks = await Promise.all(
+      ids.map(async (id) =>
+        checkImage(
+          { media, store: mediaStore, publicUrl: 'https://hallmark.test' },
+          (await store.getPublic(id)).certificate,
+        ),
+      ),
+    );
+    expect(checks[0]).toMatchObject({
+      check: { passed: true },
+      image: {
+        state: 'archived',
+        url: `https://hallmark.test/media/${sha(same)}`,
+        source: `${base}/old-same.png`,
+      },
+    });
+    expect(checks[1]).toMatchObject({
+      check: { passed: false, detail: expect.stringContaining('Image changed since issue') },
+    });
+    expect(checks[2]).toMatchObject({
+      check: { passed: false, detail: expect.stringContaining('Original image no longer available') },
+    });
+  });
+});
