@@ -3,6 +3,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { HallmarkError, newId } from '@hallmark/kit';
 import {
+  checkCharacter,
   checkSymbol,
   claimRefusal,
   newReferenceNumber,
@@ -45,23 +46,34 @@ describe('reference numbers', () => {
     expect(checkSymbol('00000015')).toBe('0'); // 37
   });
 
-  it('rejects every single mistyped symbol and every swap of two adjacent symbols', () => {
-    for (let n = 0; n < 50; n++) {
+  it('new numbers end in a check character of the same alphabet that catches every single mistyped symbol and every adjacent swap, the check included', () => {
+    for (let n = 0; n < 200; n++) {
       const ref = newReferenceNumber();
       const body = ref.slice(3, 7) + ref.slice(8, 12);
       const check = ref.slice(-1);
-      for (let i = 0; i < body.length; i++) {
+      expect(DIGITS).toContain(check);
+      expect(checkCharacter(body)).toBe(check);
+      const full = body + check;
+      const valid = (s: string) => checkCharacter(s.slice(0, 8)) === s[8];
+      for (let i = 0; i < full.length; i++) {
         for (const d of DIGITS) {
-          if (d === body[i]) continue;
-          const typo = body.slice(0, i) + d + body.slice(i + 1);
-          expect(parseReferenceNumber(`HM-${typo.slice(0, 4)}-${typo.slice(4)}-${check}`)).toBeNull();
+          if (d === full[i]) continue;
+          expect(valid(full.slice(0, i) + d + full.slice(i + 1))).toBe(false);
         }
-        if (i + 1 < body.length && body[i] !== body[i + 1]) {
-          const swapped = body.slice(0, i) + body[i + 1] + body[i] + body.slice(i + 2);
-          expect(parseReferenceNumber(`${swapped}${check}`)).toBeNull();
+        if (i + 1 < full.length && full[i] !== full[i + 1]) {
+          expect(valid(full.slice(0, i) + full[i + 1] + full[i] + full.slice(i + 2))).toBe(false);
         }
       }
     }
+  });
+
+  it('keeps numbers issued with the mod-37 check symbol valid as issued ($, =, *, ~, U included)', () => {
+    const body = 'B1W8X6K7';
+    const old = `HM-B1W8-X6K7-${checkSymbol(body)}`;
+    expect(parseReferenceNumber(old)).toBe(old);
+    expect(parseReferenceNumber(old.toLowerCase())).toBe(old);
+    const fresh = `HM-B1W8-X6K7-${checkCharacter(body)}`;
+    expect(parseReferenceNumber(fresh)).toBe(fresh);
   });
 
   it('accepts what a person types: any case, no prefix or hyphens, spaces, O for 0 and I/L for 1', () => {

@@ -14,9 +14,9 @@ const DAY_MS = 86_400_000;
 
 // ---------------------------------------------------------------------------------------------
 // Reference numbers: `HM-XXXX-XXXX-C`. Eight Crockford base32 symbols (40 random bits; no I, L,
-// O, U, so nothing reads as another character) and Crockford's check symbol: the body's value
-// mod 37, written with the 32 digits plus `*~$=U`. 37 is prime and larger than the radix, so
-// every single mistyped symbol and every swap of two adjacent symbols changes the check.
+// O, U, so nothing reads as another character) and a check character from the same alphabet
+// (checkCharacter, Damm over GF(32)). Numbers issued before it end in Crockford's mod-37 check
+// symbol (the 32 digits plus `*~$=U`, e.g. `HM-B1W8-X6K7-$`) and stay valid as issued.
 
 const DIGITS = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const CHECK_SYMBOLS = `${DIGITS}*~$=U`;
@@ -30,7 +30,27 @@ function decodeSymbol(ch: string): number {
   return DIGITS.indexOf(aliased);
 }
 
-/** The check symbol of a body of Crockford digits. */
+/** x·2 in GF(32) (polynomial x⁵ + x² + 1). */
+const times2 = (v: number) => ((v << 1) & 0x1f) ^ (v & 0x10 ? 0x05 : 0);
+
+/**
+ * The check character of new reference numbers: one of the same 32 Crockford digits (no `*`,
+ * `~`, `$`, `=`, `U` to read out), by Damm's scheme over the totally anti-symmetric quasigroup
+ * x∘y = 2x + y of GF(32), so every single mistyped symbol and every swap of two adjacent
+ * symbols (the check included) is caught.
+ */
+export function checkCharacter(body: string): string {
+  let interim = 0;
+  for (const ch of body) {
+    const v = decodeSymbol(ch);
+    if (v < 0) throw new Error(`not a Crockford base32 digit: ${ch}`);
+    interim = times2(interim) ^ v;
+  }
+  // interim ∘ c = 0  ⇔  c = 2·interim (characteristic 2: minus is plus).
+  return DIGITS[times2(interim)]!;
+}
+
+/** The mod-37 check symbol of reference numbers issued before checkCharacter (still valid). */
 export function checkSymbol(body: string): string {
   let mod = 0;
   for (const ch of body) {
@@ -41,8 +61,8 @@ export function checkSymbol(body: string): string {
   return CHECK_SYMBOLS[mod]!;
 }
 
-const format = (body: string) =>
-  `${REFERENCE_PREFIX}-${body.slice(0, 4)}-${body.slice(4)}-${checkSymbol(body)}`;
+const format = (body: string, check = checkCharacter(body)) =>
+  `${REFERENCE_PREFIX}-${body.slice(0, 4)}-${body.slice(4)}-${check}`;
 
 /** A fresh reference number (uniqueness is the table's unique index; callers retry a clash). */
 export function newReferenceNumber(): string {
@@ -70,7 +90,9 @@ export function parseReferenceNumber(input: string): string | null {
   }
   const typed = s[BODY_LENGTH]!;
   const check = CHECK_SYMBOLS.indexOf(typed) >= 32 ? typed : DIGITS[decodeSymbol(typed)];
-  return check === checkSymbol(body) ? format(body) : null;
+  if (check === checkCharacter(body)) return format(body);
+  // A number issued before the check character (mod-37 symbol) stays valid as issued.
+  return check === checkSymbol(body) ? format(body, check) : null;
 }
 
 // ---------------------------------------------------------------------------------------------
