@@ -37,6 +37,17 @@ const size = (n: number) =>
   n >= 1024 * 1024 ? `${Math.round((n / 1024 / 1024) * 10) / 10} MB` : `${Math.round(n / 1024)} KB`;
 
 export async function fetchImageBytes(url: string, opts: FetchImageOptions): Promise<Buffer> {
+  try {
+    return await fetchOnce(url, opts);
+  } catch (err) {
+    // A pooled keep-alive connection the host had just closed: one fresh try (a GET is safe).
+    if (err instanceof ImageFetchError && /ECONNRESET|UND_ERR_SOCKET/.test(err.message))
+      return fetchOnce(url, opts);
+    throw err;
+  }
+}
+
+async function fetchOnce(url: string, opts: FetchImageOptions): Promise<Buffer> {
   const signal = AbortSignal.timeout(opts.timeoutMs);
   try {
     let target = checkUrl(url);
