@@ -59,6 +59,14 @@ export async function exportZip(deps: ExportDeps, job: JobRecord): Promise<Buffe
   for await (const rows of deps.items.pages(job.id, { succeededOnly: true })) {
     const mediaIds = rows.map((r) => r.media_id).filter((m): m is string => m !== null);
     const media = await deps.media.ofJob(job, job.id, mediaIds);
+    // Images moved to the certificates service: read back 16 at a time, once per hash.
+    const moved = new Map<string, Buffer>();
+    const shas = [...new Set([...media.values()].flatMap((m) => (m.bytes ? [] : (m.archivedSha256 ?? []))))];
+    for (let i = 0; deps.archive && i < shas.length; i += 16) {
+      const part = shas.slice(i, i + 16);
+      const got = await Promise.all(part.map((h) => deps.archive!.get(h)));
+      part.forEach((h, k) => moved.set(h, got[k]!));
+    }
     for (const r of rows) {
       const base = `${String(r.row_number).padStart(5, '0')}-${r.certificate_id}`;
       const meta = {
@@ -75,9 +83,7 @@ export async function exportZip(deps: ExportDeps, job: JobRecord): Promise<Buffe
       };
       zip.addBuffer(Buffer.from(JSON.stringify(meta, null, 2)), `metadata/${base}.json`);
       const image = r.media_id ? media.get(r.media_id) : undefined;
-      const bytes =
-        image?.bytes ??
-        (image?.archivedSha256 && deps.archive ? await deps.archive.get(image.archivedSha256) : null);
+      const bytes = image?.bytes ?? (image?.archivedSha256 ? moved.get(image.archivedSha256) : null);
       if (image && bytes) zip.addBuffer(bytes, `images/${base}.${EXT[image.contentType] ?? 'bin'}`);
     }
   }
