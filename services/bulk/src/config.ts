@@ -30,15 +30,12 @@ export const configSchema = z.object({
   HALLMARK_BULK_PIPELINE_DEPTH: z.coerce.number().int().min(1).max(10).default(3),
   /** How often queued jobs whose workflow Restate has not acknowledged are re-submitted. */
   HALLMARK_BULK_SUBMIT_INTERVAL_MS: z.coerce.number().int().min(100).default(2000),
-  /** Fetch (and hash) image URLs through the outbound guard before minting. */
+  /**
+   * Archive image URLs with the certificates service (fetched once through its outbound guard,
+   * HALLMARK_MEDIA_FETCH_TIMEOUT_MS / HALLMARK_MEDIA_MAX_BYTES there) before minting; false:
+   * hot-link the merchant's URL as given.
+   */
   HALLMARK_BULK_FETCH_IMAGES: bool,
-  HALLMARK_BULK_IMAGE_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
-  HALLMARK_BULK_IMAGE_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(10 * 1024 * 1024),
-  HALLMARK_OUTBOUND_ALLOW_HOSTS: z.string().default(''),
   /** Pricing of the cost preview (minor units per certificate). */
   HALLMARK_PRICE_PER_CERTIFICATE: z.coerce.number().int().min(0).default(50),
   /** ISO 4217 in capitals, the one form every amount of the API uses (`USD`). */

@@ -7,11 +7,14 @@ import yazl from 'yazl';
 import { resultCsvHeader, resultCsvLine } from './domain/export.js';
 import { voucherMetadataOf, type JobRecord } from './domain/job.js';
 import type { ExportStore } from './export-store.js';
+import type { MediaArchive } from './media-archive.js';
 import type { MediaStore } from './media-store.js';
 
 export interface ExportDeps {
   items: ExportStore;
   media: MediaStore;
+  /** Where moved ZIP images are read back from (the certificates service). */
+  archive?: MediaArchive;
   /** Recipient e-mails are stored encrypted. */
   decrypt: (s: string | null) => string | null;
 }
@@ -92,6 +95,16 @@ export async function* zipChunks(deps: ExportDeps, job: JobRecord): AsyncGenerat
     for await (const rows of deps.items.pages(job.id, { succeededOnly: true })) {
       const mediaIds = rows.map((r) => r.media_id).filter((m): m is string => m !== null);
       const media = await deps.media.ofJob(job, job.id, mediaIds);
+      // Images moved to the certificates service: read back 16 at a time, once per hash.
+      const moved = new Map<string, Buffer>();
+      const shas = [
+        ...new Set([...media.values()].flatMap((m) => (m.bytes ? [] : (m.archivedSha256 ?? [])))),
+      ];
+      for (let i = 0; deps.archive && i < shas.length; i += 16) {
+        const part = shas.slice(i, i + 16);
+        const got = await Promise.all(part.map((sha) => deps.archive!.get(sha)));
+        part.forEach((sha, n) => moved.set(sha, got[n]!));
+      }
       for (const r of rows) {
         const base = `${String(r.row_number).padStart(5, '0')}-${r.certificate_id}`;
         const meta = {
@@ -108,7 +121,8 @@ export async function* zipChunks(deps: ExportDeps, job: JobRecord): AsyncGenerat
         };
         zip.addBuffer(Buffer.from(JSON.stringify(meta, null, 2)), `metadata/${base}.json`);
         const image = r.media_id ? media.get(r.media_id) : undefined;
-        if (image) zip.addBuffer(image.bytes, `images/${base}.${EXT[image.contentType] ?? 'bin'}`);
+        const bytes = image?.bytes ?? (image?.archivedSha256 ? moved.get(image.archivedSha256) : null);
+        if (image && bytes) zip.addBuffer(bytes, `images/${base}.${EXT[image.contentType] ?? 'bin'}`);
       }
       await settled();
       if (stopped) return;

@@ -7,22 +7,29 @@ import { checkCsvSize, parseCsv } from './domain/csv.js';
 import type { JobRecord, Scope } from './domain/job.js';
 import { idempotencyKeyProblem, parseOrderForm } from './domain/order.js';
 import { matchImage, readZipImages, ZIP_MAX_BYTES } from './domain/zip.js';
+import type { MediaArchive } from './media-archive.js';
 import type { MediaStore } from './media-store.js';
 import { conflictOf, type JobsStore, type NewItem } from './store.js';
 
 const CHUNK = 1000;
+/** ZIP images handed to the certificates service at once. */
+const ARCHIVE_CONCURRENCY = 8;
 export const MAX_JOB_ITEMS = 50_000;
 
 interface StoredImage {
   mediaId: string;
   sha256: string;
   contentType: string;
+  /** In the certificates service's store, served at /media/<sha256>. */
+  archived: boolean;
 }
 
 export class JobCreator {
   constructor(
     private readonly jobs: JobsStore,
     private readonly media: MediaStore,
+    /** The certificates service's store; without it images stay here (tests of bulk alone). */
+    private readonly archive?: MediaArchive,
   ) {}
 
   async createCsvJob(
@@ -61,21 +68,47 @@ export class JobCreator {
     return this.jobs.get(scope, id);
   }
 
-  /** Stores each ZIP image (streamed entry by entry) and indexes it by file name and stem. */
+  /**
+   * Stores each ZIP image (streamed entry by entry) and indexes it by file name and stem. With
+   * the certificates service's store, up to ARCHIVE_CONCURRENCY entries are handed over at once
+   * (a 1,000-image ZIP must fit in the request's deadline); the index keeps the ZIP's order.
+   */
   private async storeImages(tx: Queryable, scope: Scope, jobId: string, zip: Buffer) {
+    const stored: { key: string; stem: string; image: Promise<StoredImage> }[] = [];
+    const inFlight = new Set<Promise<unknown>>();
+    for await (const img of readZipImages(zip)) {
+      const mediaId = `med_${randomBase62(24)}`;
+      const image = (async (): Promise<StoredImage> => {
+        // Handed to certificates (streamed; GPS stripped there): the item shows Hallmark's copy.
+        const archived = this.archive ? await this.archive.put(img.bytes, { aliasId: mediaId }) : null;
+        const s: StoredImage = {
+          mediaId,
+          sha256: archived?.sha256 ?? img.sha256,
+          contentType: archived?.contentType ?? img.contentType,
+          archived: archived !== null,
+        };
+        await this.media.insert(tx, scope, jobId, {
+          id: mediaId,
+          path: img.path,
+          contentType: s.contentType,
+          sha256: img.sha256,
+          bytes: archived ? null : img.bytes,
+          archivedSha256: archived?.sha256 ?? null,
+        });
+        return s;
+      })();
+      const tracked = image.finally(() => inFlight.delete(tracked));
+      tracked.catch(() => undefined);
+      inFlight.add(tracked);
+      stored.push({ key: img.key, stem: img.stem, image });
+      if (inFlight.size >= ARCHIVE_CONCURRENCY) await Promise.race(inFlight);
+    }
     const byKey = new Map<string, StoredImage>();
     const byStem = new Map<string, StoredImage>();
-    for await (const img of readZipImages(zip)) {
-      const stored = { mediaId: `med_${randomBase62(24)}`, sha256: img.sha256, contentType: img.contentType };
-      await this.media.insert(tx, scope, jobId, {
-        id: stored.mediaId,
-        path: img.path,
-        contentType: img.contentType,
-        sha256: img.sha256,
-        bytes: img.bytes,
-      });
-      if (!byKey.has(img.key)) byKey.set(img.key, stored);
-      if (!byStem.has(img.stem)) byStem.set(img.stem, stored);
+    for (const { key, stem, image } of stored) {
+      const s = await image;
+      if (!byKey.has(key)) byKey.set(key, s);
+      if (!byStem.has(stem)) byStem.set(stem, s);
     }
     return { byKey, byStem };
   }
@@ -171,7 +204,9 @@ function csvItem(
       imageUrl: image ? undefined : r.imageUrl,
       attributes: r.attributes,
       expiryDays: r.expiryDays,
-      ...(image ? { imageSha256: image.sha256, imageContentType: image.contentType } : {}),
+      ...(image
+        ? { imageSha256: image.sha256, imageContentType: image.contentType, imageArchived: image.archived }
+        : {}),
     },
     recipientEmail: r.recipientEmail,
     recipientName: r.recipientName ?? null,

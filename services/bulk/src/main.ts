@@ -1,23 +1,17 @@
 // Wiring only: config, database, bus, gRPC server, the Restate endpoint of the bulk-job
 // workflow (registered with Restate at start), the run submitter, shutdown.
-import {
-  bind,
-  createGrpcClient,
-  gaugeFrom,
-  createGuardedAgent,
-  Encryptor,
-  OutboundGuard,
-  runServiceMain,
-} from '@hallmark/kit';
+import { bind, createGrpcClient, gaugeFrom, Encryptor, runServiceMain } from '@hallmark/kit';
 import { BulkServiceService, type BulkServiceServer } from '@hallmark/proto/bulk/v1/bulk';
 import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
+import { MediaServiceClient } from '@hallmark/proto/certificates/v1/media';
 import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1/vouchers';
 import path from 'node:path';
 import { BatchesStore } from './batches-store.js';
 import { loadBulkConfig } from './config.js';
 import { ExportStore } from './export-store.js';
-import { fetchImage } from './image-fetch.js';
+import { grpcMediaArchive } from './media-archive.js';
 import { MediaStore } from './media-store.js';
+import { mediaMoverWorker } from './workers/media-mover.js';
 import { createBulkHandlers } from './rpc.js';
 import { BulkService } from './service.js';
 import { JobsStore } from './store.js';
@@ -41,22 +35,17 @@ await runServiceMain({
     const jobs = new JobsStore(pool, new Encryptor(config.HALLMARK_ENCRYPTION_KEYS));
     const certificates = createGrpcClient(CertificatesServiceClient, config.HALLMARK_CERTIFICATES_ADDR);
     const vouchers = createGrpcClient(CertificateVoucherServiceClient, config.HALLMARK_CERTIFICATES_ADDR);
-    // One guarded agent for every image fetch: connections are reused across a job's URLs.
-    const images = createGuardedAgent(new OutboundGuard(config.HALLMARK_OUTBOUND_ALLOW_HOSTS), {
-      connections: 16,
-    });
+    const media = createGrpcClient(MediaServiceClient, config.HALLMARK_CERTIFICATES_ADDR);
     const steps = new JobSteps({
       jobs,
       batches: new BatchesStore(jobs),
       certificates: certificates.api,
       vouchers: vouchers.api,
-      fetchImage: config.HALLMARK_BULK_FETCH_IMAGES
-        ? (url) =>
-            fetchImage(url, {
-              timeoutMs: config.HALLMARK_BULK_IMAGE_TIMEOUT_MS,
-              maxBytes: config.HALLMARK_BULK_IMAGE_MAX_BYTES,
-              dispatcher: images,
-            })
+      archiveImage: config.HALLMARK_BULK_FETCH_IMAGES
+        ? async (url) => {
+            const res = await media.api.archiveImageUrl({ url }, { deadlineMs: 60_000, idempotent: true });
+            return { sha256: res.media!.sha256, contentType: res.media!.content_type };
+          }
         : undefined,
       publicUrl: config.HALLMARK_PUBLIC_URL,
       batchSize: config.HALLMARK_BULK_BATCH_SIZE,
@@ -76,9 +65,12 @@ await runServiceMain({
       ['status'],
       async () => backlogOf(await jobs.backlog(), 'items'),
     );
+    const mediaStore = new MediaStore(pool);
+    const archive = grpcMediaArchive(media.raw);
     const service = new BulkService({
       jobs,
-      media: new MediaStore(pool),
+      media: mediaStore,
+      archive,
       exports: { items: new ExportStore(pool) },
       ingress,
       log,
@@ -105,10 +97,11 @@ await runServiceMain({
           onStop: () => {
             certificates.close();
             vouchers.close();
-            void images.close();
+            media.close();
           },
         }),
         submitterWorker(ingress, jobs, pool, log, config.HALLMARK_BULK_SUBMIT_INTERVAL_MS),
+        mediaMoverWorker(mediaStore, archive, log, 30_000),
       ],
     };
   },

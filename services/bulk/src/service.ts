@@ -16,6 +16,7 @@ import { csvChunks, zipChunks, type ExportDeps } from './exporter.js';
 import { cellsOfItem, applyFix } from './domain/row-fix.js';
 import { JobCreator, MAX_JOB_ITEMS } from './ingest.js';
 import { ItemsStore, type FixedItem } from './items-store.js';
+import type { MediaArchive } from './media-archive.js';
 import type { Medium, MediaStore } from './media-store.js';
 import type { JobsStore } from './store.js';
 import { submitRun, type RestateIngress } from './workflows/submit.js';
@@ -34,7 +35,9 @@ export interface Pricing {
 export interface BulkServiceDeps {
   jobs: JobsStore;
   media: MediaStore;
-  exports: Omit<ExportDeps, 'media' | 'decrypt'>;
+  /** The certificates service's media store (ZIP images go there). */
+  archive?: MediaArchive;
+  exports: Omit<ExportDeps, 'media' | 'decrypt' | 'archive'>;
   ingress: RestateIngress;
   log: Logger;
   syncMaxItems: number;
@@ -89,7 +92,7 @@ export class BulkService {
   private readonly items: ItemsStore;
 
   constructor(private readonly deps: BulkServiceDeps) {
-    this.creator = new JobCreator(deps.jobs, deps.media);
+    this.creator = new JobCreator(deps.jobs, deps.media, deps.archive);
     this.items = new ItemsStore(deps.jobs);
   }
 
@@ -242,17 +245,25 @@ export class BulkService {
     const { jobs, media, exports } = this.deps;
     if (format !== 'csv' && format !== 'zip') throw invalidParam('type', 'type must be csv or zip.');
     const job = await jobs.get(scope, requireJobId(id));
-    const deps: ExportDeps = { ...exports, media, decrypt: (s) => jobs.decrypt(s) };
+    const deps: ExportDeps = {
+      ...exports,
+      media,
+      archive: this.deps.archive,
+      decrypt: (s) => jobs.decrypt(s),
+    };
     return format === 'csv'
       ? { contentType: 'text/csv; charset=utf-8', filename: `${job.id}.csv`, chunks: csvChunks(deps, job) }
       : { contentType: 'application/zip', filename: `${job.id}.zip`, chunks: zipChunks(deps, job) };
   }
 
   /** Public: the media id is the capability (see media-store.ts). */
-  async getMedia(id: string): Promise<Medium> {
+  async getMedia(id: string): Promise<Medium & { bytes: Buffer }> {
     const found = await this.deps.media.publicMedium(id);
     if (!found) throw notFound('media', id);
-    return found;
+    if (found.bytes) return { ...found, bytes: found.bytes };
+    // Moved to the certificates service (the gateway asks there first).
+    if (!found.archivedSha256 || !this.deps.archive) throw notFound('media', id);
+    return { ...found, bytes: await this.deps.archive.get(found.archivedSha256) };
   }
 
   costPreview(count: number) {

@@ -91,8 +91,39 @@ export const configSchema = z
       .enum(['true', 'false', '1', '0'])
       .default('true')
       .transform((v) => v === 'true' || v === '1'),
+    // Media (src/media/): archived certificate images and where their bytes live.
+    /** `fs`: a directory (HALLMARK_MEDIA_DIR); `s3`: a bucket of any S3-compatible store. */
+    HALLMARK_MEDIA_BACKEND: z.enum(['fs', 's3']).default('fs'),
+    HALLMARK_DATA_DIR: z.string().default('.hallmark'),
+    /** The fs backend's directory (default `<HALLMARK_DATA_DIR>/media`). */
+    HALLMARK_MEDIA_DIR: z.string().optional(),
+    HALLMARK_MEDIA_S3_BUCKET: z.string().optional(),
+    /** An S3-compatible endpoint (MinIO, R2, …); unset: AWS for the region. Path-style when set. */
+    HALLMARK_MEDIA_S3_ENDPOINT: z.string().url().optional(),
+    HALLMARK_MEDIA_S3_REGION: z.string().default('us-east-1'),
+    /** Unset: the SDK's default chain (environment, web identity, instance role). */
+    HALLMARK_MEDIA_S3_ACCESS_KEY_ID: z.string().optional(),
+    HALLMARK_MEDIA_S3_SECRET_ACCESS_KEY: z.string().optional(),
+    HALLMARK_MEDIA_S3_PREFIX: z.string().default(''),
+    /** Time budget of one image fetch (all redirects), and its size cap. */
+    HALLMARK_MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+    HALLMARK_MEDIA_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(10 * 1024 * 1024),
+    HALLMARK_OUTBOUND_ALLOW_HOSTS: z.string().default(''),
+    /** How often the backfill worker archives images of certificates issued before archiving (0: off). */
+    HALLMARK_MEDIA_BACKFILL_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
   })
   .superRefine((c, ctx) => {
+    if (c.HALLMARK_MEDIA_BACKEND === 's3' && !c.HALLMARK_MEDIA_S3_BUCKET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['HALLMARK_MEDIA_S3_BUCKET'],
+        message: 'required when HALLMARK_MEDIA_BACKEND is s3',
+      });
+    }
     if (c.HALLMARK_CHAIN_RPC_URL && !c.HALLMARK_RELAYER_KEY) {
       ctx.addIssue({
         code: 'custom',

@@ -30,6 +30,7 @@ import { createWarrantyHandlers } from './warranty/rpc.js';
 import { createAllowlistHandlers } from './allowlist/rpc.js';
 import { createCertificateVoucherHandlers } from './certificate-vouchers/rpc.js';
 import { giftsSlice } from './gifts/index.js';
+import { mediaSlice } from './media/index.js';
 
 const config = loadCertificatesConfig();
 
@@ -48,6 +49,7 @@ await runServiceMain({
     'hallmark/certificates/v1/allowlist.proto',
     'hallmark/certificates/v1/vouchers.proto',
     'hallmark/certificates/v1/gifts.proto',
+    'hallmark/certificates/v1/media.proto',
   ],
   build: async (deps) => {
     const { pool, log } = deps;
@@ -65,6 +67,7 @@ await runServiceMain({
             encryptionKeys: config.HALLMARK_ENCRYPTION_KEYS,
           })
         : null;
+    const media = mediaSlice(config, pool, log);
     return {
       services: [
         bind<CertificatesServiceServer>(
@@ -85,7 +88,12 @@ await runServiceMain({
           CertificateVerificationServiceService,
           createVerificationHandlers({
             store,
-            verifier: new Verifier({ pool, store, chain: () => chain }),
+            verifier: new Verifier({
+              pool,
+              store,
+              chain: () => chain,
+              images: { media: media.service, store: media.store, publicUrl: config.HALLMARK_PUBLIC_URL },
+            }),
           }),
         ),
         bind<CertificateVoucherServiceServer>(
@@ -106,8 +114,9 @@ await runServiceMain({
           }),
         ),
         ...(gifts ? [gifts.binding] : []),
+        media.binding,
       ],
-      workers: [...workers, ...(gifts?.workers ?? [])],
+      workers: [...workers, ...(gifts?.workers ?? []), ...media.workers],
     };
   },
 });

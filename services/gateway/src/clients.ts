@@ -2,6 +2,7 @@
 import {
   createGrpcClient,
   createHealthProbe,
+  serverStreamCall,
   type AsyncClient,
   type CallOptions,
   type GrpcClient,
@@ -16,6 +17,11 @@ import { CertificateVerificationServiceClient } from '@hallmark/proto/certificat
 import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1/vouchers';
 import { GiftServiceClient } from '@hallmark/proto/certificates/v1/gifts';
 import { WarrantyServiceClient } from '@hallmark/proto/certificates/v1/warranty';
+import {
+  MediaServiceClient,
+  type GetMediaRequest,
+  type GetMediaResponse,
+} from '@hallmark/proto/certificates/v1/media';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import { PlatformServiceClient } from '@hallmark/proto/platform/v1/platform';
 import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';
@@ -36,6 +42,8 @@ export interface Clients {
   allowlist: AsyncClient<AllowlistServiceClient>;
   certificateVouchers: AsyncClient<CertificateVoucherServiceClient>;
   gifts: AsyncClient<GiftServiceClient>;
+  /** Archived images: GetMedia is a server stream. */
+  media: { getMedia(req: GetMediaRequest): AsyncIterable<GetMediaResponse> };
   bulk: AsyncClient<BulkServiceClient>;
   /** Bulk's server-streaming RPCs (results pages, downloads) as async iterables. */
   bulkStream: GrpcClient<BulkServiceClient>['stream'];
@@ -82,6 +90,7 @@ export function createClients(config: Config): Clients {
     opts,
   );
   const gifts = createGrpcClient(GiftServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const media = createGrpcClient(MediaServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const bulk = createGrpcClient(BulkServiceClient, config.HALLMARK_BULK_ADDR, opts);
   const platform = createGrpcClient(PlatformServiceClient, config.HALLMARK_PLATFORM_ADDR, opts);
   const health: Record<ServiceName, HealthProbe> = {
@@ -104,6 +113,12 @@ export function createClients(config: Config): Clients {
     allowlist: allowlist.api,
     certificateVouchers: certificateVouchers.api,
     gifts: gifts.api,
+    media: {
+      getMedia: (req) =>
+        serverStreamCall<GetMediaRequest, GetMediaResponse>(media.raw, 'getMedia', req, {
+          deadlineMs: config.HALLMARK_GRPC_DEADLINE_MS,
+        }),
+    },
     bulk: withDeadlines(bulk.api, BULK_DEADLINES_MS),
     bulkStream: bulk.stream,
     platform: platform.api,
@@ -114,6 +129,7 @@ export function createClients(config: Config): Clients {
       webhooks.close();
       templates.close();
       certificates.close();
+      media.close();
       verification.close();
       warranty.close();
       allowlist.close();

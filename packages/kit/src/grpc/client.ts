@@ -209,3 +209,60 @@ export function createGrpcClient<C extends Client>(
   }
   return { api, streams, raw, stream: stream as GrpcClient<C>['stream'], close: () => raw.close() };
 }
+
+/** Metadata and deadline of a streaming call (request id carried like unary calls). */
+function streamCallArgs(deadlineMs: number): [Metadata, { deadline: number }] {
+  const md = new Metadata();
+  const requestId = currentRequestId();
+  if (requestId) md.set(REQUEST_ID_HEADER, requestId);
+  return [md, { deadline: Date.now() + deadlineMs }];
+}
+
+/**
+ * A client-streaming call: writes every message of `requests` (honouring back-pressure) and
+ * answers the server's one response. Never retried (a stream cannot be replayed).
+ */
+export function clientStreamCall<Req, Res>(
+  client: Client,
+  method: string,
+  requests: Iterable<Req> | AsyncIterable<Req>,
+  opts: { deadlineMs?: number } = {},
+): Promise<Res> {
+  return new Promise<Res>((resolve, reject) => {
+    const fn = (client as any)[method] as (...a: unknown[]) => any;
+    const call = fn.call(
+      client,
+      ...streamCallArgs(opts.deadlineMs ?? 60_000),
+      (err: ServiceError | null, res: Res) => (err ? reject(fromServiceError(err)) : resolve(res)),
+    );
+    void (async () => {
+      try {
+        for await (const msg of requests) {
+          if (!call.write(msg)) await new Promise((r) => call.once('drain', r));
+        }
+        call.end();
+      } catch (err) {
+        call.cancel();
+        reject(err);
+      }
+    })();
+  });
+}
+
+/** A server-streaming call as an async iterable of the server's messages. */
+export async function* serverStreamCall<Req, Res>(
+  client: Client,
+  method: string,
+  request: Req,
+  opts: { deadlineMs?: number } = {},
+): AsyncGenerator<Res> {
+  const fn = (client as any)[method] as (...a: unknown[]) => any;
+  const call = fn.call(client, request, ...streamCallArgs(opts.deadlineMs ?? 60_000));
+  try {
+    for await (const msg of call as AsyncIterable<Res>) yield msg;
+  } catch (err) {
+    throw (err as ServiceError).code !== undefined ? fromServiceError(err as ServiceError) : err;
+  } finally {
+    call.cancel();
+  }
+}

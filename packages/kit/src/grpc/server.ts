@@ -6,6 +6,7 @@ import {
   Server,
   ServerCredentials,
   status,
+  type handleClientStreamingCall,
   type handleServerStreamingCall,
   type ServerWritableStream,
   type ServiceDefinition,
@@ -49,20 +50,23 @@ export interface StreamCall<Res> extends CallInfo {
 
 /**
  * Turns a ts-proto `XServer` interface into async handlers: unary `(req, call) => Promise<res>`,
+ * client-streaming `(requests: AsyncIterable<req>, call) => Promise<res>`,
  * server-streaming either `(req, stream) => Promise<void>` writing with `stream.write` (resolving
  * ends the stream) or `(req, call) => AsyncIterable<res>` (each item one message, written as
  * the caller reads them: a slow reader holds the producer; a throw ends the call with its error).
  */
 export type AsyncHandlers<S> = {
-  [K in keyof S as string extends K ? never : K]: S[K] extends handleServerStreamingCall<infer Req, infer Res>
-    ? (req: Req, call: StreamCall<Res>) => Promise<void> | AsyncIterable<Res>
-    : S[K] extends (call: infer C, cb: infer CB) => void
-      ? C extends { request: infer Req }
-        ? CB extends (err: any, value?: infer Res, ...rest: any[]) => void
-          ? (req: Req, call: CallInfo) => Promise<NonNullable<Res>>
+  [K in keyof S as string extends K ? never : K]: S[K] extends handleClientStreamingCall<infer Req, infer Res>
+    ? (requests: AsyncIterable<Req>, call: CallInfo) => Promise<Res>
+    : S[K] extends handleServerStreamingCall<infer Req, infer Res>
+      ? (req: Req, call: StreamCall<Res>) => Promise<void> | AsyncIterable<Res>
+      : S[K] extends (call: infer C, cb: infer CB) => void
+        ? C extends { request: infer Req }
+          ? CB extends (err: any, value?: infer Res, ...rest: any[]) => void
+            ? (req: Req, call: CallInfo) => Promise<NonNullable<Res>>
+            : never
           : never
-        : never
-      : never;
+        : never;
 };
 
 export interface ServiceBinding {
@@ -156,7 +160,14 @@ function wrapStream(name: string, method: string, fn: ServiceBinding['handlers']
   };
 }
 
-function wrap(service: string, method: string, fn: ServiceBinding['handlers'][string], log: Logger) {
+/** A unary handler, or a client-streaming one (`clientStream`: it reads the call's messages). */
+function wrap(
+  service: string,
+  method: string,
+  fn: ServiceBinding['handlers'][string],
+  log: Logger,
+  clientStream = false,
+) {
   const seconds = serverSeconds();
   const spanName = `${service}/${method}`;
   return (call: any, callback: (err: any, res?: any) => void) => {
@@ -174,7 +185,7 @@ function wrap(service: string, method: string, fn: ServiceBinding['handlers'][st
         spanName,
         { kind: SpanKind.SERVER, parent, attributes: { 'rpc.system': 'grpc', 'rpc.method': spanName } },
         (span) =>
-          (fn(call.request, { requestId, deadlineMs }) as Promise<unknown>).then(
+          (fn(clientStream ? call : call.request, { requestId, deadlineMs }) as Promise<unknown>).then(
             (res) => {
               done(0);
               callback(null, res);
@@ -218,7 +229,7 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
       const streaming = (svc.definition[method] as { responseStream?: boolean } | undefined)?.responseStream;
       impl[method] = streaming
         ? wrapStream(serviceName, protoMethod, fn, opts.log)
-        : wrap(serviceName, protoMethod, fn, opts.log);
+        : wrap(serviceName, protoMethod, fn, opts.log, svc.definition[method]?.requestStream === true);
     }
     server.addService(svc.definition, impl);
     if (first) statusMap[first.path.split('/')[1]!] = 'SERVING';

@@ -17,8 +17,12 @@ export interface StepDeps {
   batches: BatchesStore;
   certificates: AsyncClient<CertificatesServiceClient>;
   vouchers: AsyncClient<CertificateVoucherServiceClient>;
-  /** Fetches and hashes an image URL (outbound guard); throws a user-facing Error. */
-  fetchImage?: (url: string) => Promise<{ sha256: string; contentType: string }>;
+  /**
+   * Archives an image URL with the certificates service (fetched once through its outbound
+   * guard, stored content-addressed); throws an Error whose message a customer can read.
+   * Unset (HALLMARK_BULK_FETCH_IMAGES=false): the merchant's URL is hot-linked as given.
+   */
+  archiveImage?: (url: string) => Promise<{ sha256: string; contentType: string }>;
   publicUrl: string;
   batchSize: number;
   log: Logger;
@@ -148,16 +152,17 @@ export class JobSteps {
     if (Array.isArray(input.attributes) && input.attributes.length > 0) extra.attributes = input.attributes;
     let imageUrl = (input.imageUrl as string | undefined) ?? (base.imageUrl as string | undefined);
     if (item.mediaId) {
-      imageUrl = new URL(`/media/${item.mediaId}`, this.d.publicUrl).toString();
+      const key = input.imageArchived ? (input.imageSha256 as string) : item.mediaId;
+      imageUrl = new URL(`/media/${key}`, this.d.publicUrl).toString();
       extra.image = { sha256: input.imageSha256, contentType: input.imageContentType };
-    } else if (imageUrl && this.d.fetchImage) {
+    } else if (imageUrl && this.d.archiveImage) {
       const url = imageUrl;
       let pending = images.get(url);
       if (!pending) {
-        const fetchImage = this.d.fetchImage;
+        const archiveImage = this.d.archiveImage;
         pending = this.d.batches.imageOf(jobId, url, async () => {
           try {
-            return await fetchImage(url);
+            return await archiveImage(url);
           } catch (err) {
             return { error: (err as Error).message };
           }
@@ -166,6 +171,10 @@ export class JobSteps {
       }
       const got = await pending;
       if (got.error) throw new Error(`Image ${imageUrl}: ${got.error}`);
+      // Hallmark's copy is the certificate's image from now on (anchored with its sha256);
+      // the merchant's URL is kept as where it came from.
+      imageUrl = new URL(`/media/${got.sha256}`, this.d.publicUrl).toString();
+      extra.imageSource = url;
       extra.image = { sha256: got.sha256, contentType: got.contentType };
     }
     const metadataJson = JSON.stringify(extra);

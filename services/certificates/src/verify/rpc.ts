@@ -20,6 +20,7 @@ export function createVerificationHandlers(deps: {
         burned: v.burned,
         verified_at: v.verifiedAt.toISOString(),
         chain_owner: v.chainOwner ?? undefined,
+        image: v.image ?? undefined,
       };
     },
 

@@ -14,9 +14,10 @@ import {
 } from '../chain/contract.js';
 import { EVENT_SOURCE, metadataHashOf, type CertificateRecord } from '../domain/certificate.js';
 import type { CertificateRead, CertificatesStore } from '../store.js';
+import { checkImage, type ImageCheckDeps, type ImageView } from './image.js';
 import { VerifyStore } from './store.js';
 
-export type CheckName = 'record_found' | 'on_chain' | 'holder' | 'metadata' | 'not_burned';
+export type CheckName = 'record_found' | 'on_chain' | 'holder' | 'metadata' | 'not_burned' | 'image';
 
 export interface Check {
   name: CheckName;
@@ -31,6 +32,7 @@ export interface Verification {
   burned: boolean;
   verifiedAt: Date;
   chainOwner: string | null;
+  image: ImageView | null;
 }
 
 export interface VerifierChain {
@@ -45,6 +47,8 @@ export interface VerifierOptions {
   chain: () => VerifierChain | null;
   /** Bound on each chain read. */
   chainTimeoutMs?: number;
+  /** Archived images (issue 17): adds the image check when the metadata records a hash. */
+  images?: ImageCheckDeps;
 }
 
 const ZERO_TOPIC = ZeroHash;
@@ -163,6 +167,8 @@ export class Verifier {
       checks.push(metadata);
       checks.push(await this.checkNotBurned(chain, c, tokenId, exists, chainBurned));
     }
+    const image = this.opts.images ? await checkImage(this.opts.images, c) : { check: null, image: null };
+    if (image.check) checks.push(image.check);
     const verified = checks.every((k) => k.passed);
     const burned = c.status === 'burned' || chainBurned;
     const verifiedAt = new Date();
@@ -180,7 +186,7 @@ export class Verifier {
         enterpriseId: c.enterpriseId,
         livemode: c.livemode,
       });
-    return { read: readCert, checks, verified, burned, verifiedAt, chainOwner };
+    return { read: readCert, checks, verified, burned, verifiedAt, chainOwner, image: image.image };
   }
 
   /** The recorded transaction exists, succeeded, sits in the recorded block and minted this token. */

@@ -12,6 +12,7 @@ const CHECK_LABELS: Record<string, string> = {
   holder: 'Holder matches',
   metadata: 'Metadata proven on chain',
   not_burned: 'Not burned',
+  image: 'Image matches the hash anchored on chain',
 };
 
 const PROVENANCE_LABELS: Record<string, string> = {
@@ -38,7 +39,9 @@ header{font-weight:700;letter-spacing:.04em;color:#555;font-size:.85rem;text-tra
 .banner small{display:block;font-weight:400}
 h1{font-size:1.4rem;margin:.25rem 0 .5rem;overflow-wrap:anywhere}
 h2{font-size:1.05rem;margin:0 0 .5rem}
-img.photo{display:block;width:100%;max-height:22rem;object-fit:contain;border-radius:8px;background:#eee}
+img.photo{display:block;width:100%;height:auto;max-height:22rem;object-fit:contain;border-radius:8px;background:#eee}
+.image-notice{padding:1rem;border-radius:8px;background:#fff4e5;color:#6b3d00;font-weight:600}
+.fingerprint-line{margin:.4rem 0 0;font-size:.85rem;color:#444}
 dl{display:grid;grid-template-columns:minmax(6rem,35%) 1fr;gap:.35rem .75rem;margin:0}
 dt{color:#666}
 dd{margin:0;overflow-wrap:anywhere}
@@ -195,6 +198,50 @@ function provenanceItem(p: ProvenanceEntry): Html {
   </li>`;
 }
 
+/**
+ * The certificate's picture: Hallmark's archived copy as a small WebP for phones (a larger one
+ * for wide screens) with its size, so the page does not jump; a notice instead of a broken or
+ * wrong picture when the original is gone or changed; the hash as a short fingerprint.
+ */
+function photo(vi: VerifyCertificateResponse['image'], src: string | null, name: string): Html | null {
+  if (!vi)
+    return src ? html`<img class="photo" src="${src}" alt="${name}" referrerpolicy="no-referrer" />` : null;
+  const print = html`<p class="fingerprint-line">
+    Image SHA-256 <code class="fingerprint" title="${vi.sha256}">${fingerprint(vi.sha256)}</code>
+  </p>`;
+  if (vi.state === 'changed' || vi.state === 'unavailable')
+    return html`<p class="image-notice" id="image-state" data-state="${vi.state}">
+        ${vi.state === 'changed' ? 'Image changed since issue' : 'Original image no longer available'}
+      </p>
+      ${print}`;
+  const sized = vi.width > 0 && vi.height > 0;
+  const w = sized ? Math.min(vi.width, 480) : 480;
+  const h = sized ? Math.round((vi.height * w) / vi.width) : 360;
+  const img =
+    vi.state === 'archived'
+      ? html`<img
+          class="photo"
+          id="photo"
+          src="${src}?w=480"
+          srcset="${src}?w=480 480w, ${src}?w=1024 1024w"
+          sizes="(max-width: 40rem) 100vw, 40rem"
+          width="${w}"
+          height="${h}"
+          alt="${name}"
+          data-sha256="${vi.sha256}"
+        />`
+      : html`<img
+          class="photo"
+          id="photo"
+          src="${src}"
+          width="${w}"
+          height="${h}"
+          alt="${name}"
+          referrerpolicy="no-referrer"
+        />`;
+  return html`${img}${print}`;
+}
+
 /** The verification page of a known certificate. `qrPath` is the page's QR code image. */
 export function renderVerifyPage(
   v: VerifyCertificateResponse,
@@ -216,7 +263,14 @@ export function renderVerifyPage(
   const fields = Object.entries(metadata).filter(
     ([k, val]) => !['name', 'tokenId', 'warranty'].includes(k) && val !== null && val !== undefined,
   );
-  const image = c.image_url && /^https?:\/\//i.test(c.image_url) ? c.image_url : null;
+  const vi = v.image;
+  const image = vi
+    ? vi.state === 'archived' || vi.state === 'hotlinked'
+      ? vi.url
+      : null
+    : c.image_url && /^https?:\/\//i.test(c.image_url)
+      ? c.image_url
+      : null;
   const banner = v.burned
     ? html`<div class="banner burned" id="result" data-result="burned">
         This certificate was burned<small
@@ -236,7 +290,7 @@ export function renderVerifyPage(
 
   const body = html`${banner}
     <section class="card">
-      ${image ? html`<img class="photo" src="${image}" alt="${c.name}" referrerpolicy="no-referrer" />` : null}
+      ${photo(vi, image, c.name)}
       <h1 id="name">${c.name}</h1>
       ${renderIssuer(issuer)}
       <dl>

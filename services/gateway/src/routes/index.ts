@@ -13,6 +13,7 @@ import enterpriseProfile from './enterprise-profile/index.js';
 import documentTemplates from './document-templates/index.js';
 import gifts from './gifts/index.js';
 import health from './health/index.js';
+import media from './media/index.js';
 import platform from './platform/index.js';
 import verify from './verify/index.js';
 import warrantyTemplates from './warranty-templates/index.js';
@@ -37,4 +38,5 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(platform, deps);
   await app.register(certificateVouchers, deps);
   await app.register(enterpriseProfile, deps);
+  await app.register(media, deps);
 }

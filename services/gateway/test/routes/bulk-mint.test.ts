@@ -1,5 +1,5 @@
-// routes/bulk-mint/: jobs (create, poll, list, retry, cancel, download), the CSV template and
-// public media. The multipart CSV form's parsing is proven in ../bulk-routes.test.ts.
+// routes/bulk-mint/: jobs (create, poll, list, retry, cancel, download) and the CSV template.
+// (Public media: ./media.test.ts.) The multipart CSV form's parsing is proven in ../bulk-routes.test.ts.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { HallmarkError } from '@hallmark/kit';
 import { bulkJob } from './fixtures.js';
@@ -254,33 +254,6 @@ describe('GET /api/bulk-mint/template/csv', () => {
     await expectMapped(h, ['bulk', 'csvTemplate'], new HallmarkError('service_unavailable'), {
       method: 'GET',
       url: '/api/bulk-mint/template/csv',
-      headers: {},
-    });
-  });
-});
-
-describe('GET /media/:id', () => {
-  const media = async () => ({ content: Buffer.from('PNGDATA'), content_type: 'image/png', sha256: 'ab12' });
-
-  it('serves the bytes as inert, immutable data with their sha256 as ETag, 304 when it matches', async () => {
-    h.answer('bulk', 'getMedia', media);
-    const res = await h.app.inject({ method: 'GET', url: '/media/med_1' });
-    expect(res.statusCode).toBe(200);
-    expect(res.body).toBe('PNGDATA');
-    expect(res.headers.etag).toBe('"ab12"');
-    expect(res.headers['content-security-policy']).toBe("default-src 'none'; sandbox");
-    const again = await h.app.inject({
-      method: 'GET',
-      url: '/media/med_1',
-      headers: { 'if-none-match': '"ab12"' },
-    });
-    expect(again.statusCode).toBe(304);
-  });
-
-  it('is 404 for unknown media', async () => {
-    await expectMapped(h, ['bulk', 'getMedia'], new HallmarkError('resource_not_found'), {
-      method: 'GET',
-      url: '/media/med_2',
       headers: {},
     });
   });

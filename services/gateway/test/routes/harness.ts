@@ -18,6 +18,7 @@ import {
   type ServiceBinding,
 } from '@hallmark/kit';
 import { BulkServiceService } from '@hallmark/proto/bulk/v1/bulk';
+import { MediaServiceService } from '@hallmark/proto/certificates/v1/media';
 import { AllowlistServiceService } from '@hallmark/proto/certificates/v1/allowlist';
 import { CertificatesServiceService } from '@hallmark/proto/certificates/v1/certificates';
 import { GiftServiceService } from '@hallmark/proto/certificates/v1/gifts';
@@ -67,6 +68,7 @@ const SERVICES = {
   allowlist: AllowlistServiceService,
   certificateVouchers: CertificateVoucherServiceService,
   gifts: GiftServiceService,
+  media: MediaServiceService,
   bulk: BulkServiceService,
   platform: PlatformServiceService,
 } as const;
@@ -134,7 +136,9 @@ export async function startHarness(): Promise<Harness> {
           calls.push({ service: service as ServiceKey, method, req, requestId: call!.requestId });
           const own = answers.get(`${service}.${method}`);
           if (!own) throw new HallmarkError('internal_error', { message: `${service}.${method} not set` });
-          for (const m of (await own(req)) as unknown[]) await call!.write(m);
+          // The messages the test gives: an array, or one message.
+          const out = await own(req);
+          for (const m of Array.isArray(out) ? out : [out]) await call!.write(m);
         };
         continue;
       }

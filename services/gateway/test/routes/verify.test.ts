@@ -99,6 +99,47 @@ describe('GET /verify/:id', () => {
     expect(none.body).not.toContain('Issued by');
   });
 
+  it("shows Hallmark's copy of the image, sized, with the anchored hash's fingerprint and the image check", async () => {
+    const sha = 'ab'.repeat(32);
+    h.answer('verification', 'verifyCertificate', async () => ({
+      ...verified(),
+      checks: [{ name: 'image', passed: true, detail: 'The image matches the hash anchored on chain.' }],
+      image: {
+        url: `https://hallmark.test/media/${sha}`,
+        sha256: sha,
+        width: 1600,
+        height: 900,
+        state: 'archived',
+      },
+    }));
+    h.app.publicCache.invalidate('cert_1'); // the page is cached: each answer is a fresh fill
+    const res = await h.app.inject({ method: 'GET', url: '/verify/cert_1' });
+    expect(res.body).toContain(`src="https://hallmark.test/media/${sha}?w=480"`);
+    expect(res.body).toContain('width="480"');
+    expect(res.body).toContain('height="270"');
+    expect(res.body).toContain('Image matches the hash anchored on chain');
+    expect(res.body).toContain('abababab…abababab');
+  });
+
+  it('says "image changed since issue" or "original image no longer available" instead of showing a wrong or broken picture', async () => {
+    for (const [state, text] of [
+      ['changed', 'Image changed since issue'],
+      ['unavailable', 'Original image no longer available'],
+    ] as const) {
+      h.answer('verification', 'verifyCertificate', async () => ({
+        ...verified(),
+        verified: false,
+        checks: [{ name: 'image', passed: false, detail: text }],
+        image: { url: 'https://shop.test/a.png', sha256: 'cd'.repeat(32), width: 0, height: 0, state },
+      }));
+      h.app.publicCache.invalidate('cert_1'); // the page is cached: each answer is a fresh fill
+      const res = await h.app.inject({ method: 'GET', url: '/verify/cert_1' });
+      expect(res.body).toContain(`data-state="${state}"`);
+      expect(res.body).toContain(text);
+      expect(res.body).not.toContain('https://shop.test/a.png');
+    }
+  });
+
   it('is a 404 page for a malformed id (no call) and for an unknown certificate', async () => {
     const malformed = await h.app.inject({ method: 'GET', url: '/verify/nope' });
     expect(malformed.statusCode).toBe(404);

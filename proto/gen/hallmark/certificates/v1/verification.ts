@@ -48,7 +48,29 @@ export interface VerifyCertificateResponse {
   burned: boolean;
   verified_at: string;
   /** The holder the chain reports, when the token exists. */
-  chain_owner?: string | undefined;
+  chain_owner?:
+    | string
+    | undefined;
+  /** The certificate's image as Hallmark keeps it (issue 17), when it has one. */
+  image?: VerifiedImage | undefined;
+}
+
+export interface VerifiedImage {
+  /** Hallmark's URL of the image (`/media/<sha256>`), or the merchant's while not archived. */
+  url: string;
+  /** The sha256 recorded in the anchored metadata. */
+  sha256: string;
+  width: number;
+  height: number;
+  /** The merchant's original URL. */
+  source?:
+    | string
+    | undefined;
+  /**
+   * archived (Hallmark serves bytes matching the anchored hash), hotlinked (not checked yet),
+   * unavailable (the original is gone), changed (the original no longer matches).
+   */
+  state: string;
 }
 
 export interface GetPublicCertificateByTokenRequest {
@@ -236,6 +258,7 @@ function createBaseVerifyCertificateResponse(): VerifyCertificateResponse {
     burned: false,
     verified_at: "",
     chain_owner: undefined,
+    image: undefined,
   };
 }
 
@@ -258,6 +281,9 @@ export const VerifyCertificateResponse: MessageFns<VerifyCertificateResponse> = 
     }
     if (message.chain_owner !== undefined) {
       writer.uint32(50).string(message.chain_owner);
+    }
+    if (message.image !== undefined) {
+      VerifiedImage.encode(message.image, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -323,6 +349,14 @@ export const VerifyCertificateResponse: MessageFns<VerifyCertificateResponse> = 
             message.chain_owner = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.image = VerifiedImage.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -353,6 +387,7 @@ export const VerifyCertificateResponse: MessageFns<VerifyCertificateResponse> = 
         : isSet(object.chain_owner)
         ? globalThis.String(object.chain_owner)
         : undefined,
+      image: isSet(object.image) ? VerifiedImage.fromJSON(object.image) : undefined,
     };
   },
 
@@ -375,6 +410,144 @@ export const VerifyCertificateResponse: MessageFns<VerifyCertificateResponse> = 
     }
     if (message.chain_owner !== undefined) {
       obj.chainOwner = message.chain_owner;
+    }
+    if (message.image !== undefined) {
+      obj.image = VerifiedImage.toJSON(message.image);
+    }
+    return obj;
+  },
+};
+
+function createBaseVerifiedImage(): VerifiedImage {
+  return { url: "", sha256: "", width: 0, height: 0, source: undefined, state: "" };
+}
+
+export const VerifiedImage: MessageFns<VerifiedImage> = {
+  encode(message: VerifiedImage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    if (message.sha256 !== "") {
+      writer.uint32(18).string(message.sha256);
+    }
+    if (message.width !== 0) {
+      writer.uint32(24).int32(message.width);
+    }
+    if (message.height !== 0) {
+      writer.uint32(32).int32(message.height);
+    }
+    if (message.source !== undefined) {
+      writer.uint32(42).string(message.source);
+    }
+    if (message.state !== "") {
+      writer.uint32(50).string(message.state);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifiedImage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifiedImage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.width = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.height = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifiedImage {
+    return {
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      width: isSet(object.width) ? globalThis.Number(object.width) : 0,
+      height: isSet(object.height) ? globalThis.Number(object.height) : 0,
+      source: isSet(object.source) ? globalThis.String(object.source) : undefined,
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+    };
+  },
+
+  toJSON(message: VerifiedImage): unknown {
+    const obj: any = {};
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.width !== 0) {
+      obj.width = Math.round(message.width);
+    }
+    if (message.height !== 0) {
+      obj.height = Math.round(message.height);
+    }
+    if (message.source !== undefined) {
+      obj.source = message.source;
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
     }
     return obj;
   },

@@ -1,75 +1,59 @@
-// Fetching a customer's image URL (CSV `imageUrl`, order `metadata[].imageUrl`) to check it
-// is a real image and fingerprint it. The URL is the customer's choice, so every connection
-// goes through the kit's outbound guard (no private, loopback or metadata addresses unless
-// HALLMARK_OUTBOUND_ALLOW_HOSTS exempts them; TLS always verified). https only, at most
-// MAX_REDIRECTS redirects (each to https, each hop guarded), one time budget for the whole
-// exchange, the body streamed through a byte cap and never held: only its hash and first
-// bytes (for sniffing the type with file-type) are kept. Failures are ImageFetchErrors whose
-// message can be shown to the customer as is; `retryable` tells a workflow whether trying
-// again later may help (timeouts, network trouble, 5xx, 429) or not (404, not an image, …).
+// Fetching a merchant's image URL once, at issue (and by the backfill worker). The URL is the
+// customer's choice, so every connection goes through the kit's outbound guard (no private,
+// loopback or metadata addresses unless HALLMARK_OUTBOUND_ALLOW_HOSTS exempts them; TLS always
+// verified). https only, at most MAX_REDIRECTS redirects (each hop guarded), one time budget
+// for the whole exchange, the body read through a byte cap. Failures are ImageFetchErrors
+// whose message a customer can read as is; `retryable` says whether later may help.
 import { createGuardedAgent, OutboundGuard, OutboundRefusedError } from '@hallmark/kit';
-import { fileTypeFromBuffer } from 'file-type';
-import { createHash } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
-import { IMAGE_CONTENT_TYPES } from './domain/zip.js';
-
-export interface FetchedImage {
-  /** The URL asked for (before redirects). */
-  url: string;
-  sha256: string;
-  contentType: string;
-  bytes: number;
-}
 
 export interface FetchImageOptions {
   timeoutMs: number;
   maxBytes: number;
-  /** HALLMARK_OUTBOUND_ALLOW_HOSTS; used when no dispatcher is given. */
-  allowHosts?: string;
-  /** Extra trusted CA (tests); used when no dispatcher is given. */
-  ca?: string;
-  /**
-   * A long-lived createGuardedAgent(...) to reuse connections across many fetches. Without
-   * one, a guarded agent is made for this call and closed after it.
-   */
-  dispatcher?: Dispatcher;
+  /** A long-lived guarded agent (connections reused). */
+  dispatcher: Dispatcher;
 }
 
 export const MAX_REDIRECTS = 3;
-const SNIFF_BYTES = 4100;
-const USER_AGENT = 'Hallmark-Bulk/1.0 (+image check)';
+const USER_AGENT = 'Hallmark/1.0 (+certificate image archive)';
 
 export class ImageFetchError extends Error {
   constructor(
     message: string,
     readonly retryable = false,
+    /** The HTTP status of a final non-2xx answer (404, 410: the image is gone). */
+    readonly status?: number,
   ) {
     super(message);
     this.name = 'ImageFetchError';
   }
 }
 
-const size = (n: number) =>
-  n >= 1024 * 1024
-    ? `${Math.round((n / 1024 / 1024) * 10) / 10} MB`
-    : n >= 1024
-      ? `${Math.round(n / 1024)} KB`
-      : `${n} bytes`;
+/** The agent every image fetch of the process shares. */
+export const imageAgent = (allowHosts: string) =>
+  createGuardedAgent(new OutboundGuard(allowHosts), { connections: 16 });
 
-export async function fetchImage(url: string, opts: FetchImageOptions): Promise<FetchedImage> {
-  const own = opts.dispatcher
-    ? undefined
-    : createGuardedAgent(new OutboundGuard(opts.allowHosts ?? ''), {
-        ...(opts.ca ? { tls: { ca: opts.ca } } : {}),
-        connections: 1,
-      });
-  const dispatcher = opts.dispatcher ?? own!;
+const size = (n: number) =>
+  n >= 1024 * 1024 ? `${Math.round((n / 1024 / 1024) * 10) / 10} MB` : `${Math.round(n / 1024)} KB`;
+
+export async function fetchImageBytes(url: string, opts: FetchImageOptions): Promise<Buffer> {
+  try {
+    return await fetchOnce(url, opts);
+  } catch (err) {
+    // A pooled keep-alive connection the host had just closed: one fresh try (a GET is safe).
+    if (err instanceof ImageFetchError && /ECONNRESET|UND_ERR_SOCKET/.test(err.message))
+      return fetchOnce(url, opts);
+    throw err;
+  }
+}
+
+async function fetchOnce(url: string, opts: FetchImageOptions): Promise<Buffer> {
   const signal = AbortSignal.timeout(opts.timeoutMs);
   try {
     let target = checkUrl(url);
     for (let hop = 0; ; hop++) {
       const res = await request(target, {
-        dispatcher,
+        dispatcher: opts.dispatcher,
         signal,
         headers: { accept: 'image/png, image/jpeg, image/webp, image/gif', 'user-agent': USER_AGENT },
         headersTimeout: opts.timeoutMs,
@@ -88,25 +72,19 @@ export async function fetchImage(url: string, opts: FetchImageOptions): Promise<
         throw new ImageFetchError(
           `image fetch failed: HTTP ${code}`,
           code >= 500 || code === 429 || code === 408,
+          code,
         );
       }
       const declared = Number(res.headers['content-length']);
       if (Number.isFinite(declared) && declared > opts.maxBytes) {
-        discard(res.body);
+        res.body.on('error', () => undefined).destroy();
         throw new ImageFetchError(`image larger than ${size(opts.maxBytes)}`);
       }
-      return { url, ...(await readBody(res.body, opts.maxBytes)) };
+      return await readCapped(res.body, opts.maxBytes);
     }
   } catch (err) {
     throw describe(err, opts.timeoutMs);
-  } finally {
-    await own?.close().catch(() => undefined);
   }
-}
-
-/** Drops a body without reading it; undici reports the abort as an error nobody needs. */
-function discard(body: Dispatcher.ResponseData['body']): void {
-  body.on('error', () => undefined).destroy();
 }
 
 function checkUrl(raw: string, prefix = ''): URL {
@@ -121,36 +99,19 @@ function checkUrl(raw: string, prefix = ''): URL {
   return url;
 }
 
-async function readBody(body: Dispatcher.ResponseData['body'], maxBytes: number) {
-  const hash = createHash('sha256');
-  const head: Buffer[] = [];
+async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
   let bytes = 0;
-  let contentType: string | undefined;
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
       bytes += chunk.length;
       if (bytes > maxBytes) throw new ImageFetchError(`image larger than ${size(maxBytes)}`);
-      hash.update(chunk);
-      if (contentType === undefined) {
-        head.push(chunk);
-        if (bytes >= SNIFF_BYTES) contentType = await sniff(Buffer.concat(head));
-      }
+      chunks.push(chunk);
     }
-    contentType ??= await sniff(Buffer.concat(head));
   } finally {
-    discard(body);
+    body.on('error', () => undefined).destroy();
   }
-  return { sha256: hash.digest('hex'), contentType, bytes };
-}
-
-async function sniff(head: Buffer): Promise<string> {
-  const type = await fileTypeFromBuffer(head);
-  const found = IMAGE_CONTENT_TYPES.find((t) => t === type?.mime);
-  if (!found)
-    throw new ImageFetchError(
-      `not an image: the URL returned ${type ? type.mime : 'something other than a PNG, JPEG, WebP or GIF'}`,
-    );
-  return found;
+  return Buffer.concat(chunks);
 }
 
 const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ALTNAME/;
