@@ -45,6 +45,7 @@ export function toProto({ certificate: c, provenance }: CertificateRead): Certif
     updated_at: c.updatedAt.toISOString(),
     provenance: provenance.map(provenanceToProto),
     livemode: c.livemode,
+    enterprise_id: c.enterpriseId,
   };
 }
 

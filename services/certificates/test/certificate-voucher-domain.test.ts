@@ -5,6 +5,7 @@ import { HallmarkError, newId } from '@hallmark/kit';
 import {
   checkSymbol,
   claimRefusal,
+  legacyCheckSymbol,
   newReferenceNumber,
   parseCreateVouchers,
   parseReferenceNumber,
@@ -13,7 +14,7 @@ import {
   type VoucherRecord,
 } from '../src/certificate-vouchers/domain.js';
 
-const SHAPE = /^HM-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z*~$=U]$/;
+const SHAPE = /^HM-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]$/;
 const DIGITS = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 function errorOf(fn: () => unknown): HallmarkError {
@@ -25,8 +26,28 @@ function errorOf(fn: () => unknown): HallmarkError {
   throw new Error('expected a refusal');
 }
 
+const bodyOf = (ref: string) => ref.slice(3, 7) + ref.slice(8, 12);
+
+/** Every single substitution and adjacent swap of body+check changes what `check` says. */
+function expectEveryTypoCaught(body: string, check: (body: string) => string, checkDigits: string) {
+  const whole = body + check(body);
+  const valid = (s: string) =>
+    [...s.slice(0, 8)].every((c) => DIGITS.includes(c)) && check(s.slice(0, 8)) === s[8];
+  for (let i = 0; i < whole.length; i++) {
+    const alphabet = i < 8 ? DIGITS : checkDigits;
+    for (const d of alphabet) {
+      if (d === whole[i]) continue;
+      expect(valid(whole.slice(0, i) + d + whole.slice(i + 1))).toBe(false);
+    }
+    if (i + 1 < whole.length && whole[i] !== whole[i + 1]) {
+      const swapped = whole.slice(0, i) + whole[i + 1] + whole[i] + whole.slice(i + 2);
+      expect(valid(swapped)).toBe(false);
+    }
+  }
+}
+
 describe('reference numbers', () => {
-  it('have the shape HM-XXXX-XXXX-C in Crockford base32 and carry a valid check symbol', () => {
+  it('have the shape HM-XXXX-XXXX-C with every character, the check included, from Crockford base32', () => {
     const seen = new Set<string>();
     for (let i = 0; i < 2000; i++) {
       const ref = newReferenceNumber();
@@ -37,36 +58,49 @@ describe('reference numbers', () => {
     expect(seen.size).toBe(2000);
   });
 
-  it('check symbol is the body value mod 37 (Crockford), including the five extra symbols', () => {
+  it('check character is Damm over GF(32): the fold of body and check ends at zero', () => {
     expect(checkSymbol('00000000')).toBe('0');
-    expect(checkSymbol('0000000Z')).toBe('Z'); // 31
-    expect(checkSymbol('00000010')).toBe('*'); // 32
-    expect(checkSymbol('00000014')).toBe('U'); // 36
-    expect(checkSymbol('00000015')).toBe('0'); // 37
+    expect(checkSymbol('00000001')).toBe('2'); // α·1
+    expect(checkSymbol('0000000G')).toBe('5'); // α·16 = x⁵ = x² + 1
+    // Every body, whatever its value, gets a check from the 32 readable symbols.
+    for (let n = 0; n < 200; n++) expect(DIGITS).toContain(checkSymbol(bodyOf(newReferenceNumber())));
   });
 
-  it('rejects every single mistyped symbol and every swap of two adjacent symbols', () => {
+  it('new check catches every single mistyped symbol and every swap of two adjacent symbols, check included', () => {
+    for (let n = 0; n < 50; n++) expectEveryTypoCaught(bodyOf(newReferenceNumber()), checkSymbol, DIGITS);
+  });
+
+  it('legacy mod-37 numbers (check may be * ~ $ = U) stay valid on lookup and keep their typo detection', () => {
+    expect(legacyCheckSymbol('00000000')).toBe('0');
+    expect(legacyCheckSymbol('0000000Z')).toBe('Z'); // 31
+    expect(legacyCheckSymbol('00000010')).toBe('*'); // 32
+    expect(legacyCheckSymbol('00000014')).toBe('U'); // 36
+    expect(legacyCheckSymbol('00000015')).toBe('0'); // 37
+    expect(parseReferenceNumber('HM-0000-0010-*')).toBe('HM-0000-0010-*');
+    expect(parseReferenceNumber('hm 0000 0014 u')).toBe('HM-0000-0014-U');
+    const body = 'B1W8X6K7';
+    const legacy = `HM-B1W8-X6K7-${legacyCheckSymbol(body)}`;
+    expect(parseReferenceNumber(legacy)).toBe(legacy);
+    expect(parseReferenceNumber(`HM-B1W8-X6K7-${checkSymbol(body)}`)).toBe(
+      `HM-B1W8-X6K7-${checkSymbol(body)}`,
+    );
     for (let n = 0; n < 50; n++) {
-      const ref = newReferenceNumber();
-      const body = ref.slice(3, 7) + ref.slice(8, 12);
-      const check = ref.slice(-1);
-      for (let i = 0; i < body.length; i++) {
-        for (const d of DIGITS) {
-          if (d === body[i]) continue;
-          const typo = body.slice(0, i) + d + body.slice(i + 1);
-          expect(parseReferenceNumber(`HM-${typo.slice(0, 4)}-${typo.slice(4)}-${check}`)).toBeNull();
-        }
-        if (i + 1 < body.length && body[i] !== body[i + 1]) {
-          const swapped = body.slice(0, i) + body[i + 1] + body[i] + body.slice(i + 2);
-          expect(parseReferenceNumber(`${swapped}${check}`)).toBeNull();
-        }
-      }
+      expectEveryTypoCaught(bodyOf(newReferenceNumber()), legacyCheckSymbol, `${DIGITS}*~$=U`);
+    }
+  });
+
+  it('rejects a number whose check matches neither scheme', () => {
+    for (let n = 0; n < 200; n++) {
+      const body = bodyOf(newReferenceNumber());
+      const wrong = [...DIGITS].find((d) => d !== checkSymbol(body) && d !== legacyCheckSymbol(body))!;
+      expect(parseReferenceNumber(`HM-${body.slice(0, 4)}-${body.slice(4)}-${wrong}`)).toBeNull();
+      expect(parseReferenceNumber(`HM-${body.slice(0, 4)}-${body.slice(4)}-#`)).toBeNull();
     }
   });
 
   it('accepts what a person types: any case, no prefix or hyphens, spaces, O for 0 and I/L for 1', () => {
     const body = '0A1B2C3D';
-    const ref = `HM-0A1B-2C3D-${checkSymbol(body)}`;
+    const ref = `HM-0A1B-2C3D-${checkSymbol(body)}`; // Damm check
     expect(parseReferenceNumber(ref.toLowerCase())).toBe(ref);
     expect(parseReferenceNumber(`0A1B2C3D${checkSymbol(body)}`)).toBe(ref);
     expect(parseReferenceNumber(` hm 0a1b 2c3d ${checkSymbol(body)} `)).toBe(ref);

@@ -8,6 +8,7 @@ import { tokenMetadata, verifyUrl } from '../src/routes/verify/pages.js';
 
 const certificate = (over: Partial<Certificate> = {}): Certificate => ({
   id: 'cert_abc',
+  enterprise_id: 'ent_000000000000000000000001',
   token_id: 7,
   name: 'Lamp',
   image_url: 'https://img.test/l.png',

@@ -5,6 +5,10 @@ import { z } from 'zod';
 export const configSchema = z.object({
   ...commonEnv,
   HALLMARK_KEYS_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.keys),
+  /** Hosts, IPs and CIDRs the outbound guard lets the domain-proof fetch reach (default none). */
+  HALLMARK_OUTBOUND_ALLOW_HOSTS: z.string().default(''),
+  /** Time budget of one domain-proof fetch (connect to last byte). */
+  HALLMARK_ISSUER_PROOF_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
 });
 
 export type Config = z.infer<typeof configSchema>;

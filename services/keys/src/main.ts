@@ -2,6 +2,8 @@
 import { runServiceMain } from '@hallmark/kit';
 import path from 'node:path';
 import { loadKeysConfig } from './config.js';
+import { createProofCheck } from './profile/proof-fetch.js';
+import { ProfileService } from './profile/service.js';
 import { keysServiceBinding } from './rpc.js';
 import { KeysService } from './service.js';
 
@@ -17,6 +19,17 @@ await runServiceMain({
   migrationsDirs: [path.join(import.meta.dirname, '..', 'migrations')],
   protoFiles: ['hallmark/keys/v1/keys.proto'],
   build: ({ pool }) => ({
-    services: [keysServiceBinding(new KeysService(pool))],
+    services: [
+      keysServiceBinding(
+        new KeysService(pool),
+        new ProfileService(
+          pool,
+          createProofCheck({
+            allowHosts: config.HALLMARK_OUTBOUND_ALLOW_HOSTS,
+            timeoutMs: config.HALLMARK_ISSUER_PROOF_TIMEOUT_MS,
+          }),
+        ),
+      ),
+    ],
   }),
 });

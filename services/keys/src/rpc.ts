@@ -13,6 +13,8 @@ import type { PrincipalInput } from './domain/access.js';
 import { keyStatus, type ApiKeyRecord } from './domain/keys.js';
 import { isoOrEmpty } from './domain/time.js';
 import type { UsageRecordInput } from './domain/usage.js';
+import { createProfileHandlers } from './profile/rpc.js';
+import type { ProfileService } from './profile/service.js';
 import type { KeysService, KeyView } from './service.js';
 
 const principalOf = (p: Principal | undefined): PrincipalInput | undefined =>
@@ -75,9 +77,13 @@ const toUsageInput = (r: UsageRecord): UsageRecordInput => ({
   at: r.at,
 });
 
-export function createKeysHandlers(service: KeysService): AsyncHandlers<KeysServiceServer> {
+export function createKeysHandlers(
+  service: KeysService,
+  profiles: ProfileService,
+): AsyncHandlers<KeysServiceServer> {
   const clock = () => service.now();
   return {
+    ...createProfileHandlers(profiles, principalOf),
     async resolveSession(req) {
       const user = await service.resolveSession({
         subject: req.subject,
@@ -222,5 +228,5 @@ export function createKeysHandlers(service: KeysService): AsyncHandlers<KeysServ
 }
 
 /** The service binding main.ts serves (and tests start a real server with). */
-export const keysServiceBinding = (service: KeysService): ServiceBinding =>
-  bind<KeysServiceServer>(KeysServiceService, createKeysHandlers(service));
+export const keysServiceBinding = (service: KeysService, profiles: ProfileService): ServiceBinding =>
+  bind<KeysServiceServer>(KeysServiceService, createKeysHandlers(service, profiles));

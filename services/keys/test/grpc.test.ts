@@ -23,7 +23,7 @@ beforeAll(async () => {
   server = await startGrpcServer({
     name: 'keys-test',
     address: '127.0.0.1:0',
-    services: [keysServiceBinding(h.store)],
+    services: [keysServiceBinding(h.store, h.profiles)],
     log: createLogger('keys-test', 'silent'),
   });
   client = createGrpcClient(KeysServiceClient, `127.0.0.1:${server.port}`);

@@ -5,6 +5,8 @@ import { dropDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '@hallmar
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import type { CreateKeyRequest } from '@hallmark/proto/keys/v1/keys';
 import path from 'node:path';
+import { createProofCheck, type ProofCheck } from '../src/profile/proof-fetch.js';
+import { ProfileService } from '../src/profile/service.js';
 import { createKeysHandlers } from '../src/rpc.js';
 import { KeysService } from '../src/service.js';
 
@@ -13,12 +15,13 @@ export const MIGRATIONS = path.join(import.meta.dirname, '..', 'migrations');
 export interface Harness {
   pool: Pool;
   store: KeysService;
+  profiles: ProfileService;
   rpc: ReturnType<typeof createKeysHandlers>;
   clock: { now: number; advance(ms: number): void };
   close(): Promise<void>;
 }
 
-export async function openHarness(prefix: string): Promise<Harness> {
+export async function openHarness(prefix: string, proofCheck?: ProofCheck): Promise<Harness> {
   const database = uniqueDatabaseName(prefix);
   const pool = await openDatabase({
     serverUrl: TEST_DATABASE_SERVER,
@@ -32,10 +35,13 @@ export async function openHarness(prefix: string): Promise<Harness> {
     },
   };
   const store = new KeysService(pool, { now: () => new Date(clock.now) });
+  const check = proofCheck ?? createProofCheck({ allowHosts: '', timeoutMs: 2000 });
+  const profiles = new ProfileService(pool, check, () => new Date(clock.now));
   return {
     pool,
     store,
-    rpc: createKeysHandlers(store),
+    profiles,
+    rpc: createKeysHandlers(store, profiles),
     clock,
     async close() {
       // pool.end() resolves once clients are removed, not once their backends have exited;

@@ -1,6 +1,6 @@
-// Certificate vouchers, pure rules: the reference number (Crockford base32 with a mod-37 check
-// symbol), validation of a CreateVouchers request, the derived status, the claim refusals and
-// the view events carry. No I/O.
+// Certificate vouchers, pure rules: the reference number (Crockford base32 with a Damm check
+// character; legacy mod-37 symbols still accepted), validation of a CreateVouchers request, the
+// derived status, the claim refusals and the view events carry. No I/O.
 import { createHash, randomInt } from 'node:crypto';
 import { HallmarkError, invalidParam, missingParam, notFound } from '@hallmark/kit/errors';
 import { isId } from '@hallmark/kit/ids';
@@ -14,14 +14,24 @@ const DAY_MS = 86_400_000;
 
 // ---------------------------------------------------------------------------------------------
 // Reference numbers: `HM-XXXX-XXXX-C`. Eight Crockford base32 symbols (40 random bits; no I, L,
-// O, U, so nothing reads as another character) and Crockford's check symbol: the body's value
-// mod 37, written with the 32 digits plus `*~$=U`. 37 is prime and larger than the radix, so
-// every single mistyped symbol and every swap of two adjacent symbols changes the check.
+// O, U, so nothing reads as another character) and one check character from the same 32
+// symbols, so the whole number can be read out over the phone.
+//
+// The check is Damm's scheme over GF(32): the quasigroup x∘d = α·x ⊕ d (α a primitive element
+// of GF(2)[x]/(x⁵+x²+1), i.e. "times two, reduced") is totally anti-symmetric, so folding the nine
+// symbols from 0 ends at 0 exactly when the number is whole: every single mistyped symbol and
+// every swap of two adjacent symbols (the check character included) is caught.
+//
+// Numbers issued before this scheme carry Crockford's mod-37 check symbol (`*~$=U` beyond the
+// 32 digits). They stay valid: a number is accepted when its check matches either scheme, and a
+// lookup is an exact match on the stored number, so a typo in a new number only ever reaches a
+// voucher whose stored number is that exact (legacy-valid) string — as unlikely as guessing one.
 
 const DIGITS = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-const CHECK_SYMBOLS = `${DIGITS}*~$=U`;
+const LEGACY_CHECK_SYMBOLS = `${DIGITS}*~$=U`;
 const BODY_LENGTH = 8;
 const REFERENCE_PREFIX = 'HM';
+const GF32_REDUCE = 0b100101; // x⁵ + x² + 1
 
 /** Crockford's decoding aliases: lower case, and I/L read as 1, O as 0. */
 function decodeSymbol(ch: string): number {
@@ -30,31 +40,47 @@ function decodeSymbol(ch: string): number {
   return DIGITS.indexOf(aliased);
 }
 
-/** The check symbol of a body of Crockford digits. */
-export function checkSymbol(body: string): string {
-  let mod = 0;
-  for (const ch of body) {
+function bodyValues(body: string): number[] {
+  return [...body].map((ch) => {
     const v = decodeSymbol(ch);
     if (v < 0) throw new Error(`not a Crockford base32 digit: ${ch}`);
-    mod = (mod * 32 + v) % 37;
-  }
-  return CHECK_SYMBOLS[mod]!;
+    return v;
+  });
 }
 
-const format = (body: string) =>
-  `${REFERENCE_PREFIX}-${body.slice(0, 4)}-${body.slice(4)}-${checkSymbol(body)}`;
+/** α·x in GF(32). */
+const times2 = (x: number) => (x & 0x10 ? (x << 1) ^ GF32_REDUCE : x << 1);
+
+/** Damm's fold: x∘d = α·x ⊕ d over the values, from 0. */
+const dammFold = (values: number[]) => values.reduce((x, d) => times2(x) ^ d, 0);
+
+/** The check character of a body of Crockford digits (Damm over GF(32); a Crockford digit). */
+export function checkSymbol(body: string): string {
+  return DIGITS[times2(dammFold(bodyValues(body)))]!;
+}
+
+/** The mod-37 check symbol of numbers issued before the Damm check (still valid on lookup). */
+export function legacyCheckSymbol(body: string): string {
+  let mod = 0;
+  for (const v of bodyValues(body)) mod = (mod * 32 + v) % 37;
+  return LEGACY_CHECK_SYMBOLS[mod]!;
+}
+
+const format = (body: string, check: string) =>
+  `${REFERENCE_PREFIX}-${body.slice(0, 4)}-${body.slice(4)}-${check}`;
 
 /** A fresh reference number (uniqueness is the table's unique index; callers retry a clash). */
 export function newReferenceNumber(): string {
   let body = '';
   for (let i = 0; i < BODY_LENGTH; i++) body += DIGITS[randomInt(32)];
-  return format(body);
+  return format(body, checkSymbol(body));
 }
 
 /**
  * The canonical form of a reference number as a person may type it (any case, with or without
  * the `HM` prefix, hyphens or spaces; O for 0 and I/L for 1), or null when it is not one: wrong
- * length, a symbol outside the alphabet, or a check symbol that does not match (a typo).
+ * length, a symbol outside the alphabet, or a check that matches neither the Damm check nor
+ * (for numbers issued before it) the legacy mod-37 symbol.
  */
 export function parseReferenceNumber(input: string): string | null {
   let s = input.replace(/[\s-]/g, '').toUpperCase();
@@ -69,8 +95,9 @@ export function parseReferenceNumber(input: string): string | null {
     body += DIGITS[v];
   }
   const typed = s[BODY_LENGTH]!;
-  const check = CHECK_SYMBOLS.indexOf(typed) >= 32 ? typed : DIGITS[decodeSymbol(typed)];
-  return check === checkSymbol(body) ? format(body) : null;
+  const check = LEGACY_CHECK_SYMBOLS.indexOf(typed) >= 32 ? typed : DIGITS[decodeSymbol(typed)];
+  if (!check) return null;
+  return check === checkSymbol(body) || check === legacyCheckSymbol(body) ? format(body, check) : null;
 }
 
 // ---------------------------------------------------------------------------------------------

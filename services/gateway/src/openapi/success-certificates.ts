@@ -42,6 +42,14 @@ export const PublicCertificate = obj(
     tokenId: nullable(int()),
     transactionHash: nullable(str(66)),
     blockNumber: nullable(int()),
+    issuer: nullable(
+      obj(['name', 'website', 'domain', 'domainVerified'], {
+        name: str(100),
+        website: str(2048),
+        domain: str(300),
+        domainVerified: bool,
+      }),
+    ),
   },
   'A certificate as anyone may read it (spec › Public read)',
 );

@@ -36,6 +36,20 @@ const AllowlistEntry = {
 };
 const allowlistRequired = ['address', 'allowlistRetryCount'];
 
+const EnterpriseProfile = obj(['enterpriseId', 'displayName', 'website', 'logoUrl', 'domain', 'updatedAt'], {
+  enterpriseId: str(64),
+  displayName: str(100),
+  website: str(2048),
+  logoUrl: nullable(str(2048)),
+  domain: obj(['host', 'status', 'checkedAt', 'detail'], {
+    host: str(300),
+    status: { type: 'string', enum: ['verified', 'unverified'] },
+    checkedAt: time,
+    detail: nullable(str(300)),
+  }),
+  updatedAt: time,
+});
+
 const Variable = obj(['name', 'type', 'required'], {
   name: str(100),
   type: str(32),
@@ -267,5 +281,20 @@ export const SUCCESS_V1: Record<string, Success> = {
     description: 'The address is already confirmed (or failed)',
     schema: obj(allowlistRequired, AllowlistEntry),
     also: [['202', 'The address is queued (status pending)']],
+  },
+  'GET /api/v1/enterprise/profile': {
+    status: '200',
+    description: 'The issuer profile and its domain proof state',
+    schema: EnterpriseProfile,
+  },
+  'PUT /api/v1/enterprise/profile': {
+    status: '200',
+    description: 'The profile as saved, with the outcome of the domain proof just checked',
+    schema: EnterpriseProfile,
+  },
+  'POST /api/v1/enterprise/profile/domain-check': {
+    status: '200',
+    description: 'The profile with the outcome of the domain proof just checked',
+    schema: EnterpriseProfile,
   },
 };

@@ -3,6 +3,7 @@
 // image, name, issuer), the sender's message, the expiry and how to claim; with
 // HALLMARK_CLAIM_APP_URL set it links there with the token. Every value is escaped by `html`.
 import type { GiftView } from '@hallmark/proto/certificates/v1/gifts';
+import { renderIssuer, type IssuerView } from './issuer.js';
 import { html, unsafeRaw, type Html } from './html.js';
 import { pageShell } from './shell.js';
 
@@ -53,7 +54,11 @@ export interface ClaimPageLinks {
   verify: string;
 }
 
-export function renderClaimPage(v: GiftView, links: ClaimPageLinks): string {
+export function renderClaimPage(
+  v: GiftView,
+  links: ClaimPageLinks,
+  issuer: IssuerView | null = null,
+): string {
   const how = links.claimApp
     ? html`<p><a class="button" id="claim" href="${links.claimApp}">Claim this certificate</a></p>
         <p>
@@ -70,7 +75,7 @@ export function renderClaimPage(v: GiftView, links: ClaimPageLinks): string {
       <section class="card">
         ${v.image_url ? html`<img class="photo" src="${v.image_url}" alt="${v.certificate_name}" />` : ''}
         <h1 id="name">${v.certificate_name}</h1>
-        ${v.issuer ? html`<p id="issuer">Issued by ${v.issuer}</p>` : ''}
+        ${issuer ? renderIssuer(issuer) : v.issuer ? html`<p id="issuer">Issued by ${v.issuer}</p>` : ''}
         <p><a href="${links.verify}">Verify this certificate</a></p>
       </section>
       ${

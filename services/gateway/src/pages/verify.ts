@@ -2,6 +2,7 @@
 // inline stylesheet, mobile first. Every value from the certificate is escaped by `html`.
 import type { ProvenanceEntry } from '@hallmark/proto/certificates/v1/certificates';
 import type { VerifyCertificateResponse } from '@hallmark/proto/certificates/v1/verification';
+import { renderIssuer, type IssuerView } from './issuer.js';
 import { html, unsafeRaw, type Html } from './html.js';
 import { pageShell } from './shell.js';
 
@@ -195,7 +196,11 @@ function provenanceItem(p: ProvenanceEntry): Html {
 }
 
 /** The verification page of a known certificate. `qrPath` is the page's QR code image. */
-export function renderVerifyPage(v: VerifyCertificateResponse, qrPath: string): string {
+export function renderVerifyPage(
+  v: VerifyCertificateResponse,
+  qrPath: string,
+  issuer: IssuerView | null = null,
+): string {
   const c = v.certificate!;
   let metadata: Record<string, unknown> = {};
   try {
@@ -233,6 +238,7 @@ export function renderVerifyPage(v: VerifyCertificateResponse, qrPath: string): 
     <section class="card">
       ${image ? html`<img class="photo" src="${image}" alt="${c.name}" referrerpolicy="no-referrer" />` : null}
       <h1 id="name">${c.name}</h1>
+      ${renderIssuer(issuer)}
       <dl>
         ${fields.map(([k, val]) =>
           k === 'image' && typeof val === 'object'

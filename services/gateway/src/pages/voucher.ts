@@ -3,6 +3,7 @@
 // (`shell.ts`). Every value is escaped by `html`. It shows the certificate the voucher refers to,
 // the voucher's status, expiry and reference number, and how its recipient claims it.
 import type { VoucherView } from '@hallmark/proto/certificates/v1/vouchers';
+import { renderIssuer, type IssuerView } from './issuer.js';
 import { html, unsafeRaw, type Html } from './html.js';
 import { pageShell } from './shell.js';
 
@@ -130,7 +131,11 @@ Authorization: Bearer &lt;your session token&gt;</pre>
 }
 
 /** The page of a known voucher. */
-export function renderVoucherPage(view: VoucherView, links: VoucherPageLinks): string {
+export function renderVoucherPage(
+  view: VoucherView,
+  links: VoucherPageLinks,
+  issuer: IssuerView | null = null,
+): string {
   const v = view.voucher!;
   const certificate = parseObject(view.certificate_json);
   const metadata = isRecord(certificate.metadata) ? certificate.metadata : {};
@@ -148,6 +153,7 @@ export function renderVoucherPage(view: VoucherView, links: VoucherPageLinks): s
     <section class="card">
       ${image ? html`<img class="photo" src="${image}" alt="${name}" referrerpolicy="no-referrer" />` : null}
       <h1 id="name">${name}</h1>
+      ${renderIssuer(issuer)}
       <dl>
         ${fields.map(
           ([k, val]) =>

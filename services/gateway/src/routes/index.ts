@@ -9,6 +9,7 @@ import bulkMint, { bulkMintItems } from './bulk-mint/index.js';
 import certificateVouchers from './certificate-vouchers/index.js';
 import certificates from './certificates/index.js';
 import discountVouchers from './discount-vouchers/index.js';
+import enterpriseProfile from './enterprise-profile/index.js';
 import documentTemplates from './document-templates/index.js';
 import gifts from './gifts/index.js';
 import health from './health/index.js';
@@ -35,4 +36,5 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(billing, deps);
   await app.register(platform, deps);
   await app.register(certificateVouchers, deps);
+  await app.register(enterpriseProfile, deps);
 }

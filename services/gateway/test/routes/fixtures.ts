@@ -4,6 +4,7 @@ import type { Certificate } from '@hallmark/proto/certificates/v1/certificates';
 
 export const certificate = (over: Partial<Certificate> = {}): Certificate => ({
   id: 'cert_1',
+  enterprise_id: 'ent_000000000000000000000001',
   token_id: 7,
   name: 'Lamp',
   image_url: 'https://img.test/l.png',

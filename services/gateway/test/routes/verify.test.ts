@@ -66,6 +66,39 @@ describe('GET /verify/:id', () => {
     expect(h.callsTo('verification', 'verifyCertificate')).toHaveLength(2);
   });
 
+  it('says "Issued by <brand>" with the domain marked verified when the enterprise has a profile', async () => {
+    h.answer('verification', 'verifyCertificate', async () => verified());
+    const profile = (status: string) => ({
+      enterprise_id: 'ent_000000000000000000000001',
+      display_name: 'Maison <Test>',
+      website: 'https://brand.example/',
+      domain_status: status,
+      domain_checked_at: '2026-01-01T00:00:00.000Z',
+      domain_detail: '',
+      updated_at: '2026-01-01T00:00:00.000Z',
+    });
+    h.answer('keys', 'getPublicEnterpriseProfile', async () => profile('verified'));
+    h.app.publicCache.invalidate('cert_1'); // the page is cached; each profile state is a fresh fill
+    const res = await h.app.inject({ method: 'GET', url: '/verify/cert_1' });
+    expect(res.body).toContain('Issued by <strong>Maison &lt;Test&gt;</strong>');
+    expect(res.body).toContain('data-domain="verified"');
+    expect(h.callsTo('keys', 'getPublicEnterpriseProfile')[0]).toMatchObject({
+      enterprise_id: 'ent_000000000000000000000001',
+    });
+    h.answer('keys', 'getPublicEnterpriseProfile', async () => profile('unverified'));
+    h.app.publicCache.invalidate('cert_1');
+    const unverified = await h.app.inject({ method: 'GET', url: '/verify/cert_1' });
+    expect(unverified.body).toContain('data-domain="unverified"');
+    expect(unverified.body).toContain('domain not verified');
+    h.answer('keys', 'getPublicEnterpriseProfile', async () => {
+      throw new HallmarkError('resource_not_found');
+    });
+    h.app.publicCache.invalidate('cert_1');
+    const none = await h.app.inject({ method: 'GET', url: '/verify/cert_1' });
+    expect(none.statusCode).toBe(200);
+    expect(none.body).not.toContain('Issued by');
+  });
+
   it('is a 404 page for a malformed id (no call) and for an unknown certificate', async () => {
     const malformed = await h.app.inject({ method: 'GET', url: '/verify/nope' });
     expect(malformed.statusCode).toBe(404);

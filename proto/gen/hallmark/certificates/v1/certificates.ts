@@ -103,6 +103,8 @@ export interface Certificate {
   updated_at: string;
   provenance: ProvenanceEntry[];
   livemode: boolean;
+  /** The issuing enterprise (`ent_…`; its public issuer profile is keyed by it). */
+  enterprise_id: string;
 }
 
 export interface GetCertificateRequest {
@@ -857,6 +859,7 @@ function createBaseCertificate(): Certificate {
     updated_at: "",
     provenance: [],
     livemode: false,
+    enterprise_id: "",
   };
 }
 
@@ -906,6 +909,9 @@ export const Certificate: MessageFns<Certificate> = {
     }
     if (message.livemode !== false) {
       writer.uint32(120).bool(message.livemode);
+    }
+    if (message.enterprise_id !== "") {
+      writer.uint32(130).string(message.enterprise_id);
     }
     return writer;
   },
@@ -1043,6 +1049,14 @@ export const Certificate: MessageFns<Certificate> = {
             message.livemode = reader.bool();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.enterprise_id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1114,6 +1128,11 @@ export const Certificate: MessageFns<Certificate> = {
         ? object.provenance.map((e: any) => ProvenanceEntry.fromJSON(e))
         : [],
       livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
+      enterprise_id: isSet(object.enterpriseId)
+        ? globalThis.String(object.enterpriseId)
+        : isSet(object.enterprise_id)
+        ? globalThis.String(object.enterprise_id)
+        : "",
     };
   },
 
@@ -1163,6 +1182,9 @@ export const Certificate: MessageFns<Certificate> = {
     }
     if (message.livemode !== false) {
       obj.livemode = message.livemode;
+    }
+    if (message.enterprise_id !== "") {
+      obj.enterpriseId = message.enterprise_id;
     }
     return obj;
   },

@@ -258,6 +258,43 @@ export interface RecordUsageResponse {
   accepted: number;
 }
 
+export interface EnterpriseProfile {
+  enterprise_id: string;
+  display_name: string;
+  /** https URL of the brand's site. */
+  website: string;
+  /** https URL of the logo, as given (archiving follows the media store). */
+  logo_url?:
+    | string
+    | undefined;
+  /** verified | unverified */
+  domain_status: string;
+  /** When the domain proof was last checked (ISO 8601). */
+  domain_checked_at: string;
+  /** Why the proof failed, in words (empty when verified). */
+  domain_detail: string;
+  updated_at: string;
+}
+
+export interface GetEnterpriseProfileRequest {
+  principal?: Principal | undefined;
+}
+
+export interface CheckEnterpriseDomainRequest {
+  principal?: Principal | undefined;
+}
+
+export interface PutEnterpriseProfileRequest {
+  principal?: Principal | undefined;
+  display_name: string;
+  website: string;
+  logo_url?: string | undefined;
+}
+
+export interface GetPublicEnterpriseProfileRequest {
+  enterprise_id: string;
+}
+
 function createBaseCheckActorsRequest(): CheckActorsRequest {
   return { principal: undefined, actor_ids: [] };
 }
@@ -3759,6 +3796,501 @@ export const RecordUsageResponse: MessageFns<RecordUsageResponse> = {
   },
 };
 
+function createBaseEnterpriseProfile(): EnterpriseProfile {
+  return {
+    enterprise_id: "",
+    display_name: "",
+    website: "",
+    logo_url: undefined,
+    domain_status: "",
+    domain_checked_at: "",
+    domain_detail: "",
+    updated_at: "",
+  };
+}
+
+export const EnterpriseProfile: MessageFns<EnterpriseProfile> = {
+  encode(message: EnterpriseProfile, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.enterprise_id !== "") {
+      writer.uint32(10).string(message.enterprise_id);
+    }
+    if (message.display_name !== "") {
+      writer.uint32(18).string(message.display_name);
+    }
+    if (message.website !== "") {
+      writer.uint32(26).string(message.website);
+    }
+    if (message.logo_url !== undefined) {
+      writer.uint32(34).string(message.logo_url);
+    }
+    if (message.domain_status !== "") {
+      writer.uint32(42).string(message.domain_status);
+    }
+    if (message.domain_checked_at !== "") {
+      writer.uint32(50).string(message.domain_checked_at);
+    }
+    if (message.domain_detail !== "") {
+      writer.uint32(58).string(message.domain_detail);
+    }
+    if (message.updated_at !== "") {
+      writer.uint32(66).string(message.updated_at);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EnterpriseProfile {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEnterpriseProfile();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.enterprise_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.display_name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.website = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.logo_url = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.domain_status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.domain_checked_at = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.domain_detail = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.updated_at = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EnterpriseProfile {
+    return {
+      enterprise_id: isSet(object.enterpriseId)
+        ? globalThis.String(object.enterpriseId)
+        : isSet(object.enterprise_id)
+        ? globalThis.String(object.enterprise_id)
+        : "",
+      display_name: isSet(object.displayName)
+        ? globalThis.String(object.displayName)
+        : isSet(object.display_name)
+        ? globalThis.String(object.display_name)
+        : "",
+      website: isSet(object.website) ? globalThis.String(object.website) : "",
+      logo_url: isSet(object.logoUrl)
+        ? globalThis.String(object.logoUrl)
+        : isSet(object.logo_url)
+        ? globalThis.String(object.logo_url)
+        : undefined,
+      domain_status: isSet(object.domainStatus)
+        ? globalThis.String(object.domainStatus)
+        : isSet(object.domain_status)
+        ? globalThis.String(object.domain_status)
+        : "",
+      domain_checked_at: isSet(object.domainCheckedAt)
+        ? globalThis.String(object.domainCheckedAt)
+        : isSet(object.domain_checked_at)
+        ? globalThis.String(object.domain_checked_at)
+        : "",
+      domain_detail: isSet(object.domainDetail)
+        ? globalThis.String(object.domainDetail)
+        : isSet(object.domain_detail)
+        ? globalThis.String(object.domain_detail)
+        : "",
+      updated_at: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+    };
+  },
+
+  toJSON(message: EnterpriseProfile): unknown {
+    const obj: any = {};
+    if (message.enterprise_id !== "") {
+      obj.enterpriseId = message.enterprise_id;
+    }
+    if (message.display_name !== "") {
+      obj.displayName = message.display_name;
+    }
+    if (message.website !== "") {
+      obj.website = message.website;
+    }
+    if (message.logo_url !== undefined) {
+      obj.logoUrl = message.logo_url;
+    }
+    if (message.domain_status !== "") {
+      obj.domainStatus = message.domain_status;
+    }
+    if (message.domain_checked_at !== "") {
+      obj.domainCheckedAt = message.domain_checked_at;
+    }
+    if (message.domain_detail !== "") {
+      obj.domainDetail = message.domain_detail;
+    }
+    if (message.updated_at !== "") {
+      obj.updatedAt = message.updated_at;
+    }
+    return obj;
+  },
+};
+
+function createBaseGetEnterpriseProfileRequest(): GetEnterpriseProfileRequest {
+  return { principal: undefined };
+}
+
+export const GetEnterpriseProfileRequest: MessageFns<GetEnterpriseProfileRequest> = {
+  encode(message: GetEnterpriseProfileRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetEnterpriseProfileRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetEnterpriseProfileRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetEnterpriseProfileRequest {
+    return { principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined };
+  },
+
+  toJSON(message: GetEnterpriseProfileRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    return obj;
+  },
+};
+
+function createBaseCheckEnterpriseDomainRequest(): CheckEnterpriseDomainRequest {
+  return { principal: undefined };
+}
+
+export const CheckEnterpriseDomainRequest: MessageFns<CheckEnterpriseDomainRequest> = {
+  encode(message: CheckEnterpriseDomainRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckEnterpriseDomainRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckEnterpriseDomainRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckEnterpriseDomainRequest {
+    return { principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined };
+  },
+
+  toJSON(message: CheckEnterpriseDomainRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    return obj;
+  },
+};
+
+function createBasePutEnterpriseProfileRequest(): PutEnterpriseProfileRequest {
+  return { principal: undefined, display_name: "", website: "", logo_url: undefined };
+}
+
+export const PutEnterpriseProfileRequest: MessageFns<PutEnterpriseProfileRequest> = {
+  encode(message: PutEnterpriseProfileRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.display_name !== "") {
+      writer.uint32(18).string(message.display_name);
+    }
+    if (message.website !== "") {
+      writer.uint32(26).string(message.website);
+    }
+    if (message.logo_url !== undefined) {
+      writer.uint32(34).string(message.logo_url);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PutEnterpriseProfileRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePutEnterpriseProfileRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.display_name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.website = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.logo_url = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PutEnterpriseProfileRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      display_name: isSet(object.displayName)
+        ? globalThis.String(object.displayName)
+        : isSet(object.display_name)
+        ? globalThis.String(object.display_name)
+        : "",
+      website: isSet(object.website) ? globalThis.String(object.website) : "",
+      logo_url: isSet(object.logoUrl)
+        ? globalThis.String(object.logoUrl)
+        : isSet(object.logo_url)
+        ? globalThis.String(object.logo_url)
+        : undefined,
+    };
+  },
+
+  toJSON(message: PutEnterpriseProfileRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.display_name !== "") {
+      obj.displayName = message.display_name;
+    }
+    if (message.website !== "") {
+      obj.website = message.website;
+    }
+    if (message.logo_url !== undefined) {
+      obj.logoUrl = message.logo_url;
+    }
+    return obj;
+  },
+};
+
+function createBaseGetPublicEnterpriseProfileRequest(): GetPublicEnterpriseProfileRequest {
+  return { enterprise_id: "" };
+}
+
+export const GetPublicEnterpriseProfileRequest: MessageFns<GetPublicEnterpriseProfileRequest> = {
+  encode(message: GetPublicEnterpriseProfileRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.enterprise_id !== "") {
+      writer.uint32(10).string(message.enterprise_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPublicEnterpriseProfileRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPublicEnterpriseProfileRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.enterprise_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPublicEnterpriseProfileRequest {
+    return {
+      enterprise_id: isSet(object.enterpriseId)
+        ? globalThis.String(object.enterpriseId)
+        : isSet(object.enterprise_id)
+        ? globalThis.String(object.enterprise_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetPublicEnterpriseProfileRequest): unknown {
+    const obj: any = {};
+    if (message.enterprise_id !== "") {
+      obj.enterpriseId = message.enterprise_id;
+    }
+    return obj;
+  },
+};
+
 /**
  * Enterprises, users, API keys, usage, audit logs and key sharing.
  *
@@ -3914,6 +4446,61 @@ export const KeysServiceService = {
     responseSerialize: (value: CheckActorsResponse): Buffer => Buffer.from(CheckActorsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CheckActorsResponse => CheckActorsResponse.decode(value),
   },
+  /**
+   * The issuer profile of the principal's enterprise (display name, website, logo URL and the
+   * domain proof's state). Owner or admin only. resource_not_found when none was set.
+   */
+  getEnterpriseProfile: {
+    path: "/hallmark.keys.v1.KeysService/GetEnterpriseProfile" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetEnterpriseProfileRequest): Buffer =>
+      Buffer.from(GetEnterpriseProfileRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetEnterpriseProfileRequest => GetEnterpriseProfileRequest.decode(value),
+    responseSerialize: (value: EnterpriseProfile): Buffer => Buffer.from(EnterpriseProfile.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EnterpriseProfile => EnterpriseProfile.decode(value),
+  },
+  /**
+   * Sets the profile (owner or admin only) and checks the domain proof
+   * (`https://<website host>/.well-known/hallmark-issuer.json` naming the enterprise id),
+   * through the outbound guard. A failed proof is stored as unverified, never an error.
+   */
+  putEnterpriseProfile: {
+    path: "/hallmark.keys.v1.KeysService/PutEnterpriseProfile" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PutEnterpriseProfileRequest): Buffer =>
+      Buffer.from(PutEnterpriseProfileRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PutEnterpriseProfileRequest => PutEnterpriseProfileRequest.decode(value),
+    responseSerialize: (value: EnterpriseProfile): Buffer => Buffer.from(EnterpriseProfile.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EnterpriseProfile => EnterpriseProfile.decode(value),
+  },
+  /** Re-checks the domain proof of the principal's enterprise now (owner or admin only). */
+  checkEnterpriseDomain: {
+    path: "/hallmark.keys.v1.KeysService/CheckEnterpriseDomain" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckEnterpriseDomainRequest): Buffer =>
+      Buffer.from(CheckEnterpriseDomainRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckEnterpriseDomainRequest => CheckEnterpriseDomainRequest.decode(value),
+    responseSerialize: (value: EnterpriseProfile): Buffer => Buffer.from(EnterpriseProfile.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EnterpriseProfile => EnterpriseProfile.decode(value),
+  },
+  /**
+   * Public: the profile of an enterprise by id, for the verify, voucher and claim pages and the
+   * public certificate read. resource_not_found when none was set.
+   */
+  getPublicEnterpriseProfile: {
+    path: "/hallmark.keys.v1.KeysService/GetPublicEnterpriseProfile" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetPublicEnterpriseProfileRequest): Buffer =>
+      Buffer.from(GetPublicEnterpriseProfileRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetPublicEnterpriseProfileRequest =>
+      GetPublicEnterpriseProfileRequest.decode(value),
+    responseSerialize: (value: EnterpriseProfile): Buffer => Buffer.from(EnterpriseProfile.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EnterpriseProfile => EnterpriseProfile.decode(value),
+  },
 } as const;
 
 export interface KeysServiceServer extends UntypedServiceImplementation {
@@ -3955,6 +4542,24 @@ export interface KeysServiceServer extends UntypedServiceImplementation {
    * API's user id) or its row id; the answer maps each to both. Read-only.
    */
   checkActors: handleUnaryCall<CheckActorsRequest, CheckActorsResponse>;
+  /**
+   * The issuer profile of the principal's enterprise (display name, website, logo URL and the
+   * domain proof's state). Owner or admin only. resource_not_found when none was set.
+   */
+  getEnterpriseProfile: handleUnaryCall<GetEnterpriseProfileRequest, EnterpriseProfile>;
+  /**
+   * Sets the profile (owner or admin only) and checks the domain proof
+   * (`https://<website host>/.well-known/hallmark-issuer.json` naming the enterprise id),
+   * through the outbound guard. A failed proof is stored as unverified, never an error.
+   */
+  putEnterpriseProfile: handleUnaryCall<PutEnterpriseProfileRequest, EnterpriseProfile>;
+  /** Re-checks the domain proof of the principal's enterprise now (owner or admin only). */
+  checkEnterpriseDomain: handleUnaryCall<CheckEnterpriseDomainRequest, EnterpriseProfile>;
+  /**
+   * Public: the profile of an enterprise by id, for the verify, voucher and claim pages and the
+   * public certificate read. resource_not_found when none was set.
+   */
+  getPublicEnterpriseProfile: handleUnaryCall<GetPublicEnterpriseProfileRequest, EnterpriseProfile>;
 }
 
 export interface KeysServiceClient extends Client {
@@ -4174,6 +4779,80 @@ export interface KeysServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CheckActorsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The issuer profile of the principal's enterprise (display name, website, logo URL and the
+   * domain proof's state). Owner or admin only. resource_not_found when none was set.
+   */
+  getEnterpriseProfile(
+    request: GetEnterpriseProfileRequest,
+    callback: (error: ServiceError | null, response: EnterpriseProfile) => void,
+  ): ClientUnaryCall;
+  getEnterpriseProfile(
+    request: GetEnterpriseProfileRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EnterpriseProfile) => void,
+  ): ClientUnaryCall;
+  getEnterpriseProfile(
+    request: GetEnterpriseProfileRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EnterpriseProfile) => void,
+  ): ClientUnaryCall;
+  /**
+   * Sets the profile (owner or admin only) and checks the domain proof
+   * (`https://<website host>/.well-known/hallmark-issuer.json` naming the enterprise id),
+   * through the outbound guard. A failed proof is stored as unverified, never an error.
+   */
+  putEnterpriseProfile(
+    request: PutEnterpriseProfileRequest,
+    callback: (error: ServiceError | null, response: EnterpriseProfile) => void,
+  ): ClientUnaryCall;
+  putEnterpriseProfile(
+    request: PutEnterpriseProfileRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EnterpriseProfile) => void,
+  ): ClientUnaryCall;
+  putEnterpriseProfile(
+    request: PutEnterpriseProfileRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EnterpriseProfile) => void,
+  ): ClientUnaryCall;
+  /** Re-checks the domain proof of the principal's enterprise now (owner or admin only). */
+  checkEnterpriseDomain(
+    request: CheckEnterpriseDomainRequest,
+    callback: (error: ServiceError | null, response: EnterpriseProfile) => void,
+  ): ClientUnaryCall;
+  checkEnterpriseDomain(
+    request: CheckEnterpriseDomainRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EnterpriseProfile) => void,
+  ): ClientUnaryCall;
+  checkEnterpriseDomain(
+    request: CheckEnterpriseDomainRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EnterpriseProfile) => void,
+  ): ClientUnaryCall;
+  /**
+   * Public: the profile of an enterprise by id, for the verify, voucher and claim pages and the
+   * public certificate read. resource_not_found when none was set.
+   */
+  getPublicEnterpriseProfile(
+    request: GetPublicEnterpriseProfileRequest,
+    callback: (error: ServiceError | null, response: EnterpriseProfile) => void,
+  ): ClientUnaryCall;
+  getPublicEnterpriseProfile(
+    request: GetPublicEnterpriseProfileRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EnterpriseProfile) => void,
+  ): ClientUnaryCall;
+  getPublicEnterpriseProfile(
+    request: GetPublicEnterpriseProfileRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EnterpriseProfile) => void,
   ): ClientUnaryCall;
 }
 

@@ -6,6 +6,7 @@
 //
 // The public routes use the rate group `public` (per client address); the claim uses
 // `voucher_redeem` (claiming is redeeming a voucher), counted per enterprise for sessions.
+import { loadIssuer } from '../../pages/issuer.js';
 import { HallmarkError } from '@hallmark/kit';
 import type { CertificateVoucher } from '@hallmark/proto/certificates/v1/vouchers';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -91,7 +92,11 @@ export default async function certificateVouchers(app: FastifyInstance, { client
         return sendPage(
           reply,
           200,
-          renderVoucherPage(view, { verify: verifyUrl(base, v.certificate_id), claim: claimUrl(v.id) }),
+          renderVoucherPage(
+            view,
+            { verify: verifyUrl(base, v.certificate_id), claim: claimUrl(v.id) },
+            await loadIssuer(clients.keys, view.enterprise_id),
+          ),
         );
       } catch (err) {
         if (err instanceof HallmarkError && err.code === 'resource_not_found') {

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { publicCacheControl, sendCached } from '../../cache/http.js';
 import { notFoundError, type Filled } from '../../cache/public-cache.js';
 import type { Clients } from '../../clients.js';
+import { loadIssuer, presentIssuer, type IssuerView } from '../../pages/issuer.js';
 import { idParam, type RouteDeps } from '../shared.js';
 
 const TAGS = ['Certificates'];
@@ -25,8 +26,9 @@ function presentProvenance(p: ProvenanceEntry) {
 }
 
 /** The spec's public certificate `{id, name, imageUrl, metadata, provenance}`, plus its status. */
-export function presentPublicCertificate(c: Certificate) {
+export function presentPublicCertificate(c: Certificate, issuer?: IssuerView | null) {
   return {
+    ...(issuer !== undefined ? { issuer: presentIssuer(issuer) } : {}),
     id: c.id,
     name: c.name,
     imageUrl: c.image_url ?? null,
@@ -43,7 +45,9 @@ export function presentPublicCertificate(c: Certificate) {
 /** The public read's answer as the cache holds it (a fill of `public:<id>`). */
 export async function readPublic(clients: Clients, id: string): Promise<Filled> {
   const c = await clients.certificates.getPublicCertificate({ certificate_id: id }, { idempotent: true });
-  return { body: JSON.stringify(presentPublicCertificate(c)), certificateId: id };
+  // The issuer's profile rides in the cached body: a profile change shows within the cache's TTL.
+  const issuer = await loadIssuer(clients.keys, c.enterprise_id);
+  return { body: JSON.stringify(presentPublicCertificate(c, issuer)), certificateId: id };
 }
 
 export default async function certificates(

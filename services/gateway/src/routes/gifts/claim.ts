@@ -5,6 +5,7 @@
 import { HallmarkError } from '@hallmark/kit';
 import type { GiftView } from '@hallmark/proto/certificates/v1/gifts';
 import type { FastifyInstance } from 'fastify';
+import { loadIssuerOfCertificate } from '../../pages/issuer.js';
 import { renderClaimInvalidPage, renderClaimPage, renderClaimUnavailablePage } from '../../pages/claim.js';
 import { sendPage } from '../../pages/shell.js';
 import { principalOf, type RouteDeps } from '../shared.js';
@@ -89,11 +90,15 @@ export default async function claimRoutes(
       return sendPage(
         reply,
         200,
-        renderClaimPage(view, {
-          claimApi: claimApi(token),
-          claimApp: claimApp(token),
-          verify: verifyUrl(base, view.certificate_id),
-        }),
+        renderClaimPage(
+          view,
+          {
+            claimApi: claimApi(token),
+            claimApp: claimApp(token),
+            verify: verifyUrl(base, view.certificate_id),
+          },
+          await loadIssuerOfCertificate(clients, view.certificate_id),
+        ),
       );
     },
   );

@@ -18,6 +18,7 @@ import { sendCachedPage, sendPage } from '../../pages/shell.js';
 import { publicCacheControl, sendCached } from '../../cache/http.js';
 import { notFoundError, type Cached } from '../../cache/public-cache.js';
 import { readPublic } from '../certificates/public.js';
+import { loadIssuer } from '../../pages/issuer.js';
 import type { RouteDeps } from '../shared.js';
 import { recordsEvent } from './events.js';
 
@@ -74,7 +75,11 @@ export default async function verifyPages(app: FastifyInstance, { clients, confi
       { certificate_id: id, record_event: recordEvent },
       { deadlineMs: 10_000 },
     );
-    return { body: renderVerifyPage(v, `/verify/${encodeURIComponent(id)}/qr.svg`), certificateId: id };
+    const issuer = await loadIssuer(clients.keys, v.certificate?.enterprise_id);
+    return {
+      body: renderVerifyPage(v, `/verify/${encodeURIComponent(id)}/qr.svg`, issuer),
+      certificateId: id,
+    };
   }
 
   app.get<{ Params: { id: string } }>(

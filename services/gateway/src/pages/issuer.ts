@@ -1,0 +1,75 @@
+// "Issued by <brand>": the issuer line of the verify, voucher and claim pages and the public
+// certificate read, from the enterprise's issuer profile (keys service). A page without a
+// profile, or whose profile cannot be read just now, simply has no issuer line.
+import type { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
+import type { EnterpriseProfile, KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
+import type { AsyncClient } from '@hallmark/kit';
+import { html, type Html } from './html.js';
+
+export interface IssuerView {
+  name: string;
+  website: string;
+  host: string;
+  domainVerified: boolean;
+}
+
+export const issuerView = (p: EnterpriseProfile): IssuerView => ({
+  name: p.display_name,
+  website: p.website,
+  host: new URL(p.website).host,
+  domainVerified: p.domain_status === 'verified',
+});
+
+/** The issuer of an enterprise's certificates, or null (no profile, no id, or unreadable now). */
+export async function loadIssuer(
+  keys: Pick<AsyncClient<KeysServiceClient>, 'getPublicEnterpriseProfile'>,
+  enterpriseId: string | undefined,
+): Promise<IssuerView | null> {
+  if (!enterpriseId) return null;
+  try {
+    const p = await keys.getPublicEnterpriseProfile(
+      { enterprise_id: enterpriseId },
+      { idempotent: true, deadlineMs: 3000 },
+    );
+    return issuerView(p);
+  } catch {
+    return null;
+  }
+}
+
+/** The issuer of a certificate (its enterprise's profile), or null. */
+export async function loadIssuerOfCertificate(
+  clients: {
+    keys: Pick<AsyncClient<KeysServiceClient>, 'getPublicEnterpriseProfile'>;
+    certificates: Pick<AsyncClient<CertificatesServiceClient>, 'getPublicCertificate'>;
+  },
+  certificateId: string,
+): Promise<IssuerView | null> {
+  try {
+    const c = await clients.certificates.getPublicCertificate(
+      { certificate_id: certificateId },
+      { idempotent: true, deadlineMs: 3000 },
+    );
+    return await loadIssuer(clients.keys, c.enterprise_id);
+  } catch {
+    return null;
+  }
+}
+
+/** The issuer as the public read carries it. */
+export const presentIssuer = (i: IssuerView | null) =>
+  i && { name: i.name, website: i.website, domain: i.host, domainVerified: i.domainVerified };
+
+export function renderIssuer(i: IssuerView | null): Html | null {
+  if (!i) return null;
+  return html`<p class="issuer" id="issuer" data-domain="${i.domainVerified ? 'verified' : 'unverified'}">
+    Issued by <strong>${i.name}</strong> <br /><a href="${i.website}" rel="noopener noreferrer">${i.host}</a>
+    ${
+      i.domainVerified
+        ? html`<span class="badge ok" title="${i.host} publishes this issuer’s Hallmark id"
+            >✓ domain verified</span
+          >`
+        : html`<span class="muted">(domain not verified)</span>`
+    }
+  </p>`;
+}

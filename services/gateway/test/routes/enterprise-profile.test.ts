@@ -1,0 +1,89 @@
+// routes/enterprise-profile/: the issuer profile (owners and admins; the keys service checks
+// the role) and its domain proof re-check.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { HallmarkError } from '@hallmark/kit';
+import { ENT, routeCase, startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+beforeEach(() => h.reset());
+
+const profile = (over: object = {}) => ({
+  enterprise_id: ENT,
+  display_name: 'Maison Test',
+  website: 'https://brand.example/',
+  logo_url: 'https://brand.example/logo.png',
+  domain_status: 'verified',
+  domain_checked_at: '2026-01-01T00:00:00.000Z',
+  domain_detail: '',
+  updated_at: '2026-01-01T00:00:00.000Z',
+  ...over,
+});
+const shape = {
+  enterpriseId: ENT,
+  displayName: 'Maison Test',
+  website: 'https://brand.example/',
+  logoUrl: 'https://brand.example/logo.png',
+  domain: { host: 'brand.example', status: 'verified', checkedAt: '2026-01-01T00:00:00.000Z', detail: null },
+};
+const ADMIN = { scope: 'admin.*', wrongScope: 'transactions.read' };
+
+describe('GET /api/v1/enterprise/profile', () => {
+  routeCase(() => h, 'keys', {
+    ...ADMIN,
+    req: { method: 'GET', url: '/api/v1/enterprise/profile' },
+    call: 'getEnterpriseProfile',
+    answer: () => profile(),
+    status: 200,
+    shape,
+    sent: { principal: { enterprise_id: ENT } },
+    error: new HallmarkError('resource_not_found', { message: 'This enterprise has no issuer profile yet.' }),
+  });
+});
+
+describe('PUT /api/v1/enterprise/profile', () => {
+  const payload = { displayName: 'Maison Test', website: 'https://brand.example/', logoUrl: null };
+  routeCase(() => h, 'keys', {
+    ...ADMIN,
+    req: { method: 'PUT', url: '/api/v1/enterprise/profile', payload },
+    call: 'putEnterpriseProfile',
+    answer: () => profile({ logo_url: undefined, domain_status: 'unverified', domain_detail: 'HTTP 404.' }),
+    status: 200,
+    shape: { logoUrl: null, domain: { status: 'unverified', detail: 'HTTP 404.' } },
+    sent: { display_name: 'Maison Test', website: 'https://brand.example/' },
+    bad: { payload: { website: 'https://brand.example/' }, param: 'displayName' },
+    error: new HallmarkError('insufficient_permissions', {
+      extras: { required_permission: 'enterprise_admin' },
+    }),
+  });
+
+  it('passes the logo URL on when given', async () => {
+    h.answer('keys', 'putEnterpriseProfile', async () => profile());
+    const res = await h.app.inject({
+      method: 'PUT',
+      url: '/api/v1/enterprise/profile',
+      payload: { ...payload, logoUrl: 'https://brand.example/logo.png' },
+      headers: h.session,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(h.callsTo('keys', 'putEnterpriseProfile')[0]).toMatchObject({
+      logo_url: 'https://brand.example/logo.png',
+    });
+  });
+});
+
+describe('POST /api/v1/enterprise/profile/domain-check', () => {
+  routeCase(() => h, 'keys', {
+    ...ADMIN,
+    req: { method: 'POST', url: '/api/v1/enterprise/profile/domain-check' },
+    call: 'checkEnterpriseDomain',
+    answer: () => profile(),
+    status: 200,
+    shape,
+    sent: { principal: { enterprise_id: ENT } },
+    error: new HallmarkError('resource_not_found', { message: 'This enterprise has no issuer profile yet.' }),
+  });
+});

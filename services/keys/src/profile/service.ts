@@ -1,0 +1,60 @@
+// Enterprise issuer profiles: owners and admins set and read their enterprise's profile; the
+// public pages read any enterprise's by id. The domain proof is checked on every save and on
+// demand; its outcome (verified or not, why, when) is stored with the profile.
+import { HallmarkError, type Queryable } from '@hallmark/kit';
+import type { PrincipalInput } from '../domain/access.js';
+import { loadCaller } from '../session-store.js';
+import { checkProfileManager, parseProfile, type ProfileRecord } from './domain.js';
+import type { ProofCheck } from './proof-fetch.js';
+import { findProfile, setDomainState, upsertProfile } from './store.js';
+
+const none = () =>
+  new HallmarkError('resource_not_found', { message: 'This enterprise has no issuer profile yet.' });
+
+export class ProfileService {
+  constructor(
+    private readonly pool: Queryable,
+    private readonly checkProof: ProofCheck,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  private async manager(principal: PrincipalInput | undefined) {
+    const caller = await loadCaller(this.pool, principal);
+    checkProfileManager(caller);
+    return caller;
+  }
+
+  async get(principal: PrincipalInput | undefined): Promise<ProfileRecord> {
+    const caller = await this.manager(principal);
+    return (await findProfile(this.pool, caller.enterpriseId)) ?? Promise.reject(none());
+  }
+
+  async put(
+    principal: PrincipalInput | undefined,
+    raw: { displayName: string; website: string; logoUrl: string | null },
+  ): Promise<ProfileRecord> {
+    const caller = await this.manager(principal);
+    const input = parseProfile(raw);
+    const proof = await this.checkProof(input.website, caller.enterpriseId);
+    const now = this.now();
+    return upsertProfile(this.pool, caller.enterpriseId, input, { ...proof, checkedAt: now }, now);
+  }
+
+  async checkDomain(principal: PrincipalInput | undefined): Promise<ProfileRecord> {
+    const caller = await this.manager(principal);
+    const profile = await findProfile(this.pool, caller.enterpriseId);
+    if (!profile) throw none();
+    const proof = await this.checkProof(profile.website, caller.enterpriseId);
+    const next = await setDomainState(this.pool, caller.enterpriseId, profile.website, {
+      ...proof,
+      checkedAt: this.now(),
+    });
+    // The website changed while the proof was fetched: the newer save checked its own.
+    return next ?? (await findProfile(this.pool, caller.enterpriseId)) ?? Promise.reject(none());
+  }
+
+  async getPublic(enterpriseId: string): Promise<ProfileRecord> {
+    if (!/^ent_[0-9A-Za-z]{24}$/.test(enterpriseId)) throw none();
+    return (await findProfile(this.pool, enterpriseId)) ?? Promise.reject(none());
+  }
+}

@@ -1,0 +1,157 @@
+// Enterprise issuer profiles against the real database and a local HTTPS "brand site": who
+// may set and read them, what is accepted, and the domain proof (served, missing, naming
+// another enterprise, too large) fetched through the outbound guard.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer, type Server } from 'node:https';
+import { generate } from 'selfsigned';
+import { createProofCheck } from '../src/profile/proof-fetch.js';
+import { CALL, newEnterprise, openHarness, refusal, signIn, type Harness } from './harness.js';
+
+let h: Harness;
+let site: Server;
+let origin: string;
+/** What the brand site serves at /.well-known/hallmark-issuer.json (null: 404). */
+let proof: string | null = null;
+
+beforeAll(async () => {
+  const pems = await generate([{ name: 'commonName', value: 'hallmark-test-brand' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notAfterDate: new Date(Date.now() + 3600_000),
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'keyUsage', digitalSignature: true, keyCertSign: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
+    ],
+  });
+  site = createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+    if (req.url === '/.well-known/hallmark-issuer.json' && proof !== null) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(proof);
+    } else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', () => resolve()));
+  origin = `https://127.0.0.1:${(site.address() as { port: number }).port}`;
+  h = await openHarness(
+    'keys_profile',
+    createProofCheck({ allowHosts: '127.0.0.1', timeoutMs: 2000, ca: pems.cert }),
+  );
+});
+afterAll(async () => {
+  await h.close();
+  await new Promise((resolve) => site.close(resolve));
+});
+
+const put = (principal: Parameters<Harness['rpc']['putEnterpriseProfile']>[0]['principal'], over = {}) =>
+  h.rpc.putEnterpriseProfile(
+    {
+      principal,
+      display_name: 'Maison Test',
+      website: `${origin}/about`,
+      logo_url: `${origin}/logo.png`,
+      ...over,
+    },
+    CALL,
+  );
+
+describe('enterprise issuer profile', () => {
+  it('an owner sets it; the domain is verified when the site names the enterprise, with the time', async () => {
+    const owner = await signIn(h, { ent: newEnterprise(), role: 'owner' });
+    proof = JSON.stringify({ enterpriseId: owner.enterpriseId });
+    const saved = await put(owner.principal);
+    expect(saved).toMatchObject({
+      enterprise_id: owner.enterpriseId,
+      display_name: 'Maison Test',
+      website: `${origin}/about`,
+      logo_url: `${origin}/logo.png`,
+      domain_status: 'verified',
+      domain_detail: '',
+    });
+    expect(Date.parse(saved.domain_checked_at)).not.toBeNaN();
+    expect(await h.rpc.getEnterpriseProfile({ principal: owner.principal }, CALL)).toEqual(saved);
+    expect(await h.rpc.getPublicEnterpriseProfile({ enterprise_id: owner.enterpriseId }, CALL)).toEqual(
+      saved,
+    );
+  });
+
+  it('a missing proof, or one naming another enterprise, is stored unverified with the reason; re-check updates it', async () => {
+    const admin = await signIn(h, { ent: newEnterprise(), role: 'admin' });
+    proof = null;
+    expect(await put(admin.principal)).toMatchObject({
+      domain_status: 'unverified',
+      domain_detail: '/.well-known/hallmark-issuer.json answered HTTP 404.',
+    });
+    proof = JSON.stringify({ enterpriseId: newEnterprise() });
+    expect(await h.rpc.checkEnterpriseDomain({ principal: admin.principal }, CALL)).toMatchObject({
+      domain_status: 'unverified',
+      domain_detail: '/.well-known/hallmark-issuer.json does not name this enterprise.',
+    });
+    proof = JSON.stringify({ enterpriseIds: [newEnterprise(), admin.enterpriseId] });
+    expect(await h.rpc.checkEnterpriseDomain({ principal: admin.principal }, CALL)).toMatchObject({
+      domain_status: 'verified',
+    });
+    proof = `{"enterpriseId":"${admin.enterpriseId}","pad":"${'x'.repeat(20_000)}"}`;
+    expect(await h.rpc.checkEnterpriseDomain({ principal: admin.principal }, CALL)).toMatchObject({
+      domain_status: 'unverified',
+      domain_detail: '/.well-known/hallmark-issuer.json is larger than 16384 bytes.',
+    });
+  });
+
+  it('the outbound guard refuses a non-public host unless allowed: unverified, never fetched', async () => {
+    const guarded = await openHarness(
+      'keys_profile_guard',
+      createProofCheck({ allowHosts: '', timeoutMs: 2000 }),
+    );
+    try {
+      const owner = await signIn(guarded, { ent: newEnterprise(), role: 'owner' });
+      const saved = await guarded.rpc.putEnterpriseProfile(
+        { principal: owner.principal, display_name: 'X', website: origin },
+        CALL,
+      );
+      expect(saved).toMatchObject({
+        domain_status: 'unverified',
+        domain_detail: '127.0.0.1 is not a public address.',
+      });
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('fails closed: members, unknown users and other enterprises neither set nor read it', async () => {
+    const ent = newEnterprise();
+    const owner = await signIn(h, { ent, role: 'owner' });
+    const member = await signIn(h, { ent, role: 'member' });
+    proof = null;
+    await put(owner.principal);
+    expect((await refusal(put(member.principal))).code).toBe('insufficient_permissions');
+    expect((await refusal(h.rpc.getEnterpriseProfile({ principal: member.principal }, CALL))).code).toBe(
+      'insufficient_permissions',
+    );
+    expect((await refusal(h.rpc.getEnterpriseProfile({ principal: undefined }, CALL))).code).toBe(
+      'missing_api_key',
+    );
+    const other = await signIn(h, { ent: newEnterprise(), role: 'owner' });
+    expect((await refusal(h.rpc.getEnterpriseProfile({ principal: other.principal }, CALL))).code).toBe(
+      'resource_not_found',
+    );
+    expect((await refusal(h.rpc.checkEnterpriseDomain({ principal: other.principal }, CALL))).code).toBe(
+      'resource_not_found',
+    );
+    expect((await refusal(h.rpc.getPublicEnterpriseProfile({ enterprise_id: 'ent_nope' }, CALL))).code).toBe(
+      'resource_not_found',
+    );
+  });
+
+  it('accepts only an https website and logo and a printable display name, naming the parameter', async () => {
+    const owner = await signIn(h, { ent: newEnterprise(), role: 'owner' });
+    const param = async (over: object) => (await refusal(put(owner.principal, over))).param;
+    expect(await param({ website: 'http://brand.example' })).toBe('website');
+    expect(await param({ website: 'not a url' })).toBe('website');
+    expect(await param({ website: '' })).toBe('website');
+    expect(await param({ logo_url: 'javascript:alert(1)' })).toBe('logoUrl');
+    expect(await param({ website: 'https://u:p@brand.example' })).toBe('website');
+    expect(await param({ display_name: '  ' })).toBe('displayName');
+    expect(await param({ display_name: 'x'.repeat(101) })).toBe('displayName');
+  });
+});
