@@ -503,6 +503,100 @@ export interface paths {
         delete: operations["deleteEnterpriseWebhook"];
         options?: never;
         head?: never;
+        /**
+         * Enable or disable a subscription (enabling clears failing/disabled)
+         * @description Enable or disable a subscription (enabling clears failing/disabled)
+         *
+         *     A user session token only.
+         */
+        patch: operations["updateEnterpriseWebhook"];
+        trace?: never;
+    };
+    "/api/enterprise/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Deliveries of a subscription with every attempt (status code, latency, error), newest first
+         * @description Deliveries of a subscription with every attempt (status code, latency, error), newest first
+         *
+         *     A user session token only.
+         */
+        get: operations["listEnterpriseWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/enterprise/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed test event (default: the subscription’s first type)
+         * @description Send a signed test event (default: the subscription’s first type)
+         *
+         *     A user session token only.
+         */
+        post: operations["sendTestEnterpriseWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/listen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Listen: receive webhook events as Server-Sent Events (`hallmark listen`)
+         * @description Opens a listen session: a subscription of its own to the enterprise’s events (versioned and enterprise types) in test mode, or live with `mode=live` (a session, or a live key). The first event, `session`, carries `{id, secret, livemode, events, created_at}`: `secret` (whsec_…) signs every later event. Each later event is named after the event type, with `id` the delivery id and `data` `{id, event_id, type, attempt, headers, body}`: `body` is the exact string an endpoint would receive and `headers` the exact headers (X-Service-Signature and webhook-* for versioned types, X-Webhook-* for enterprise types), so a receiver’s own verification code can be used as is. Lines starting with `:` are keep-alives. The session ends when the client disconnects; its deliveries are recorded in notify.
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        get: operations["listenToEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/listen/sessions/{session_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Deliveries of a listen session (open or ended) with their attempts, newest first
+         * @description What the session was sent, and what it missed once its listener had gone (`failed`, error `no listener connected…`). `webhook_id` is the session id (lsn_…).
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        get: operations["listListenDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -1126,7 +1220,7 @@ export interface paths {
         };
         /**
          * Status of a bulk job
-         * @description CSV form: `{success, data:{jobId, status, totalCount, processedCount, successCount, failedCount, createdAt, updatedAt, completedAt?, estimatedCompletionTime? (while processing), errors:[{row, error}], error?}}`. Order form: `{success, job:{id, status (pending|processing|completed|failed|cancelled), progress:{current, total, percentage}, summary:{totalItems, successCount, failureCount, processingTime? (ms)}, results:{vouchers}, createdAt, completedAt}}`.
+         * @description CSV form: `{success, data:{jobId, status, totalCount, processedCount, successCount, failedCount, createdAt, updatedAt, completedAt?, estimatedCompletionTime? (while processing), errors:[{row, error}], error?}}`. Order form: `{success, job:{id, status (pending|processing|completed|failed|cancelled), progress:{current, total, percentage}, summary:{totalItems, successCount, failureCount, processingTime? (ms)}, results:{vouchers, nextCursor}, createdAt, completedAt}}`. `results.vouchers` is paginated: at most `vouchersLimit` (default and most 1000) in item order; `results.nextCursor` names the next page (send it as `vouchersCursor`) and is null on the last one, so a job of up to 1000 vouchers answers them all at once as before. `vouchers=all` answers every voucher in one streamed answer.
          *
          *     An API key or a user session token. Scope: `bulk:mint`. Rate group `bulk_poll` (spec › Limits).
          */
@@ -1247,6 +1341,28 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/bulk-mint/{jobId}/items/{row}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Fix a failed row in place (then retry the job)
+         * @description Needs `bulk:retry`. The body holds the corrected cells by CSV column (`name`, `description`, `category`, `recipientEmail`, `recipientName`, `imageUrl`, `expiryDays`, `attribute_<Name>`; `null` or "" clears an optional one). The row, with these laid over its cells, is validated exactly as an uploaded row (400 naming the column). The row is then `failed` with a note until `POST /api/bulk-mint/{jobId}/retry` processes it in the same job. Only rows of a finished CSV job that failed or were invalid. `{success, data:{jobId, row, name, status, error}}`.
+         *
+         *     An API key or a user session token. Scope: `bulk:retry`. Rate group `bulk_retry` (spec › Limits).
+         */
+        patch: operations["fixBulkMintItem"];
         trace?: never;
     };
     "/api/billing/cost-preview/{count}": {
@@ -1513,6 +1629,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/enterprise/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The enterprise's issuer profile and its domain proof state (owners and admins)
+         * @description The enterprise's issuer profile and its domain proof state (owners and admins)
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        get: operations["getEnterpriseProfile"];
+        /**
+         * Set the enterprise's issuer profile; checks the domain proof (owners and admins)
+         * @description The public pages say "Issued by <displayName>". The domain is verified when `https://<website host>/.well-known/hallmark-issuer.json` is a JSON object whose `enterpriseId` is this enterprise's id; a failed proof is stored as unverified with the reason, never an error. The logo is kept as the URL given.
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        put: operations["setEnterpriseProfile"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/enterprise/profile/domain-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-check the domain proof of the issuer profile now (owners and admins)
+         * @description Re-check the domain proof of the issuer profile now (owners and admins)
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        post: operations["checkEnterpriseDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1539,7 +1705,7 @@ export interface components {
                 message: string;
                 /** @description The offending parameter (`value`, `lineItems[0].quantity`, `Hallmark-Mode`) */
                 param?: string;
-                /** @description The request id */
+                /** @description The request id: the caller's well-formed `X-Request-Id` (8–64 characters of letters, digits and `_ - . :`, starting with a letter or digit), else a fresh `req_…` */
                 request_id: string;
                 /**
                  * Format: int32
@@ -1582,7 +1748,7 @@ export interface components {
             code: string;
             /** @description The offending parameter (`value`, `lineItems[0].quantity`, `Hallmark-Mode`) */
             param?: string;
-            /** @description The request id */
+            /** @description The request id: the caller's well-formed `X-Request-Id` (8–64 characters of letters, digits and `_ - . :`, starting with a letter or digit), else a fresh `req_…` */
             request_id: string;
             /**
              * Format: int32
@@ -1788,7 +1954,8 @@ export interface components {
         };
         Delivery: {
             id: string;
-            webhook_id?: string;
+            /** @description The endpoint (webhook_…), enterprise subscription (wh_…) or listen session (lsn_…) */
+            webhook_id?: string | null;
             event_id?: string;
             event_type?: string;
             status: string;
@@ -3522,6 +3689,16 @@ export interface operations {
                             secret?: string;
                             /** Format: date-time */
                             createdAt: string;
+                            /**
+                             * @description failing: failed attempts in a row past a threshold; disabled: not enabled (set, or after more)
+                             * @enum {string}
+                             */
+                            status?: "active" | "failing" | "disabled";
+                            /** Format: int64 */
+                            consecutiveFailures?: number;
+                            /** Format: date-time */
+                            lastFailureAt?: string | null;
+                            lastError?: string | null;
                         }[];
                     };
                 };
@@ -3579,6 +3756,16 @@ export interface operations {
                             secret?: string;
                             /** Format: date-time */
                             createdAt: string;
+                            /**
+                             * @description failing: failed attempts in a row past a threshold; disabled: not enabled (set, or after more)
+                             * @enum {string}
+                             */
+                            status?: "active" | "failing" | "disabled";
+                            /** Format: int64 */
+                            consecutiveFailures?: number;
+                            /** Format: date-time */
+                            lastFailureAt?: string | null;
+                            lastError?: string | null;
                         };
                     };
                 };
@@ -3629,6 +3816,16 @@ export interface operations {
                             secret?: string;
                             /** Format: date-time */
                             createdAt: string;
+                            /**
+                             * @description failing: failed attempts in a row past a threshold; disabled: not enabled (set, or after more)
+                             * @enum {string}
+                             */
+                            status?: "active" | "failing" | "disabled";
+                            /** Format: int64 */
+                            consecutiveFailures?: number;
+                            /** Format: date-time */
+                            lastFailureAt?: string | null;
+                            lastError?: string | null;
                         };
                     };
                 };
@@ -3686,6 +3883,248 @@ export interface operations {
             502: components["responses"]["ApiError502"];
             503: components["responses"]["ApiError503"];
             504: components["responses"]["ApiError504"];
+        };
+    };
+    updateEnterpriseWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The subscription */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        webhook: {
+                            id: string;
+                            url: string;
+                            events: string[];
+                            enabled: boolean;
+                            /** @description Only in the create answer */
+                            secret?: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * @description failing: failed attempts in a row past a threshold; disabled: not enabled (set, or after more)
+                             * @enum {string}
+                             */
+                            status?: "active" | "failing" | "disabled";
+                            /** Format: int64 */
+                            consecutiveFailures?: number;
+                            /** Format: date-time */
+                            lastFailureAt?: string | null;
+                            lastError?: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    listEnterpriseWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Items per page (at most 100) */
+                limit?: number;
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the subscription’s deliveries with their attempts, newest first */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        deliveries: components["schemas"]["Delivery"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    sendTestEnterpriseWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    event_type?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description The test delivery, queued */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        delivery: components["schemas"]["Delivery"];
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    listenToEvents: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated event types (versioned or enterprise); absent: every type */
+                events?: string;
+                /** @description Default: test (a key: its own mode) */
+                mode?: "test" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A Server-Sent Events stream: `session` first, then one event per delivery (see the description) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    listListenDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Items per page (at most 100) */
+                limit?: number;
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the session’s deliveries, newest first */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: components["schemas"]["Delivery"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
         };
     };
     listTemplates: {
@@ -4341,6 +4780,12 @@ export interface operations {
                         transactionHash: string | null;
                         /** Format: int64 */
                         blockNumber: number | null;
+                        issuer?: {
+                            name: string;
+                            website: string;
+                            domain: string;
+                            domainVerified: boolean;
+                        } | null;
                     };
                 };
             };
@@ -4363,7 +4808,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{status, timestamp, database, chain}`: every part is ok */
+            /** @description `{status, timestamp, database, chain, relayer}`: every part is ok */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4378,6 +4823,7 @@ export interface operations {
                         timestamp: string;
                         database?: string;
                         chain?: string;
+                        relayer?: string;
                     };
                 };
             };
@@ -4386,7 +4832,7 @@ export interface operations {
             429: components["responses"]["ApiError429"];
             500: components["responses"]["ApiError500"];
             502: components["responses"]["ApiError502"];
-            /** @description A part is unreachable (`status: degraded`): the same body */
+            /** @description A part is unreachable, or the relayer balance is under its floor (`relayer: low`); `status: degraded`, the same body */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4398,6 +4844,7 @@ export interface operations {
                         timestamp: string;
                         database?: string;
                         chain?: string;
+                        relayer?: string;
                     };
                 };
             };
@@ -4489,6 +4936,12 @@ export interface operations {
                             transactionHash: string | null;
                             /** Format: int64 */
                             blockNumber: number | null;
+                            issuer?: {
+                                name: string;
+                                website: string;
+                                domain: string;
+                                domainVerified: boolean;
+                            } | null;
                         };
                     };
                 };
@@ -5591,7 +6044,16 @@ export interface operations {
     };
     getBulkMintJob: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Order form: most vouchers in `results.vouchers` (one page; default and most 1000) */
+                vouchersLimit?: number;
+                /** @description Order form: the page after this one: `results.nextCursor` of the previous answer */
+                vouchersCursor?: string;
+                /** @description Order form: `all` answers every voucher in one streamed answer (`nextCursor` null) */
+                vouchers?: "all";
+                /** @description Discouraged; send the key in a header */
+                api_key?: string;
+            };
             header?: never;
             path: {
                 jobId: string;
@@ -5638,6 +6100,8 @@ export interface operations {
                                 processingTime?: number;
                             };
                             results: {
+                                /** @description The next page of `vouchers`: send it as `vouchersCursor`; null on the last page (and with `vouchers=all`) */
+                                nextCursor?: string | null;
                                 vouchers: {
                                     id: string;
                                     url: string;
@@ -5875,6 +6339,62 @@ export interface operations {
             502: components["responses"]["V1Error502"];
             503: components["responses"]["V1Error503"];
             504: components["responses"]["V1Error504"];
+        };
+    };
+    fixBulkMintItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+                row: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The row, corrected: failed until the job is retried */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            jobId: string;
+                            /** Format: int64 */
+                            row: number;
+                            name: string;
+                            status: string;
+                            error: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
         };
     };
     getCostPreview: {
@@ -6543,6 +7063,163 @@ export interface operations {
             502: components["responses"]["ApiError502"];
             503: components["responses"]["ApiError503"];
             504: components["responses"]["ApiError504"];
+        };
+    };
+    getEnterpriseProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The issuer profile and its domain proof state */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enterpriseId: string;
+                        displayName: string;
+                        website: string;
+                        logoUrl: string | null;
+                        domain: {
+                            host: string;
+                            /** @enum {string} */
+                            status: "verified" | "unverified";
+                            /** Format: date-time */
+                            checkedAt: string;
+                            detail: string | null;
+                        };
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    setEnterpriseProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    displayName: string;
+                    /** @description https URL of the brand site */
+                    website: string;
+                    /** @description https URL of the logo */
+                    logoUrl?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The profile as saved, with the outcome of the domain proof just checked */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enterpriseId: string;
+                        displayName: string;
+                        website: string;
+                        logoUrl: string | null;
+                        domain: {
+                            host: string;
+                            /** @enum {string} */
+                            status: "verified" | "unverified";
+                            /** Format: date-time */
+                            checkedAt: string;
+                            detail: string | null;
+                        };
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            409: components["responses"]["V1Error409"];
+            413: components["responses"]["V1Error413"];
+            422: components["responses"]["V1Error422"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    checkEnterpriseDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profile with the outcome of the domain proof just checked */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enterpriseId: string;
+                        displayName: string;
+                        website: string;
+                        logoUrl: string | null;
+                        domain: {
+                            host: string;
+                            /** @enum {string} */
+                            status: "verified" | "unverified";
+                            /** Format: date-time */
+                            checkedAt: string;
+                            detail: string | null;
+                        };
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            409: components["responses"]["V1Error409"];
+            413: components["responses"]["V1Error413"];
+            422: components["responses"]["V1Error422"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
         };
     };
 }

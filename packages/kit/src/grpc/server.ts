@@ -137,10 +137,13 @@ function wrapStream(name: string, method: string, fn: ServiceBinding['handlers']
     const info = { requestId, deadlineMs: deadlineOf(call), write, signal: cancel.signal };
     runWithContext({ requestId }, () => {
       (async () => {
-        // A handler may answer an iterable (or a promise of one: test fakes wrap every method
-        // alike) instead of writing: each item is written when the stream has room.
+        // A handler may answer an iterable or an array (or a promise of one: test fakes wrap
+        // every method alike) instead of writing: each item is written when the stream has room.
         const answer: unknown = await fn(call.request, info);
-        if (answer && typeof (answer as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function')
+        const iterable =
+          Array.isArray(answer) ||
+          (!!answer && typeof (answer as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function');
+        if (iterable)
           for await (const message of answer as AsyncIterable<unknown>) {
             if (cancel.signal.aborted) break;
             await write(message);
