@@ -1321,28 +1321,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/media/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * An image from an uploaded ZIP (public, immutable)
-         * @description The stored bytes with their content type; ETag is the sha256; 304 on If-None-Match.
-         *
-         *     Public: no credential. Rate group `public` (spec › Limits).
-         */
-        get: operations["getMedia"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/bulk-mint/{jobId}/items/{row}": {
         parameters: {
             query?: never;
@@ -1673,6 +1651,28 @@ export interface paths {
          *     An API key or a user session token. Scope: `admin.*`.
          */
         post: operations["checkEnterpriseDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A certificate image (public, immutable)
+         * @description The stored bytes of an archived image by its sha256 (or an old media id) with their content type; ETag is the hash; `Cache-Control: public, max-age=31536000, immutable`; 304 on If-None-Match; one `Range` (206, or 416 past the end); `w=480|1024` answers a WebP variant that wide.
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["getMedia"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -6308,39 +6308,6 @@ export interface operations {
             504: components["responses"]["ApiError504"];
         };
     };
-    getMedia: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The image bytes */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "image/*": string;
-                };
-            };
-            400: components["responses"]["V1Error400"];
-            404: components["responses"]["V1Error404"];
-            414: components["responses"]["V1Error414"];
-            429: components["responses"]["V1Error429"];
-            500: components["responses"]["V1Error500"];
-            502: components["responses"]["V1Error502"];
-            503: components["responses"]["V1Error503"];
-            504: components["responses"]["V1Error504"];
-        };
-    };
     fixBulkMintItem: {
         parameters: {
             query?: never;
@@ -7215,6 +7182,41 @@ export interface operations {
             409: components["responses"]["V1Error409"];
             413: components["responses"]["V1Error413"];
             422: components["responses"]["V1Error422"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    getMedia: {
+        parameters: {
+            query?: {
+                w?: 480 | 1024;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image bytes */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/*": string;
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            404: components["responses"]["V1Error404"];
+            414: components["responses"]["V1Error414"];
             429: components["responses"]["V1Error429"];
             500: components["responses"]["V1Error500"];
             502: components["responses"]["V1Error502"];
