@@ -1,7 +1,6 @@
 // The `hallmark` program: global options, every command group, and one place where a
 // failure becomes a message with the API's error code and request id and a non-zero exit.
-// A command group lives in its own file under commands/ (`listen` and `bulk fix` join the
-// same way).
+// A command group lives in its own file under commands/.
 import { Command, CommanderError } from 'commander';
 import { reportError } from './context.js';
 import { loginCommand, tokenCommand } from './commands/auth.js';
@@ -9,6 +8,7 @@ import { bulkCommand } from './commands/bulk.js';
 import { certificatesCommand, costCommand } from './commands/certificates.js';
 import { completionCommand } from './commands/completion.js';
 import { keysCommand } from './commands/keys.js';
+import { listenCommand } from './commands/listen.js';
 import { shopCommand } from './commands/shop.js';
 import { vouchersCommand } from './commands/vouchers.js';
 import { webhooksCommand } from './commands/webhooks.js';
@@ -34,6 +34,7 @@ export function buildProgram(): Command {
     keysCommand(),
     vouchersCommand(),
     webhooksCommand(),
+    listenCommand(),
     certificatesCommand(),
     costCommand(),
     shopCommand(),

@@ -10,7 +10,10 @@ import { verifyWebhook } from '@hallmark/client';
 import type { Receiver } from '../../client/test/receiver.js';
 import { png, zipOf } from '@hallmark/e2e/bulk';
 import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { bin, hallmark, tmuxPane } from './run.js';
@@ -261,6 +264,100 @@ export function cliSuite(getEnv: () => { stack: TestStack; receiver: Receiver })
       expect(again.stderr).toMatch(/code: voucher_max_uses_reached/);
       expect(again.stderr).toMatch(/request id: req_\w+/);
     }, 90_000);
+  });
+
+  describe('hallmark listen', () => {
+    it('--forward-to a local plain-HTTP receiver: a voucher redemption arrives with a signature that verifies; Ctrl-C ends it, exit 0', async () => {
+      const made = await stack.call('POST', '/api/v1/api-keys', {
+        auth: token,
+        body: { name: 'laptop', type: 'test', permissions: ['admin.*'] },
+      });
+      expect(made.status).toBe(201);
+      const key: string = made.body.key;
+      const got: { headers: Record<string, string>; body: string }[] = [];
+      const local = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          got.push({
+            headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
+            body: Buffer.concat(chunks).toString('utf8'),
+          });
+          res.writeHead(200).end('ok');
+        });
+      });
+      await new Promise<void>((r) => local.listen(0, '127.0.0.1', r));
+      const hook = `http://127.0.0.1:${(local.address() as AddressInfo).port}/hook`;
+      const child = spawn(
+        process.execPath,
+        [bin, 'listen', '--events', 'transaction.completed', '--forward-to', hook, '--json'],
+        { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, HALLMARK_API_KEY: key } },
+      );
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+      const lines = () =>
+        out
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l));
+      const until = async (what: string, ok: () => boolean) => {
+        for (const end = Date.now() + 60_000; !ok(); await new Promise((r) => setTimeout(r, 200)))
+          if (Date.now() > end) throw new Error(`timed out waiting for ${what}; stdout: ${out}`);
+      };
+      try {
+        await until('the session line', () => lines().some((l) => l.session));
+        const { session } = lines().find((l) => l.session);
+        expect(session).toMatchObject({ id: expect.stringMatching(/^lsn_/), livemode: false });
+        const code = `CLI${randomBytes(4).toString('hex').toUpperCase()}`;
+        expect(
+          (
+            await stack.call('POST', '/api/v1/vouchers', {
+              auth: key,
+              body: { code, type: 'percentage', value: 10 },
+            })
+          ).status,
+        ).toBe(201);
+        const redeemed = await stack.call('POST', '/api/v1/vouchers/redeem', {
+          auth: key,
+          body: { code, amount: 1000, order_id: `order-${randomBytes(4).toString('hex')}` },
+        });
+        expect(redeemed.status).toBe(200);
+        await until('the forwarded event', () => lines().some((l) => l.event) && got.length > 0);
+        const printed = lines().find((l) => l.event);
+        expect(printed).toMatchObject({
+          event: { type: 'transaction.completed' },
+          forwarded: { status: 200 },
+        });
+        expect(verifyWebhook(got[0]!.body, got[0]!.headers, session.secret)).toMatchObject({
+          type: 'transaction.completed',
+          data: { object: { id: redeemed.body.transaction_id } },
+        });
+        child.kill('SIGINT');
+        expect(await exited).toBe(0);
+      } finally {
+        child.kill('SIGKILL');
+        await new Promise((r) => local.close(r));
+      }
+    }, 120_000);
+  });
+
+  describe('hallmark bulk fix', () => {
+    it('sends the corrected cells of a row; a row of an unknown job exits non-zero with the code and request id', async () => {
+      const r = await hallmark(['bulk', 'fix', 'job_nope', '2', '--set', 'recipientEmail=ada@example.com'], {
+        ...env,
+        HALLMARK_TOKEN: token,
+      });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/code: \w+/);
+      expect(r.stderr).toMatch(/request id: \S+/);
+      const bad = await hallmark(['bulk', 'fix', 'job_nope', '2', '--set', 'no-equals-sign'], {
+        ...env,
+        HALLMARK_TOKEN: token,
+      });
+      expect(bad.code).not.toBe(0);
+      expect(bad.stderr).toContain('--set wants column=value');
+    });
   });
 
   describe('failures', () => {

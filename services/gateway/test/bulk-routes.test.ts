@@ -832,28 +832,6 @@ describe('public routes and cost preview', () => {
     expect(res.body).toBe('name,description\n');
   });
 
-  it('media: bytes with content type, sha256 ETag, immutable caching, sandbox CSP; 304 on If-None-Match', async () => {
-    const res = await http({ method: 'GET', url: '/media/med_1' });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers).toMatchObject({
-      'content-type': 'image/png',
-      etag: '"ab12"',
-      'cache-control': 'public, max-age=31536000, immutable',
-      'x-content-type-options': 'nosniff',
-      'content-security-policy': "default-src 'none'; sandbox",
-    });
-    expect(res.body).toBe('PNGDATA');
-    expect(callsOf('getMedia')[0]).toEqual({ media_id: 'med_1' });
-    const cached = await http({
-      method: 'GET',
-      url: '/media/med_1',
-      headers: { 'if-none-match': 'W/"zz", "ab12"' },
-    });
-    expect(cached.statusCode).toBe(304);
-    expect(cached.body).toBe('');
-    expect(cached.headers.etag).toBe('"ab12"');
-  });
-
   it('cost preview: billing.read or bulk:mint (or a session), count 1..50,000, the spec note', async () => {
     const res = await get('/api/billing/cost-preview/250', { 'x-api-key': newKey(['billing.read']) });
     expect(res.statusCode).toBe(200);

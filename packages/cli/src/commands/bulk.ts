@@ -154,6 +154,40 @@ export function bulkCommand(): Command {
     });
 
   bulk
+    .command('fix')
+    .description('Correct a failed row of a CSV job in place (then `bulk retry` mints it in the same job)')
+    .argument('<jobId>')
+    .argument('<row>', 'the CSV row number', (v: string) => Number.parseInt(v, 10))
+    .requiredOption(
+      '--set <column=value...>',
+      'a corrected cell by CSV column (repeatable; an empty value clears an optional cell)',
+    )
+    .option('--retry', 'retry the job right after the fix')
+    .action(async (jobId: string, row: number, o: { set: string[]; retry?: boolean }, cmd: Command) => {
+      const ctx = Ctx.of(cmd);
+      const fields: Record<string, string> = {};
+      for (const pair of o.set) {
+        const eq = pair.indexOf('=');
+        if (eq < 1) throw new Error(`--set wants column=value, got "${pair}"`);
+        fields[pair.slice(0, eq)] = pair.slice(eq + 1);
+      }
+      const hm = ctx.client();
+      const r = await hm.patch('/api/bulk-mint/{jobId}/items/{row}', {
+        params: { path: { jobId, row } },
+        body: fields,
+      });
+      ctx.print(r, () =>
+        console.log(`Row ${r.data.row} of ${jobId} (${r.data.name}) fixed: ${r.data.status}.`),
+      );
+      if (o.retry) {
+        const retried = await hm.post('/api/bulk-mint/{jobId}/retry', { params: { path: { jobId } } });
+        ctx.print(retried, () =>
+          console.log(`Job ${jobId} ${retried.data.status}: ${retried.data.retriedCount} items retried.`),
+        );
+      }
+    });
+
+  bulk
     .command('cancel')
     .description('Cancel a queued or processing job (finished certificates stay)')
     .argument('<jobId>')
