@@ -35,6 +35,11 @@ export interface StackOptions {
   gatewayPort?: number;
   /** Fixed service ports 50051… (dev) or free ones (tests). */
   fixedPorts?: boolean;
+  /**
+   * A /metrics port per process (default: with fixedPorts, i.e. `pnpm start`). Tests ask for it
+   * only where they scrape: every free port a stack takes is one more a parallel suite may pick.
+   */
+  metrics?: boolean;
   databaseUrl?: string;
   natsUrl?: string;
   forceSpawnNats?: boolean;
@@ -170,10 +175,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   for (const name of ['gateway', ...SERVICE_NAMES] as const) {
     const variable = `HALLMARK_${name.toUpperCase()}_METRICS_PORT`;
     // A set variable wins (as everywhere in the dev stack).
-    env[variable] =
-      env[variable] ??
-      process.env[variable] ??
-      String(opts.fixedPorts ? DEFAULT_METRICS_PORTS[name] : await freePort());
+    const set = env[variable] ?? process.env[variable];
+    if (set === undefined && !(opts.metrics ?? opts.fixedPorts)) continue;
+    env[variable] = set ?? String(opts.fixedPorts ? DEFAULT_METRICS_PORTS[name] : await freePort());
     metricsUrls[name] = `http://127.0.0.1:${env[variable]}/metrics`;
   }
 

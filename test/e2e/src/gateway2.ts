@@ -16,13 +16,20 @@ export async function startExtraGateway(
 ): Promise<ExtraGateway> {
   const name = opts.name ?? 'gateway2';
   const port = await freePort();
+  // Its own metrics port too: the stack's gateway already holds HALLMARK_GATEWAY_METRICS_PORT.
+  const metricsPort = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const handle = await spawnProcess({
     name,
     cmd: process.execPath,
     args: ['--import', 'tsx', path.join('services', 'gateway', 'src', 'main.ts')],
     cwd: REPO_ROOT,
-    env: { ...stack.env, HALLMARK_PORT: String(port), ...opts.env },
+    env: {
+      ...stack.env,
+      HALLMARK_PORT: String(port),
+      HALLMARK_GATEWAY_METRICS_PORT: String(metricsPort),
+      ...opts.env,
+    },
     readyCheck: async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok,
     readyTimeoutMs: 60_000,
     logFile: path.join(stack.env.HALLMARK_DATA_DIR!, 'logs', `${name}.log`),

@@ -20,6 +20,7 @@ beforeAll(async () => {
   stack = await startTestStack({
     anvil: true,
     restate: true,
+    metrics: true,
     env: {
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
       HALLMARK_BULK_FETCH_IMAGES: 'false',
