@@ -271,7 +271,7 @@ export function cliSuite(getEnv: () => { stack: TestStack; receiver: Receiver })
   });
 
   describe('hallmark listen', () => {
-    it('--forward-to a local plain-HTTP receiver: a voucher redemption arrives with a signature that verifies; Ctrl-C ends it, exit 0', async () => {
+    it('--forward-to a local plain-HTTP receiver: a voucher redemption and a bulk job each arrive with a signature that verifies; Ctrl-C ends it, exit 0', async () => {
       const made = await stack.call('POST', '/api/v1/api-keys', {
         auth: token,
         body: { name: 'laptop', type: 'test', permissions: ['admin.*'] },
@@ -294,7 +294,15 @@ export function cliSuite(getEnv: () => { stack: TestStack; receiver: Receiver })
       const hook = `http://127.0.0.1:${(local.address() as AddressInfo).port}/hook`;
       const child = spawn(
         process.execPath,
-        [bin, 'listen', '--events', 'transaction.completed', '--forward-to', hook, '--json'],
+        [
+          bin,
+          'listen',
+          '--events',
+          'transaction.completed,bulk.job.completed',
+          '--forward-to',
+          hook,
+          '--json',
+        ],
         { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, HALLMARK_API_KEY: key } },
       );
       let out = '';
@@ -327,15 +335,42 @@ export function cliSuite(getEnv: () => { stack: TestStack; receiver: Receiver })
           body: { code, amount: 1000, order_id: `order-${randomBytes(4).toString('hex')}` },
         });
         expect(redeemed.status).toBe(200);
-        await until('the forwarded event', () => lines().some((l) => l.event) && got.length > 0);
-        const printed = lines().find((l) => l.event);
-        expect(printed).toMatchObject({
-          event: { type: 'transaction.completed' },
-          forwarded: { status: 200 },
+        // A bulk job, submitted through the CLI with the same test key (same mode as the session).
+        const { csv, zip } = await csvWithZip('listen', 2);
+        const job = await hallmark(['bulk', 'submit', csv, '--images', zip, '--wait'], {
+          ...env,
+          HALLMARK_API_KEY: key,
         });
-        expect(verifyWebhook(got[0]!.body, got[0]!.headers, session.secret)).toMatchObject({
+        expect({ code: job.code, stderr: job.stderr.slice(-1000) }).toMatchObject({ code: 0 });
+        const jobId = /Job (job_\w+) completed/.exec(job.stdout)?.[1];
+        expect(jobId).toBeDefined();
+        const forwarded = (type: string) =>
+          got.find((g) => g.headers['x-webhook-event'] === type || g.body.includes(`"${type}"`));
+        await until(
+          'both forwarded events',
+          () => !!forwarded('transaction.completed') && !!forwarded('bulk.job.completed'),
+        );
+        expect(lines().filter((l) => l.event)).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({
+              event: expect.objectContaining({ type: 'transaction.completed' }),
+              forwarded: expect.objectContaining({ status: 200 }),
+            }),
+            expect.objectContaining({
+              event: expect.objectContaining({ type: 'bulk.job.completed' }),
+              forwarded: expect.objectContaining({ status: 200 }),
+            }),
+          ]),
+        );
+        const redemption = forwarded('transaction.completed')!;
+        expect(verifyWebhook(redemption.body, redemption.headers, session.secret)).toMatchObject({
           type: 'transaction.completed',
           data: { object: { id: redeemed.body.transaction_id } },
+        });
+        const bulk = forwarded('bulk.job.completed')!;
+        expect(verifyWebhook(bulk.body, bulk.headers, session.secret)).toMatchObject({
+          event: 'bulk.job.completed',
+          jobId,
         });
         child.kill('SIGINT');
         expect(await exited).toBe(0);
