@@ -71,6 +71,7 @@ export default tseslint.config(
       '.hallmark/**',
       '.hallmark-test/**',
       '**/dist/**',
+      '**/dist-stack/**',
       'services/certificates/contracts/artifacts/**',
       // Deliberate violations, linted only by test/lint/boundaries.test.ts.
       'test/lint/fixtures/**',

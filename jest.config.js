@@ -17,6 +17,6 @@ export default {
   testMatch: ['<rootDir>/{packages,services,test}/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/'],
   // Data and build output (production trees from `pnpm prod-tree`, bundles in dist/).
-  modulePathIgnorePatterns: ['<rootDir>/\\.hallmark/', '<rootDir>/services/[^/]+/dist/'],
+  modulePathIgnorePatterns: ['<rootDir>/\\.hallmark/', '<rootDir>/services/[^/]+/dist(-stack)?/'],
   testTimeout: 30000,
 };

@@ -5,6 +5,7 @@ import { debianBinary, ensureNats, ensurePostgres, stopAll } from '@hallmark/dev
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { buildStackBundles } from './stack-bundles.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dataDir = path.join(root, '.hallmark-test');
@@ -13,6 +14,11 @@ await debianBinary('chromium', 'chromium');
 const postgres = await ensurePostgres({ dataDir, url: process.env.DATABASE_URL });
 const nats = await ensureNats({ dataDir, url: process.env.NATS_URL });
 console.log(`tests: PostgreSQL ${postgres.embedded ? 'embedded' : postgres.url}, NATS ${nats.url}`);
+
+// Stacks start services from in-place bundles (scripts/stack-bundles.ts): the same code with
+// far less CPU per process start. HALLMARK_STACK_COMPILED=0 runs them from the sources.
+const compiled = process.env.HALLMARK_STACK_COMPILED !== '0';
+if (compiled) console.log(`tests: service bundles built in ${await buildStackBundles()} ms`);
 
 mkdirSync(dataDir, { recursive: true });
 const resultFile = path.join(dataDir, 'jest-results.json');
@@ -28,7 +34,16 @@ const code = await new Promise<number>((resolve) => {
       `--outputFile=${resultFile}`,
       ...process.argv.slice(2),
     ],
-    { cwd: root, stdio: 'inherit', env: { ...process.env, DATABASE_URL: postgres.url, NATS_URL: nats.url } },
+    {
+      cwd: root,
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        DATABASE_URL: postgres.url,
+        NATS_URL: nats.url,
+        HALLMARK_STACK_COMPILED: compiled ? '1' : '0',
+      },
+    },
   );
   child.on('exit', (c) => resolve(c ?? 1));
 });

@@ -27,7 +27,7 @@ export {
   debianBinary,
   which,
 } from './binaries.js';
-export { startStack, REPO_ROOT } from './stack.js';
+export { startStack, REPO_ROOT, serviceEntryArgs } from './stack.js';
 export type { Stack, StackOptions } from './stack.js';
 export { loadOrCreateSecrets } from './secrets.js';
 export type { StackSecrets } from './secrets.js';

@@ -3,6 +3,7 @@
 // process with its own port. `pnpm start` runs it in the foreground; e2e tests start it
 // with their own data dir, database prefix and NATS so they never touch a dev stack.
 import { createHealthProbe, SERVICE_ADDR_ENV, SERVICE_NAMES, type ServiceName } from '@hallmark/kit';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { startAnvil, type AnvilHandle } from './anvil.js';
 import { ensureNats, type NatsHandle } from './nats.js';
@@ -28,6 +29,21 @@ const NODE_ARGS: Partial<Record<ServiceName | 'gateway', string[]>> = {
 };
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
+
+/**
+ * How a service process is started: from its TypeScript sources through tsx (`pnpm start`:
+ * a change is live at the next start), or, when HALLMARK_STACK_COMPILED=1, from the in-place
+ * bundle scripts/stack-bundles.ts builds (services/<svc>/dist-stack/main.js). `pnpm test`
+ * builds them first and sets it: a bundle starts with a fraction of the CPU tsx spends
+ * resolving and transforming hundreds of files, and the suite starts dozens of stacks of seven
+ * processes. A missing bundle falls back to the sources.
+ */
+export function serviceEntryArgs(name: ServiceName | 'gateway'): string[] {
+  const bundle = path.join(REPO_ROOT, 'services', name, 'dist-stack', 'main.js');
+  if (process.env.HALLMARK_STACK_COMPILED === '1' && existsSync(bundle))
+    return ['--enable-source-maps', bundle];
+  return ['--import', 'tsx', path.join(REPO_ROOT, 'services', name, 'src', 'main.ts')];
+}
 
 export interface StackOptions {
   dataDir: string;
@@ -183,7 +199,6 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
   const processes = new Map<string, ProcessHandle>();
   const startService = async (name: ServiceName | 'gateway'): Promise<ProcessHandle> => {
-    const entry = path.join(REPO_ROOT, 'services', name, 'src', 'main.ts');
     const readyCheck =
       name === 'gateway'
         ? async () => (await fetch(`http://127.0.0.1:${gatewayPort}/healthz`).catch(() => null))?.ok
@@ -200,7 +215,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       cmd: process.execPath,
       // AsyncLocalStorage (the request id) on context frames rather than promise hooks: the
       // hooks ran on every promise in grpc-js, pg and Fastify (~15% of the gateway's CPU).
-      args: ['--experimental-async-context-frame', ...(NODE_ARGS[name] ?? []), '--import', 'tsx', entry],
+      args: ['--experimental-async-context-frame', ...(NODE_ARGS[name] ?? []), ...serviceEntryArgs(name)],
       cwd: REPO_ROOT,
       env,
       readyCheck,

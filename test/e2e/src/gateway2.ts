@@ -1,6 +1,6 @@
 // A second gateway process on the same stack (same services, NATS, database prefix), as
 // another replica would run: for tests of what every replica must see.
-import { freePort, REPO_ROOT, spawnProcess, type ProcessHandle } from '@hallmark/devstack';
+import { freePort, REPO_ROOT, serviceEntryArgs, spawnProcess, type ProcessHandle } from '@hallmark/devstack';
 import path from 'node:path';
 import type { TestStack } from './index.js';
 
@@ -22,7 +22,7 @@ export async function startExtraGateway(
   const handle = await spawnProcess({
     name,
     cmd: process.execPath,
-    args: ['--import', 'tsx', path.join('services', 'gateway', 'src', 'main.ts')],
+    args: serviceEntryArgs('gateway'),
     cwd: REPO_ROOT,
     env: {
       ...stack.env,
