@@ -8,7 +8,7 @@ import { startHarness, type Harness } from './routes/harness.js';
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
-});
+}, 120_000);
 afterAll(() => h.close());
 beforeEach(() => {
   h.reset();

@@ -6,7 +6,7 @@ import { expectMapped, expectRefusals, startHarness, type Harness } from './harn
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
-});
+}, 120_000);
 afterAll(() => h.close());
 beforeEach(() => h.reset());
 

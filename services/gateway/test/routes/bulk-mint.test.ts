@@ -8,7 +8,7 @@ import { expectMapped, expectRefusals, routeCase, startHarness, type Harness } f
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
-});
+}, 120_000);
 afterAll(() => h.close());
 beforeEach(() => h.reset());
 

@@ -10,7 +10,7 @@ import { routeCase, startHarness, type Harness } from './harness.js';
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
-});
+}, 120_000);
 afterAll(() => h.close());
 beforeEach(() => h.reset());
 

@@ -6,7 +6,7 @@ import { startHarness, type Harness } from './harness.js';
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
-});
+}, 120_000);
 afterAll(() => h.close());
 
 describe('liveness: GET /healthz', () => {

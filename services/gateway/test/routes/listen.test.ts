@@ -7,7 +7,7 @@ import { errorCode, expectRefusals, routeCase, startHarness, type Harness } from
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
-});
+}, 120_000);
 afterAll(() => h.close());
 beforeEach(() => h.reset());
 

@@ -9,7 +9,7 @@ import { startHarness, type Harness } from './harness.js';
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
-});
+}, 120_000);
 afterAll(() => h.close());
 beforeEach(() => h.reset());
 
