@@ -85,8 +85,6 @@ function page(title: string, body: Html, meta: { description?: string; indexable
   });
 }
 
-const shortHex = (s: string) => (/^0x[0-9a-fA-F]{16,}$/.test(s) ? `${s.slice(0, 8)}…${s.slice(-6)}` : s);
-
 function formatValue(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'string') return v;
@@ -173,8 +171,9 @@ export interface Explorer {
 
 const HEX = /^0x[0-9a-fA-F]+$/;
 
+/** A hash or address in full (a specialist copies it), linked to the explorer when one is set. */
 function onExplorer(template: string | undefined, value: string): Html {
-  const code = html`<code title="${value}">${shortHex(value)}</code>`;
+  const code = html`<code title="${value}">${value}</code>`;
   if (!template || !HEX.test(value)) return code;
   const href = template.replaceAll('{hash}', value).replaceAll('{address}', value);
   return html`<a href="${href}" rel="noopener noreferrer nofollow">${code}</a>`;
@@ -197,8 +196,8 @@ function technicalDetails(v: VerifyCertificateResponse, explorer: Explorer | nul
   return html`<details class="card tech" id="technical">
     <summary>Technical details</summary>
     <dl>
-      ${row('Merkle root', v.merkle_root ? html`<code title="${v.merkle_root}">${shortHex(v.merkle_root)}</code>` : null)}
-      ${row('Metadata hash', c.metadata_hash ? html`<code title="${c.metadata_hash}">${shortHex(c.metadata_hash)}</code>` : null)}
+      ${row('Merkle root', v.merkle_root ? html`<code title="${v.merkle_root}">${v.merkle_root}</code>` : null)}
+      ${row('Metadata hash', c.metadata_hash ? html`<code title="${c.metadata_hash}">${c.metadata_hash}</code>` : null)}
       ${row('Contract', v.contract_address ? onExplorer(addr, v.contract_address) : null)}
       ${row('Holder', c.holder_address && !ZERO_ADDRESS.test(c.holder_address) ? onExplorer(addr, c.holder_address) : null)}
       ${row('Owner on chain', v.chain_owner && v.chain_owner.toLowerCase() !== c.holder_address.toLowerCase() ? onExplorer(addr, v.chain_owner) : null)}
@@ -385,7 +384,14 @@ export function renderVerifyPage(
     ${technicalDetails(v, explorer)}
     <section class="card qr">
       <h2>Share</h2>
-      <img src="${qrPath}" alt="QR code of this page" width="160" height="160" />
+      <img
+        src="${qrPath}"
+        alt="QR code of this page"
+        width="160"
+        height="160"
+        loading="lazy"
+        decoding="async"
+      />
     </section>`;
   return page(`${c.name} · Hallmark verification`, body, {
     description: `${c.name}: a certificate of authenticity${issuer ? ` issued by ${issuer.name}` : ''}, checked against the blockchain by Hallmark.`,
