@@ -6,6 +6,7 @@ import { renderIssuer, type IssuerView } from './issuer.js';
 import { PROVENANCE_LABELS, technicalDetails, type Explorer } from './technical.js';
 import { attributeLabel, attributeValue, fingerprint, imageEntry } from './attributes.js';
 import { html, unsafeRaw, type Html } from './html.js';
+import { photoImg } from './photo.js';
 import { pageShell } from './shell.js';
 
 const CHECK_LABELS: Record<string, string> = {
@@ -157,8 +158,8 @@ function provenanceItem(p: ProvenanceEntry): Html {
  * wrong picture when the original is gone or changed; the hash as a short fingerprint.
  */
 function photo(vi: VerifyCertificateResponse['image'], src: string | null, name: string): Html | null {
-  if (!vi)
-    return src ? html`<img class="photo" src="${src}" alt="${name}" referrerpolicy="no-referrer" />` : null;
+  // No archive record (a certificate without a recorded hash): the picture as it is, sized.
+  if (!vi) return src ? photoImg(src, name) : null;
   const print = html`<p class="fingerprint-line">
     Image SHA-256 <code class="fingerprint" title="${vi.sha256}">${fingerprint(vi.sha256)}</code>
   </p>`;
