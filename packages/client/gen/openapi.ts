@@ -1623,7 +1623,7 @@ export interface paths {
         get: operations["getEnterpriseProfile"];
         /**
          * Set the enterprise's issuer profile; checks the domain proof (owners and admins)
-         * @description The public pages say "Issued by <displayName>". The domain is verified when `https://<website host>/.well-known/hallmark-issuer.json` is a JSON object whose `enterpriseId` is this enterprise's id; a failed proof is stored as unverified with the reason, never an error. The logo is kept as the URL given.
+         * @description The public pages say "Issued by <displayName>". The domain is verified when `https://<website host>/.well-known/hallmark-issuer.json` is a JSON object whose `enterpriseId` is this enterprise's id; a failed proof is stored as unverified with the reason, never an error. The logo is fetched once (https, the outbound rules, a size cap; PNG, JPEG, WebP or GIF) and served by Hallmark (`logo.url`), like certificate images; `logoUrl` stays its source. Verify pages are `noindex` for search engines unless `indexable` is true.
          *
          *     An API key or a user session token. Scope: `admin.*`.
          */
@@ -7094,6 +7094,11 @@ export interface operations {
                     website: string;
                     /** @description https URL of the logo */
                     logoUrl?: string | null;
+                    /**
+                     * @description Let search engines index the verify pages of its certificates
+                     * @default false
+                     */
+                    indexable?: boolean;
                 };
             };
         };

@@ -87,6 +87,96 @@ describe('verification page', () => {
     expect(renderNotFoundPage('<x>')).toContain('&lt;x&gt;');
   });
 
+  it('shows attributes as a table a person reads (labels, lists, no JSON) and the proof folded under technical details with explorer links', () => {
+    const TX = `0x${'ab'.repeat(32)}`;
+    const ROOT = `0x${'cd'.repeat(32)}`;
+    const CONTRACT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+    const page = renderVerifyPage(
+      {
+        certificate: certificate({
+          metadata_json: JSON.stringify({
+            name: 'Lamp',
+            serialNumber: 'SN-1',
+            sku: 'L-7',
+            dimensions: { height: '30 cm', madeIn: 'Italy' },
+            materials: ['brass', 'glass'],
+            signed: true,
+          }),
+          transaction_hash: TX,
+          block_number: 12,
+          provenance: [
+            {
+              kind: 'minted',
+              at: '2020-01-01T00:00:00.000Z',
+              to: CONTRACT,
+              transaction_hash: TX,
+              block_number: 12,
+            },
+          ],
+        }),
+        checks: [{ name: 'record_found', passed: true, detail: 'ok' }],
+        verified: true,
+        burned: false,
+        verified_at: '2021-06-01T00:00:00.000Z',
+        merkle_root: ROOT,
+        contract_address: CONTRACT,
+      },
+      '/verify/cert_abc/qr.svg',
+      null,
+      { tx: 'https://explorer.test/tx/{hash}', address: 'https://explorer.test/address/{address}' },
+    );
+    const table = page.slice(page.indexOf('<table class="attrs"'), page.indexOf('</table>'));
+    expect(table).toMatch(/<th scope="row">Serial number<\/th>\s*<td>SN-1<\/td>/);
+    expect(table).toMatch(/<th scope="row">SKU<\/th>/);
+    expect(table).toContain('<li>Height: 30 cm</li>');
+    expect(table).toContain('<li>Made in: Italy</li>');
+    expect(table).toContain('<li>brass</li>');
+    expect(table).toMatch(/<th scope="row">Signed<\/th>\s*<td>Yes<\/td>/);
+    expect(page).not.toMatch(/[{[]&quot;/);
+    // The proof is folded (a <details> without `open`) and links to the explorer.
+    const tech = page.slice(page.indexOf('<details class="card tech"'), page.indexOf('</details>'));
+    expect(tech).toContain('<summary>Technical details</summary>');
+    expect(tech).toContain(`title="${ROOT}"`);
+    expect(tech).toContain(`href="https://explorer.test/tx/${TX}"`);
+    expect(tech).toContain(`href="https://explorer.test/address/${CONTRACT}"`);
+    expect(page).not.toMatch(/<details[^>]*\bopen\b/);
+    // Nothing technical leads the page: the first hash appears inside the details.
+    expect(page.indexOf(TX)).toBeGreaterThan(page.indexOf('<details'));
+  });
+
+  it('every page has a description, an inline icon and stays out of search engines unless the issuer opts in', () => {
+    const v = {
+      certificate: certificate(),
+      checks: [],
+      verified: true,
+      burned: false,
+      verified_at: '2021-06-01T00:00:00.000Z',
+    };
+    const issuer = {
+      name: 'Maison <Test>',
+      website: 'https://brand.test/',
+      host: 'brand.test',
+      domainVerified: true,
+      logo: { path: `/media/${'e'.repeat(64)}`, width: 240, height: 80 },
+      indexable: false,
+    };
+    const closed = renderVerifyPage(v, '/qr.svg', issuer);
+    expect(closed).toContain('<meta name="robots" content="noindex" />');
+    expect(closed).toMatch(
+      /<meta name="description" content="Lamp: a certificate of authenticity issued by Maison &lt;Test&gt;[^"]*"/,
+    );
+    expect(closed).toMatch(/<link rel="icon" href="data:image\/svg\+xml,/);
+    expect(closed).toMatch(
+      new RegExp(
+        `<img[^>]*id="issuer-logo"[^>]*src="/media/${'e'.repeat(64)}"[^>]*width="120"[^>]*height="40"`,
+        's',
+      ),
+    );
+    const open = renderVerifyPage(v, '/qr.svg', { ...issuer, indexable: true });
+    expect(open).toContain('<meta name="robots" content="index, follow" />');
+    expect(renderNotFoundPage('x')).toContain('content="noindex"');
+  });
+
   it('token metadata JSON follows ERC-721 and links to the page', () => {
     expect(verifyUrl('https://h.test/', 'cert_abc')).toBe('https://h.test/verify/cert_abc');
     expect(tokenMetadata(certificate(), 'https://h.test')).toEqual({

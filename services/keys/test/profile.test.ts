@@ -43,6 +43,8 @@ afterAll(async () => {
   await new Promise((resolve) => site.close(resolve));
 });
 
+const LOGO_SHA = 'c0ffee00'.repeat(8);
+
 const put = (principal: Parameters<Harness['rpc']['putEnterpriseProfile']>[0]['principal'], over = {}) =>
   h.rpc.putEnterpriseProfile(
     {
@@ -50,12 +52,34 @@ const put = (principal: Parameters<Harness['rpc']['putEnterpriseProfile']>[0]['p
       display_name: 'Maison Test',
       website: `${origin}/about`,
       logo_url: `${origin}/logo.png`,
+      logo_sha256: LOGO_SHA,
+      logo_width: 120,
+      logo_height: 40,
+      indexable: false,
       ...over,
     },
     CALL,
   );
 
 describe('enterprise issuer profile', () => {
+  it('keeps the archived logo and the opt-in to search engines (off unless set)', async () => {
+    const owner = await signIn(h, { ent: newEnterprise(), role: 'owner' });
+    expect(await put(owner.principal, { indexable: true })).toMatchObject({
+      logo_sha256: LOGO_SHA,
+      logo_width: 120,
+      logo_height: 40,
+      indexable: true,
+    });
+    const plain = await put(owner.principal, {
+      logo_url: undefined,
+      logo_sha256: undefined,
+      indexable: false,
+    });
+    expect(plain).toMatchObject({ indexable: false, logo_width: 0 });
+    expect(plain.logo_sha256).toBeUndefined();
+    expect(plain.logo_url).toBeUndefined();
+  });
+
   it('an owner sets it; the domain is verified when the site names the enterprise, with the time', async () => {
     const owner = await signIn(h, { ent: newEnterprise(), role: 'owner' });
     proof = JSON.stringify({ enterpriseId: owner.enterpriseId });
@@ -65,6 +89,10 @@ describe('enterprise issuer profile', () => {
       display_name: 'Maison Test',
       website: `${origin}/about`,
       logo_url: `${origin}/logo.png`,
+      logo_sha256: LOGO_SHA,
+      logo_width: 120,
+      logo_height: 40,
+      indexable: false,
       domain_status: 'verified',
       domain_detail: '',
     });
@@ -106,7 +134,14 @@ describe('enterprise issuer profile', () => {
     try {
       const owner = await signIn(guarded, { ent: newEnterprise(), role: 'owner' });
       const saved = await guarded.rpc.putEnterpriseProfile(
-        { principal: owner.principal, display_name: 'X', website: origin },
+        {
+          principal: owner.principal,
+          display_name: 'X',
+          website: origin,
+          logo_width: 0,
+          logo_height: 0,
+          indexable: false,
+        },
         CALL,
       );
       expect(saved).toMatchObject({
@@ -150,6 +185,8 @@ describe('enterprise issuer profile', () => {
     expect(await param({ website: 'not a url' })).toBe('website');
     expect(await param({ website: '' })).toBe('website');
     expect(await param({ logo_url: 'javascript:alert(1)' })).toBe('logoUrl');
+    // Only Hallmark's copy is ever shown: a logo URL without its archived sha256 is refused.
+    expect(await param({ logo_sha256: undefined })).toBe('logoUrl');
     expect(await param({ website: 'https://u:p@brand.example' })).toBe('website');
     expect(await param({ display_name: '  ' })).toBe('displayName');
     expect(await param({ display_name: 'x'.repeat(101) })).toBe('displayName');

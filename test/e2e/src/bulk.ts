@@ -124,7 +124,11 @@ export interface ImageServer {
  * An HTTPS image host on 127.0.0.1 with its own CA (written to `caFile` for
  * NODE_EXTRA_CA_CERTS): bulk fetches image URLs from it through the outbound guard.
  */
-export async function startImageServer(dir: string): Promise<ImageServer> {
+/** `body` answers a path (default: a tiny PNG tagged with it, distinct per URL). */
+export async function startImageServer(
+  dir: string,
+  body: (urlPath: string) => Buffer = png,
+): Promise<ImageServer> {
   const pems = await generate([{ name: 'commonName', value: 'hallmark-test-images' }], {
     keyType: 'ec',
     curve: 'P-256',
@@ -147,7 +151,7 @@ export async function startImageServer(dir: string): Promise<ImageServer> {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { 'content-type': 'image/png' }).end(png(req.url ?? ''));
+    res.writeHead(200, { 'content-type': 'image/png' }).end(body(req.url ?? ''));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const port = (server.address() as { port: number }).port;

@@ -21,6 +21,8 @@ export function createVerificationHandlers(deps: {
         verified_at: v.verifiedAt.toISOString(),
         chain_owner: v.chainOwner ?? undefined,
         image: v.image ?? undefined,
+        merkle_root: v.merkleRoot ?? undefined,
+        contract_address: v.contractAddress ?? undefined,
       };
     },
 

@@ -33,6 +33,10 @@ export interface Verification {
   verifiedAt: Date;
   chainOwner: string | null;
   image: ImageView | null;
+  /** The batch's Merkle root, once minted (the page's technical details). */
+  merkleRoot: string | null;
+  /** The contract the chain checks read, when a chain is configured. */
+  contractAddress: string | null;
 }
 
 export interface VerifierChain {
@@ -186,7 +190,18 @@ export class Verifier {
         enterpriseId: c.enterpriseId,
         livemode: c.livemode,
       });
-    return { read: readCert, checks, verified, burned, verifiedAt, chainOwner, image: image.image };
+    const merkleRoot = c.tokenId === null ? null : await this.reads.batchMerkleRoot(c.batchId);
+    return {
+      read: readCert,
+      checks,
+      verified,
+      burned,
+      verifiedAt,
+      chainOwner,
+      image: image.image,
+      merkleRoot,
+      contractAddress: chain?.contract.address ?? null,
+    };
   }
 
   /** The recorded transaction exists, succeeded, sits in the recorded block and minted this token. */

@@ -23,6 +23,15 @@ export class VerifyStore {
     return rows[0]?.batch_key ?? null;
   }
 
+  /** The Merkle root the batch was minted with (0x…), or null. */
+  async batchMerkleRoot(batchId: string): Promise<string | null> {
+    const { rows } = await this.pool.query<{ merkle_root: string }>(
+      'SELECT merkle_root FROM certificate_batches WHERE id = $1',
+      [batchId],
+    );
+    return rows[0]?.merkle_root ?? null;
+  }
+
   /** The id of the certificate of a token, or null. */
   async certificateIdOfToken(tokenId: bigint): Promise<string | null> {
     const { rows } = await this.pool.query<{ id: string }>(

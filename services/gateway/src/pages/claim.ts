@@ -5,6 +5,7 @@
 import type { GiftView } from '@hallmark/proto/certificates/v1/gifts';
 import { renderIssuer, type IssuerView } from './issuer.js';
 import { html, unsafeRaw, type Html } from './html.js';
+import { photoImg } from './photo.js';
 import { pageShell } from './shell.js';
 
 const STYLE = unsafeRaw(`
@@ -19,16 +20,17 @@ header{font-weight:700;letter-spacing:.04em;color:#555;font-size:.85rem;text-tra
 .banner small{display:block;font-weight:400}
 h1{font-size:1.4rem;margin:.25rem 0 .5rem;overflow-wrap:anywhere}
 h2{font-size:1.05rem;margin:0 0 .5rem}
-img.photo{display:block;width:100%;max-height:22rem;object-fit:contain;border-radius:8px;background:#eee}
+img.photo{display:block;width:100%;height:auto;max-height:22rem;object-fit:contain;border-radius:8px;background:#eee}
 blockquote{margin:.5rem 0;padding:.5rem .75rem;border-left:4px solid #c9d3e0;background:#f7f9fc;white-space:pre-wrap;overflow-wrap:anywhere}
 a.button{display:inline-block;background:#1d4ea3;color:#fff;border-radius:8px;padding:.6rem 1rem;text-decoration:none;font-weight:600}
 code{font:.85rem ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere}
-footer{color:#777;font-size:.8rem;text-align:center;padding:1rem 0}
+footer{color:#555;font-size:.8rem;text-align:center;padding:1rem 0}
 `);
 
-function page(title: string, body: Html): string {
+function page(title: string, body: Html, meta: { description?: string; indexable?: boolean } = {}): string {
   return pageShell({
     title,
+    ...meta,
     heading: 'Hallmark · Gift',
     footer: 'Certificates are recorded on a public blockchain by Hallmark.',
     style: STYLE,
@@ -73,7 +75,7 @@ export function renderClaimPage(
         A certificate was gifted to you<small>Claim it before ${formatDate(v.expires_at)}.</small>
       </div>
       <section class="card">
-        ${v.image_url ? html`<img class="photo" src="${v.image_url}" alt="${v.certificate_name}" />` : ''}
+        ${v.image_url ? photoImg(v.image_url, v.certificate_name) : ''}
         <h1 id="name">${v.certificate_name}</h1>
         ${issuer ? renderIssuer(issuer) : v.issuer ? html`<p id="issuer">Issued by ${v.issuer}</p>` : ''}
         <p><a href="${links.verify}">Verify this certificate</a></p>
@@ -90,6 +92,9 @@ export function renderClaimPage(
         <h2>How to claim</h2>
         ${how}
       </section>`,
+    {
+      description: `A gift for you: ${v.certificate_name}, a certificate of authenticity recorded on a public blockchain by Hallmark.`,
+    },
   );
 }
 

@@ -11,6 +11,10 @@ export interface IssuerView {
   website: string;
   host: string;
   domainVerified: boolean;
+  /** The logo as Hallmark serves it (`/media/<sha256>`, archived from the brand's URL), and its size. */
+  logo: { path: string; width: number; height: number } | null;
+  /** The enterprise lets search engines index its verify pages. */
+  indexable: boolean;
 }
 
 export const issuerView = (p: EnterpriseProfile): IssuerView => ({
@@ -18,7 +22,19 @@ export const issuerView = (p: EnterpriseProfile): IssuerView => ({
   website: p.website,
   host: new URL(p.website).host,
   domainVerified: p.domain_status === 'verified',
+  logo: p.logo_sha256
+    ? { path: `/media/${p.logo_sha256}`, width: p.logo_width, height: p.logo_height }
+    : null,
+  indexable: p.indexable,
 });
+
+/** The logo's box: 40 px high (at most 160 wide), its own proportions when known. */
+function logoBox(width: number, height: number): { w: number; h: number } {
+  if (width <= 0 || height <= 0) return { w: 40, h: 40 };
+  const h = 40;
+  const w = Math.min(160, Math.max(1, Math.round((width * h) / height)));
+  return { w, h: w === 160 ? Math.max(1, Math.round((height * 160) / width)) : h };
+}
 
 /** The issuer of an enterprise's certificates, or null (no profile, no id, or unreadable now). */
 export async function loadIssuer(
@@ -62,7 +78,20 @@ export const presentIssuer = (i: IssuerView | null) =>
 
 export function renderIssuer(i: IssuerView | null): Html | null {
   if (!i) return null;
+  const box = i.logo ? logoBox(i.logo.width, i.logo.height) : null;
   return html`<p class="issuer" id="issuer" data-domain="${i.domainVerified ? 'verified' : 'unverified'}">
+    ${
+      i.logo && box
+        ? html`<img
+            class="logo"
+            id="issuer-logo"
+            src="${i.logo.path}${i.logo.width > 480 ? '?w=480' : ''}"
+            width="${box.w}"
+            height="${box.h}"
+            alt=""
+          />`
+        : null
+    }
     Issued by <strong>${i.name}</strong> <br /><a href="${i.website}" rel="noopener noreferrer">${i.host}</a>
     ${
       i.domainVerified

@@ -4,29 +4,61 @@
 // cache: `sendCachedPage`), no referrer.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sendCached } from '../cache/http.js';
-import { html, type Html } from './html.js';
+import { html, unsafeRaw, type Html } from './html.js';
 
 /** Every page's policy: nothing but its own inline styles and images (https, data, its QR code). */
 const PAGE_CSP =
   "default-src 'none'; img-src 'self' https: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/** The document every public page shares (no scripts; one inline style block). */
+/**
+ * Hallmark's mark as the page icon, inline (a data URL the CSP's img-src allows): no request, so
+ * no /favicon.ico miss in the console and nothing to cache.
+ */
+const FAVICON =
+  'data:image/svg+xml,' +
+  encodeURIComponent(
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1d4ea3"/>' +
+      '<path d="M9 8v16M23 8v16M9 16h14" stroke="#fff" stroke-width="3.5" stroke-linecap="round"/></svg>',
+  );
+
+/** What every page shows the same way: the issuer line, the visually hidden captions. */
+const COMMON_STYLE = `
+.issuer{margin:.25rem 0 .75rem;overflow-wrap:anywhere}
+.issuer img.logo{float:left;margin:.1rem .6rem 0 0;object-fit:contain;border-radius:4px}
+.issuer .badge.ok{display:inline-block;border-radius:999px;padding:.05rem .6rem;font-size:.85rem;font-weight:600;background:#e3f6e8;color:#0f5a26}
+.issuer .muted{color:#595959;font-size:.9rem}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+`;
+
+/** What a page says to search engines and link previews. */
+export const DEFAULT_DESCRIPTION =
+  'A certificate of authenticity recorded on a public blockchain, checked by Hallmark.';
+
+/**
+ * The document every public page shares (no scripts; one inline style block). Pages stay out
+ * of search engines (`noindex`) unless `indexable`: the issuing enterprise opted in.
+ */
 export function pageShell(p: {
   title: string;
   heading: string;
   footer: string;
   style: Html;
   body: Html;
+  description?: string;
+  indexable?: boolean;
 }): string {
   return html`<!doctype html>
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex" />
+        <meta name="robots" content="${p.indexable ? 'index, follow' : 'noindex'}" />
+        <meta name="description" content="${p.description ?? DEFAULT_DESCRIPTION}" />
+        <meta name="theme-color" content="#f4f5f7" />
+        <link rel="icon" href="${FAVICON}" />
         <title>${p.title}</title>
         <style>
-          ${p.style}
+          ${unsafeRaw(COMMON_STYLE)}${p.style}
         </style>
       </head>
       <body>

@@ -3,7 +3,10 @@
 import type { ProvenanceEntry } from '@hallmark/proto/certificates/v1/certificates';
 import type { VerifyCertificateResponse } from '@hallmark/proto/certificates/v1/verification';
 import { renderIssuer, type IssuerView } from './issuer.js';
+import { PROVENANCE_LABELS, technicalDetails, type Explorer } from './technical.js';
+import { attributeLabel, attributeValue, fingerprint, imageEntry } from './attributes.js';
 import { html, unsafeRaw, type Html } from './html.js';
+import { photoImg } from './photo.js';
 import { pageShell } from './shell.js';
 
 const CHECK_LABELS: Record<string, string> = {
@@ -13,17 +16,6 @@ const CHECK_LABELS: Record<string, string> = {
   metadata: 'Metadata proven on chain',
   not_burned: 'Not burned',
   image: 'Image matches the hash anchored on chain',
-};
-
-const PROVENANCE_LABELS: Record<string, string> = {
-  minted: 'Minted',
-  transferred: 'Transferred',
-  gifted: 'Gifted',
-  claimed: 'Claimed',
-  claim_reverted: 'Claim undone (transfer failed)',
-  burned: 'Burned',
-  warranty_set: 'Warranty set',
-  warranty_changed: 'Warranty changed',
 };
 
 const STYLE = unsafeRaw(`
@@ -42,6 +34,14 @@ h2{font-size:1.05rem;margin:0 0 .5rem}
 img.photo{display:block;width:100%;height:auto;max-height:22rem;object-fit:contain;border-radius:8px;background:#eee}
 .image-notice{padding:1rem;border-radius:8px;background:#fff4e5;color:#6b3d00;font-weight:600}
 .fingerprint-line{margin:.4rem 0 0;font-size:.85rem;color:#444}
+table.attrs{width:100%;border-collapse:collapse;margin:.5rem 0 0}
+.attrs th,.attrs td{text-align:left;vertical-align:top;padding:.35rem .5rem .35rem 0;border-top:1px solid #eee;overflow-wrap:anywhere}
+.attrs th{font-weight:400;color:#595959;width:38%}
+.attrs tr:first-child th,.attrs tr:first-child td{border-top:0}
+.attrs ul{margin:0;padding-left:1.1rem}
+details.tech summary{cursor:pointer;font-weight:600}
+details.tech dl{margin-top:.75rem}
+details.tech code{font-size:.8rem}
 dl{display:grid;grid-template-columns:minmax(6rem,35%) 1fr;gap:.35rem .75rem;margin:0}
 dt{color:#666}
 dd{margin:0;overflow-wrap:anywhere}
@@ -60,47 +60,20 @@ ul.checks,ol.timeline{list-style:none;margin:0;padding:0}
 .badge.future{background:#e7effc;color:#1d4ea3}
 .badge.expired{background:#eee;color:#555}
 .qr{text-align:center}
+h3{font-size:.95rem;margin:1rem 0 .5rem}
 .qr img{width:10rem;height:10rem}
-footer{color:#777;font-size:.8rem;text-align:center;padding:1rem 0}
+footer{color:#555;font-size:.8rem;text-align:center;padding:1rem 0}
 `);
 
-function page(title: string, body: Html): string {
+function page(title: string, body: Html, meta: { description?: string; indexable?: boolean } = {}): string {
   return pageShell({
     title,
+    ...meta,
     heading: 'Hallmark · Certificate verification',
     footer: 'Checked against the blockchain record by Hallmark.',
     style: STYLE,
     body,
   });
-}
-
-const shortHex = (s: string) => (/^0x[0-9a-fA-F]{16,}$/.test(s) ? `${s.slice(0, 8)}…${s.slice(-6)}` : s);
-
-/** A SHA-256 as people compare it: the first and last 8 hex digits. */
-export const fingerprint = (hex: string) =>
-  /^[0-9a-f]{64}$/i.test(hex) ? `${hex.slice(0, 8)}…${hex.slice(-8)}`.toLowerCase() : hex;
-
-/**
- * The metadata's `image` entry (`{sha256, contentType}` for an uploaded image) as a person
- * reads it: the picture itself and its hash as a short fingerprint (the whole hash on hover).
- */
-function imageEntry(entry: unknown, src: string | null, name: string): Html {
-  const e = entry && typeof entry === 'object' ? (entry as Record<string, unknown>) : {};
-  const sha = typeof e.sha256 === 'string' ? e.sha256 : null;
-  return html`<figure class="image-entry">
-    ${
-      src
-        ? html`<picture><img src="${src}" alt="${name}" width="96" referrerpolicy="no-referrer" /></picture>`
-        : null
-    }
-    ${
-      sha
-        ? html`<figcaption>
-            SHA-256 <code class="fingerprint" title="${sha}">${fingerprint(sha)}</code>
-          </figcaption>`
-        : null
-    }
-  </figure>`;
 }
 
 function formatValue(v: unknown): string {
@@ -172,29 +145,10 @@ function warrantySection(w: Record<string, unknown>): Html {
   </section>`;
 }
 
+/** A provenance entry as the timeline shows it: what happened and when. */
 function provenanceItem(p: ProvenanceEntry): Html {
-  const label = PROVENANCE_LABELS[p.kind] ?? p.kind;
-  const ZERO = /^0x0{40}$/;
-  const from = p.from && !ZERO.test(p.from) ? p.from : null;
-  const to = p.to && !ZERO.test(p.to) ? p.to : null;
   return html`<li data-kind="${p.kind}">
-    <strong>${label}</strong> <span class="when">${formatDate(p.at)}</span>${
-      from || to
-        ? html`<div class="refs">
-            ${from ? html`from <span title="${from}">${shortHex(from)}</span> ` : null}${
-              to ? html`to <span title="${to}">${shortHex(to)}</span>` : null
-            }
-          </div>`
-        : null
-    }${
-      p.transaction_hash
-        ? html`<div class="refs">
-            tx <span title="${p.transaction_hash}">${shortHex(p.transaction_hash)}</span>${
-              p.block_number !== undefined ? html`, block ${p.block_number}` : null
-            }
-          </div>`
-        : null
-    }
+    <strong>${PROVENANCE_LABELS[p.kind] ?? p.kind}</strong> <span class="when">${formatDate(p.at)}</span>
   </li>`;
 }
 
@@ -204,8 +158,8 @@ function provenanceItem(p: ProvenanceEntry): Html {
  * wrong picture when the original is gone or changed; the hash as a short fingerprint.
  */
 function photo(vi: VerifyCertificateResponse['image'], src: string | null, name: string): Html | null {
-  if (!vi)
-    return src ? html`<img class="photo" src="${src}" alt="${name}" referrerpolicy="no-referrer" />` : null;
+  // No archive record (a certificate without a recorded hash): the picture as it is, sized.
+  if (!vi) return src ? photoImg(src, name) : null;
   const print = html`<p class="fingerprint-line">
     Image SHA-256 <code class="fingerprint" title="${vi.sha256}">${fingerprint(vi.sha256)}</code>
   </p>`;
@@ -247,6 +201,7 @@ export function renderVerifyPage(
   v: VerifyCertificateResponse,
   qrPath: string,
   issuer: IssuerView | null = null,
+  explorer: Explorer | null = null,
 ): string {
   const c = v.certificate!;
   let metadata: Record<string, unknown> = {};
@@ -293,25 +248,36 @@ export function renderVerifyPage(
       ${photo(vi, image, c.name)}
       <h1 id="name">${c.name}</h1>
       ${renderIssuer(issuer)}
-      <dl>
-        ${fields.map(([k, val]) =>
-          k === 'image' && typeof val === 'object'
-            ? html`<dt>image</dt>
-                <dd>${imageEntry(val, image, c.name)}</dd>`
-            : html`<dt>${k}</dt>
-                <dd>${formatValue(val)}</dd>`,
-        )}
-        <dt>Certificate</dt>
-        <dd>${c.id}</dd>
-        ${
-          c.token_id !== undefined
-            ? html`<dt>Token</dt>
-                <dd>#${c.token_id}</dd>`
-            : null
-        }
-        <dt>Status</dt>
-        <dd id="status">${v.burned ? 'burned' : c.status}</dd>
-      </dl>
+      <table class="attrs" id="attributes">
+        <caption class="visually-hidden">
+          Attributes
+        </caption>
+        <tbody>
+          ${fields.map(
+            ([k, val]) =>
+              html`<tr data-attribute="${k}">
+                <th scope="row">${attributeLabel(k)}</th>
+                <td>${k === 'image' && typeof val === 'object' ? imageEntry(val) : attributeValue(val)}</td>
+              </tr>`,
+          )}
+          <tr>
+            <th scope="row">Certificate</th>
+            <td>${c.id}</td>
+          </tr>
+          ${
+            c.token_id !== undefined
+              ? html`<tr>
+                  <th scope="row">Token</th>
+                  <td>#${c.token_id}</td>
+                </tr>`
+              : null
+          }
+          <tr>
+            <th scope="row">Status</th>
+            <td id="status">${v.burned ? 'burned' : c.status}</td>
+          </tr>
+        </tbody>
+      </table>
     </section>
     <section class="card" id="checks">
       <h2>Checks</h2>
@@ -340,11 +306,22 @@ export function renderVerifyPage(
             </ol>`
       }
     </section>
+    ${technicalDetails(v, explorer)}
     <section class="card qr">
       <h2>Share</h2>
-      <img src="${qrPath}" alt="QR code of this page" width="160" height="160" />
+      <img
+        src="${qrPath}"
+        alt="QR code of this page"
+        width="160"
+        height="160"
+        loading="lazy"
+        decoding="async"
+      />
     </section>`;
-  return page(`${c.name} · Hallmark verification`, body);
+  return page(`${c.name} · Hallmark verification`, body, {
+    description: `${c.name}: a certificate of authenticity${issuer ? ` issued by ${issuer.name}` : ''}, checked against the blockchain by Hallmark.`,
+    indexable: issuer?.indexable === true,
+  });
 }
 
 /** The friendly page of an unknown certificate (status 404). */

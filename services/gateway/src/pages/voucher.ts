@@ -3,8 +3,10 @@
 // (`shell.ts`). Every value is escaped by `html`. It shows the certificate the voucher refers to,
 // the voucher's status, expiry and reference number, and how its recipient claims it.
 import type { VoucherView } from '@hallmark/proto/certificates/v1/vouchers';
+import { attributeLabel, attributeValue, imageEntry } from './attributes.js';
 import { renderIssuer, type IssuerView } from './issuer.js';
 import { html, unsafeRaw, type Html } from './html.js';
+import { photoImg } from './photo.js';
 import { pageShell } from './shell.js';
 
 const STYLE = unsafeRaw(`
@@ -20,31 +22,26 @@ header{font-weight:700;letter-spacing:.04em;color:#555;font-size:.85rem;text-tra
 .banner small{display:block;font-weight:400}
 h1{font-size:1.4rem;margin:.25rem 0 .5rem;overflow-wrap:anywhere}
 h2{font-size:1.05rem;margin:0 0 .5rem}
-img.photo{display:block;width:100%;max-height:22rem;object-fit:contain;border-radius:8px;background:#eee}
+img.photo{display:block;width:100%;height:auto;max-height:22rem;object-fit:contain;border-radius:8px;background:#eee}
 dl{display:grid;grid-template-columns:minmax(6rem,35%) 1fr;gap:.35rem .75rem;margin:0}
 dt{color:#666}
 dd{margin:0;overflow-wrap:anywhere}
+dd ul{margin:0;padding-left:1.1rem}
 .ref{font:600 1.15rem ui-monospace,SFMono-Regular,Menlo,monospace;letter-spacing:.05em}
 code,pre{font:.85rem ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere;white-space:pre-wrap}
 pre{background:#f4f5f7;border-radius:8px;padding:.6rem;margin:.5rem 0}
-footer{color:#777;font-size:.8rem;text-align:center;padding:1rem 0}
+footer{color:#555;font-size:.8rem;text-align:center;padding:1rem 0}
 `);
 
-function page(title: string, body: Html): string {
+function page(title: string, body: Html, meta: { description?: string; indexable?: boolean } = {}): string {
   return pageShell({
     title,
+    ...meta,
     heading: 'Hallmark · Certificate voucher',
     footer: 'Certificates are recorded on a public blockchain by Hallmark.',
     style: STYLE,
     body,
   });
-}
-
-function formatValue(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return JSON.stringify(v);
 }
 
 function formatDate(iso: string): string {
@@ -151,14 +148,14 @@ export function renderVoucherPage(
 
   const body = html`${banner(v.status, v.expires_at, v.claimed_at, v.void_reason)}
     <section class="card">
-      ${image ? html`<img class="photo" src="${image}" alt="${name}" referrerpolicy="no-referrer" />` : null}
+      ${image ? photoImg(image, name) : null}
       <h1 id="name">${name}</h1>
       ${renderIssuer(issuer)}
       <dl>
         ${fields.map(
           ([k, val]) =>
-            html`<dt>${k}</dt>
-              <dd>${formatValue(val)}</dd>`,
+            html`<dt>${attributeLabel(k)}</dt>
+              <dd>${k === 'image' && typeof val === 'object' ? imageEntry(val) : attributeValue(val)}</dd>`,
         )}
         <dt>Reference number</dt>
         <dd class="ref" id="reference">${v.reference_number}</dd>
@@ -184,7 +181,9 @@ export function renderVoucherPage(
         <a href="${links.verify}">verification page</a>.
       </p>
     </section>`;
-  return page(`${name} · Hallmark voucher`, body);
+  return page(`${name} · Hallmark voucher`, body, {
+    description: `${name}: a certificate of authenticity${issuer ? ` from ${issuer.name}` : ''} waiting for its owner, recorded on a public blockchain by Hallmark.`,
+  });
 }
 
 /** The friendly page of an unknown voucher (status 404). */

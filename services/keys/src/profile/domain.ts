@@ -10,10 +10,21 @@ export const PROOF_PATH = '/.well-known/hallmark-issuer.json';
 /** Largest proof document read (a few fields of JSON). */
 export const MAX_PROOF_BYTES = 16_384;
 
+/** The logo as the certificates media store archived it. */
+export interface ArchivedLogo {
+  sha256: string;
+  width: number;
+  height: number;
+}
+
 export interface ProfileInput {
   displayName: string;
   website: string;
   logoUrl: string | null;
+  /** Hallmark's copy of `logoUrl` (null without a logo). */
+  logo: ArchivedLogo | null;
+  /** Verify pages open to search engines (the enterprise opted in). */
+  indexable: boolean;
 }
 
 export interface ProfileRecord extends ProfileInput {
@@ -42,6 +53,8 @@ export function parseProfile(raw: {
   displayName: string;
   website: string;
   logoUrl: string | null;
+  logo?: ArchivedLogo | null;
+  indexable?: boolean;
 }): ProfileInput {
   const displayName = raw.displayName.trim();
   if (!displayName) throw missingParam('displayName');
@@ -51,7 +64,13 @@ export function parseProfile(raw: {
   if (!raw.website.trim()) throw missingParam('website');
   const website = httpsUrl(raw.website.trim(), 'website');
   const logo = raw.logoUrl?.trim() || null;
-  return { displayName, website, logoUrl: logo === null ? null : httpsUrl(logo, 'logoUrl') };
+  const logoUrl = logo === null ? null : httpsUrl(logo, 'logoUrl');
+  // Hallmark shows only its own copy: a logo URL comes with what archiving it gave.
+  const archived = logoUrl ? (raw.logo ?? null) : null;
+  if (logoUrl && (!archived || !/^[0-9a-f]{64}$/.test(archived.sha256))) {
+    throw invalidParam('logoUrl', 'logoUrl must be archived before it is saved.');
+  }
+  return { displayName, website, logoUrl, logo: archived, indexable: raw.indexable === true };
 }
 
 /** Only an enterprise's owners and admins (or keys carrying their authority) manage its profile. */

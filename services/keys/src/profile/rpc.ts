@@ -20,6 +20,10 @@ export const toEnterpriseProfile = (p: ProfileRecord): EnterpriseProfile => ({
   domain_checked_at: p.domainCheckedAt.toISOString(),
   domain_detail: p.domainDetail,
   updated_at: p.updatedAt.toISOString(),
+  logo_sha256: p.logo?.sha256,
+  logo_width: p.logo?.width ?? 0,
+  logo_height: p.logo?.height ?? 0,
+  indexable: p.indexable,
 });
 
 export function createProfileHandlers(
@@ -35,6 +39,10 @@ export function createProfileHandlers(
         displayName: req.display_name,
         website: req.website,
         logoUrl: req.logo_url ?? null,
+        logo: req.logo_sha256
+          ? { sha256: req.logo_sha256, width: req.logo_width, height: req.logo_height }
+          : null,
+        indexable: req.indexable,
       });
       return toEnterpriseProfile(saved);
     },

@@ -31,7 +31,7 @@ export class ProfileService {
 
   async put(
     principal: PrincipalInput | undefined,
-    raw: { displayName: string; website: string; logoUrl: string | null },
+    raw: Parameters<typeof parseProfile>[0],
   ): Promise<ProfileRecord> {
     const caller = await this.manager(principal);
     const input = parseProfile(raw);

@@ -7,6 +7,10 @@ interface ProfileRow {
   display_name: string;
   website: string;
   logo_url: string | null;
+  logo_sha256: string | null;
+  logo_width: number;
+  logo_height: number;
+  indexable: boolean;
   domain_verified: boolean;
   domain_checked_at: Date;
   domain_detail: string;
@@ -18,6 +22,8 @@ const toRecord = (r: ProfileRow): ProfileRecord => ({
   displayName: r.display_name,
   website: r.website,
   logoUrl: r.logo_url,
+  logo: r.logo_sha256 ? { sha256: r.logo_sha256, width: r.logo_width, height: r.logo_height } : null,
+  indexable: r.indexable,
   domainVerified: r.domain_verified,
   domainCheckedAt: r.domain_checked_at,
   domainDetail: r.domain_detail,
@@ -47,10 +53,12 @@ export async function upsertProfile(
 ): Promise<ProfileRecord> {
   const { rows } = await q.query<ProfileRow>(
     `INSERT INTO enterprise_profiles (enterprise_id, display_name, website, logo_url, domain_verified,
-       domain_checked_at, domain_detail, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       domain_checked_at, domain_detail, updated_at, logo_sha256, logo_width, logo_height, indexable)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      ON CONFLICT (enterprise_id) DO UPDATE SET display_name = EXCLUDED.display_name,
        website = EXCLUDED.website, logo_url = EXCLUDED.logo_url, domain_verified = EXCLUDED.domain_verified,
+       logo_sha256 = EXCLUDED.logo_sha256, logo_width = EXCLUDED.logo_width,
+       logo_height = EXCLUDED.logo_height, indexable = EXCLUDED.indexable,
        domain_checked_at = EXCLUDED.domain_checked_at, domain_detail = EXCLUDED.domain_detail,
        updated_at = EXCLUDED.updated_at
      RETURNING *`,
@@ -63,6 +71,10 @@ export async function upsertProfile(
       domain.checkedAt,
       domain.detail,
       now,
+      p.logo?.sha256 ?? null,
+      p.logo?.width ?? 0,
+      p.logo?.height ?? 0,
+      p.indexable,
     ],
   );
   return toRecord(rows[0]!);

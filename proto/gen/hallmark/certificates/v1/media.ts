@@ -673,7 +673,8 @@ export const GetMediaResponse: MessageFns<GetMediaResponse> = {
  * the configured store (a directory under the data dir, or any S3-compatible bucket).
  *
  * Callers: bulk (ArchiveImageUrl for CSV and order-form `imageUrl`s, PutMedia for ZIP
- * entries and the move of bulk's old ZIP media), the gateway (GetMedia, public). No
+ * entries and the move of bulk's old ZIP media), the gateway (GetMedia, public; ArchiveImageUrl
+ * for an issuer profile's logo). No
  * principal: an image is public once it is a certificate's, and storing the same bytes
  * twice stores them once, so every write is idempotent by content. Emits no events.
  */

@@ -52,7 +52,15 @@ export interface VerifyCertificateResponse {
     | string
     | undefined;
   /** The certificate's image as Hallmark keeps it (issue 17), when it has one. */
-  image?: VerifiedImage | undefined;
+  image?:
+    | VerifiedImage
+    | undefined;
+  /** The Merkle root of the certificate's batch (0x…; its metadata hash is a leaf), once minted. */
+  merkle_root?:
+    | string
+    | undefined;
+  /** The certificates contract on the chain the verifier read, when a chain is configured. */
+  contract_address?: string | undefined;
 }
 
 export interface VerifiedImage {
@@ -259,6 +267,8 @@ function createBaseVerifyCertificateResponse(): VerifyCertificateResponse {
     verified_at: "",
     chain_owner: undefined,
     image: undefined,
+    merkle_root: undefined,
+    contract_address: undefined,
   };
 }
 
@@ -284,6 +294,12 @@ export const VerifyCertificateResponse: MessageFns<VerifyCertificateResponse> = 
     }
     if (message.image !== undefined) {
       VerifiedImage.encode(message.image, writer.uint32(58).fork()).join();
+    }
+    if (message.merkle_root !== undefined) {
+      writer.uint32(66).string(message.merkle_root);
+    }
+    if (message.contract_address !== undefined) {
+      writer.uint32(74).string(message.contract_address);
     }
     return writer;
   },
@@ -357,6 +373,22 @@ export const VerifyCertificateResponse: MessageFns<VerifyCertificateResponse> = 
             message.image = VerifiedImage.decode(reader, reader.uint32());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.merkle_root = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.contract_address = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -388,6 +420,16 @@ export const VerifyCertificateResponse: MessageFns<VerifyCertificateResponse> = 
         ? globalThis.String(object.chain_owner)
         : undefined,
       image: isSet(object.image) ? VerifiedImage.fromJSON(object.image) : undefined,
+      merkle_root: isSet(object.merkleRoot)
+        ? globalThis.String(object.merkleRoot)
+        : isSet(object.merkle_root)
+        ? globalThis.String(object.merkle_root)
+        : undefined,
+      contract_address: isSet(object.contractAddress)
+        ? globalThis.String(object.contractAddress)
+        : isSet(object.contract_address)
+        ? globalThis.String(object.contract_address)
+        : undefined,
     };
   },
 
@@ -413,6 +455,12 @@ export const VerifyCertificateResponse: MessageFns<VerifyCertificateResponse> = 
     }
     if (message.image !== undefined) {
       obj.image = VerifiedImage.toJSON(message.image);
+    }
+    if (message.merkle_root !== undefined) {
+      obj.merkleRoot = message.merkle_root;
+    }
+    if (message.contract_address !== undefined) {
+      obj.contractAddress = message.contract_address;
     }
     return obj;
   },

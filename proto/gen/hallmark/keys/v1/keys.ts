@@ -263,7 +263,7 @@ export interface EnterpriseProfile {
   display_name: string;
   /** https URL of the brand's site. */
   website: string;
-  /** https URL of the logo, as given (archiving follows the media store). */
+  /** https URL of the logo, as given (its source; the pages show Hallmark's archived copy). */
   logo_url?:
     | string
     | undefined;
@@ -274,6 +274,12 @@ export interface EnterpriseProfile {
   /** Why the proof failed, in words (empty when verified). */
   domain_detail: string;
   updated_at: string;
+  /** The logo as the certificates media store keeps it (`/media/<sha256>`), and its size. */
+  logo_sha256?: string | undefined;
+  logo_width: number;
+  logo_height: number;
+  /** The enterprise lets search engines index its certificates' verify pages (default: no). */
+  indexable: boolean;
 }
 
 export interface GetEnterpriseProfileRequest {
@@ -288,7 +294,14 @@ export interface PutEnterpriseProfileRequest {
   principal?: Principal | undefined;
   display_name: string;
   website: string;
-  logo_url?: string | undefined;
+  logo_url?:
+    | string
+    | undefined;
+  /** The logo archived by the caller (certificates MediaService.ArchiveImageUrl of logo_url). */
+  logo_sha256?: string | undefined;
+  logo_width: number;
+  logo_height: number;
+  indexable: boolean;
 }
 
 export interface GetPublicEnterpriseProfileRequest {
@@ -3806,6 +3819,10 @@ function createBaseEnterpriseProfile(): EnterpriseProfile {
     domain_checked_at: "",
     domain_detail: "",
     updated_at: "",
+    logo_sha256: undefined,
+    logo_width: 0,
+    logo_height: 0,
+    indexable: false,
   };
 }
 
@@ -3834,6 +3851,18 @@ export const EnterpriseProfile: MessageFns<EnterpriseProfile> = {
     }
     if (message.updated_at !== "") {
       writer.uint32(66).string(message.updated_at);
+    }
+    if (message.logo_sha256 !== undefined) {
+      writer.uint32(74).string(message.logo_sha256);
+    }
+    if (message.logo_width !== 0) {
+      writer.uint32(80).int32(message.logo_width);
+    }
+    if (message.logo_height !== 0) {
+      writer.uint32(88).int32(message.logo_height);
+    }
+    if (message.indexable !== false) {
+      writer.uint32(96).bool(message.indexable);
     }
     return writer;
   },
@@ -3915,6 +3944,38 @@ export const EnterpriseProfile: MessageFns<EnterpriseProfile> = {
             message.updated_at = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.logo_sha256 = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.logo_width = reader.int32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.logo_height = reader.int32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.indexable = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3965,6 +4026,22 @@ export const EnterpriseProfile: MessageFns<EnterpriseProfile> = {
         : isSet(object.updated_at)
         ? globalThis.String(object.updated_at)
         : "",
+      logo_sha256: isSet(object.logoSha256)
+        ? globalThis.String(object.logoSha256)
+        : isSet(object.logo_sha256)
+        ? globalThis.String(object.logo_sha256)
+        : undefined,
+      logo_width: isSet(object.logoWidth)
+        ? globalThis.Number(object.logoWidth)
+        : isSet(object.logo_width)
+        ? globalThis.Number(object.logo_width)
+        : 0,
+      logo_height: isSet(object.logoHeight)
+        ? globalThis.Number(object.logoHeight)
+        : isSet(object.logo_height)
+        ? globalThis.Number(object.logo_height)
+        : 0,
+      indexable: isSet(object.indexable) ? globalThis.Boolean(object.indexable) : false,
     };
   },
 
@@ -3993,6 +4070,18 @@ export const EnterpriseProfile: MessageFns<EnterpriseProfile> = {
     }
     if (message.updated_at !== "") {
       obj.updatedAt = message.updated_at;
+    }
+    if (message.logo_sha256 !== undefined) {
+      obj.logoSha256 = message.logo_sha256;
+    }
+    if (message.logo_width !== 0) {
+      obj.logoWidth = Math.round(message.logo_width);
+    }
+    if (message.logo_height !== 0) {
+      obj.logoHeight = Math.round(message.logo_height);
+    }
+    if (message.indexable !== false) {
+      obj.indexable = message.indexable;
     }
     return obj;
   },
@@ -4115,7 +4204,16 @@ export const CheckEnterpriseDomainRequest: MessageFns<CheckEnterpriseDomainReque
 };
 
 function createBasePutEnterpriseProfileRequest(): PutEnterpriseProfileRequest {
-  return { principal: undefined, display_name: "", website: "", logo_url: undefined };
+  return {
+    principal: undefined,
+    display_name: "",
+    website: "",
+    logo_url: undefined,
+    logo_sha256: undefined,
+    logo_width: 0,
+    logo_height: 0,
+    indexable: false,
+  };
 }
 
 export const PutEnterpriseProfileRequest: MessageFns<PutEnterpriseProfileRequest> = {
@@ -4131,6 +4229,18 @@ export const PutEnterpriseProfileRequest: MessageFns<PutEnterpriseProfileRequest
     }
     if (message.logo_url !== undefined) {
       writer.uint32(34).string(message.logo_url);
+    }
+    if (message.logo_sha256 !== undefined) {
+      writer.uint32(42).string(message.logo_sha256);
+    }
+    if (message.logo_width !== 0) {
+      writer.uint32(48).int32(message.logo_width);
+    }
+    if (message.logo_height !== 0) {
+      writer.uint32(56).int32(message.logo_height);
+    }
+    if (message.indexable !== false) {
+      writer.uint32(64).bool(message.indexable);
     }
     return writer;
   },
@@ -4180,6 +4290,38 @@ export const PutEnterpriseProfileRequest: MessageFns<PutEnterpriseProfileRequest
             message.logo_url = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.logo_sha256 = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.logo_width = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.logo_height = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.indexable = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4206,6 +4348,22 @@ export const PutEnterpriseProfileRequest: MessageFns<PutEnterpriseProfileRequest
         : isSet(object.logo_url)
         ? globalThis.String(object.logo_url)
         : undefined,
+      logo_sha256: isSet(object.logoSha256)
+        ? globalThis.String(object.logoSha256)
+        : isSet(object.logo_sha256)
+        ? globalThis.String(object.logo_sha256)
+        : undefined,
+      logo_width: isSet(object.logoWidth)
+        ? globalThis.Number(object.logoWidth)
+        : isSet(object.logo_width)
+        ? globalThis.Number(object.logo_width)
+        : 0,
+      logo_height: isSet(object.logoHeight)
+        ? globalThis.Number(object.logoHeight)
+        : isSet(object.logo_height)
+        ? globalThis.Number(object.logo_height)
+        : 0,
+      indexable: isSet(object.indexable) ? globalThis.Boolean(object.indexable) : false,
     };
   },
 
@@ -4222,6 +4380,18 @@ export const PutEnterpriseProfileRequest: MessageFns<PutEnterpriseProfileRequest
     }
     if (message.logo_url !== undefined) {
       obj.logoUrl = message.logo_url;
+    }
+    if (message.logo_sha256 !== undefined) {
+      obj.logoSha256 = message.logo_sha256;
+    }
+    if (message.logo_width !== 0) {
+      obj.logoWidth = Math.round(message.logo_width);
+    }
+    if (message.logo_height !== 0) {
+      obj.logoHeight = Math.round(message.logo_height);
+    }
+    if (message.indexable !== false) {
+      obj.indexable = message.indexable;
     }
     return obj;
   },

@@ -1,9 +1,10 @@
 // /api/v1/enterprise/profile: the enterprise's issuer profile (display name, website, logo
-// URL) that the verify, voucher and claim pages and the public certificate read name the
+// archived by the certificates media store like certificate images, search-engine opt-in) that the verify, voucher and claim pages and the public certificate read name the
 // issuer by, and the state of its domain proof (`/.well-known/hallmark-issuer.json` on the
 // website's host naming the enterprise id; checked by the keys service through the outbound
 // guard on every save and on POST …/domain-check). Needs admin.*; the keys service further
 // requires the user (or the user behind the key) to be an owner or admin: fails closed.
+import { HallmarkError, invalidParam } from '@hallmark/kit';
 import type { EnterpriseProfile } from '@hallmark/proto/keys/v1/keys';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RouteDeps } from '../shared.js';
@@ -11,12 +12,25 @@ import { principalOf, type RouteDeps } from '../shared.js';
 const TAGS = ['Enterprise'];
 const ADMIN = { auth: 'either' as const, scope: 'admin.*' };
 
-export function presentEnterpriseProfile(p: EnterpriseProfile) {
+/** Where Hallmark serves an archived image (the certificates media slice's route). */
+export const mediaUrl = (publicUrl: string, sha256: string) =>
+  `${publicUrl.replace(/\/+$/, '')}/media/${sha256}`;
+
+export function presentEnterpriseProfile(p: EnterpriseProfile, publicUrl: string) {
   return {
     enterpriseId: p.enterprise_id,
     displayName: p.display_name,
     website: p.website,
     logoUrl: p.logo_url ?? null,
+    logo: p.logo_sha256
+      ? {
+          url: mediaUrl(publicUrl, p.logo_sha256),
+          sha256: p.logo_sha256,
+          width: p.logo_width,
+          height: p.logo_height,
+        }
+      : null,
+    indexable: p.indexable,
     domain: {
       host: new URL(p.website).host,
       status: p.domain_status,
@@ -27,7 +41,21 @@ export function presentEnterpriseProfile(p: EnterpriseProfile) {
   };
 }
 
-export default async function enterpriseProfile(app: FastifyInstance, { clients }: RouteDeps) {
+/** The logo fetched once and stored by the media store; a fetch that fails names `logoUrl`. */
+async function archiveLogo(clients: RouteDeps['clients'], url: string) {
+  try {
+    const { media } = await clients.media.archiveImageUrl({ url });
+    return media!;
+  } catch (err) {
+    if (err instanceof HallmarkError && err.code === 'parameter_invalid') {
+      throw invalidParam('logoUrl', err.message.replace(/image_url|image/g, 'logo'));
+    }
+    throw err;
+  }
+}
+
+export default async function enterpriseProfile(app: FastifyInstance, { clients, config }: RouteDeps) {
+  const publicUrl = config.HALLMARK_PUBLIC_URL;
   app.get(
     '/api/v1/enterprise/profile',
     {
@@ -40,10 +68,13 @@ export default async function enterpriseProfile(app: FastifyInstance, { clients 
     async (request) =>
       presentEnterpriseProfile(
         await clients.keys.getEnterpriseProfile({ principal: principalOf(request) }, { idempotent: true }),
+        publicUrl,
       ),
   );
 
-  app.put<{ Body: { displayName: string; website: string; logoUrl?: string | null } }>(
+  app.put<{
+    Body: { displayName: string; website: string; logoUrl?: string | null; indexable?: boolean };
+  }>(
     '/api/v1/enterprise/profile',
     {
       config: ADMIN,
@@ -54,7 +85,9 @@ export default async function enterpriseProfile(app: FastifyInstance, { clients 
           'The public pages say "Issued by <displayName>". The domain is verified when ' +
           '`https://<website host>/.well-known/hallmark-issuer.json` is a JSON object whose `enterpriseId` is ' +
           "this enterprise's id; a failed proof is stored as unverified with the reason, never an error. The " +
-          'logo is kept as the URL given.',
+          'logo is fetched once (https, the outbound rules, a size cap; PNG, JPEG, WebP or GIF) and served by ' +
+          'Hallmark (`logo.url`), like certificate images; `logoUrl` stays its source. Verify pages are ' +
+          '`noindex` for search engines unless `indexable` is true.',
         body: {
           type: 'object',
           required: ['displayName', 'website'],
@@ -63,19 +96,38 @@ export default async function enterpriseProfile(app: FastifyInstance, { clients 
             displayName: { type: 'string', maxLength: 100 },
             website: { type: 'string', maxLength: 2048, description: 'https URL of the brand site' },
             logoUrl: { type: ['string', 'null'], maxLength: 2048, description: 'https URL of the logo' },
+            indexable: {
+              type: 'boolean',
+              default: false,
+              description: 'Let search engines index the verify pages of its certificates',
+            },
           },
         },
       },
     },
     async (request) => {
       const b = request.body;
+      const logoUrl = b.logoUrl?.trim() || null;
+      const principal = principalOf(request);
+      if (logoUrl) {
+        // Fail closed before fetching anything: only a profile manager makes Hallmark fetch a logo
+        // (the keys service decides; "no profile yet" is fine).
+        await clients.keys.getEnterpriseProfile({ principal }, { idempotent: true }).catch((err: unknown) => {
+          if (!(err instanceof HallmarkError && err.code === 'resource_not_found')) throw err;
+        });
+      }
+      // An unsafe or non-https URL is refused by the media store's guard before any fetch.
+      const logo = logoUrl ? await archiveLogo(clients, logoUrl) : null;
       const saved = await clients.keys.putEnterpriseProfile({
-        principal: principalOf(request),
+        principal,
         display_name: b.displayName,
         website: b.website,
-        ...(b.logoUrl ? { logo_url: b.logoUrl } : {}),
+        ...(logoUrl && logo ? { logo_url: logoUrl, logo_sha256: logo.sha256 } : {}),
+        logo_width: logo?.width ?? 0,
+        logo_height: logo?.height ?? 0,
+        indexable: b.indexable === true,
       });
-      return presentEnterpriseProfile(saved);
+      return presentEnterpriseProfile(saved, publicUrl);
     },
   );
 
@@ -89,6 +141,9 @@ export default async function enterpriseProfile(app: FastifyInstance, { clients 
       },
     },
     async (request) =>
-      presentEnterpriseProfile(await clients.keys.checkEnterpriseDomain({ principal: principalOf(request) })),
+      presentEnterpriseProfile(
+        await clients.keys.checkEnterpriseDomain({ principal: principalOf(request) }),
+        publicUrl,
+      ),
   );
 }

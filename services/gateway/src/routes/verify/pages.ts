@@ -68,6 +68,10 @@ export function tokenMetadata(c: Certificate, publicUrl: string) {
 export default async function verifyPages(app: FastifyInstance, { clients, config, publicCache }: RouteDeps) {
   const publicUrl = config.HALLMARK_PUBLIC_URL;
   const cacheControl = publicCacheControl(config);
+  const explorer = {
+    tx: config.HALLMARK_CHAIN_EXPLORER_TX_URL,
+    address: config.HALLMARK_CHAIN_EXPLORER_ADDRESS_URL,
+  };
 
   /** The verification page as the cache holds it; `recordEvent` asks for a document.verified. */
   async function renderPage(id: string, recordEvent: boolean) {
@@ -77,7 +81,7 @@ export default async function verifyPages(app: FastifyInstance, { clients, confi
     );
     const issuer = await loadIssuer(clients.keys, v.certificate?.enterprise_id);
     return {
-      body: renderVerifyPage(v, `/verify/${encodeURIComponent(id)}/qr.svg`, issuer),
+      body: renderVerifyPage(v, `/verify/${encodeURIComponent(id)}/qr.svg`, issuer, explorer),
       certificateId: id,
     };
   }

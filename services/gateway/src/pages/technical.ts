@@ -1,0 +1,84 @@
+// The verify page's "Technical details": what a specialist checks by hand (the batch's Merkle
+// root, the metadata hash, the contract, the holder, the transactions), folded away from the
+// shopper under a <details>, each hash or address in full and linked to a block explorer when
+// one is configured (HALLMARK_CHAIN_EXPLORER_TX_URL, HALLMARK_CHAIN_EXPLORER_ADDRESS_URL).
+import type { VerifyCertificateResponse } from '@hallmark/proto/certificates/v1/verification';
+import { html, type Html } from './html.js';
+
+/** Provenance kinds as the pages name them. */
+export const PROVENANCE_LABELS: Record<string, string> = {
+  minted: 'Minted',
+  transferred: 'Transferred',
+  gifted: 'Gifted',
+  claimed: 'Claimed',
+  claim_reverted: 'Claim undone (transfer failed)',
+  burned: 'Burned',
+  warranty_set: 'Warranty set',
+  warranty_changed: 'Warranty changed',
+};
+
+const ZERO_ADDRESS = /^0x0{40}$/;
+
+/** Where the technical details link: a block explorer's URL templates (`{hash}`, `{address}`). */
+export interface Explorer {
+  tx: string;
+  address: string;
+}
+
+const HEX = /^0x[0-9a-fA-F]+$/;
+
+/** A hash or address in full (a specialist copies it), linked to the explorer when one is set. */
+function onExplorer(template: string | undefined, value: string): Html {
+  const code = html`<code title="${value}">${value}</code>`;
+  if (!template || !HEX.test(value)) return code;
+  const href = template.replaceAll('{hash}', value).replaceAll('{address}', value);
+  return html`<a href="${href}" rel="noopener noreferrer nofollow">${code}</a>`;
+}
+
+/**
+ * What a specialist checks by hand, folded away from the shopper: the batch's Merkle root and
+ * the certificate's leaf, the contract, holder and transactions, with explorer links.
+ */
+export function technicalDetails(v: VerifyCertificateResponse, explorer: Explorer | null): Html {
+  const c = v.certificate!;
+  const tx = explorer?.tx;
+  const addr = explorer?.address;
+  const row = (label: string, value: Html | string | null | undefined) =>
+    value
+      ? html`<dt>${label}</dt>
+          <dd>${value}</dd>`
+      : null;
+  const moves = c.provenance.filter((p) => p.transaction_hash || p.from || p.to);
+  return html`<details class="card tech" id="technical">
+    <summary>Technical details</summary>
+    <dl>
+      ${row('Merkle root', v.merkle_root ? html`<code title="${v.merkle_root}">${v.merkle_root}</code>` : null)}
+      ${row('Metadata hash', c.metadata_hash ? html`<code title="${c.metadata_hash}">${c.metadata_hash}</code>` : null)}
+      ${row('Contract', v.contract_address ? onExplorer(addr, v.contract_address) : null)}
+      ${row('Holder', c.holder_address && !ZERO_ADDRESS.test(c.holder_address) ? onExplorer(addr, c.holder_address) : null)}
+      ${row('Owner on chain', v.chain_owner && v.chain_owner.toLowerCase() !== c.holder_address.toLowerCase() ? onExplorer(addr, v.chain_owner) : null)}
+      ${row('Transaction', c.transaction_hash ? onExplorer(tx, c.transaction_hash) : null)}
+      ${row('Block', c.block_number !== undefined ? String(c.block_number) : null)}
+      ${row('Batch', c.batch_id)}
+    </dl>
+    ${
+      moves.length
+        ? html`<h3>On chain</h3>
+            <ol class="timeline">
+              ${moves.map((p) => {
+                const from = p.from && !ZERO_ADDRESS.test(p.from) ? p.from : null;
+                const to = p.to && !ZERO_ADDRESS.test(p.to) ? p.to : null;
+                return html`<li data-kind="${p.kind}">
+                  <strong>${PROVENANCE_LABELS[p.kind] ?? p.kind}</strong>
+                  <div class="refs">
+                    ${from ? html`from ${onExplorer(addr, from)} ` : null}${to ? html`to ${onExplorer(addr, to)} ` : null}${
+                      p.transaction_hash ? html`tx ${onExplorer(tx, p.transaction_hash)}` : null
+                    }${p.block_number !== undefined ? html`, block ${p.block_number}` : null}
+                  </div>
+                </li>`;
+              })}
+            </ol>`
+        : null
+    }
+  </details>`;
+}
