@@ -106,6 +106,14 @@ export async function collectFacts(stack: Stack, prefix: string, h: History): Pr
     ).map((r) => `transfer ${r.id} (${r.status})`),
   ];
 
+  const feeBumped = (
+    await q<{ n: number }>(
+      'certificates',
+      `SELECT (SELECT count(*)::int FROM chain_submissions WHERE cardinality(replaced_hashes) > 0)
+            + (SELECT count(*)::int FROM certificate_transfers WHERE cardinality(replaced_hashes) > 0) AS n`,
+    )
+  )[0]!.n;
+
   // Outboxes: what each service committed, and what it has not published yet.
   const committed: { id: string; type: string; ent: string | null; livemode: boolean; service: string; published: boolean }[] = [];
   for (const service of SERVICE_NAMES) {
@@ -139,6 +147,7 @@ export async function collectFacts(stack: Stack, prefix: string, h: History): Pr
     chainSupply,
     relayer,
     openSubmissions,
+    feeBumped,
     outboxLeft,
     owedDeliveries,
     streamIds: await streamEventIds(stack.nats.url),

@@ -121,16 +121,24 @@ async function inject(kind: FaultKind, o: FaultOptions): Promise<FaultEvent> {
     case 'base-fee-spike': {
       const rpc = stack.anvil!.rpcUrl;
       const gwei = BigInt(rng.int(50, 200));
-      // The spiked block is mined at once; transactions priced for the old fee sit in the pool
-      // until the relayer replaces them (HALLMARK_CHAIN_REPLACE_AFTER_MS is short in this stack).
+      // Transactions queue at the old fee while no block comes; then the base fee jumps and
+      // blocks come again: what queued is underpriced and sits in the pool until the relayer
+      // replaces it (HALLMARK_CHAIN_REPLACE_AFTER_MS is 3 s in this stack). No reset after: the
+      // fee decays block by block as on a real chain.
+      await jsonRpc(rpc, 'evm_setAutomine', [false]);
+      await sleep(rng.int(2000, 4000));
+      const queued = await pendingCount(rpc);
       await jsonRpc(rpc, 'anvil_setNextBlockBaseFeePerGas', [hexWei(gwei * GWEI)]);
       await jsonRpc(rpc, 'evm_mine');
       const stuck = await pendingCount(rpc);
-      await sleep(rng.int(5000, 10_000));
-      // No reset: the fee decays block by block as on a real chain; what is still stuck must
-      // be fee-bumped (the relayer-idle invariant fails otherwise).
-      const left = await pendingCount(rpc);
-      return done('anvil', undefined, `base fee ${gwei} gwei; pool ${stuck} → ${left}`);
+      await jsonRpc(rpc, 'evm_setAutomine', [true]);
+      const until = Date.now() + rng.int(5000, 10_000);
+      let most = stuck;
+      while (Date.now() < until) {
+        await sleep(500);
+        most = Math.max(most, await pendingCount(rpc));
+      }
+      return done('anvil', 'anvil', `base fee ${gwei} gwei; pool: ${queued} queued, ${stuck} stuck after the spike, at most ${most}`);
     }
     case 'pause-postgres':
       return done('postgres', 'postgres', 'skipped');

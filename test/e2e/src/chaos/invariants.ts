@@ -21,6 +21,8 @@ export interface Facts {
   /** totalSupply() summed over the contracts the relayer used. */
   chainSupply: number;
   relayer: { latestNonce: number; pendingNonce: number };
+  /** Relayer transactions that were replaced (fee-bumped) at least once: evidence, not an invariant. */
+  feeBumped: number;
   /** Chain submissions (mints, transfers, allowlist writes) not in a final state. */
   openSubmissions: string[];
   /** Unpublished outbox rows per service: `<service>:<event id>`. */

@@ -10,7 +10,7 @@ import { startTestStack, type TestStack } from '../index.js';
 import { collectFacts, serviceQuery } from './collect.js';
 import { faultKinds, injectFaults } from './faults.js';
 import { emptyHistory, type History } from './history.js';
-import { checkInvariants, type InvariantResult } from './invariants.js';
+import { checkInvariants, type Facts, type InvariantResult } from './invariants.js';
 import { fork } from './prng.js';
 import { startSinks } from './sinks.js';
 import { call, runWorkload, setUp } from './workload.js';
@@ -54,8 +54,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     },
   });
   try {
-    for (const name of SERVICE_NAMES)
-      for (let r = 1; r < o.replicas; r++) await stack.startReplica(name, r);
+    const replicas = SERVICE_NAMES.flatMap((name) =>
+      Array.from({ length: o.replicas - 1 }, (_, i) => [name, i + 1] as const),
+    );
+    await Promise.all(replicas.map(([name, r]) => stack.startReplica(name, r)));
     log(`chaos: stack up in ${((Date.now() - t0) / 1000).toFixed(1)} s (data ${stack.env.HALLMARK_DATA_DIR})`);
     const { skipped } = faultKinds(stack);
     for (const s of skipped) log(`chaos: fault ${s}`);
@@ -112,7 +114,7 @@ async function drive(
   const facts = await collectFacts(stack, stack.prefix, h);
   const results = checkInvariants(h, facts);
   const ok = results.every((r) => r.violations.length === 0);
-  const summary = summarize(h, results, o);
+  const summary = summarize(h, results, o, facts);
   // The whole history, for a closer look at a failing run.
   const file = path.join(tmpdir(), `hallmark-chaos-${o.seed}.json`);
   writeFileSync(file, JSON.stringify({ history: h, results }, null, 1));
@@ -148,7 +150,7 @@ async function settle(stack: TestStack, h: History, timeoutMs: number, log: (l: 
   log(`chaos: not settled after ${timeoutMs / 1000} s: ${waiting}`);
 }
 
-function summarize(h: History, results: InvariantResult[], o: ChaosOptions): string {
+function summarize(h: History, results: InvariantResult[], o: ChaosOptions, facts: Facts): string {
   const byKind = new Map<string, number>();
   for (const f of h.faults) byKind.set(f.kind, (byKind.get(f.kind) ?? 0) + 1);
   const statuses = new Map<string, number>();
@@ -162,6 +164,7 @@ function summarize(h: History, results: InvariantResult[], o: ChaosOptions): str
     `  faults   ${h.faults.length}: ${[...byKind].map(([k, n]) => `${k} ×${n}`).join(', ')}`,
     `  calls    ${h.calls.length}: ${[...statuses].sort().map(([k, n]) => `${k} ${n}`).join(', ')}`,
     `  work     ${h.redemptions.length} redemptions answered, ${h.jobs.length} bulk jobs, ${h.revocations.length} keys revoked, ${h.receipts.length} webhook attempts received`,
+    `  chain    ${facts.certificates.length} tokens minted, ${facts.relayer.latestNonce} relayer transactions, ${facts.feeBumped} fee-bumped`,
     `  recovery ${h.recoveryMs === undefined ? 'none' : `${(h.recoveryMs / 1000).toFixed(1)} s after the last fault`}`,
     '  invariants',
   ];
