@@ -1,13 +1,23 @@
 // The seeded fault injector: one fault at a time, kinds dealt from a shuffled deck so every
 // kind comes round once per deck, targets and durations drawn from the seed.
-import { ensureNats, jsonRpc, sleep, type Stack } from '@hallmark/devstack';
+import { ensureNats, jsonRpc, sleep, type NatsHandle, type RestateHandle, type Stack } from '@hallmark/devstack';
 import { SERVICE_NAMES, type ServiceName } from '@hallmark/kit';
 import path from 'node:path';
 import type { Component, FaultEvent, FaultKind, History } from './history.js';
 import type { Rng } from './prng.js';
 
+/**
+ * The infrastructure handles as they are now: a restart replaces them (the stack object's
+ * own fields keep the first ones), and the run stops the last ones at its end.
+ */
+export interface Parts {
+  nats: NatsHandle;
+  restate?: RestateHandle;
+}
+
 export interface FaultOptions {
   stack: Stack;
+  parts: Parts;
   dataDir: string;
   replicas: number;
   rng: Rng;
@@ -87,10 +97,10 @@ async function inject(kind: FaultKind, o: FaultOptions): Promise<FaultEvent> {
       return done(label, replica ? undefined : (name as Component), 'kill -9');
     }
     case 'restart-nats': {
-      const port = Number(new URL(stack.nats.url).port);
-      await stack.nats.stop();
+      const port = Number(new URL(o.parts.nats.url).port);
+      await o.parts.nats.stop();
       await sleep(rng.int(1000, 4000));
-      stack.nats = await ensureNats({
+      o.parts.nats = await ensureNats({
         dataDir: o.dataDir,
         forceSpawn: true,
         port,
@@ -99,15 +109,15 @@ async function inject(kind: FaultKind, o: FaultOptions): Promise<FaultEvent> {
       return done('nats', 'nats');
     }
     case 'restart-restate': {
-      const pid = stack.restate!.pid;
+      const pid = o.parts.restate!.pid;
       try {
         process.kill(-pid, 'SIGKILL');
       } catch {
         // already gone
       }
-      await stack.restate!.exited;
+      await o.parts.restate!.exited;
       await sleep(rng.int(500, 3000));
-      await stack.restartRestate();
+      o.parts.restate = await stack.restartRestate();
       return done('restate', 'restate', 'kill -9');
     }
     case 'stall-mining': {

@@ -199,7 +199,11 @@ function no5xxOutsideOutages(h: History): InvariantResult {
   const bad: string[] = [];
   for (const call of h.calls) {
     if (call.status < 500) continue;
-    const excused = call.status === 503 && call.deps.some((d) => down(d, call.start) || down(d, call.end));
+    // The surface's 503: `service_unavailable` (the v1 error format), or bulk's own
+    // `{success: false, error}` form whose message is not a code.
+    const surface503 =
+      call.status === 503 && (call.code === undefined || call.code === 'service_unavailable' || !/^[a-z_]+$/.test(call.code));
+    const excused = surface503 && call.deps.some((d) => down(d, call.start) || down(d, call.end));
     if (!excused) bad.push(`${call.op}${call.ref ? ` ${call.ref}` : ''} → ${call.status}${call.code ? ` ${call.code}` : ''} at +${((call.start - h.started) / 1000).toFixed(1)} s`);
   }
   return result('no 5xx except 503 while its backend was down', h.calls.length, bad);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestStack, type TestStack } from '../index.js';
 import { collectFacts, serviceQuery } from './collect.js';
-import { faultKinds, injectFaults } from './faults.js';
+import { faultKinds, injectFaults, type Parts } from './faults.js';
 import { emptyHistory, type History } from './history.js';
 import { checkInvariants, type Facts, type InvariantResult } from './invariants.js';
 import { fork } from './prng.js';
@@ -53,6 +53,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       HALLMARK_WEBHOOK_DISABLE_AFTER: '1000',
     },
   });
+  const parts: Parts = { nats: stack.nats, ...(stack.restate ? { restate: stack.restate } : {}) };
   try {
     const replicas = SERVICE_NAMES.flatMap((name) =>
       Array.from({ length: o.replicas - 1 }, (_, i) => [name, i + 1] as const),
@@ -61,8 +62,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     log(`chaos: stack up in ${((Date.now() - t0) / 1000).toFixed(1)} s (data ${stack.env.HALLMARK_DATA_DIR})`);
     const { skipped } = faultKinds(stack);
     for (const s of skipped) log(`chaos: fault ${s}`);
-    return await drive(stack, sinks, o, log);
+    return await drive(stack, parts, sinks, o, log);
   } finally {
+    // A restarted NATS is not the one the stack knows (Restate's restart goes through the stack).
+    if (parts.nats !== stack.nats) await parts.nats.stop();
     await stack.close().catch((err) => log(`chaos: stopping the stack: ${(err as Error).message}`));
     await sinks.close();
   }
@@ -70,6 +73,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
 
 async function drive(
   stack: TestStack,
+  parts: Parts,
   sinks: Awaited<ReturnType<typeof startSinks>>,
   o: ChaosOptions,
   log: (line: string) => void,
@@ -82,7 +86,7 @@ async function drive(
   const stopLoad = new AbortController();
   const stopFaults = new AbortController();
   log('chaos: fault timeline');
-  const faults = injectFaults({ stack, dataDir: stack.env.HALLMARK_DATA_DIR!, replicas: o.replicas, rng: fork(o.seed, 2), log }, h, stopFaults.signal);
+  const faults = injectFaults({ stack, parts, dataDir: stack.env.HALLMARK_DATA_DIR!, replicas: o.replicas, rng: fork(o.seed, 2), log }, h, stopFaults.signal);
   const load = runWorkload(h, stack.gatewayUrl, session, fixtures, sinks.url, fork(o.seed, 4), stopLoad.signal);
   await sleep(o.seconds * 1000);
   stopFaults.abort();
