@@ -190,10 +190,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
   const processes = new Map<string, ProcessHandle>();
   const replicaEnv = new Map<string, Record<string, string>>();
-  const startService = async (
-    name: ServiceName | 'gateway',
-    replica?: number,
-  ): Promise<ProcessHandle> => {
+  const startService = async (name: ServiceName | 'gateway', replica?: number): Promise<ProcessHandle> => {
     const label = replica ? `${name}#${replica}` : name;
     let procEnv = env;
     if (replica && name !== 'gateway') {

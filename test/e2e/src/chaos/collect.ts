@@ -53,14 +53,32 @@ export async function collectFacts(stack: Stack, prefix: string, h: History): Pr
   }));
 
   const jobIds = h.jobs.map((j) => j.id);
-  const jobs = await q<{ id: string; status: string }>('bulk', 'SELECT id, status FROM jobs WHERE id = ANY($1)', [jobIds]);
+  const jobs = await q<{ id: string; status: string }>(
+    'bulk',
+    'SELECT id, status FROM jobs WHERE id = ANY($1)',
+    [jobIds],
+  );
   const bulkItems = (
-    await q<{ job_id: string; idx: number; status: string; token_id: string | null; certificate_id: string | null; error: string | null }>(
+    await q<{
+      job_id: string;
+      idx: number;
+      status: string;
+      token_id: string | null;
+      certificate_id: string | null;
+      error: string | null;
+    }>(
       'bulk',
       'SELECT job_id, idx, status, token_id::text, certificate_id, error FROM job_items WHERE job_id = ANY($1)',
       [jobIds],
     )
-  ).map((r) => ({ jobId: r.job_id, idx: r.idx, status: r.status, tokenId: r.token_id, certificateId: r.certificate_id, error: r.error }));
+  ).map((r) => ({
+    jobId: r.job_id,
+    idx: r.idx,
+    status: r.status,
+    tokenId: r.token_id,
+    certificateId: r.certificate_id,
+    error: r.error,
+  }));
 
   const certificates = (
     await q<{ id: string; token_id: string }>(
@@ -73,7 +91,10 @@ export async function collectFacts(stack: Stack, prefix: string, h: History): Pr
   const rpcUrl = stack.anvil!.rpcUrl;
   const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true });
   const contracts = (
-    await q<{ contract_address: string }>('certificates', 'SELECT DISTINCT contract_address FROM chain_submissions')
+    await q<{ contract_address: string }>(
+      'certificates',
+      'SELECT DISTINCT contract_address FROM chain_submissions',
+    )
   ).map((r) => new Contract(r.contract_address, ABI, provider));
   let chainSupply = 0;
   for (const c of contracts) chainSupply += Number(await c.getFunction('totalSupply')());
@@ -88,7 +109,8 @@ export async function collectFacts(stack: Stack, prefix: string, h: History): Pr
     );
   }
   const relayerAddress = new Wallet(stack.env.HALLMARK_RELAYER_KEY!).address;
-  const nonce = async (tag: string) => Number(await jsonRpc<string>(rpcUrl, 'eth_getTransactionCount', [relayerAddress, tag]));
+  const nonce = async (tag: string) =>
+    Number(await jsonRpc<string>(rpcUrl, 'eth_getTransactionCount', [relayerAddress, tag]));
   const relayer = { latestNonce: await nonce('latest'), pendingNonce: await nonce('pending') };
   provider.destroy();
   const openSubmissions = [
@@ -115,9 +137,22 @@ export async function collectFacts(stack: Stack, prefix: string, h: History): Pr
   )[0]!.n;
 
   // Outboxes: what each service committed, and what it has not published yet.
-  const committed: { id: string; type: string; ent: string | null; livemode: boolean; service: string; published: boolean }[] = [];
+  const committed: {
+    id: string;
+    type: string;
+    ent: string | null;
+    livemode: boolean;
+    service: string;
+    published: boolean;
+  }[] = [];
   for (const service of SERVICE_NAMES) {
-    const rows = await q<{ id: string; type: string; ent: string | null; livemode: boolean; published: boolean }>(
+    const rows = await q<{
+      id: string;
+      type: string;
+      ent: string | null;
+      livemode: boolean;
+      published: boolean;
+    }>(
       service,
       `SELECT id, type, payload->>'enterprise_id' AS ent, coalesce((payload->>'livemode')::boolean, true) AS livemode,
               published_at IS NOT NULL AS published

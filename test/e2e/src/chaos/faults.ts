@@ -1,6 +1,13 @@
 // The seeded fault injector: one fault at a time, kinds dealt from a shuffled deck so every
 // kind comes round once per deck, targets and durations drawn from the seed.
-import { ensureNats, jsonRpc, sleep, type NatsHandle, type RestateHandle, type Stack } from '@hallmark/devstack';
+import {
+  ensureNats,
+  jsonRpc,
+  sleep,
+  type NatsHandle,
+  type RestateHandle,
+  type Stack,
+} from '@hallmark/devstack';
 import { SERVICE_NAMES, type ServiceName } from '@hallmark/kit';
 import path from 'node:path';
 import type { Component, FaultEvent, FaultKind, History } from './history.js';
@@ -148,7 +155,11 @@ async function inject(kind: FaultKind, o: FaultOptions): Promise<FaultEvent> {
         await sleep(500);
         most = Math.max(most, await pendingCount(rpc));
       }
-      return done('anvil', 'anvil', `base fee ${gwei} gwei; pool: ${queued} queued, ${stuck} stuck after the spike, at most ${most}`);
+      return done(
+        'anvil',
+        'anvil',
+        `base fee ${gwei} gwei; pool: ${queued} queued, ${stuck} stuck after the spike, at most ${most}`,
+      );
     }
     case 'pause-postgres':
       return done('postgres', 'postgres', 'skipped');

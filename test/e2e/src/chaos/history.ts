@@ -16,12 +16,7 @@ export type Component =
   | 'postgres';
 
 export type FaultKind =
-  | 'kill-service'
-  | 'restart-nats'
-  | 'restart-restate'
-  | 'stall-mining'
-  | 'base-fee-spike'
-  | 'pause-postgres';
+  'kill-service' | 'restart-nats' | 'restart-restate' | 'stall-mining' | 'base-fee-spike' | 'pause-postgres';
 
 export interface FaultEvent {
   kind: FaultKind;

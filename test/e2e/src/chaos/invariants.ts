@@ -89,7 +89,9 @@ function vouchersWithinMaxUses(h: History, f: Facts): InvariantResult {
   }
   for (const v of f.vouchers) {
     if (v.maxUses !== null && (v.timesUsed > v.maxUses || v.activeRedemptions > v.maxUses))
-      bad.push(`${v.id} (times_used ${v.timesUsed}, redemptions ${v.activeRedemptions}, max_uses ${v.maxUses})`);
+      bad.push(
+        `${v.id} (times_used ${v.timesUsed}, redemptions ${v.activeRedemptions}, max_uses ${v.maxUses})`,
+      );
     if (v.timesUsed !== v.activeRedemptions)
       bad.push(`${v.id} (times_used ${v.timesUsed} ≠ ${v.activeRedemptions} redemptions)`);
   }
@@ -147,7 +149,9 @@ function noTokenTwice(f: Facts): InvariantResult {
 }
 
 function chainMatchesRecords(f: Facts): InvariantResult {
-  const bad = f.certificates.filter((c) => !f.onChain.has(c.tokenId)).map((c) => `${c.id} (token ${c.tokenId} not on chain)`);
+  const bad = f.certificates
+    .filter((c) => !f.onChain.has(c.tokenId))
+    .map((c) => `${c.id} (token ${c.tokenId} not on chain)`);
   if (f.chainSupply !== f.certificates.length)
     bad.push(`chain supply ${f.chainSupply} ≠ ${f.certificates.length} minted certificate records`);
   return result('certificates on chain ↔ records one-to-one', f.certificates.length, bad);
@@ -171,7 +175,9 @@ function eventsInStream(f: Facts): InvariantResult {
 
 function webhooksDelivered(h: History, f: Facts): InvariantResult {
   const got = new Set(
-    h.receipts.filter((r) => r.answered >= 200 && r.answered < 300).map((r) => `${r.endpointId}/${r.eventId}`),
+    h.receipts
+      .filter((r) => r.answered >= 200 && r.answered < 300)
+      .map((r) => `${r.endpointId}/${r.eventId}`),
   );
   const bad = f.owedDeliveries
     .filter((d) => !got.has(`${d.endpointId}/${d.eventId}`))
@@ -189,7 +195,9 @@ function revokedKeysRefused(h: History): InvariantResult {
   const uses = h.keyUses.filter((u) => acked.has(u.keyId) && u.start > acked.get(u.keyId)!);
   // Refused: 401, or 429 once the failed-auth throttle blocks the address (it answers before
   // any lookup). 0 (no answer: the gateway was down) is not an acceptance either.
-  const bad = uses.filter((u) => ![401, 429, 0].includes(u.status)).map((u) => `${u.keyId} (answered ${u.status})`);
+  const bad = uses
+    .filter((u) => ![401, 429, 0].includes(u.status))
+    .map((u) => `${u.keyId} (answered ${u.status})`);
   return result('a revoked key is refused after the revocation was acknowledged', uses.length, bad);
 }
 
@@ -202,19 +210,30 @@ function no5xxOutsideOutages(h: History): InvariantResult {
     // The surface's 503: `service_unavailable` (the v1 error format), or bulk's own
     // `{success: false, error}` form whose message is not a code.
     const surface503 =
-      call.status === 503 && (call.code === undefined || call.code === 'service_unavailable' || !/^[a-z_]+$/.test(call.code));
+      call.status === 503 &&
+      (call.code === undefined || call.code === 'service_unavailable' || !/^[a-z_]+$/.test(call.code));
     const excused = surface503 && call.deps.some((d) => down(d, call.start) || down(d, call.end));
-    if (!excused) bad.push(`${call.op}${call.ref ? ` ${call.ref}` : ''} → ${call.status}${call.code ? ` ${call.code}` : ''} at +${((call.start - h.started) / 1000).toFixed(1)} s`);
+    if (!excused)
+      bad.push(
+        `${call.op}${call.ref ? ` ${call.ref}` : ''} → ${call.status}${call.code ? ` ${call.code}` : ''} at +${((call.start - h.started) / 1000).toFixed(1)} s`,
+      );
   }
   return result('no 5xx except 503 while its backend was down', h.calls.length, bad);
 }
 
 function recovered(h: History): InvariantResult {
-  if (h.faults.length === 0) return result('normal answers within 30 s of the last fault', 0, [], 'no faults');
+  if (h.faults.length === 0)
+    return result('normal answers within 30 s of the last fault', 0, [], 'no faults');
   const ok = h.recoveryMs !== undefined && h.recoveryMs <= RECOVERY_LIMIT_MS;
   return result(
     'normal answers within 30 s of the last fault',
     1,
-    ok ? [] : [h.recoveryMs === undefined ? 'no normal answer' : `first normal answer after ${(h.recoveryMs / 1000).toFixed(1)} s`],
+    ok
+      ? []
+      : [
+          h.recoveryMs === undefined
+            ? 'no normal answer'
+            : `first normal answer after ${(h.recoveryMs / 1000).toFixed(1)} s`,
+        ],
   );
 }

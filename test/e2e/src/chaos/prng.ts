@@ -27,4 +27,5 @@ export function mulberry32(seed: number): Rng {
 }
 
 /** An independent stream per consumer (workload, faults), so one's draws never shift the other's. */
-export const fork = (seed: number, stream: number): Rng => mulberry32((seed ^ Math.imul(stream, 0x9e3779b1)) >>> 0);
+export const fork = (seed: number, stream: number): Rng =>
+  mulberry32((seed ^ Math.imul(stream, 0x9e3779b1)) >>> 0);

@@ -59,7 +59,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       Array.from({ length: o.replicas - 1 }, (_, i) => [name, i + 1] as const),
     );
     await Promise.all(replicas.map(([name, r]) => stack.startReplica(name, r)));
-    log(`chaos: stack up in ${((Date.now() - t0) / 1000).toFixed(1)} s (data ${stack.env.HALLMARK_DATA_DIR})`);
+    log(
+      `chaos: stack up in ${((Date.now() - t0) / 1000).toFixed(1)} s (data ${stack.env.HALLMARK_DATA_DIR})`,
+    );
     const { skipped } = faultKinds(stack);
     for (const s of skipped) log(`chaos: fault ${s}`);
     return await drive(stack, parts, sinks, o, log);
@@ -86,8 +88,20 @@ async function drive(
   const stopLoad = new AbortController();
   const stopFaults = new AbortController();
   log('chaos: fault timeline');
-  const faults = injectFaults({ stack, parts, dataDir: stack.env.HALLMARK_DATA_DIR!, replicas: o.replicas, rng: fork(o.seed, 2), log }, h, stopFaults.signal);
-  const load = runWorkload(h, stack.gatewayUrl, session, fixtures, sinks.url, fork(o.seed, 4), stopLoad.signal);
+  const faults = injectFaults(
+    { stack, parts, dataDir: stack.env.HALLMARK_DATA_DIR!, replicas: o.replicas, rng: fork(o.seed, 2), log },
+    h,
+    stopFaults.signal,
+  );
+  const load = runWorkload(
+    h,
+    stack.gatewayUrl,
+    session,
+    fixtures,
+    sinks.url,
+    fork(o.seed, 4),
+    stopLoad.signal,
+  );
   await sleep(o.seconds * 1000);
   stopFaults.abort();
   await faults; // the fault in progress ends (its part back up) before the load stops
@@ -128,19 +142,37 @@ async function drive(
 }
 
 /** Waits until jobs ended, outboxes drained, webhooks delivered and the relayer is idle. */
-async function settle(stack: TestStack, h: History, timeoutMs: number, log: (l: string) => void): Promise<void> {
+async function settle(
+  stack: TestStack,
+  h: History,
+  timeoutMs: number,
+  log: (l: string) => void,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const q = (service: string, sql: string, params: unknown[] = []) =>
     serviceQuery<{ n: number }>(stack, stack.prefix, service, sql, params).then((r) => r[0]?.n ?? 0);
   let waiting = '';
   while (Date.now() < deadline) {
     const counts: Record<string, number> = {
-      'open jobs': await q('bulk', `SELECT count(*)::int AS n FROM jobs WHERE id = ANY($1) AND status NOT IN ('completed','failed','cancelled')`, [h.jobs.map((j) => j.id)]),
-      'pending deliveries': await q('notify', `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`),
-      'open submissions': await q('certificates', `SELECT count(*)::int AS n FROM chain_submissions WHERE status IN ('pending','signed','sent')`),
+      'open jobs': await q(
+        'bulk',
+        `SELECT count(*)::int AS n FROM jobs WHERE id = ANY($1) AND status NOT IN ('completed','failed','cancelled')`,
+        [h.jobs.map((j) => j.id)],
+      ),
+      'pending deliveries': await q(
+        'notify',
+        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`,
+      ),
+      'open submissions': await q(
+        'certificates',
+        `SELECT count(*)::int AS n FROM chain_submissions WHERE status IN ('pending','signed','sent')`,
+      ),
     };
     for (const s of SERVICE_NAMES)
-      counts[`${s} outbox`] = await q(s, 'SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL').catch(() => 0);
+      counts[`${s} outbox`] = await q(
+        s,
+        'SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL',
+      ).catch(() => 0);
     waiting = Object.entries(counts)
       .filter(([, n]) => n > 0)
       .map(([k, n]) => `${k} ${n}`)
@@ -166,7 +198,10 @@ function summarize(h: History, results: InvariantResult[], o: ChaosOptions, fact
     '',
     `chaos summary — seed ${o.seed}, ${o.seconds} s load, ${o.replicas} replica(s) per backend`,
     `  faults   ${h.faults.length}: ${[...byKind].map(([k, n]) => `${k} ×${n}`).join(', ')}`,
-    `  calls    ${h.calls.length}: ${[...statuses].sort().map(([k, n]) => `${k} ${n}`).join(', ')}`,
+    `  calls    ${h.calls.length}: ${[...statuses]
+      .sort()
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
     `  work     ${h.redemptions.length} redemptions answered, ${h.jobs.length} bulk jobs, ${h.revocations.length} keys revoked, ${h.receipts.length} webhook attempts received`,
     `  chain    ${facts.certificates.length} tokens minted, ${facts.relayer.latestNonce} relayer transactions, ${facts.feeBumped} fee-bumped`,
     `  recovery ${h.recoveryMs === undefined ? 'none' : `${(h.recoveryMs / 1000).toFixed(1)} s after the last fault`}`,
@@ -174,7 +209,9 @@ function summarize(h: History, results: InvariantResult[], o: ChaosOptions, fact
   ];
   for (const r of results) {
     const mark = r.skipped ? 'skip' : r.violations.length ? 'FAIL' : 'ok  ';
-    lines.push(`    ${mark} ${r.name} (${r.checked} checked${r.violations.length ? `, ${r.violations.length} violated` : ''})`);
+    lines.push(
+      `    ${mark} ${r.name} (${r.checked} checked${r.violations.length ? `, ${r.violations.length} violated` : ''})`,
+    );
     for (const v of r.violations.slice(0, 10)) lines.push(`           ${v}`);
     if (r.violations.length > 10) lines.push(`           … and ${r.violations.length - 10} more`);
   }

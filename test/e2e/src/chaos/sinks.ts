@@ -62,7 +62,11 @@ export async function startSinks(dir: string, rng: Rng): Promise<Sinks> {
       if (!route) return void res.writeHead(404).end();
       const body = Buffer.concat(chunks).toString('utf8');
       const eventId = String(req.headers['webhook-id'] ?? '');
-      const valid = signatureValid(req.headers['x-service-signature'] as string | undefined, body, route.secret);
+      const valid = signatureValid(
+        req.headers['x-service-signature'] as string | undefined,
+        body,
+        route.secret,
+      );
       const draw = sinks.flaky ? rng.next() : 1;
       const record = (answered: number) =>
         receipts.push({ endpointId: route.endpointId, eventId, answered, signatureValid: valid });

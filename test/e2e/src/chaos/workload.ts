@@ -22,7 +22,14 @@ export async function call(
   gatewayUrl: string,
   op: string,
   deps: Component[],
-  init: { method: string; path: string; auth: string; body?: unknown; form?: FormData; headers?: Record<string, string> },
+  init: {
+    method: string;
+    path: string;
+    auth: string;
+    body?: unknown;
+    form?: FormData;
+    headers?: Record<string, string>;
+  },
   ref?: string,
 ): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = { authorization: `Bearer ${init.auth}`, ...init.headers };
@@ -53,7 +60,8 @@ export async function call(
   }
   const entry: Call = { op, deps, start, end: Date.now(), status };
   // The spec's error code; bulk's own `{success: false, error}` form gives a message.
-  const code = parsed?.error?.code ?? (typeof parsed?.error === 'string' ? parsed.error.slice(0, 80) : undefined);
+  const code =
+    parsed?.error?.code ?? (typeof parsed?.error === 'string' ? parsed.error.slice(0, 80) : undefined);
   if (typeof code === 'string') entry.code = code;
   if (ref) entry.ref = ref;
   h.calls.push(entry);
@@ -61,7 +69,16 @@ export async function call(
 }
 
 const VOUCHER_DEPS: Component[] = ['gateway', 'keys', 'vouchers', 'postgres'];
-const BULK_DEPS: Component[] = ['gateway', 'keys', 'bulk', 'certificates', 'restate', 'anvil', 'postgres', 'nats'];
+const BULK_DEPS: Component[] = [
+  'gateway',
+  'keys',
+  'bulk',
+  'certificates',
+  'restate',
+  'anvil',
+  'postgres',
+  'nats',
+];
 const KEY_DEPS: Component[] = ['gateway', 'keys', 'postgres'];
 
 export interface Fixtures {
@@ -81,7 +98,8 @@ export async function setUp(
 ): Promise<Fixtures> {
   const must = async (what: string, p: Promise<{ status: number; body: any }>) => {
     const r = await p;
-    if (r.status >= 300) throw new Error(`setting up the run: ${what} answered ${r.status} ${JSON.stringify(r.body)}`);
+    if (r.status >= 300)
+      throw new Error(`setting up the run: ${what} answered ${r.status} ${JSON.stringify(r.body)}`);
     return r.body;
   };
   const keyBody = await must(
@@ -188,7 +206,12 @@ export async function runWorkload(
           `${v.id}/${orderId}`,
         );
         if (r.status === 200 && r.body?.transaction_id)
-          h.redemptions.push({ voucherId: v.id, orderId, transactionId: r.body.transaction_id, at: Date.now() });
+          h.redemptions.push({
+            voucherId: v.id,
+            orderId,
+            transactionId: r.body.transaction_id,
+            at: Date.now(),
+          });
       },
     );
 
@@ -203,7 +226,8 @@ export async function runWorkload(
       if (lastKey && rng.chance(0.2)) ({ key, body } = lastKey);
       else {
         body = orderBody(rng.int(1, 8), { orderId: `gid://shopify/Order/${rng.int(1, 1e9)}` });
-        for (const m of body.metadata as { imageUrl: string }[]) m.imageUrl = `${imagesUrl}/img/${rng.int(1, 5)}.png`;
+        for (const m of body.metadata as { imageUrl: string }[])
+          m.imageUrl = `${imagesUrl}/img/${rng.int(1, 5)}.png`;
         key = idempotencyKeyOf(body);
         lastKey = { key, body };
       }
@@ -226,7 +250,8 @@ export async function runWorkload(
     async () => {
       const rows = rng.int(1, 3);
       const lines = ['name,description,category,imageUrl'];
-      for (let i = 0; i < rows; i++) lines.push(`Item ${i},Chaos item,Watches,${imagesUrl}/img/${rng.int(1, 5)}.png`);
+      for (let i = 0; i < rows; i++)
+        lines.push(`Item ${i},Chaos item,Watches,${imagesUrl}/img/${rng.int(1, 5)}.png`);
       const r = await call(h, gatewayUrl, 'createBulkMintJob', BULK_DEPS, {
         method: 'POST',
         path: '/api/bulk-mint',
@@ -250,7 +275,8 @@ export async function runWorkload(
         body: { name: `chaos ${randomBase62(6)}`, type: 'production', permissions: ['transactions.*'] },
       });
       if (created.status !== 201) return;
-      let { id, key } = created.body as { id: string; key: string };
+      const id = created.body.id as string;
+      let key = created.body.key as string;
       await useKey(h, gatewayUrl, id, key);
       if (rng.chance(0.5)) {
         const rotated = await call(h, gatewayUrl, 'rotateApiKey', KEY_DEPS, {
@@ -301,6 +327,13 @@ async function createVoucher(
 
 async function useKey(h: History, gatewayUrl: string, keyId: string, key: string): Promise<void> {
   const start = Date.now();
-  const r = await call(h, gatewayUrl, 'listVouchers', VOUCHER_DEPS, { method: 'GET', path: '/api/v1/vouchers', auth: key }, keyId);
+  const r = await call(
+    h,
+    gatewayUrl,
+    'listVouchers',
+    VOUCHER_DEPS,
+    { method: 'GET', path: '/api/v1/vouchers', auth: key },
+    keyId,
+  );
   h.keyUses.push({ keyId, start, status: r.status });
 }
