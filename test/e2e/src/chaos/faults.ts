@@ -155,10 +155,12 @@ async function inject(kind: FaultKind, o: FaultOptions): Promise<FaultEvent> {
         await sleep(500);
         most = Math.max(most, await pendingCount(rpc));
       }
+      // anvil drops from its pool what cannot pay the spiked fee: the relayer's records still
+      // hold those transactions, unmined, until it replaces them.
       return done(
         'anvil',
         'anvil',
-        `base fee ${gwei} gwei; pool: ${queued} queued, ${stuck} stuck after the spike, at most ${most}`,
+        `base fee ${gwei} gwei; ${queued} queued at the old fee, ${stuck} left after the spiked block, at most ${most} pending`,
       );
     }
     case 'pause-postgres':
