@@ -52,13 +52,18 @@ const hexWei = (wei: bigint) => `0x${wei.toString(16)}`;
 
 export async function injectFaults(o: FaultOptions, h: History, stop: AbortSignal): Promise<void> {
   const { kinds } = faultKinds(o.stack);
-  let deck: FaultKind[] = [];
+  // The first deck holds every kind once (a short run sees each); later ones hold three kills
+  // each, so every process (replicas included) comes round in a longer run.
+  let deck: FaultKind[] = shuffle([...kinds], o.rng);
+  const targets: string[] = [];
   while (!stop.aborted) {
     await sleep(o.rng.int(1000, 4000));
     if (stop.aborted) break;
-    if (deck.length === 0) deck = shuffle([...kinds], o.rng);
+    if (deck.length === 0) deck = shuffle([...kinds, 'kill-service', 'kill-service'], o.rng);
     const kind = deck.shift()!;
-    const event = await inject(kind, o);
+    if (kind === 'kill-service' && targets.length === 0)
+      targets.push(...shuffle([...o.stack.processes.keys()], o.rng));
+    const event = await inject(kind, o, kind === 'kill-service' ? targets.shift()! : '');
     h.faults.push(event);
     o.log(
       `  +${((event.start - h.started) / 1000).toFixed(1).padStart(6)} s  ${kind.padEnd(15)} ${event.target.padEnd(14)} ${((event.end - event.start) / 1000).toFixed(1)} s${event.note ? `  ${event.note}` : ''}`,
@@ -74,7 +79,7 @@ function shuffle<T>(items: T[], rng: Rng): T[] {
   return items;
 }
 
-async function inject(kind: FaultKind, o: FaultOptions): Promise<FaultEvent> {
+async function inject(kind: FaultKind, o: FaultOptions, target: string): Promise<FaultEvent> {
   const { stack, rng } = o;
   const start = Date.now();
   const done = (target: string, component: Component | undefined, note?: string): FaultEvent => ({
@@ -87,8 +92,7 @@ async function inject(kind: FaultKind, o: FaultOptions): Promise<FaultEvent> {
   });
   switch (kind) {
     case 'kill-service': {
-      const labels = [...stack.processes.keys()];
-      const label = rng.pick(labels);
+      const label = target;
       const [name, replica] = label.split('#') as [ServiceName | 'gateway', string | undefined];
       const proc = stack.processes.get(label)!;
       try {

@@ -249,9 +249,11 @@ export async function runWorkload(
     () => rng.int(3000, 7000),
     async () => {
       const rows = rng.int(1, 3);
-      const lines = ['name,description,category,imageUrl'];
+      const lines = ['name,description,category,recipientEmail,imageUrl'];
       for (let i = 0; i < rows; i++)
-        lines.push(`Item ${i},Chaos item,Watches,${imagesUrl}/img/${rng.int(1, 5)}.png`);
+        lines.push(
+          `Item ${i},Chaos item,Watches,buyer${i}@example.com,${imagesUrl}/img/${rng.int(1, 5)}.png`,
+        );
       const r = await call(h, gatewayUrl, 'createBulkMintJob', BULK_DEPS, {
         method: 'POST',
         path: '/api/bulk-mint',
