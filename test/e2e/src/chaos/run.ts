@@ -103,6 +103,15 @@ async function drive(
     stopLoad.signal,
   );
   await sleep(o.seconds * 1000);
+  // The load goes on until every kind was injected once (the first deck holds each), so a
+  // short run on a slow machine still sees them all.
+  const kinds = faultKinds(stack).kinds.length;
+  let injectorEnded = false; // a fault that failed (a part that did not come back) ends it
+  void faults.then(
+    () => (injectorEnded = true),
+    () => (injectorEnded = true),
+  );
+  while (!injectorEnded && new Set(h.faults.map((f) => f.kind)).size < kinds) await sleep(250);
   stopFaults.abort();
   await faults; // the fault in progress ends (its part back up) before the load stops
   stopLoad.abort();
