@@ -89,6 +89,13 @@ export interface Stack {
   processes: Map<string, ProcessHandle>;
   /** Starts (or restarts) one service process with the stack's env. */
   startService(name: ServiceName | 'gateway'): Promise<ProcessHandle>;
+  /**
+   * Starts (or restarts) replica `index` (1…) of a backend: the same env and database, its own
+   * gRPC port, no Restate registration and no metrics port. Nothing routes calls to it; it
+   * runs the background workers beside the first process, so their locks and leases are
+   * exercised (the chaos soak). Kept in `processes` as `<name>#<index>`.
+   */
+  startReplica(name: ServiceName, index: number): Promise<ProcessHandle>;
   stop(): Promise<void>;
 }
 
@@ -198,12 +205,29 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   }
 
   const processes = new Map<string, ProcessHandle>();
-  const startService = async (name: ServiceName | 'gateway'): Promise<ProcessHandle> => {
+  const replicaEnv = new Map<string, Record<string, string>>();
+  const startService = async (name: ServiceName | 'gateway', replica?: number): Promise<ProcessHandle> => {
+    const label = replica ? `${name}#${replica}` : name;
+    let procEnv = env;
+    if (replica && name !== 'gateway') {
+      let own = replicaEnv.get(label);
+      if (!own) {
+        own = { ...env, [SERVICE_ADDR_ENV[name]]: `127.0.0.1:${await freePort()}` };
+        delete own[`HALLMARK_${name.toUpperCase()}_METRICS_PORT`];
+        const restate = `HALLMARK_${name.toUpperCase()}_RESTATE_PORT`;
+        if (own[restate]) {
+          own[restate] = String(await freePort());
+          own[`HALLMARK_${name.toUpperCase()}_RESTATE_REGISTER`] = 'false';
+        }
+        replicaEnv.set(label, own);
+      }
+      procEnv = own;
+    }
     const readyCheck =
       name === 'gateway'
         ? async () => (await fetch(`http://127.0.0.1:${gatewayPort}/healthz`).catch(() => null))?.ok
         : async () => {
-            const probe = createHealthProbe(env[SERVICE_ADDR_ENV[name]]!);
+            const probe = createHealthProbe(procEnv[SERVICE_ADDR_ENV[name]]!);
             try {
               return (await probe.check(500)) === 'SERVING';
             } finally {
@@ -211,23 +235,24 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
             }
           };
     const handle = await spawnProcess({
-      name,
+      name: label,
       cmd: process.execPath,
       // AsyncLocalStorage (the request id) on context frames rather than promise hooks: the
       // hooks ran on every promise in grpc-js, pg and Fastify (~15% of the gateway's CPU).
       args: ['--experimental-async-context-frame', ...(NODE_ARGS[name] ?? []), ...serviceEntryArgs(name)],
       cwd: REPO_ROOT,
-      env,
+      env: procEnv,
       readyCheck,
       readyTimeoutMs: 60_000,
-      logFile: logFile(name),
+      logFile: logFile(label),
     });
-    processes.set(name, handle);
+    processes.set(label, handle);
     return handle;
   };
 
   const stop = async () => {
     for (const name of ['gateway', ...SERVICE_NAMES]) await processes.get(name)?.stop();
+    await Promise.all([...processes.values()].map((p) => p.stop()));
     await smtp?.stop();
     await sms?.stop();
     await anvil?.stop();
@@ -263,7 +288,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     smtp,
     sms,
     processes,
-    startService,
+    startService: (name) => startService(name),
+    startReplica: (name, index) => startService(name, index),
     stop,
   };
 }

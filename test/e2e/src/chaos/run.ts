@@ -1,0 +1,229 @@
+// One chaos run: the stack (devstack's startStack through the e2e harness, N replicas of each
+// backend, a NATS of its own), the sinks, the workload and the fault injector side by side;
+// then settle, collect, check, print. `pnpm chaos` and the CI test both call runChaos().
+import { sleep } from '@hallmark/devstack';
+import { newId, SERVICE_NAMES } from '@hallmark/kit';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startTestStack, type TestStack } from '../index.js';
+import { collectFacts, serviceQuery } from './collect.js';
+import { faultKinds, injectFaults, type Parts } from './faults.js';
+import { emptyHistory, type History } from './history.js';
+import { checkInvariants, type Facts, type InvariantResult } from './invariants.js';
+import { fork } from './prng.js';
+import { startSinks } from './sinks.js';
+import { call, runWorkload, setUp } from './workload.js';
+
+export interface ChaosOptions {
+  seconds: number;
+  seed: number;
+  replicas: number;
+  /** How long the system may take to settle after the load (jobs end, outboxes drain). */
+  settleTimeoutMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface ChaosReport {
+  history: History;
+  results: InvariantResult[];
+  ok: boolean;
+  summary: string;
+}
+
+export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
+  const log = o.log ?? ((line: string) => console.log(line));
+  const dir = mkdtempSync(path.join(tmpdir(), 'hallmark-chaos-'));
+  const sinks = await startSinks(dir, fork(o.seed, 3));
+  log(`chaos: seed ${o.seed}, ${o.seconds} s of load, ${o.replicas} replica(s) of each backend`);
+  const t0 = Date.now();
+  const stack = await startTestStack({
+    anvil: true,
+    restate: true,
+    env: {
+      NODE_EXTRA_CA_CERTS: sinks.caFile,
+      HALLMARK_OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+      // Stuck transactions are replaced after 3 s (not 60 s), so the fee spike exercises it.
+      HALLMARK_CHAIN_REPLACE_AFTER_MS: '3000',
+      HALLMARK_CERTIFICATES_MINT_INTERVAL_MS: '500',
+      HALLMARK_BULK_SUBMIT_INTERVAL_MS: '500',
+      HALLMARK_BULK_BATCH_SIZE: '10',
+      // Failed webhook attempts retried within seconds, enough times to outlast the flaky phase.
+      HALLMARK_WEBHOOK_RETRY_SCHEDULE: '1,1,2,2,3,3,5,5,5,5,5,5',
+      HALLMARK_WEBHOOK_DISABLE_AFTER: '1000',
+    },
+  });
+  const parts: Parts = { nats: stack.nats, ...(stack.restate ? { restate: stack.restate } : {}) };
+  try {
+    const replicas = SERVICE_NAMES.flatMap((name) =>
+      Array.from({ length: o.replicas - 1 }, (_, i) => [name, i + 1] as const),
+    );
+    await Promise.all(replicas.map(([name, r]) => stack.startReplica(name, r)));
+    log(
+      `chaos: stack up in ${((Date.now() - t0) / 1000).toFixed(1)} s (data ${stack.env.HALLMARK_DATA_DIR})`,
+    );
+    const { skipped } = faultKinds(stack);
+    for (const s of skipped) log(`chaos: fault ${s}`);
+    return await drive(stack, parts, sinks, o, log);
+  } finally {
+    // A restarted NATS is not the one the stack knows (Restate's restart goes through the stack).
+    if (parts.nats !== stack.nats) await parts.nats.stop();
+    await stack.close().catch((err) => log(`chaos: stopping the stack: ${(err as Error).message}`));
+    await sinks.close();
+  }
+}
+
+async function drive(
+  stack: TestStack,
+  parts: Parts,
+  sinks: Awaited<ReturnType<typeof startSinks>>,
+  o: ChaosOptions,
+  log: (line: string) => void,
+): Promise<ChaosReport> {
+  const h = emptyHistory(o.seed);
+  h.receipts = sinks.receipts;
+  const session = await stack.token({ ent: newId('enterprise'), role: 'owner' });
+  const fixtures = await setUp(h, stack.gatewayUrl, session, sinks, fork(o.seed, 1));
+  h.started = Date.now();
+  const stopLoad = new AbortController();
+  const stopFaults = new AbortController();
+  log('chaos: fault timeline');
+  const faults = injectFaults(
+    { stack, parts, dataDir: stack.env.HALLMARK_DATA_DIR!, replicas: o.replicas, rng: fork(o.seed, 2), log },
+    h,
+    stopFaults.signal,
+  );
+  const load = runWorkload(
+    h,
+    stack.gatewayUrl,
+    session,
+    fixtures,
+    sinks.url,
+    fork(o.seed, 4),
+    stopLoad.signal,
+  );
+  await sleep(o.seconds * 1000);
+  // The load goes on until every kind was injected once (the first deck holds each), so a
+  // short run on a slow machine still sees them all.
+  const kinds = faultKinds(stack).kinds.length;
+  let injectorEnded = false; // a fault that failed (a part that did not come back) ends it
+  void faults.then(
+    () => (injectorEnded = true),
+    () => (injectorEnded = true),
+  );
+  while (!injectorEnded && new Set(h.faults.map((f) => f.kind)).size < kinds) await sleep(250);
+  stopFaults.abort();
+  await faults; // the fault in progress ends (its part back up) before the load stops
+  stopLoad.abort();
+  await load;
+  h.loadStopped = Date.now();
+
+  // Recovery: from the last fault's end, how long until a redemption is answered normally.
+  const lastFault = Math.max(...h.faults.map((f) => f.end), h.started);
+  for (;;) {
+    const r = await call(h, stack.gatewayUrl, 'validateVoucher', ['gateway', 'keys', 'vouchers'], {
+      method: 'POST',
+      path: '/api/v1/vouchers/validate',
+      auth: fixtures.key,
+      body: { code: fixtures.vouchers[0]!.code, order_id: 'order_probe', amount: 1000 },
+    });
+    if (r.status > 0 && r.status < 500) {
+      h.recoveryMs = Math.max(0, Date.now() - lastFault);
+      break;
+    }
+    if (Date.now() - lastFault > 120_000) break;
+    await sleep(250);
+  }
+
+  sinks.flaky = false;
+  log('chaos: load stopped; settling');
+  await settle(stack, h, o.settleTimeoutMs ?? 120_000, log);
+  const facts = await collectFacts(stack, stack.prefix, h);
+  const results = checkInvariants(h, facts);
+  const ok = results.every((r) => r.violations.length === 0);
+  const summary = summarize(h, results, o, facts);
+  // The whole history, for a closer look at a failing run.
+  const file = path.join(tmpdir(), `hallmark-chaos-${o.seed}.json`);
+  writeFileSync(file, JSON.stringify({ history: h, results }, null, 1));
+  log(summary);
+  log(`  history: ${file}`);
+  return { history: h, results, ok, summary };
+}
+
+/** Waits until jobs ended, outboxes drained, webhooks delivered and the relayer is idle. */
+async function settle(
+  stack: TestStack,
+  h: History,
+  timeoutMs: number,
+  log: (l: string) => void,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const q = (service: string, sql: string, params: unknown[] = []) =>
+    serviceQuery<{ n: number }>(stack, stack.prefix, service, sql, params).then((r) => r[0]?.n ?? 0);
+  let waiting = '';
+  while (Date.now() < deadline) {
+    const counts: Record<string, number> = {
+      'open jobs': await q(
+        'bulk',
+        `SELECT count(*)::int AS n FROM jobs WHERE id = ANY($1) AND status NOT IN ('completed','failed','cancelled')`,
+        [h.jobs.map((j) => j.id)],
+      ),
+      'pending deliveries': await q(
+        'notify',
+        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`,
+      ),
+      'open submissions': await q(
+        'certificates',
+        `SELECT count(*)::int AS n FROM chain_submissions WHERE status IN ('pending','signed','sent')`,
+      ),
+    };
+    for (const s of SERVICE_NAMES)
+      counts[`${s} outbox`] = await q(
+        s,
+        'SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL',
+      ).catch(() => 0);
+    waiting = Object.entries(counts)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ');
+    if (!waiting) {
+      await sleep(1000); // deliveries answered, receipts recorded
+      return;
+    }
+    await sleep(1000);
+  }
+  log(`chaos: not settled after ${timeoutMs / 1000} s: ${waiting}`);
+}
+
+function summarize(h: History, results: InvariantResult[], o: ChaosOptions, facts: Facts): string {
+  const byKind = new Map<string, number>();
+  for (const f of h.faults) byKind.set(f.kind, (byKind.get(f.kind) ?? 0) + 1);
+  const statuses = new Map<string, number>();
+  for (const c of h.calls) {
+    const k = c.status === 0 ? 'no answer' : `${Math.floor(c.status / 100)}xx`;
+    statuses.set(k, (statuses.get(k) ?? 0) + 1);
+  }
+  const lines = [
+    '',
+    `chaos summary — seed ${o.seed}, ${o.seconds} s load, ${o.replicas} replica(s) per backend`,
+    `  faults   ${h.faults.length}: ${[...byKind].map(([k, n]) => `${k} ×${n}`).join(', ')}`,
+    `  calls    ${h.calls.length}: ${[...statuses]
+      .sort()
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
+    `  work     ${h.redemptions.length} redemptions answered, ${h.jobs.length} bulk jobs, ${h.revocations.length} keys revoked, ${h.receipts.length} webhook attempts received`,
+    `  chain    ${facts.certificates.length} tokens minted, ${facts.relayer.latestNonce} relayer transactions, ${facts.feeBumped} fee-bumped`,
+    `  recovery ${h.recoveryMs === undefined ? 'none' : `${(h.recoveryMs / 1000).toFixed(1)} s after the last fault`}`,
+    '  invariants',
+  ];
+  for (const r of results) {
+    const mark = r.skipped ? 'skip' : r.violations.length ? 'FAIL' : 'ok  ';
+    lines.push(
+      `    ${mark} ${r.name} (${r.checked} checked${r.violations.length ? `, ${r.violations.length} violated` : ''})`,
+    );
+    for (const v of r.violations.slice(0, 10)) lines.push(`           ${v}`);
+    if (r.violations.length > 10) lines.push(`           … and ${r.violations.length - 10} more`);
+  }
+  lines.push(results.every((r) => r.violations.length === 0) ? '  PASS' : '  FAIL');
+  return lines.join('\n');
+}
