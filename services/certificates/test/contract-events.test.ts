@@ -130,13 +130,16 @@ describe.each(TRANSFER_EVENT_MODES)('event mode %s', (mode: TransferEventMode) =
     const contract = certs.connect(from);
     let nonce = await provider.getTransactionCount(holder.address, 'pending');
     const recipients = ids.map(() => getAddress(hexlify(randomBytes(20))));
+    // explicit nonce, gas limit and fees: 1,000 transactions without 1,000 estimates and fee lookups
+    const fees = await provider.getFeeData();
     const sent = [];
     for (const [i, id] of ids.entries()) {
-      // explicit nonce and gas limit: 1,000 transactions without 1,000 estimates
       sent.push(
         await contract.transferFrom(holder.address, recipients[i]!, id, {
           nonce: nonce++,
           gasLimit: 150_000,
+          maxFeePerGas: fees.maxFeePerGas! * 2n,
+          maxPriorityFeePerGas: fees.maxPriorityFeePerGas!,
         }),
       );
     }
