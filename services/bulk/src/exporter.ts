@@ -64,8 +64,8 @@ export async function exportZip(deps: ExportDeps, job: JobRecord): Promise<Buffe
   return Buffer.concat(parts);
 }
 
-/** yazl's entries as it keeps them (each holds its compressed bytes until released). */
-type YazlEntries = { state: number; doFileDataPump: unknown; utf8FileName: Buffer }[];
+/** yazl's entries as it keeps them (each holds its compressed bytes until written). */
+type YazlEntry = { state: number; getCentralDirectoryRecord(): Buffer };
 const READY_TO_PUMP_FILE_DATA = 1; // yazl Entry.READY_TO_PUMP_FILE_DATA: its bytes are compressed
 const FILE_DATA_DONE = 3; // yazl Entry.FILE_DATA_DONE
 const OUTPUT_HIGH_WATER = 4 * 1024 * 1024;
@@ -77,55 +77,55 @@ const OUTPUT_HIGH_WATER = 4 * 1024 * 1024;
 const COMPRESSING = 8;
 
 /**
- * Copies of small buffers packed side by side in 64 KB slabs. yazl keeps each entry's file
- * name (for the central directory) as a slice of Node's shared 8 KB buffer pool, where it
- * sits between the entry's metadata and compressed bytes: kept, the names of 50,000 entries
- * held every slab of the pool they were cut from (tens of MB for a few MB of names).
+ * Small buffers copied side by side into 64 KB slabs, read back in order as few large ones.
+ * Holds the central directory of a large ZIP in about its own size (~90 bytes an entry).
  */
 function packedBuffers() {
   const SLAB = 64 * 1024;
+  const full: Buffer[] = [];
   let slab = Buffer.allocUnsafeSlow(SLAB);
   let used = 0;
   return {
-    keep(b: Buffer): Buffer {
-      if (b.length > SLAB / 8) return Buffer.from(b);
-      if (used + b.length > SLAB) {
-        slab = Buffer.allocUnsafeSlow(SLAB);
+    append(b: Buffer): void {
+      if (used + b.length > slab.length) {
+        full.push(slab.subarray(0, used));
+        slab = Buffer.allocUnsafeSlow(Math.max(SLAB, b.length));
         used = 0;
       }
-      const copy = slab.subarray(used, used + b.length);
-      b.copy(copy);
-      used += b.length;
-      return copy;
+      used += b.copy(slab, used);
+    },
+    parts(): Buffer[] {
+      return [...full, slab.subarray(0, used)];
     },
   };
 }
 
 /**
- * The ZIP download as chunks of yazl's output. A page of items is added only once the
- * previous page's entries are written and the unread output is under 4 MB, and each written
- * entry's bytes are released (yazl keeps every entry for the central directory, with a
- * closure over its compressed bytes), so memory holds about one page however large the job.
+ * The ZIP download as chunks of yazl's output, in memory about one page however large the job.
+ * A page of items is added only once the previous page's entries are written and the unread
+ * output is under 4 MB, and at most COMPRESSING at once. yazl keeps every entry object until
+ * its central directory is written at the end (~600 bytes each, with its file name a slice
+ * of Node's shared buffer pool holding a whole 8 KB slab: 30 MB for 50,000 entries), and
+ * looks for the next entry to write from the list's start on every write (quadratic). So an
+ * entry written leaves yazl's list at once, only its central directory record kept, packed;
+ * at the end the list is refilled with as many stand-ins, which hand yazl those records.
  */
 export async function* zipChunks(deps: ExportDeps, job: JobRecord): AsyncGenerator<Buffer> {
   const zip = new yazl.ZipFile();
-  const entries = (zip as unknown as { entries: YazlEntries }).entries;
+  const entries = (zip as unknown as { entries: YazlEntry[] }).entries;
   const out = zip.outputStream as unknown as import('node:stream').Readable;
-  const names = packedBuffers();
-  // Entries written out leave yazl's list for this one until the end: yazl looks for the
-  // next entry to write from the list's start on every write (quadratic over 50,000).
-  const written: YazlEntries = [];
+  const directory = packedBuffers();
+  let written = 0;
   let stopped = false; // the reader went away
-  /** Moves the entries yazl has written (at the list's start) aside, their bytes released. */
+  /** Drops the entries yazl has written (at the list's start), keeping their directory records. */
   const setAside = () => {
     let n = 0;
     while (n < entries.length && entries[n]!.state === FILE_DATA_DONE) {
-      const entry = entries[n++]!;
-      entry.doFileDataPump = null;
-      entry.utf8FileName = names.keep(entry.utf8FileName);
-      written.push(entry);
+      // Complete once written: offset, CRC and sizes known.
+      directory.append(entries[n++]!.getCentralDirectoryRecord());
     }
     if (n > 0) entries.splice(0, n);
+    written += n;
   };
   /** Waits until fewer than COMPRESSING added entries are still being compressed. */
   const room = async () => {
@@ -144,6 +144,16 @@ export async function* zipChunks(deps: ExportDeps, job: JobRecord): AsyncGenerat
       if (entries.length === 0 && out.readableLength < OUTPUT_HIGH_WATER) return;
       await new Promise((r) => setTimeout(r, 5));
     }
+  };
+  /** yazl writes the central directory entry by entry and counts the entries in its end record. */
+  const restoreDirectory = () => {
+    const parts = directory.parts();
+    let next = 0;
+    const standIn: YazlEntry = {
+      state: FILE_DATA_DONE,
+      getCentralDirectoryRecord: () => parts[next++] ?? Buffer.alloc(0),
+    };
+    for (let i = 0; i < written; i++) entries.push(standIn);
   };
   const produce = (async () => {
     for await (const rows of deps.items.pages(job.id, { succeededOnly: true })) {
@@ -187,7 +197,7 @@ export async function* zipChunks(deps: ExportDeps, job: JobRecord): AsyncGenerat
     }
     await settled();
     if (stopped) return;
-    for (const entry of written) entries.push(entry); // yazl lists them all in the central directory
+    restoreDirectory();
     zip.end();
   })();
   let failure: unknown = null;
