@@ -69,6 +69,8 @@ type YazlEntry = { state: number; getCentralDirectoryRecord(): Buffer };
 const READY_TO_PUMP_FILE_DATA = 1; // yazl Entry.READY_TO_PUMP_FILE_DATA: its bytes are compressed
 const FILE_DATA_DONE = 3; // yazl Entry.FILE_DATA_DONE
 const OUTPUT_HIGH_WATER = 4 * 1024 * 1024;
+/** Bytes per chunk of the download (one gRPC message each). */
+const CHUNK = 64 * 1024;
 /**
  * Entries compressing at once. yazl's addBuffer starts a zlib deflate at once for every
  * buffer added, each with its own ~256 KB of native state: a page of 1,000 added together
@@ -206,7 +208,20 @@ export async function* zipChunks(deps: ExportDeps, job: JobRecord): AsyncGenerat
     out.destroy(err as Error);
   });
   try {
-    for await (const chunk of out as AsyncIterable<Buffer>) yield chunk;
+    // yazl writes each header, entry and descriptor as its own small buffer; sent one by
+    // one they were ~150,000 gRPC messages for 50,000 entries. Gathered into 64 KB chunks.
+    let parts: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of out as AsyncIterable<Buffer>) {
+      parts.push(chunk);
+      size += chunk.length;
+      if (size >= CHUNK) {
+        yield Buffer.concat(parts, size);
+        parts = [];
+        size = 0;
+      }
+    }
+    if (size > 0) yield Buffer.concat(parts, size);
   } catch (err) {
     throw failure ?? err;
   } finally {
