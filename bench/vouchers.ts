@@ -134,7 +134,9 @@ async function poolLoad(
     // This pool's backends end with it, before the caller reads the database's backends:
     // their CPU is read here, around the run.
     const pids = await Promise.all(
-      clients.map(async (c) => (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid),
+      clients.map(
+        async (c) => (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid,
+      ),
     );
     const pgBefore = pids.map(cpuMs);
     const latencies: number[] = [];

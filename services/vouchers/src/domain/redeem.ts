@@ -67,12 +67,7 @@ export function fastPathApplies(v: VoucherRecord, now: Date): boolean {
 }
 
 /** The redemption row a plan writes (or, for a refusal, the attempt its event describes). */
-export function redemptionOf(
-  v: VoucherTerms,
-  plan: Plan,
-  transactionId: string,
-  at: Date,
-): RedemptionRecord {
+export function redemptionOf(v: VoucherTerms, plan: Plan, transactionId: string, at: Date): RedemptionRecord {
   return {
     voucherId: v.id,
     orderId: plan.input.orderId,
