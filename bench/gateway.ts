@@ -16,11 +16,11 @@ import { loadGatewayConfig } from '@hallmark/gateway/config';
 import { KeyVerifier } from '@hallmark/gateway/auth/key-verifier';
 import { startTestStack } from '@hallmark/e2e';
 import { portInUse } from '@hallmark/devstack';
-import { createGrpcClient, sha256Hex } from '@hallmark/kit';
+import { createGrpcClient, serviceDatabaseUrl, sha256Hex } from '@hallmark/kit';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import Fastify from 'fastify';
 import os from 'node:os';
-import { load, loadWithKeys, percentile, table, unintendedNon2xx } from './lib.js';
+import { cpuPerRequest, load, loadWithKeys, percentile, table, unintendedNon2xx } from './lib.js';
 
 /** Keys the keyed cases spread over: ≥ 3× the rate the keyed cases reach ÷ 100 per key per second. */
 const KEYS = Number(process.env.BENCH_GATEWAY_KEYS ?? 150);
@@ -104,37 +104,60 @@ export async function benchGateway(): Promise<void> {
     // short rounds (on a shared machine either side's speed drifts within seconds); the
     // median of the rounds' ratios is the measurement.
     const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+    // CPU per request of this process (the in-process gateway and the generator, printed as
+    // "load generator"), the keys service (usage records) and its database's backends: unlike req/s, not moved by what
+    // else the machine runs, so its ratio is printed beside the throughput one.
+    const keysDb = {
+      url: serviceDatabaseUrl(stack.postgres.url, `${stack.prefix}_keys`),
+      database: `${stack.prefix}_keys`,
+    };
+    // (This process, the in-process gateway with the generator, is cpuPerRequest's "load generator".)
+    const procs = [{ name: 'keys', pid: stack.processes.get('keys')!.pid }];
+    const measured = async (name: string, url: string) => {
+      const { result, parts } = await cpuPerRequest(
+        procs,
+        keysDb,
+        () => loadWithKeys(name, url, keyList, { seconds }),
+        (r) => r.count ?? 1,
+      );
+      return { result, cpu: parts.reduce((sum, [, ms]) => sum + ms, 0), parts };
+    };
     const authCost = async (label: string, url: string) => {
       const ratios: number[] = [];
+      const cpuRatios: number[] = [];
+      let lastParts = '';
       for (let round = 1; round <= ROUNDS; round++) {
         // The same requests both ways (the key header too, which the public route ignores):
         // the generator shares this process with the gateway, so its per-request work must match.
-        const pub = await loadWithKeys(
-          `${label}, public route (round ${round})`,
-          `${url}/bench/public`,
-          keyList,
-          { seconds },
-        );
-        const authed = await loadWithKeys(
+        const pub = await measured(`${label}, public route (round ${round})`, `${url}/bench/public`);
+        const authed = await measured(
           `${label}, API key + rate limit (${KEYS} keys, round ${round})`,
           `${url}/bench/auth`,
-          keyList,
-          { seconds },
         );
-        rows.push(pub, authed);
-        ratios.push(authed.rps / pub.rps);
+        rows.push(pub.result, authed.result);
+        ratios.push(authed.result.rps / pub.result.rps);
+        cpuRatios.push(pub.cpu / authed.cpu);
+        const show = (p: [string, number][]) => p.map(([n, ms]) => `${n} ${ms.toFixed(3)}`).join(', ');
+        lastParts = `public: ${show(pub.parts)}; API key: ${show(authed.parts)}`;
       }
-      return { label, ratios };
+      return { label, ratios, cpuRatios, lastParts };
     };
     const costs = [await authCost('in-process gateway, limiter in memory', gw.url)];
     if (gwRedis) costs.push(await authCost('in-process gateway, limiter in Redis', gwRedis.url));
     table(rows, rows[0]!);
     const bad = unintendedNon2xx(rows);
     console.log('');
-    for (const { label, ratios } of costs) {
+    for (const { label, ratios, cpuRatios, lastParts } of costs) {
       const sorted = [...ratios].sort((a, b) => a - b);
       const cost = (1 - sorted[Math.floor(sorted.length / 2)]!) * 100;
       const range = sorted.map((r) => `${((1 - r) * 100).toFixed(1)}%`).join(', ');
+      const cpuSorted = [...cpuRatios].sort((a, b) => a - b);
+      const cpuCost = (1 - cpuSorted[Math.floor(cpuSorted.length / 2)]!) * 100;
+      console.log(
+        `  ${label}: CPU per request, last round (ms): ${lastParts}\n` +
+          `  → by CPU per request the cost is ${cpuCost.toFixed(1)}% (rounds: ` +
+          `${cpuSorted.map((r) => `${((1 - r) * 100).toFixed(1)}%`).join(', ')})`,
+      );
       const non2xx = rows.filter((r) => r.name.startsWith(label)).reduce((n, r) => n + r.non2xx, 0);
       console.log(
         `authentication + rate limiting cost, ${label}: median ${cost.toFixed(1)}% of throughput ` +
