@@ -64,11 +64,23 @@ async function benchCsvParse(): Promise<void> {
   console.log(`  ratio                         ${(b / o).toFixed(2)}× of the bare parser`);
 }
 
-/** Samples a process's resident set (VmRSS) until stopped; answers the peak in MB. */
-function rssSampler(pid: number) {
+/**
+ * Samples a process's resident set (VmRSS) until stopped; answers the peak in MB. A process
+ * gone while sampled (it crashed, e.g. out of memory) fails the measurement by name, instead
+ * of the sampler dying on /proc/<pid>/status in a timer.
+ */
+function rssSampler(pid: number, what = 'the bulk process') {
   let peak = 0;
+  let gone = false;
   const read = () => {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    let status: string;
+    try {
+      status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    } catch {
+      gone = true;
+      return;
+    }
+    const m = /VmRSS:\s+(\d+) kB/.exec(status);
     if (m) peak = Math.max(peak, Number(m[1]) / 1024);
   };
   read();
@@ -77,6 +89,7 @@ function rssSampler(pid: number) {
     stop() {
       clearInterval(timer);
       read();
+      if (gone) throw new Error(`${what} (pid ${pid}) exited while its memory was measured: see its log`);
       return peak;
     },
   };

@@ -71,6 +71,7 @@ export async function loadWithKeys(
     p50: r.latency.p50,
     p99: r.latency.p99,
     non2xx: r.non2xx + r.errors + r.timeouts,
+    count: r.requests.total,
   };
 }
 

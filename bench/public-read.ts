@@ -8,7 +8,8 @@
 //
 // Fair by construction: both servers are processes of their own, loaded by the same
 // generator in this process (same connections, same duration, warmed up first); the bare one
-// runs the certificates service's statement word for word with a pool of the same size, and
+// runs the certificates service's statement word for word with a pool of the same size (and,
+// for the issuer line the gateway adds, the keys service's profile read on its database), and
 // the two answers are checked to be the same JSON before anything is measured. Rounds
 // alternate (on a shared machine either side's speed drifts) and the median ratio counts.
 // CPU per request of every process on each path is printed too: on a machine whose CPUs are
@@ -73,7 +74,11 @@ async function startBare(stack: TestStack, dbUrl: string): Promise<{ url: string
     name: 'bare-public-read',
     cmd: process.execPath,
     args: ['--import', 'tsx', path.join(import.meta.dirname, 'public-read-bare.ts')],
-    env: { BARE_DATABASE_URL: dbUrl, BARE_PORT: String(port) },
+    env: {
+      BARE_DATABASE_URL: dbUrl,
+      BARE_KEYS_DATABASE_URL: serviceDatabaseUrl(stack.postgres.url, `${stack.prefix}_keys`),
+      BARE_PORT: String(port),
+    },
     readyCheck: async () => (await fetch(url).catch(() => null)) !== null,
     logFile: path.join(stack.env.HALLMARK_DATA_DIR!, 'logs', 'bare-public-read.log'),
   });

@@ -127,10 +127,18 @@ async function poolLoad(
   dbUrl: string,
   total: number,
   one: (client: pg.PoolClient, n: number) => Promise<boolean>,
-): Promise<LoadResult> {
+): Promise<LoadResult & { ownBackendsCpuMs: number }> {
   const pool = new pg.Pool({ connectionString: dbUrl, max: CONNECTIONS });
   try {
     const clients = await Promise.all(Array.from({ length: CONNECTIONS }, () => pool.connect()));
+    // This pool's backends end with it, before the caller reads the database's backends:
+    // their CPU is read here, around the run.
+    const pids = await Promise.all(
+      clients.map(
+        async (c) => (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid,
+      ),
+    );
+    const pgBefore = pids.map(cpuMs);
     const latencies: number[] = [];
     let next = 0;
     let failed = 0;
@@ -147,6 +155,7 @@ async function poolLoad(
       }),
     );
     const seconds = (performance.now() - t0) / 1000;
+    const ownBackendsCpuMs = pids.reduce((sum, pid, i) => sum + cpuMs(pid) - pgBefore[i]!, 0);
     for (const c of clients) c.release();
     latencies.sort((a, b) => a - b);
     return {
@@ -155,6 +164,7 @@ async function poolLoad(
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
       non2xx: failed,
+      ownBackendsCpuMs,
     };
   } finally {
     await pool.end();
@@ -194,7 +204,7 @@ function fairBaselineLoad(
   voucherId: string,
   total: number,
   templates: Record<string, unknown>[],
-): Promise<LoadResult> {
+): Promise<LoadResult & { ownBackendsCpuMs: number }> {
   const run = ++fairRun;
   return poolLoad(
     'fair baseline: UPDATE + redemption row + outbox rows, one transaction',
@@ -228,7 +238,7 @@ function fairBaselineLoad(
  * CPU used per redemption during `run` by each process of the stack (services, gateway,
  * NATS), the vouchers database's backends, and this process (the load generator).
  */
-async function cpuPerRedemption<T>(
+async function cpuPerRedemption<T extends object>(
   stack: TestStack,
   dbUrl: URL,
   redemptions: number,
@@ -246,10 +256,12 @@ async function cpuPerRedemption<T>(
   const result = await run();
   const selfUs = process.cpuUsage(self);
   // Backends opened during the run count from zero; any closed during it are missed.
-  const pgMs = (await backendsOf(dbUrl.toString(), database)).reduce(
-    (sum, pid) => sum + cpuMs(pid) - (pgBefore.get(pid) ?? 0),
-    0,
-  );
+  // (A baseline's own pool has closed by now: its backends' CPU comes with its result.)
+  const pgMs =
+    (await backendsOf(dbUrl.toString(), database)).reduce(
+      (sum, pid) => sum + cpuMs(pid) - (pgBefore.get(pid) ?? 0),
+      0,
+    ) + ((result as { ownBackendsCpuMs?: number }).ownBackendsCpuMs ?? 0);
   // Every process of the stack: those off the request path (e.g. notify consuming the events) compete for the CPUs.
   const parts = procs
     .map((p, i) => [p.name, (cpuMs(p.pid) - before[i]!) / redemptions] as const)

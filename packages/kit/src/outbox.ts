@@ -103,11 +103,18 @@ export interface RelayOptions {
   log: Logger;
   batchSize?: number;
   pollIntervalMs?: number;
+  /**
+   * How long a woken relay waits before it reads (default 5 ms), so the commits of a burst
+   * go out in one batch: its BEGIN, SELECT, UPDATE and COMMIT once, not per commit.
+   */
+  lingerMs?: number;
 }
 
 export class OutboxRelay {
   private running = false;
   private wake: (() => void) | null = null;
+  /** A commit was announced since the last batch began (its rows may not be in that batch). */
+  private notified = false;
   private loopDone: Promise<void> | null = null;
   private listener: import('pg').PoolClient | null = null;
   private unobserve: (() => void) | null = null;
@@ -140,7 +147,10 @@ export class OutboxRelay {
       client.release(err as Error);
       throw err;
     }
-    client.on('notification', () => this.wake?.());
+    client.on('notification', () => {
+      this.notified = true;
+      this.wake?.();
+    });
     this.listener = client;
   }
 
@@ -158,23 +168,32 @@ export class OutboxRelay {
 
   private async loop(): Promise<void> {
     const interval = this.opts.pollIntervalMs ?? 1000;
+    const linger = this.opts.lingerMs ?? 5;
+    const batchSize = this.opts.batchSize ?? 200;
     while (this.running) {
       let published = 0;
+      this.notified = false;
       try {
         if (!this.listener) await this.listen();
         published = await this.publishBatch();
       } catch (err) {
         this.opts.log.warn({ err }, 'outbox relay: publish failed; will retry');
+        this.notified = false; // retried on the next NOTIFY or poll, not at once
       }
-      if (published > 0) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, interval);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = null;
+      // A full batch may have more behind it; otherwise wait for the next commit's NOTIFY
+      // (or the poll), unless one came while this batch ran. No empty read after each batch.
+      if (published >= batchSize) continue;
+      if (!this.notified) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, interval);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = null;
+      }
+      if (this.running && linger > 0) await new Promise((r) => setTimeout(r, linger));
     }
   }
 

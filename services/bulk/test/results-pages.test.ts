@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger, Encryptor, HallmarkError, newId, openDatabase, type Pool } from '@hallmark/kit';
 import { closeTestDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '@hallmark/kit/testing';
 import path from 'node:path';
+import yauzl from 'yauzl';
 import type { Scope } from '../src/domain/job.js';
 import { ExportStore } from '../src/export-store.js';
 import { MediaStore } from '../src/media-store.js';
@@ -105,6 +106,37 @@ describe('results of a large job, page by page', () => {
     expect(chunks.length).toBeGreaterThan(2); // the header, then one chunk per page
     const text = Buffer.concat(chunks).toString('utf8');
     expect(text.trimEnd().split('\r\n')).toHaveLength(ROWS + 1);
+  });
+
+  it("the streamed ZIP holds every item's metadata once, in item order, each entry reading back", async () => {
+    const download = await service.exportJob(owner, jobId, 'zip');
+    const chunks: Buffer[] = [];
+    for await (const c of download.chunks) chunks.push(c);
+    const entries = await new Promise<{ name: string; json: { row: number; certificateId: string } }[]>(
+      (resolve, reject) =>
+        yauzl.fromBuffer(Buffer.concat(chunks), { lazyEntries: true }, (err, zip) => {
+          if (err) return reject(err);
+          const out: { name: string; json: { row: number; certificateId: string } }[] = [];
+          zip.on('error', reject).on('end', () => resolve(out));
+          zip.on('entry', (entry: yauzl.Entry) =>
+            zip.openReadStream(entry, (e, stream) => {
+              if (e) return reject(e);
+              const parts: Buffer[] = [];
+              stream.on('data', (b: Buffer) => parts.push(b));
+              stream.on('end', () => {
+                out.push({ name: entry.fileName, json: JSON.parse(Buffer.concat(parts).toString('utf8')) });
+                zip.readEntry();
+              });
+            }),
+          );
+          zip.readEntry();
+        }),
+    );
+    expect(entries).toHaveLength(ROWS);
+    entries.forEach((e, i) => {
+      expect(e.json.row).toBe(i + 1);
+      expect(e.name).toBe(`metadata/${String(i + 1).padStart(5, '0')}-${e.json.certificateId}.json`);
+    });
   });
 
   it("another enterprise's job is not found on the streamed paths", async () => {

@@ -49,7 +49,13 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
   const publicCache = publicCacheOf(config);
   const invalidation = startCacheInvalidation(nc, publicCache, log);
   const redis = config.REDIS_URL
-    ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: false })
+    ? new Redis(config.REDIS_URL, {
+        maxRetriesPerRequest: 2,
+        enableOfflineQueue: false,
+        // A keyed request consumes three or four rate-limit windows at once: sent together
+        // (one write, one read), not as a round trip each.
+        enableAutoPipelining: true,
+      })
     : undefined;
   const verifySession = createSessionVerifier({
     secret: config.HALLMARK_JWT_SECRET,

@@ -64,12 +64,14 @@ export class RedemptionsStore {
     code: string,
     orderId: string,
   ): Promise<(VoucherRead & { orderSeen: boolean }) | null> {
-    const { rows } = await this.pool.query(
-      `SELECT v.*, now() AS db_now,
+    const { rows } = await this.pool.query({
+      // Named: parsed and planned once per connection (the hot path of every redemption).
+      name: 'vouchers_redeem_lookup',
+      text: `SELECT v.*, now() AS db_now,
          EXISTS (SELECT 1 FROM redemptions r WHERE r.voucher_id = v.id AND r.order_id = $4) AS order_seen
        FROM vouchers v WHERE v.enterprise_id = $1 AND v.livemode = $2 AND lower(v.code) = lower($3)`,
-      [scope.enterpriseId, scope.livemode, code, orderId],
-    );
+      values: [scope.enterpriseId, scope.livemode, code, orderId],
+    });
     return rows[0] ? { ...read(rows[0]), orderSeen: rows[0].order_seen as boolean } : null;
   }
 
@@ -88,8 +90,10 @@ export class RedemptionsStore {
   ): Promise<boolean> {
     const batch = outboxBatch(EVENT_SOURCE, events);
     try {
-      const { rows } = await this.pool.query<{ redeemed: number }>(
-        `WITH v AS (
+      const { rows } = await this.pool.query<{ redeemed: number }>({
+        // Named: parsed and planned once per connection, not on every redemption.
+        name: 'vouchers_redeem_one',
+        text: `WITH v AS (
            UPDATE vouchers SET times_used = times_used + 1, version = version + 1, updated_at = now()
            WHERE id = $1 AND enterprise_id = $9 AND livemode = $10
              AND status = 'active'
@@ -105,8 +109,8 @@ export class RedemptionsStore {
          SELECT (SELECT count(*) FROM r)::int AS redeemed, (SELECT count(*) FROM e)::int AS events,
            ${OUTBOX_WAKE}
          FROM v`,
-        [...rowParams(r), scope.enterpriseId, scope.livemode, r.createdAt, batch.param],
-      );
+        values: [...rowParams(r), scope.enterpriseId, scope.livemode, r.createdAt, batch.param],
+      });
       return rows[0]?.redeemed === 1;
     } catch (err) {
       const code = (err as { code?: string }).code;

@@ -18,7 +18,9 @@
 //    the primary key (voucher_id, order_id), which aborts the whole statement (the UPDATE
 //    with it): nothing consumed, and the slow path answers the replay. Its UPDATE refuses the
 //    voucher's last use and any refusal, so that those (status → used and its voucher.updated
-//    event; the reason for a refusal) are all decided in one place, the slow path.
+//    event; the reason for a refusal) are all decided in one place, the slow path. A voucher
+//    redeemed here before takes it with no read first: its terms (type, value, currency,
+//    code, id) never change and are remembered; what does change the statement re-checks.
 //  - Slow path, one transaction (redeemInTransaction):
 //     1. INSERT the redemption row ON CONFLICT (voucher_id, order_id) DO NOTHING. A
 //        concurrent duplicate of the same order blocks here until the first commits (then
@@ -67,13 +69,16 @@ import {
   parseUpdate,
   type CreateInput,
   type RedeemInput,
+  type Redemption,
   type UpdateInput,
 } from './domain/validation.js';
-import { voucherEvent, type Scope, type VoucherRecord } from './domain/voucher.js';
+import { voucherEvent, type Scope, type VoucherRecord, type VoucherTerms } from './domain/voucher.js';
 import type { RedemptionsStore } from './redemption-store.js';
 import { recordVoucherEvents, type VoucherRead, type VouchersStore } from './store.js';
 
 const MAX_ATTEMPTS = 5;
+/** Vouchers whose terms this process remembers (cleared whole past this: a bound, not an LRU). */
+const TERMS_MAX = 10_000;
 
 /** The redemption was refused; `error` null means "read the voucher to say why". */
 class Refusal extends Error {
@@ -99,6 +104,13 @@ export interface RollbackOutcome {
 }
 
 export class VouchersService {
+  /**
+   * The terms of vouchers redeemed here lately, by scope and code, for the fast path of the
+   * next redemption without the read before it: the terms never change, and the statement
+   * re-checks everything that does (status, uses, expiry, the order's row) under the lock.
+   */
+  private readonly terms = new Map<string, VoucherTerms>();
+
   constructor(
     private readonly pool: Pool,
     private readonly vouchers: VouchersStore,
@@ -164,10 +176,23 @@ export class VouchersService {
 
   async redeem(scope: Scope, raw: RedeemInput): Promise<RedemptionResult> {
     const input = parseRedeem(raw);
+    const termsKey = `${scope.enterpriseId}|${scope.livemode}|${input.code.toLowerCase()}`;
+    const known = this.terms.get(termsKey);
+    if (known) {
+      const done = await this.redeemKnown(scope, known, input);
+      if (done) return done;
+      // Anything else (a refusal, a replay, the last use, a deleted voucher) is decided
+      // below from a fresh read, as if this voucher had never been seen.
+      this.terms.delete(termsKey);
+    }
     for (let attempt = 1; ; attempt++) {
       const found = await this.redemptions.lookup(scope, input.code, input.orderId);
       if (!found) throw voucherNotFound();
       const v = found.voucher;
+      if (v.maxUsesPerCustomer === null) {
+        if (this.terms.size >= TERMS_MAX) this.terms.clear();
+        this.terms.set(termsKey, termsOf(v));
+      }
       const plan = planRedemption(scope, v, input, this.opts.defaultCurrency);
       try {
         const mismatch = currencyMismatch(v, plan.currency);
@@ -195,6 +220,22 @@ export class VouchersService {
         throw err;
       }
     }
+  }
+
+  /**
+   * The fast path on remembered terms, with no read first: the one statement, or null when
+   * it did not redeem (then `redeem` reads the voucher and decides as for a new one).
+   */
+  private async redeemKnown(
+    scope: Scope,
+    t: VoucherTerms,
+    input: Redemption,
+  ): Promise<RedemptionResult | null> {
+    const plan = planRedemption(scope, t, input, this.opts.defaultCurrency);
+    if (currencyMismatch(t, plan.currency)) return null;
+    const r = redemptionOf(t, plan, newId('transaction'), new Date());
+    if (!(await this.redemptions.redeemInOneStatement(scope, r, redemptionEvents(t, r)))) return null;
+    return redemptionResult(t, r, false);
   }
 
   /** The same answer as `redeem` at this moment; nothing written. */
@@ -335,4 +376,10 @@ export class VouchersService {
       ]),
     );
   }
+}
+
+/** A voucher's terms alone (a copy: nothing else of the record is kept). */
+function termsOf(v: VoucherRecord): VoucherTerms {
+  const { id, enterpriseId, livemode, code, type, value, currency, maxUsesPerCustomer } = v;
+  return { id, enterpriseId, livemode, code, type, value, currency, maxUsesPerCustomer };
 }

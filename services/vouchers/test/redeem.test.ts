@@ -231,6 +231,49 @@ describe('redeem', () => {
   });
 });
 
+describe('a voucher redeemed before (its terms remembered, no read before the statement)', () => {
+  it('is refused once inactive, used up or deleted, redeems again when active, and replays still answer', async () => {
+    const p = principal();
+    const v = await voucher(p, { max_uses: 3 });
+    const first = await redeem(p, v.code, { order_id: 'order_known_1' });
+    await expect(redeem(p, v.code, { order_id: 'order_known_1' })).resolves.toEqual({
+      ...first,
+      replayed: true,
+    });
+    const patch = (status: string) =>
+      svc.api.updateVoucher({ principal: p, voucher_id: v.id, status, clear_max_uses: false }, CALL);
+    await patch('inactive');
+    await expectError(redeem(p, v.code, { order_id: 'order_known_2' }), 'voucher_inactive', 'code');
+    expect(await eventsFor('transaction.failed', 'order_known_2')).toHaveLength(1);
+    await patch('active');
+    await redeem(p, v.code); // the second use
+    await redeem(p, v.code); // the last: the voucher is used
+    expect(await get(p, v.id)).toMatchObject({ status: 'used', times_used: 3 });
+    await expectError(redeem(p, v.code), 'voucher_max_uses_reached', 'code');
+
+    const other = await voucher(p, { code: 'KnownGone1', type: 'fixed_amount', value: 100 });
+    await redeem(p, 'KNOWNGONE1');
+    await svc.api.deleteVoucher({ principal: p, voucher_id: other.id }, CALL);
+    await expectError(redeem(p, 'knowngone1'), 'voucher_not_found', 'code');
+    // Its code taken by a new voucher: the new one's terms, not the remembered ones.
+    const next = await voucher(p, { code: 'KnownGone1', type: 'percentage', value: 20 });
+    expect(await redeem(p, 'KnownGone1', { amount: 1000 })).toMatchObject({
+      voucher: { id: next.id, type: 'percentage', value: 20 },
+      discount_applied: 200,
+    });
+  });
+
+  it('still refuses a currency it is not bound to, and another mode or enterprise still cannot redeem it', async () => {
+    const p = principal();
+    const v = await voucher(p, { type: 'fixed_amount', value: 100, currency: 'GBP' });
+    await redeem(p, v.code, { currency: 'GBP' });
+    await expectError(redeem(p, v.code, { currency: 'USD' }), 'parameter_invalid', 'currency');
+    await expectError(redeem({ ...p, livemode: false }, v.code), 'voucher_not_found', 'code');
+    await expectError(redeem({ ...principal(), actor_id: p.actor_id }, v.code), 'voucher_not_found', 'code');
+    expect((await get(p, v.id)).times_used).toBe(1);
+  });
+});
+
 describe('idempotency per (voucher, order_id)', () => {
   it('a replay returns the original result, consumes nothing and emits nothing', async () => {
     const p = principal();

@@ -21,11 +21,15 @@ export class KeyVerifier {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async verify(secret: string): Promise<KeyAuth> {
-    if (!parseApiKey(secret)) throw new HallmarkError('invalid_api_key');
-    const hash = sha256Hex(secret);
-    let entry = this.cache.get(hash);
-    if (!entry || entry.until <= this.now()) {
+  /**
+   * The key behind `secret`. `hash` is its SHA-256 (sha256Hex), when the caller has it: the
+   * one hash a request with a cached key costs. The checksum (another hash) is checked only
+   * before a lookup; a secret with a cached answer was well formed when it was looked up.
+   */
+  async verify(secret: string, hash = sha256Hex(secret)): Promise<KeyAuth> {
+    let entry = this.fresh(hash);
+    if (!entry) {
+      if (!parseApiKey(secret)) throw new HallmarkError('invalid_api_key');
       entry = await this.lookup(hash);
       if (this.ttlMs > 0) this.remember(hash, entry);
     }
@@ -33,18 +37,20 @@ export class KeyVerifier {
     const auth = entry.auth!;
     // Expiry and rotation grace are re-checked on every request against our own clock,
     // so a cached answer never outlives them.
-    if (auth.expires_at && Date.parse(auth.expires_at) <= this.now())
-      throw new HallmarkError('expired_api_key');
-    if (auth.grace_until && Date.parse(auth.grace_until) <= this.now())
-      throw new HallmarkError('invalid_api_key');
+    const now = this.now();
+    if (auth.expires_at && Date.parse(auth.expires_at) <= now) throw new HallmarkError('expired_api_key');
+    if (auth.grace_until && Date.parse(auth.grace_until) <= now) throw new HallmarkError('invalid_api_key');
     return auth;
   }
 
   /** True when verifying `secret` would ask the keys service (well formed, no fresh answer). */
-  needsLookup(secret: string): boolean {
-    if (!parseApiKey(secret)) return false;
-    const entry = this.cache.get(sha256Hex(secret));
-    return !entry || entry.until <= this.now();
+  needsLookup(secret: string, hash = sha256Hex(secret)): boolean {
+    return !this.fresh(hash) && parseApiKey(secret) !== null;
+  }
+
+  private fresh(hash: string): Entry | undefined {
+    const entry = this.cache.get(hash);
+    return entry && entry.until > this.now() ? entry : undefined;
   }
 
   /** Drops every cached answer for a key (on its key.* events). */

@@ -84,8 +84,8 @@ export class AuthThrottle {
     return (await this.knownGood.get(sha256Hex(secret))) !== null;
   }
 
-  async rememberGood(secret: string): Promise<void> {
-    const hash = sha256Hex(secret);
+  /** Marks a key known good; `hash` is its SHA-256 (sha256Hex), when the caller has it. */
+  async rememberGood(secret: string, hash = sha256Hex(secret)): Promise<void> {
     const last = this.refreshed.get(hash);
     if (last !== undefined && Date.now() - last < REFRESH_MS) return;
     if (this.refreshed.size > 100_000) this.refreshed.clear();

@@ -5,7 +5,7 @@
 // Refused credentials are counted and throttled (auth/throttle.ts); the mode of the
 // request (live or test) comes from the key, or for a session from `Hallmark-Mode`
 // (auth/mode.ts).
-import { HallmarkError, type AsyncClient } from '@hallmark/kit';
+import { HallmarkError, sha256Hex, type AsyncClient } from '@hallmark/kit';
 import type { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -102,14 +102,16 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
   }
 
   async function keyAuth(request: FastifyRequest, secret: string): Promise<AuthInfo> {
+    // Hashed once: the cache, the lookup and the known-good mark all go by this hash.
+    const hash = sha256Hex(secret);
     // A key that needs a lookup, from a blocked client: only a key known good goes on.
-    if (opts.verifier.needsLookup(secret)) {
+    if (opts.verifier.needsLookup(secret, hash)) {
       const wait = await throttle.blockedFor(request.ip, secret);
       if (wait > 0 && !(await throttle.isKnownGood(secret))) throw throttle.refusal(wait);
     }
-    const key = await counted(request, secret, () => opts.verifier.verify(secret));
+    const key = await counted(request, secret, () => opts.verifier.verify(secret, hash));
     void throttle
-      .rememberGood(secret)
+      .rememberGood(secret, hash)
       .catch((e: unknown) => request.log.warn({ err: e }, 'auth throttle: store failed'));
     if (!ipAllowed(request.ip, key.allowed_ips)) {
       throw new HallmarkError('insufficient_permissions', {

@@ -14,7 +14,7 @@ import {
 } from './redemption.js';
 import { computeDiscount, refusalFor } from './rules.js';
 import type { Redemption } from './validation.js';
-import type { Scope, VoucherRecord } from './voucher.js';
+import type { Scope, VoucherRecord, VoucherTerms } from './voucher.js';
 
 /** What a redemption attempt will write, fixed before its transaction. */
 export interface Plan {
@@ -28,7 +28,7 @@ export const voucherNotFound = () => new HallmarkError('voucher_not_found', { pa
 
 export function planRedemption(
   scope: Scope,
-  v: VoucherRecord,
+  v: VoucherTerms,
   input: Redemption,
   defaultCurrency: string,
 ): Plan {
@@ -46,7 +46,7 @@ export function planRedemption(
   };
 }
 
-export function currencyMismatch(v: VoucherRecord, currency: string): HallmarkError | null {
+export function currencyMismatch(v: VoucherTerms, currency: string): HallmarkError | null {
   if (v.currency === null || v.currency === currency) return null;
   return new HallmarkError('parameter_invalid', {
     param: 'currency',
@@ -67,12 +67,7 @@ export function fastPathApplies(v: VoucherRecord, now: Date): boolean {
 }
 
 /** The redemption row a plan writes (or, for a refusal, the attempt its event describes). */
-export function redemptionOf(
-  v: VoucherRecord,
-  plan: Plan,
-  transactionId: string,
-  at: Date,
-): RedemptionRecord {
+export function redemptionOf(v: VoucherTerms, plan: Plan, transactionId: string, at: Date): RedemptionRecord {
   return {
     voucherId: v.id,
     orderId: plan.input.orderId,
@@ -137,7 +132,7 @@ type TransactionEventType =
 
 export function transactionEvent(
   type: TransactionEventType,
-  v: VoucherRecord,
+  v: VoucherTerms,
   r: RedemptionRecord,
   status: TransactionStatus,
   extra: Record<string, unknown> = {},
@@ -146,7 +141,7 @@ export function transactionEvent(
 }
 
 /** What a redemption emits with its commit: the Transaction, pending then completed, and voucher.redeemed. */
-export function redemptionEvents(v: VoucherRecord, r: RedemptionRecord): EventInput<EventType>[] {
+export function redemptionEvents(v: VoucherTerms, r: RedemptionRecord): EventInput<EventType>[] {
   return [
     transactionEvent('transaction.created', v, r, 'pending'),
     transactionEvent('transaction.completed', v, r, 'completed'),

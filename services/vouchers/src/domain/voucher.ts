@@ -39,6 +39,15 @@ export interface VoucherRecord {
   updatedAt: Date;
 }
 
+/**
+ * What never changes after a voucher is created (updates touch only status and max_uses):
+ * all a redemption's plan, row, events and answer read of it. Safe to keep between requests.
+ */
+export type VoucherTerms = Pick<
+  VoucherRecord,
+  'id' | 'enterpriseId' | 'livemode' | 'code' | 'type' | 'value' | 'currency' | 'maxUsesPerCustomer'
+>;
+
 /** Expiry shows the moment it passes, whether or not the sweeper has persisted it yet. */
 export function effectiveStatus(v: Pick<VoucherRecord, 'status' | 'expiresAt'>, now: Date): VoucherStatus {
   if (v.status === 'active' && v.expiresAt !== null && v.expiresAt.getTime() <= now.getTime())
