@@ -46,7 +46,8 @@ export async function runGifts(
           certificateId?: string;
           tokenId?: string;
         }[])
-          if (v.certificateId && v.tokenId) pool.push({ certificateId: v.certificateId, tokenId: v.tokenId });
+          if (v.certificateId && v.tokenId != null)
+            pool.push({ certificateId: v.certificateId, tokenId: String(v.tokenId) });
       }
       continue;
     }

@@ -195,9 +195,17 @@ async function drive(
 
   sinks.flaky = false;
   log('chaos: load stopped; settling');
-  const unfulfilled = () => {
+  // Paid orders the platform has not fulfilled, nor recorded as not to be fulfilled.
+  const unfulfilled = async () => {
     const done = platformFulfillments(sim);
-    return h.orders.filter((x) => !done.has(orderGid(x.orderId))).length;
+    const ended = await serviceQuery<{ order_id: string }>(
+      stack,
+      stack.prefix,
+      'platform',
+      `SELECT order_id FROM fulfilments WHERE status IN ('skipped', 'failed')`,
+    );
+    const over = new Set(ended.map((r) => r.order_id));
+    return h.orders.filter((x) => !done.has(orderGid(x.orderId)) && !over.has(orderGid(x.orderId))).length;
   };
   await settle(stack, h, o.settleTimeoutMs ?? 120_000, log, unfulfilled);
   const facts = await collectFacts(stack, stack.prefix, h, {
@@ -221,7 +229,7 @@ async function settle(
   h: History,
   timeoutMs: number,
   log: (l: string) => void,
-  unfulfilled: () => number,
+  unfulfilled: () => Promise<number>,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const q = (service: string, sql: string, params: unknown[] = []) =>
@@ -242,7 +250,7 @@ async function settle(
         'certificates',
         `SELECT count(*)::int AS n FROM chain_submissions WHERE status IN ('pending','signed','sent')`,
       ),
-      'paid orders unfulfilled': unfulfilled(),
+      'paid orders unfulfilled': await unfulfilled(),
       'gifts claiming': await q(
         'certificates',
         `SELECT count(*)::int AS n FROM gifts WHERE status = 'claiming'`,
