@@ -26,9 +26,12 @@ describe('chaos soak', () => {
     );
     expect(report.history.redemptions.length).toBeGreaterThan(0);
     expect(report.history.jobs.length).toBeGreaterThan(0);
+    expect(
+      report.history.giftClaims.filter((c) => c.status === 200 || c.status === 202).length,
+    ).toBeGreaterThan(0);
   }, 240_000);
 
-  it('names the voucher and the order when the history shows max_uses or order-id guards off', () => {
+  it('names the voucher, the order and the gift when the history shows max_uses, order-id or single-claim guards off', () => {
     const h = emptyHistory(SEED);
     h.vouchers.push({ id: 'voucher_over', maxUses: 2 }, { id: 'voucher_fine', maxUses: 2 });
     // As if the redeem ran with its conditional UPDATE off: three orders on a max_uses 2
@@ -43,6 +46,13 @@ describe('chaos soak', () => {
       { voucherId: 'voucher_fine', orderId: 'order_9', transactionId: 'txn_d', at: 1 },
       { voucherId: 'voucher_fine', orderId: 'order_9', transactionId: 'txn_e', at: 2 },
     );
+    // As if the claim's conditional take were off: two users both answered 200 for one gift.
+    h.gifts.push({ id: 'gift_twice', certificateId: 'cert_1', tokenId: '7', senderAddress: '0xA', at: 1 });
+    for (const [user, to] of [
+      ['user-a', '0xB'],
+      ['user-b', '0xC'],
+    ] as const)
+      h.giftClaims.push({ giftId: 'gift_twice', user, status: 200, recipientAddress: to, at: 1 });
     const facts: Facts = {
       vouchers: [{ id: 'voucher_over', maxUses: 2, timesUsed: 3, activeRedemptions: 3 }],
       jobs: [],
@@ -57,6 +67,23 @@ describe('chaos soak', () => {
       owedDeliveries: [],
       streamIds: new Set(),
       committedIds: [],
+      gifts: [
+        {
+          id: 'gift_twice',
+          certificateId: 'cert_1',
+          tokenId: '7',
+          status: 'claimed',
+          recipientAddress: '0xC',
+          senderAddress: '0xA',
+          transferRecords: 2,
+          owner: '0xC',
+          moves: [
+            { from: '0xA', to: '0xB' },
+            { from: '0xB', to: '0xC' },
+          ],
+        },
+      ],
+      orders: [],
     };
     const results = checkInvariants(h, facts);
     const byName = Object.fromEntries(results.map((r) => [r.name, r.violations]));
@@ -67,9 +94,20 @@ describe('chaos soak', () => {
     expect(byName['each order id redeemed at most once per voucher']).toEqual([
       'voucher_fine/order_9 (txn_d, txn_e)',
     ]);
+    expect(byName['every gift claimed at most once: one owner, or still open or expired']).toEqual([
+      'gift_twice (taken by user-a, user-b)',
+    ]);
+    expect(byName["a claimed gift's token moved once, to the claimer's wallet"]).toEqual([
+      'gift_twice token 7 (claimed for 0xC; owner 0xC, moves 0xA→0xB, 0xB→0xC, 2 transfer records)',
+    ]);
     const failing = results.filter((r) => r.violations.length > 0).map((r) => r.name);
     expect(failing.sort()).toEqual(
-      ['each order id redeemed at most once per voucher', 'no voucher redeemed past max_uses'].sort(),
+      [
+        'each order id redeemed at most once per voucher',
+        'no voucher redeemed past max_uses',
+        'every gift claimed at most once: one owner, or still open or expired',
+        "a claimed gift's token moved once, to the claimer's wallet",
+      ].sort(),
     );
   });
 });

@@ -4,10 +4,11 @@ import { jsonRpc, type Stack } from '@hallmark/devstack';
 import { SERVICE_NAMES, STREAM_NAME } from '@hallmark/kit';
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { Contract, JsonRpcProvider, Wallet } from 'ethers';
+import { Contract, id as keccakUtf8, JsonRpcProvider, Wallet, getAddress } from 'ethers';
 import pg from 'pg';
 import type { History } from './history.js';
 import type { Facts } from './invariants.js';
+import { orderGid } from './orders.js';
 
 /** One query on one service's database of the stack. */
 export async function serviceQuery<T extends pg.QueryResultRow>(
@@ -31,9 +32,20 @@ export async function serviceQuery<T extends pg.QueryResultRow>(
 const ABI = [
   'function totalSupply() view returns (uint256)',
   'function exists(uint256 tokenId) view returns (bool)',
+  'function ownerOf(uint256 tokenId) view returns (address)',
 ];
+const TRANSFER_TOPIC = keccakUtf8('Transfer(address,address,uint256)');
+const topicAddress = (topic: string) => getAddress(`0x${topic.slice(26)}`);
 
-export async function collectFacts(stack: Stack, prefix: string, h: History): Promise<Facts> {
+/** The simulated platform's fulfillments, by order gid: their tracking numbers. */
+export type PlatformFulfillments = Map<string, (string | null)[]>;
+
+export async function collectFacts(
+  stack: Stack,
+  prefix: string,
+  h: History,
+  platform: { shop: string; fulfillments: PlatformFulfillments } | null = null,
+): Promise<Facts> {
   const q = <T extends pg.QueryResultRow>(service: string, sql: string, params: unknown[] = []) =>
     serviceQuery<T>(stack, prefix, service, sql, params);
 
@@ -108,6 +120,8 @@ export async function collectFacts(stack: Stack, prefix: string, h: History): Pr
       }),
     );
   }
+  const gifts = await giftFacts(q, contracts, rpcUrl, h);
+  const orders = platform ? await orderFacts(q, provider, h, platform) : [];
   const relayerAddress = new Wallet(stack.env.HALLMARK_RELAYER_KEY!).address;
   const nonce = async (tag: string) =>
     Number(await jsonRpc<string>(rpcUrl, 'eth_getTransactionCount', [relayerAddress, tag]));
@@ -187,7 +201,123 @@ export async function collectFacts(stack: Stack, prefix: string, h: History): Pr
     owedDeliveries,
     streamIds: await streamEventIds(stack.nats.url),
     committedIds: committed.map((e) => e.id),
+    gifts,
+    orders,
   };
+}
+
+/** The run's paid orders: bulk's jobs for each, the platform's record, the simulator's view. */
+async function orderFacts(
+  q: <T extends pg.QueryResultRow>(service: string, sql: string, params?: unknown[]) => Promise<T[]>,
+  provider: JsonRpcProvider,
+  h: History,
+  platform: { shop: string; fulfillments: PlatformFulfillments },
+): Promise<Facts['orders']> {
+  if (h.orders.length === 0) return [];
+  const gids = h.orders.map((o) => orderGid(o.orderId));
+  const jobs = await q<{ id: string; status: string; order_id: string; minted: number; failed: string[] }>(
+    'bulk',
+    `SELECT j.id, j.status, j.external_context->>'orderId' AS order_id,
+            (SELECT count(*)::int FROM job_items i WHERE i.job_id = j.id AND i.token_id IS NOT NULL) AS minted,
+            ARRAY(SELECT i.idx || ': ' || i.error FROM job_items i
+                   WHERE i.job_id = j.id AND i.token_id IS NULL AND i.error IS NOT NULL) AS failed
+       FROM jobs j WHERE j.external_context->>'orderId' = ANY($1)`,
+    [gids],
+  );
+  const records = await q<{ order_id: string; transaction_hash: string | null; fulfilment: string | null }>(
+    'platform',
+    `SELECT o.order_id, o.transaction_hash, f.status AS fulfilment
+       FROM orders o LEFT JOIN fulfilments f ON f.shop = o.shop AND f.order_id = o.order_id
+      WHERE o.shop = $1 AND o.order_id = ANY($2)`,
+    [platform.shop, gids],
+  );
+  const byGid = new Map(records.map((r) => [r.order_id, r]));
+  const facts: Facts['orders'] = [];
+  for (const o of h.orders) {
+    const gid = orderGid(o.orderId);
+    const r = byGid.get(gid);
+    const hash = r?.transaction_hash ?? null;
+    const receipt = hash ? await provider.getTransactionReceipt(hash).catch(() => null) : null;
+    facts.push({
+      gid,
+      units: o.units,
+      jobs: jobs
+        .filter((j) => j.order_id === gid)
+        .map(({ id, status, minted, failed }) => ({ id, status, minted, failed })),
+      transactionHash: hash,
+      fulfilment: r?.fulfilment ?? null,
+      platformFulfillments: platform.fulfillments.get(gid) ?? [],
+      txMined: receipt?.status === 1,
+    });
+  }
+  return facts;
+}
+
+/** The token's Transfer events in one transaction (its receipt's logs). */
+async function movesIn(
+  rpcUrl: string,
+  hash: string,
+  tokenId: string,
+): Promise<{ from: string; to: string }[]> {
+  const receipt = await jsonRpc<{ status: string; logs: { topics: string[] }[] } | null>(
+    rpcUrl,
+    'eth_getTransactionReceipt',
+    [hash],
+  );
+  if (receipt?.status !== '0x1') return [];
+  return receipt.logs
+    .filter(
+      (l) =>
+        l.topics[0] === TRANSFER_TOPIC &&
+        l.topics.length === 4 &&
+        BigInt(l.topics[3]!).toString() === tokenId,
+    )
+    .map((l) => ({ from: topicAddress(l.topics[1]!), to: topicAddress(l.topics[2]!) }));
+}
+
+/** The run's gifts: the record (or `gone`, expired), the token's owner and its moves on chain. */
+async function giftFacts(
+  q: <T extends pg.QueryResultRow>(service: string, sql: string, params?: unknown[]) => Promise<T[]>,
+  contracts: Contract[],
+  rpcUrl: string,
+  h: History,
+): Promise<Facts['gifts']> {
+  if (h.gifts.length === 0) return [];
+  const rows = await q<{
+    id: string;
+    status: string;
+    recipient_address: string | null;
+    transaction_hash: string | null;
+    transfers: number;
+  }>(
+    'certificates',
+    `SELECT g.id, g.status, g.recipient_address, g.transaction_hash,
+            (SELECT count(*)::int FROM certificate_transfers t WHERE t.certificate_id = g.certificate_id) AS transfers
+       FROM gifts g WHERE g.id = ANY($1)`,
+    [h.gifts.map((g) => g.id)],
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const facts: Facts['gifts'] = [];
+  for (const g of h.gifts) {
+    const r = byId.get(g.id);
+    let owner = '';
+    for (const c of contracts) {
+      owner = await (c.getFunction('ownerOf')(BigInt(g.tokenId)) as Promise<string>).catch(() => '');
+      if (owner) break;
+    }
+    facts.push({
+      id: g.id,
+      certificateId: g.certificateId,
+      tokenId: g.tokenId,
+      status: r?.status ?? 'gone',
+      recipientAddress: r?.recipient_address ?? null,
+      senderAddress: g.senderAddress,
+      transferRecords: r?.transfers ?? 0,
+      owner,
+      moves: r?.transaction_hash ? await movesIn(rpcUrl, r.transaction_hash, g.tokenId) : [],
+    });
+  }
+  return facts;
 }
 
 /** The event ids in the stream: an ordered consumer read from the first message to the last. */

@@ -70,6 +70,36 @@ export interface WebhookReceipt {
   signatureValid: boolean;
 }
 
+/** A gift the run created (from a certificate of one of its order jobs). */
+export interface Gift {
+  id: string;
+  certificateId: string;
+  tokenId: string;
+  /** The holding wallet it leaves from (where an unclaimed gift's token stays). */
+  senderAddress: string;
+  at: number;
+}
+
+/** One claim of a gift as answered: 200/202 means this claimer took it. */
+export interface GiftClaim {
+  giftId: string;
+  /** The claimer (the session's subject). */
+  user: string;
+  status: number;
+  /** The wallet the answer says the token goes to (on 200/202). */
+  recipientAddress?: string;
+  at: number;
+}
+
+/** A paid order of the platform simulator's shop, and the webhooks that told Hallmark of it. */
+export interface PaidOrder {
+  /** The simulator's order id; Hallmark knows it as gid://shopify/Order/<id>. */
+  orderId: number;
+  units: number;
+  /** orders/paid deliveries: webhook id and answer (0: none) — retries and duplicates included. */
+  webhooks: { webhookId: string; status: number }[];
+}
+
 export interface History {
   seed: number;
   started: number;
@@ -82,6 +112,9 @@ export interface History {
   revocations: Revocation[];
   keyUses: KeyUse[];
   receipts: WebhookReceipt[];
+  gifts: Gift[];
+  giftClaims: GiftClaim[];
+  orders: PaidOrder[];
   /** Time from the last fault's end to the first normal answer (ms), if it came. */
   recoveryMs?: number;
 }
@@ -99,5 +132,8 @@ export function emptyHistory(seed: number): History {
     revocations: [],
     keyUses: [],
     receipts: [],
+    gifts: [],
+    giftClaims: [],
+    orders: [],
   };
 }

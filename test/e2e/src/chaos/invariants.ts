@@ -2,6 +2,39 @@
 // can hand them a doctored history (a voucher redeemed past max_uses) and see them fail.
 import type { Component, History } from './history.js';
 
+/** A gift as the certificates database and the chain hold it after the run. */
+export interface GiftFact {
+  id: string;
+  certificateId: string;
+  tokenId: string;
+  /** pending | claiming | claimed | revoked, or `gone` (expired: the record is removed). */
+  status: string;
+  recipientAddress: string | null;
+  senderAddress: string;
+  /** certificate_transfers rows of the certificate. */
+  transferRecords: number;
+  /** ownerOf(token) now. */
+  owner: string;
+  /** The token's Transfer events in the gift's recorded transaction (none before a claim). */
+  moves: { from: string; to: string }[];
+}
+
+/** A paid order as bulk, platform, the simulator and the chain hold it after the run. */
+export interface OrderFact {
+  /** gid://shopify/Order/<id> */
+  gid: string;
+  units: number;
+  /** Bulk jobs made for the order (external context), with their minted items. */
+  jobs: { id: string; status: string; minted: number; failed: string[] }[];
+  /** The platform's record: the transaction it reports, and its fulfilment's state. */
+  transactionHash: string | null;
+  fulfilment: string | null;
+  /** Fulfillments the simulated platform holds for the order (their tracking numbers). */
+  platformFulfillments: (string | null)[];
+  /** The reported transaction is mined and succeeded. */
+  txMined: boolean;
+}
+
 /** Everything read back from the databases, the NATS stream and the chain (collect.ts). */
 export interface Facts {
   vouchers: { id: string; maxUses: number | null; timesUsed: number; activeRedemptions: number }[];
@@ -33,6 +66,8 @@ export interface Facts {
   streamIds: Set<string>;
   /** Committed (outbox) event ids of the run, which the stream must hold. */
   committedIds: string[];
+  gifts: GiftFact[];
+  orders: OrderFact[];
 }
 
 export interface InvariantResult {
@@ -72,6 +107,10 @@ export function checkInvariants(h: History, f: Facts): InvariantResult[] {
     revokedKeysRefused(h),
     no5xxOutsideOutages(h),
     recovered(h),
+    giftsClaimedOnce(h, f),
+    giftTokensMovedOnce(f),
+    ordersOneJob(f),
+    ordersFulfilledOnce(f),
   ];
 }
 
@@ -235,5 +274,97 @@ function recovered(h: History): InvariantResult {
             ? 'no normal answer'
             : `first normal answer after ${(h.recoveryMs / 1000).toFixed(1)} s`,
         ],
+  );
+}
+
+const same = (a: string | null | undefined, b: string | null | undefined) =>
+  !!a && !!b && a.toLowerCase() === b.toLowerCase();
+
+function giftsClaimedOnce(h: History, f: Facts): InvariantResult {
+  const bad: string[] = [];
+  // Who the answers say took each gift (200 claimed or 202 claiming, to this claimer).
+  const winners = new Map<string, Map<string, string | undefined>>();
+  for (const c of h.giftClaims) {
+    if (c.status !== 200 && c.status !== 202) continue;
+    const w = winners.get(c.giftId) ?? new Map<string, string | undefined>();
+    w.set(c.user, c.recipientAddress ?? w.get(c.user));
+    winners.set(c.giftId, w);
+  }
+  const facts = new Map(f.gifts.map((g) => [g.id, g]));
+  for (const [id, w] of winners) {
+    if (w.size > 1) bad.push(`${id} (taken by ${[...w.keys()].join(', ')})`);
+    const g = facts.get(id);
+    const [address] = [...w.values()];
+    if (w.size === 1 && g && (g.status !== 'claimed' || !same(g.recipientAddress, address)))
+      bad.push(
+        `${id} (answered taken for ${address ?? '?'}, recorded ${g.status} for ${g.recipientAddress ?? '-'})`,
+      );
+  }
+  for (const g of f.gifts)
+    if (!['pending', 'claimed', 'revoked', 'gone'].includes(g.status))
+      bad.push(`${g.id} (still ${g.status})`);
+  return result('every gift claimed at most once: one owner, or still open or expired', h.gifts.length, bad);
+}
+
+function giftTokensMovedOnce(f: Facts): InvariantResult {
+  const bad: string[] = [];
+  for (const g of f.gifts) {
+    const moves = g.moves.map((m) => `${m.from}→${m.to}`).join(', ') || 'none';
+    if (g.status === 'claimed') {
+      const [m] = g.moves;
+      const once = g.moves.length === 1 && same(m!.from, g.senderAddress) && same(m!.to, g.recipientAddress);
+      if (!once || !same(g.owner, g.recipientAddress) || g.transferRecords !== 1)
+        bad.push(
+          `${g.id} token ${g.tokenId} (claimed for ${g.recipientAddress}; owner ${g.owner}, moves ${moves}, ${g.transferRecords} transfer records)`,
+        );
+    } else if (g.moves.length > 0 || !same(g.owner, g.senderAddress)) {
+      bad.push(`${g.id} token ${g.tokenId} (${g.status}; owner ${g.owner}, moves ${moves})`);
+    }
+  }
+  return result("a claimed gift's token moved once, to the claimer's wallet", f.gifts.length, bad);
+}
+
+function ordersOneJob(f: Facts): InvariantResult {
+  const bad: string[] = [];
+  for (const o of f.orders) {
+    if (o.jobs.length !== 1)
+      bad.push(
+        `${o.gid} (${o.jobs.length} bulk jobs${o.jobs.length ? `: ${o.jobs.map((j) => j.id).join(', ')}` : ''})`,
+      );
+    const minted = o.jobs.reduce((n, j) => n + j.minted, 0);
+    const failed = o.jobs.flatMap((j) => j.failed);
+    if (minted + failed.length !== o.units)
+      bad.push(
+        `${o.gid} (${minted} certificates minted, ${failed.length} failures recorded, for ${o.units} units)`,
+      );
+  }
+  return result(
+    'each paid order: one bulk job, one certificate per unit (or its recorded failure)',
+    f.orders.length,
+    bad,
+  );
+}
+
+function ordersFulfilledOnce(f: Facts): InvariantResult {
+  const bad: string[] = [];
+  for (const o of f.orders) {
+    // A job that minted nothing has nothing to fulfil with: the platform records it skipped.
+    if (o.jobs.every((j) => j.minted === 0) && o.fulfilment === 'skipped') continue;
+    const tracking = o.platformFulfillments.join(', ') || 'none';
+    if (
+      o.platformFulfillments.length !== 1 ||
+      !o.transactionHash ||
+      o.platformFulfillments[0] !== o.transactionHash ||
+      !o.txMined ||
+      o.fulfilment !== 'fulfilled'
+    )
+      bad.push(
+        `${o.gid} (${o.platformFulfillments.length} fulfillments at the platform, tracking ${tracking}; transaction ${o.transactionHash ?? '-'}${o.transactionHash && !o.txMined ? ' not mined' : ''}; fulfilment ${o.fulfilment ?? '-'})`,
+      );
+  }
+  return result(
+    'every paid order fulfilled once, with its mined transaction (skipped when nothing minted)',
+    f.orders.length,
+    bad,
   );
 }

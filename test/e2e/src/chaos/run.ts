@@ -2,17 +2,21 @@
 // backend, a NATS of its own), the sinks, the workload and the fault injector side by side;
 // then settle, collect, check, print. `pnpm chaos` and the CI test both call runChaos().
 import { sleep } from '@hallmark/devstack';
+import { startPlatformSim, type PlatformSim } from '@hallmark/platform-sim';
 import { newId, SERVICE_NAMES } from '@hallmark/kit';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestStack, type TestStack } from '../index.js';
-import { collectFacts, serviceQuery } from './collect.js';
+import { collectFacts, serviceQuery, type PlatformFulfillments } from './collect.js';
 import { faultKinds, injectFaults, type Parts } from './faults.js';
 import { emptyHistory, type History } from './history.js';
 import { checkInvariants, type Facts, type InvariantResult } from './invariants.js';
 import { fork } from './prng.js';
 import { startSinks } from './sinks.js';
+import { runGifts } from './gifts.js';
+import { orderGid, runOrders, type Shop } from './orders.js';
+import { signedCallback } from '../platform.js';
 import { call, runWorkload, setUp } from './workload.js';
 
 export interface ChaosOptions {
@@ -35,11 +39,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   const log = o.log ?? ((line: string) => console.log(line));
   const dir = mkdtempSync(path.join(tmpdir(), 'hallmark-chaos-'));
   const sinks = await startSinks(dir, fork(o.seed, 3));
+  const sim = await startPlatformSim({ apiKey: PLATFORM_APP.key, apiSecret: PLATFORM_APP.secret });
   log(`chaos: seed ${o.seed}, ${o.seconds} s of load, ${o.replicas} replica(s) of each backend`);
   const t0 = Date.now();
   const stack = await startTestStack({
     anvil: true,
     restate: true,
+    smtp: true, // gift e-mails (the workflow notifies before it waits for a claim)
     env: {
       NODE_EXTRA_CA_CERTS: sinks.caFile,
       HALLMARK_OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
@@ -51,6 +57,18 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       // Failed webhook attempts retried within seconds, enough times to outlast the flaky phase.
       HALLMARK_WEBHOOK_RETRY_SCHEDULE: '1,1,2,2,3,3,5,5,5,5,5,5',
       HALLMARK_WEBHOOK_DISABLE_AFTER: '1000',
+      // Gifts left open expire within the run (72 s); every claim comes from 127.0.0.1, so the
+      // per-client invalid-link limit (a lost race counts) and the per-user claim limit are lifted.
+      HALLMARK_GIFT_TTL_HOURS: '0.02',
+      HALLMARK_GIFT_TOKEN_ATTEMPT_LIMIT: '100000',
+      HALLMARK_GIFT_CLAIM_LIMIT: '1000',
+      // The platform simulator's shop; its Admin API answers within the 2 s timeout.
+      HALLMARK_PLATFORM_ADMIN_URL: sim.adminUrlTemplate,
+      HALLMARK_PLATFORM_API_KEY: PLATFORM_APP.key,
+      HALLMARK_PLATFORM_API_SECRET: PLATFORM_APP.secret,
+      HALLMARK_PLATFORM_APP_URL: 'https://app.example.test/platform/installed',
+      HALLMARK_PLATFORM_HTTP_TIMEOUT_MS: '2000',
+      HALLMARK_PLATFORM_SUBMIT_INTERVAL_MS: '500',
     },
   });
   const parts: Parts = { nats: stack.nats, ...(stack.restate ? { restate: stack.restate } : {}) };
@@ -64,19 +82,49 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     );
     const { skipped } = faultKinds(stack);
     for (const s of skipped) log(`chaos: fault ${s}`);
-    return await drive(stack, parts, sinks, o, log);
+    return await drive(stack, parts, sinks, sim, o, log);
   } finally {
     // A restarted NATS is not the one the stack knows (Restate's restart goes through the stack).
     if (parts.nats !== stack.nats) await parts.nats.stop();
     await stack.close().catch((err) => log(`chaos: stopping the stack: ${(err as Error).message}`));
     await sinks.close();
+    await sim.close();
   }
+}
+
+const PLATFORM_APP = { key: 'hallmark-chaos-app', secret: 'chaos-app-secret-0123456789' };
+const SHOP = 'chaos-boutique.myshopify.com';
+
+/** Installs the app on the simulator's shop (OAuth, as a merchant would) and adds a product. */
+async function installShop(
+  stack: TestStack,
+  session: string,
+  sim: PlatformSim,
+  imageUrl: string,
+): Promise<Shop> {
+  sim.sim.addShop(SHOP);
+  const callback = await fetch(await signedCallback(stack, session, SHOP), { redirect: 'manual' });
+  if (callback.status !== 302)
+    throw new Error(`setting up the run: the install callback answered ${callback.status}`);
+  const product = sim.sim.addProduct(SHOP, { title: 'Chaos watch', imageUrl });
+  return { sim: sim.sim, domain: SHOP, productId: product.id };
+}
+
+/** The simulator's fulfillments of the run's orders (tracking numbers), by order gid. */
+function platformFulfillments(sim: PlatformSim): PlatformFulfillments {
+  const map: PlatformFulfillments = new Map();
+  for (const f of sim.sim.view(SHOP).fulfillments) {
+    const gid = orderGid(f.orderId);
+    map.set(gid, [...(map.get(gid) ?? []), f.trackingNumber]);
+  }
+  return map;
 }
 
 async function drive(
   stack: TestStack,
   parts: Parts,
   sinks: Awaited<ReturnType<typeof startSinks>>,
+  sim: PlatformSim,
   o: ChaosOptions,
   log: (line: string) => void,
 ): Promise<ChaosReport> {
@@ -84,6 +132,7 @@ async function drive(
   h.receipts = sinks.receipts;
   const session = await stack.token({ ent: newId('enterprise'), role: 'owner' });
   const fixtures = await setUp(h, stack.gatewayUrl, session, sinks, fork(o.seed, 1));
+  const shop = await installShop(stack, session, sim, `${sinks.url}/img/shop.png`);
   h.started = Date.now();
   const stopLoad = new AbortController();
   const stopFaults = new AbortController();
@@ -102,6 +151,15 @@ async function drive(
     fork(o.seed, 4),
     stopLoad.signal,
   );
+  const gifts = runGifts(
+    h,
+    stack.gatewayUrl,
+    session,
+    (sub) => stack.token({ sub }),
+    fork(o.seed, 5),
+    stopLoad.signal,
+  );
+  const orders = runOrders(h, shop, fork(o.seed, 6), stopLoad.signal);
   await sleep(o.seconds * 1000);
   // The load goes on until every kind was injected once (the first deck holds each), so a
   // short run on a slow machine still sees them all.
@@ -115,7 +173,7 @@ async function drive(
   stopFaults.abort();
   await faults; // the fault in progress ends (its part back up) before the load stops
   stopLoad.abort();
-  await load;
+  await Promise.all([load, gifts, orders]);
   h.loadStopped = Date.now();
 
   // Recovery: from the last fault's end, how long until a redemption is answered normally.
@@ -137,8 +195,23 @@ async function drive(
 
   sinks.flaky = false;
   log('chaos: load stopped; settling');
-  await settle(stack, h, o.settleTimeoutMs ?? 120_000, log);
-  const facts = await collectFacts(stack, stack.prefix, h);
+  // Paid orders the platform has not fulfilled, nor recorded as not to be fulfilled.
+  const unfulfilled = async () => {
+    const done = platformFulfillments(sim);
+    const ended = await serviceQuery<{ order_id: string }>(
+      stack,
+      stack.prefix,
+      'platform',
+      `SELECT order_id FROM fulfilments WHERE status IN ('skipped', 'failed')`,
+    );
+    const over = new Set(ended.map((r) => r.order_id));
+    return h.orders.filter((x) => !done.has(orderGid(x.orderId)) && !over.has(orderGid(x.orderId))).length;
+  };
+  await settle(stack, h, o.settleTimeoutMs ?? 120_000, log, unfulfilled);
+  const facts = await collectFacts(stack, stack.prefix, h, {
+    shop: SHOP,
+    fulfillments: platformFulfillments(sim),
+  });
   const results = checkInvariants(h, facts);
   const ok = results.every((r) => r.violations.length === 0);
   const summary = summarize(h, results, o, facts);
@@ -150,12 +223,13 @@ async function drive(
   return { history: h, results, ok, summary };
 }
 
-/** Waits until jobs ended, outboxes drained, webhooks delivered and the relayer is idle. */
+/** Waits until jobs ended, outboxes drained, webhooks delivered, the relayer idle, paid orders fulfilled and no gift mid-claim. */
 async function settle(
   stack: TestStack,
   h: History,
   timeoutMs: number,
   log: (l: string) => void,
+  unfulfilled: () => Promise<number>,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const q = (service: string, sql: string, params: unknown[] = []) =>
@@ -175,6 +249,11 @@ async function settle(
       'open submissions': await q(
         'certificates',
         `SELECT count(*)::int AS n FROM chain_submissions WHERE status IN ('pending','signed','sent')`,
+      ),
+      'paid orders unfulfilled': await unfulfilled(),
+      'gifts claiming': await q(
+        'certificates',
+        `SELECT count(*)::int AS n FROM gifts WHERE status = 'claiming'`,
       ),
     };
     for (const s of SERVICE_NAMES)
@@ -212,6 +291,17 @@ function summarize(h: History, results: InvariantResult[], o: ChaosOptions, fact
       .map(([k, n]) => `${k} ${n}`)
       .join(', ')}`,
     `  work     ${h.redemptions.length} redemptions answered, ${h.jobs.length} bulk jobs, ${h.revocations.length} keys revoked, ${h.receipts.length} webhook attempts received`,
+    `  gifts    ${h.gifts.length} created, ${count(facts.gifts, 'claimed')} claimed (${contested(h)} by two claimers at once), ${count(facts.gifts, 'pending')} open, ${count(facts.gifts, 'gone')} expired`,
+    `  orders   ${h.orders.length} paid, ${h.orders.reduce((n, x) => n + x.webhooks.length, 0)} orders/paid deliveries (${h.orders.filter((x) => new Set(x.webhooks.map((w) => w.webhookId)).size > 1).length} orders paid twice at once, ${h.orders.reduce((n, x) => n + x.webhooks.filter((w) => w.status !== 200).length, 0)} unanswered and retried), ${facts.orders.filter((x) => x.platformFulfillments.length === 1).length} fulfilled`,
+    ...facts.orders
+      .filter((x) => x.jobs.some((j) => j.failed.length > 0))
+      .map(
+        (x) =>
+          `           ${x.gid}: mint failed (${x.jobs
+            .flatMap((j) => j.failed.map((e) => `${j.id}#${e}`))
+            .join('; ')
+            .slice(0, 300)})`,
+      ),
     `  chain    ${facts.certificates.length} tokens minted, ${facts.relayer.latestNonce} relayer transactions, ${facts.feeBumped} fee-bumped`,
     `  recovery ${h.recoveryMs === undefined ? 'none' : `${(h.recoveryMs / 1000).toFixed(1)} s after the last fault`}`,
     '  invariants',
@@ -226,4 +316,14 @@ function summarize(h: History, results: InvariantResult[], o: ChaosOptions, fact
   }
   lines.push(results.every((r) => r.violations.length === 0) ? '  PASS' : '  FAIL');
   return lines.join('\n');
+}
+
+const count = <T extends { status: string }>(xs: T[], status: string) =>
+  xs.filter((x) => x.status === status).length;
+
+/** Gifts two users claimed at once. */
+function contested(h: History): number {
+  const users = new Map<string, Set<string>>();
+  for (const c of h.giftClaims) users.set(c.giftId, (users.get(c.giftId) ?? new Set()).add(c.user));
+  return [...users.values()].filter((s) => s.size > 1).length;
 }

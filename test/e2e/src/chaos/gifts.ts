@@ -1,0 +1,121 @@
+// The gift workload, through the gateway: certificates minted by the run's order jobs (held
+// by the enterprise's holding wallet) are gifted by the owner's session; most gifts are then
+// claimed by fresh user sessions, some by two users at once (exactly one may win), some left
+// open to expire. A claim that got no answer (its backend down) is repeated by the same user,
+// as a recipient would.
+import type { Component, History } from './history.js';
+import type { Rng } from './prng.js';
+import { call } from './workload.js';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+const CREATE_DEPS: Component[] = ['gateway', 'certificates', 'postgres'];
+const CLAIM_DEPS: Component[] = ['gateway', 'certificates', 'postgres', 'restate', 'anvil'];
+const JOB_DEPS: Component[] = ['gateway', 'bulk', 'postgres'];
+/** Tries of one claimer while the answer is missing or a 5xx. */
+const CLAIM_TRIES = 8;
+
+export async function runGifts(
+  h: History,
+  gatewayUrl: string,
+  session: string,
+  userToken: (sub: string) => Promise<string>,
+  rng: Rng,
+  stop: AbortSignal,
+): Promise<void> {
+  const harvested = new Set<string>();
+  const pool: { certificateId: string; tokenId: string }[] = [];
+  const claims: Promise<void>[] = [];
+  let n = 0;
+  while (!stop.aborted) {
+    await sleep(rng.int(1500, 3500));
+    if (stop.aborted) break;
+    if (pool.length === 0) {
+      // Minted certificates of a finished order job the loop has not read yet.
+      const job = h.jobs.find((j) => j.form === 'order' && !harvested.has(j.id));
+      if (!job) continue;
+      const r = await call(h, gatewayUrl, 'getBulkJob', JOB_DEPS, {
+        method: 'GET',
+        path: `/api/bulk-mint/${job.id}`,
+        auth: session,
+      });
+      const status = r.body?.job?.status;
+      if (status === 'completed' || status === 'failed' || status === 'cancelled') {
+        harvested.add(job.id);
+        for (const v of (r.body.job.results?.vouchers ?? []) as {
+          certificateId?: string;
+          tokenId?: string;
+        }[])
+          if (v.certificateId && v.tokenId != null)
+            pool.push({ certificateId: v.certificateId, tokenId: String(v.tokenId) });
+      }
+      continue;
+    }
+    const cert = pool.shift()!;
+    const r = await call(
+      h,
+      gatewayUrl,
+      'createGift',
+      CREATE_DEPS,
+      {
+        method: 'POST',
+        path: '/api/certificates/gift/create',
+        auth: session,
+        body: { certificateId: cert.certificateId, recipientEmail: `gift${n++}@example.com` },
+      },
+      cert.certificateId,
+    );
+    if (r.status !== 201) continue;
+    const gift = {
+      id: r.body.transferId as string,
+      certificateId: cert.certificateId,
+      tokenId: cert.tokenId,
+      senderAddress: r.body.gift.senderAddress as string,
+      at: Date.now(),
+    };
+    h.gifts.push(gift);
+    const draw = rng.next();
+    if (draw < 0.2) continue; // left open: pending until it expires
+    const claimers = draw < 0.55 ? 2 : 1;
+    const subs = Array.from({ length: claimers }, (_, i) => `gift-claimer-${n}-${i}`);
+    claims.push(
+      // The claim token is the gift's secret: the history keeps only the gift id.
+      Promise.all(
+        subs.map((sub) => claimAsRecipient(h, gatewayUrl, gift.id, r.body.claimToken, sub, userToken)),
+      ).then(() => undefined),
+    );
+  }
+  await Promise.all(claims);
+}
+
+async function claimAsRecipient(
+  h: History,
+  gatewayUrl: string,
+  giftId: string,
+  token: string,
+  sub: string,
+  userToken: (sub: string) => Promise<string>,
+): Promise<void> {
+  const auth = await userToken(sub);
+  for (let i = 0; i < CLAIM_TRIES; i++) {
+    const r = await call(
+      h,
+      gatewayUrl,
+      'claimGift',
+      CLAIM_DEPS,
+      { method: 'POST', path: `/api/certificates/gift/claim/${token}`, auth },
+      giftId,
+    );
+    h.giftClaims.push({
+      giftId,
+      user: sub,
+      status: r.status,
+      ...(typeof r.body?.gift?.recipientAddress === 'string'
+        ? { recipientAddress: r.body.gift.recipientAddress }
+        : {}),
+      at: Date.now(),
+    });
+    if (r.status > 0 && r.status < 500) return;
+    await sleep(1000);
+  }
+}
