@@ -151,6 +151,26 @@ describe('CSV + ZIP bulk job', () => {
     expect(images.requests).toContain('/ring.png');
   }, 120_000);
 
+  it('an image met while the certificates service is down waits for it: the rows succeed once it is back, none fails', async () => {
+    // Archiving an image is certificates' job; its outage is ours, not the row's, so the
+    // workflow step is retried until it is back (it once failed every row of the batch).
+    await stack.processes.get('certificates')!.stop();
+    const csv = [
+      'name,description,category,recipientEmail,imageUrl',
+      `Brooch,Silver brooch,Jewellery,a@example.com,${images.url}/during-outage-1.png`,
+      `Pin,Silver pin,Jewellery,b@example.com,${images.url}/during-outage-2.png`,
+    ].join('\n');
+    const created = await upload(csvForm(csv));
+    expect(created.status).toBe(202);
+    const jobId = created.body.data.jobId;
+    // Long enough for the job to reach the image step and meet the outage more than once.
+    await new Promise((r) => setTimeout(r, 4000));
+    await stack.startService('certificates');
+    const job = await waitForJob(stack, auth, jobId);
+    expect(job).toMatchObject({ status: 'completed', successCount: 2, failedCount: 0 });
+    expect(images.requests).toEqual(expect.arrayContaining(['/during-outage-1.png', '/during-outage-2.png']));
+  }, 180_000);
+
   it.each([
     [
       'a missing required column',

@@ -53,6 +53,19 @@ const principalOf = (job: JobRecord): Principal => ({
 export const isDomainRefusal = (err: unknown): err is HallmarkError =>
   err instanceof HallmarkError && err.httpStatus >= 400 && err.httpStatus < 500 && err.httpStatus !== 429;
 
+/**
+ * A failure of one of our own dependencies (certificates unreachable, its store failing): not
+ * the item's fault and gone once the dependency is back. It fails the whole step, which Restate
+ * retries with backoff, instead of failing the items (a short outage once failed every item
+ * of a batch, and a paid order whose items all failed was never fulfilled).
+ */
+class DependencyDown extends Error {
+  constructor(readonly reason: unknown) {
+    super((reason as Error).message);
+    this.name = 'DependencyDown';
+  }
+}
+
 /** Items of bulk jobs processed, by outcome (its rate is the items/s of the pipeline). */
 const itemsProcessed = () =>
   counter('hallmark_bulk_items_processed_total', 'Bulk job items processed, by outcome (success, failed)', [
@@ -131,6 +144,7 @@ export class JobSteps {
         try {
           ready[i] = { item, mint: await this.mintItemOf(jobId, item, images) };
         } catch (err) {
+          if (err instanceof DependencyDown) throw err.reason;
           failures.push({ idx: item.idx, error: (err as Error).message });
         }
       }
@@ -164,6 +178,8 @@ export class JobSteps {
           try {
             return await archiveImage(url);
           } catch (err) {
+            // The merchant's image broke a rule or could not be fetched: that item's failure.
+            if (err instanceof HallmarkError && !isDomainRefusal(err)) throw new DependencyDown(err);
             return { error: (err as Error).message };
           }
         });
