@@ -348,8 +348,8 @@ function ordersOneJob(f: Facts): InvariantResult {
 function ordersFulfilledOnce(f: Facts): InvariantResult {
   const bad: string[] = [];
   for (const o of f.orders) {
-    // A job that minted nothing has nothing to fulfil with: the platform records it skipped.
-    if (o.jobs.every((j) => j.minted === 0) && o.fulfilment === 'skipped') continue;
+    // Strict: an order whose job minted nothing (recorded failures only) and was skipped is a
+    // violation too. A short certificates outage once failed every item of such a job.
     const tracking = o.platformFulfillments.join(', ') || 'none';
     if (
       o.platformFulfillments.length !== 1 ||
@@ -362,9 +362,5 @@ function ordersFulfilledOnce(f: Facts): InvariantResult {
         `${o.gid} (${o.platformFulfillments.length} fulfillments at the platform, tracking ${tracking}; transaction ${o.transactionHash ?? '-'}${o.transactionHash && !o.txMined ? ' not mined' : ''}; fulfilment ${o.fulfilment ?? '-'})`,
       );
   }
-  return result(
-    'every paid order fulfilled once, with its mined transaction (skipped when nothing minted)',
-    f.orders.length,
-    bad,
-  );
+  return result('every paid order fulfilled once, with its mined transaction', f.orders.length, bad);
 }
