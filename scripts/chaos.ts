@@ -8,18 +8,28 @@ import { runChaos } from '@hallmark/e2e/chaos';
 import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({
-  options: { minutes: { type: 'string' }, seed: { type: 'string' }, replicas: { type: 'string' } },
+  options: {
+    minutes: { type: 'string' },
+    seed: { type: 'string' },
+    replicas: { type: 'string' },
+    'own-postgres': { type: 'boolean', default: false },
+  },
 });
 const minutes = Number(values.minutes ?? 2);
 const seed = Number(values.seed ?? Date.now() % 2 ** 31);
 const replicas = Number(values.replicas ?? 2);
 if (!(minutes > 0) || !Number.isInteger(seed) || !(Number.isInteger(replicas) && replicas >= 1)) {
-  console.error('usage: pnpm chaos [--minutes N] [--seed S] [--replicas N]');
+  console.error('usage: pnpm chaos [--minutes N] [--seed S] [--replicas N] [--own-postgres]');
   process.exit(2);
 }
 let code = 1;
 try {
-  const report = await runChaos({ seconds: Math.round(minutes * 60), seed, replicas });
+  const report = await runChaos({
+    seconds: Math.round(minutes * 60),
+    seed,
+    replicas,
+    ownPostgres: values['own-postgres']!,
+  });
   code = report.ok ? 0 : 1;
 } catch (err) {
   console.error(`chaos: ${(err as Error).stack ?? err}`);

@@ -41,6 +41,8 @@ export interface PostgresOptions {
 export interface PostgresHandle {
   url: string;
   embedded: boolean;
+  /** The embedded server's pid, leader of its process group (backends included). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -152,7 +154,7 @@ async function startEmbedded(opts: PostgresOptions): Promise<PostgresHandle> {
     ...(opts.logFile ? { logFile: opts.logFile } : {}),
     ...(owner ?? {}),
   });
-  return { url, embedded: true, stop: () => proc.stop() };
+  return { url, embedded: true, pid: proc.pid, stop: () => proc.stop() };
 }
 
 async function initdb(

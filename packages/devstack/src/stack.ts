@@ -59,6 +59,8 @@ export interface StackOptions {
   databaseUrl?: string;
   natsUrl?: string;
   forceSpawnNats?: boolean;
+  /** Run an embedded PostgreSQL of the stack's own on a free port (`pnpm chaos --own-postgres`). */
+  forceEmbeddedPostgres?: boolean;
   databasePrefix?: string;
   restate?: boolean;
   anvil?: boolean;
@@ -125,6 +127,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const postgres = await ensurePostgres({
     dataDir: opts.dataDir,
     url: opts.databaseUrl,
+    ...(opts.forceEmbeddedPostgres ? { forceEmbedded: true, port: await freePort() } : {}),
     logFile: logFile('postgres'),
   });
   const nats = await ensureNats({

@@ -93,6 +93,8 @@ export async function startTestStack(opts: Partial<StackOptions> = {}): Promise<
       }),
     async close() {
       await stack.stop();
+      // A server of the stack's own went with it, its databases with its data dir.
+      if (stack.postgres.embedded) return rmSync(dataDir, { recursive: true, force: true });
       const admin = new pg.Client({ connectionString: stack.postgres.url });
       await admin.connect();
       const { rows } = await admin.query<{ datname: string }>(

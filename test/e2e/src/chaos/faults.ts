@@ -39,11 +39,9 @@ export function faultKinds(stack: Stack): { kinds: FaultKind[]; skipped: string[
   const skipped: string[] = [];
   if (stack.restate) kinds.push('restart-restate');
   if (stack.anvil) kinds.push('stall-mining', 'base-fee-spike');
-  skipped.push(
-    stack.postgres.embedded
-      ? 'pause-postgres: not implemented for the embedded server yet'
-      : 'pause-postgres: PostgreSQL is the machine’s, not the stack’s (skipped)',
-  );
+  if (stack.postgres.pid) kinds.push('pause-postgres');
+  else
+    skipped.push('pause-postgres: PostgreSQL is the machine’s, not the stack’s (pnpm chaos --own-postgres)');
   if (!stack.nats.spawned) skipped.push('restart-nats: NATS is not the stack’s');
   return { kinds: stack.nats.spawned ? kinds : kinds.filter((k) => k !== 'restart-nats'), skipped };
 }
@@ -167,8 +165,19 @@ async function inject(kind: FaultKind, o: FaultOptions, target: string): Promise
         `base fee ${gwei} gwei; ${queued} queued at the old fee, ${stuck} left after the spiked block, at most ${most} pending`,
       );
     }
-    case 'pause-postgres':
-      return done('postgres', 'postgres', 'skipped');
+    case 'pause-postgres': {
+      // SIGSTOP to the server's process group: the postmaster and every backend freeze with
+      // their connections open, as a stalled disk or a VM pause looks to clients.
+      const pid = o.stack.postgres.pid!;
+      const ms = o.rng.int(2000, 6000);
+      process.kill(-pid, 'SIGSTOP');
+      try {
+        await sleep(ms);
+      } finally {
+        process.kill(-pid, 'SIGCONT');
+      }
+      return done('postgres', 'postgres', `paused ${(ms / 1000).toFixed(1)} s`);
+    }
   }
 }
 

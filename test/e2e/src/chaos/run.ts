@@ -23,6 +23,8 @@ export interface ChaosOptions {
   seconds: number;
   seed: number;
   replicas: number;
+  /** An embedded PostgreSQL of the run's own, so the fault injector can pause it. */
+  ownPostgres?: boolean;
   /** How long the system may take to settle after the load (jobs end, outboxes drain). */
   settleTimeoutMs?: number;
   log?: (line: string) => void;
@@ -43,6 +45,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   log(`chaos: seed ${o.seed}, ${o.seconds} s of load, ${o.replicas} replica(s) of each backend`);
   const t0 = Date.now();
   const stack = await startTestStack({
+    ...(o.ownPostgres ? { forceEmbeddedPostgres: true } : {}),
     anvil: true,
     restate: true,
     smtp: true, // gift e-mails (the workflow notifies before it waits for a claim)
