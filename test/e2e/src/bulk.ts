@@ -1,14 +1,12 @@
 // Helpers for bulk-mint tests: order bodies, Idempotency-Keys, polling a job to its end, and
 // reading what the certificates service recorded.
 import { randomBase62 } from '@hallmark/kit';
-import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
-import path from 'node:path';
 import pg from 'pg';
-import { generate } from 'selfsigned';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
 import type { TestStack } from './index.js';
+import { localTls } from './tls.js';
 
 export const SHOP = 'hallmark-demo.myshopify.com';
 
@@ -129,23 +127,10 @@ export async function startImageServer(
   dir: string,
   body: (urlPath: string) => Buffer = png,
 ): Promise<ImageServer> {
-  const pems = await generate([{ name: 'commonName', value: 'hallmark-test-images' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    notAfterDate: new Date(Date.now() + 24 * 3600_000),
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      { name: 'keyUsage', digitalSignature: true, keyCertSign: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
-    ],
-  });
-  const caFile = path.join(dir, 'image-ca.pem');
-  writeFileSync(caFile, pems.cert);
+  const { key, cert, caFile } = await localTls(dir, 'hallmark-test-images');
   const missing = new Set<string>();
   const requests: string[] = [];
-  const server = createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+  const server = createServer({ key, cert }, (req, res) => {
     requests.push(req.url ?? '');
     if (missing.has(req.url ?? '')) {
       res.writeHead(404).end();

@@ -2,12 +2,10 @@
 // serves product images and records the enterprise webhooks it receives, and the install
 // walked like a merchant's browser (authorize → the platform's approval → callback).
 import { createHmac } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
-import path from 'node:path';
-import { generate } from 'selfsigned';
 import { png } from './bulk.js';
 import type { TestStack } from './index.js';
+import { localTls } from './tls.js';
 
 export interface HttpsHost {
   url: string;
@@ -17,22 +15,9 @@ export interface HttpsHost {
 }
 
 export async function startHttpsHost(dir: string): Promise<HttpsHost> {
-  const pems = await generate([{ name: 'commonName', value: 'hallmark-test-host' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    notAfterDate: new Date(Date.now() + 24 * 3600_000),
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      { name: 'keyUsage', digitalSignature: true, keyCertSign: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
-    ],
-  });
-  const caFile = path.join(dir, 'host-ca.pem');
-  writeFileSync(caFile, pems.cert);
+  const { key, cert, caFile } = await localTls(dir, 'hallmark-test-host');
   const hooks: HttpsHost['hooks'] = [];
-  const server = createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+  const server = createServer({ key, cert }, (req, res) => {
     if (req.method === 'POST') {
       let body = '';
       req.on('data', (c) => (body += c));

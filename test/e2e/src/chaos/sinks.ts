@@ -2,13 +2,11 @@
 // webhook endpoints that sometimes answer 5xx or hang (seeded), and the image host bulk
 // items point at. Each delivery's signature is checked as a receiver would.
 import { hmacSha256 } from '@hallmark/kit/crypto';
-import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
-import path from 'node:path';
-import { generate } from 'selfsigned';
 import { png } from '../bulk.js';
 import type { WebhookReceipt } from './history.js';
 import type { Rng } from './prng.js';
+import { localTls } from '../tls.js';
 
 export interface Sinks {
   url: string;
@@ -32,24 +30,11 @@ export function signatureValid(header: string | undefined, body: string, secret:
 }
 
 export async function startSinks(dir: string, rng: Rng): Promise<Sinks> {
-  const pems = await generate([{ name: 'commonName', value: 'hallmark-chaos-sinks' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    notAfterDate: new Date(Date.now() + 24 * 3600_000),
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      { name: 'keyUsage', digitalSignature: true, keyCertSign: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
-    ],
-  });
-  const caFile = path.join(dir, 'chaos-ca.pem');
-  writeFileSync(caFile, pems.cert);
+  const { key, cert, caFile } = await localTls(dir, 'hallmark-chaos-sinks');
   const routes = new Map<string, { endpointId: string; secret: string }>();
   const receipts: WebhookReceipt[] = [];
   const sinks = { flaky: true } as Sinks;
-  const server: Server = createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+  const server: Server = createServer({ key, cert }, (req, res) => {
     const url = req.url ?? '';
     if (url.startsWith('/img/')) {
       res.writeHead(200, { 'content-type': 'image/png' }).end(png(url));
