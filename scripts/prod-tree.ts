@@ -140,6 +140,18 @@ const BANNER = [
   'const __hallmarkUrl = (rel) => __hallmarkToUrl(__hallmarkPath.join(__hallmarkBase, rel)).href;',
 ].join('\n');
 
+/** How every service bundle is built (here and for test stacks, ./stack-bundles.ts). */
+export const BUNDLE_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  // Class and function names survive (errors, logs and instanceof-free checks read them).
+  keepNames: true,
+  sourcemap: 'linked',
+  sourcesContent: false,
+} as const satisfies esbuild.BuildOptions;
+
 export async function compile(svc: Svc): Promise<void> {
   const svcDir = path.join(REPO, 'services', svc);
   rmSync(path.join(svcDir, 'dist'), { recursive: true, force: true });
@@ -152,16 +164,9 @@ export async function compile(svc: Svc): Promise<void> {
       { in: path.join(REPO, 'packages', 'kit', 'src', 'migrate-main.ts'), out: 'migrate' },
     );
   await esbuild.build({
+    ...BUNDLE_OPTIONS,
     entryPoints,
     outdir: path.join(svcDir, 'dist'),
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    // Class and function names survive (errors, logs and instanceof-free checks read them).
-    keepNames: true,
-    sourcemap: 'linked',
-    sourcesContent: false,
     legalComments: 'none',
     banner: { js: BANNER },
     plugins: [externalNpmPackages, importMetaPaths(svcDir)],

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { readFileSync, rmSync } from 'node:fs';
 import * as esbuild from 'esbuild';
-import { SERVICES } from './prod-tree.js';
+import { BUNDLE_OPTIONS, SERVICES } from './prod-tree.js';
 
 const REPO = path.resolve(import.meta.dirname, '..');
 const RESOLVING = Symbol('resolving');
@@ -52,15 +52,9 @@ export async function buildStackBundles(): Promise<number> {
       const outdir = path.dirname(stackBundleOf(svc));
       rmSync(outdir, { recursive: true, force: true });
       await esbuild.build({
+        ...BUNDLE_OPTIONS,
         entryPoints: [path.join(REPO, 'services', svc, 'src', 'main.ts')],
         outdir,
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        target: 'node22',
-        keepNames: true,
-        sourcemap: 'linked',
-        sourcesContent: false,
         plugins: [inPlace],
         logLevel: 'warning',
       });
