@@ -9,9 +9,10 @@ import { call } from './workload.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-const CREATE_DEPS: Component[] = ['gateway', 'certificates', 'postgres'];
-const CLAIM_DEPS: Component[] = ['gateway', 'certificates', 'postgres', 'restate', 'anvil'];
-const JOB_DEPS: Component[] = ['gateway', 'bulk', 'postgres'];
+// Every call carries a session, which the gateway resolves through keys.
+const CREATE_DEPS: Component[] = ['gateway', 'keys', 'certificates', 'postgres'];
+const CLAIM_DEPS: Component[] = ['gateway', 'keys', 'certificates', 'postgres', 'restate', 'anvil'];
+const JOB_DEPS: Component[] = ['gateway', 'keys', 'bulk', 'postgres'];
 /** Tries of one claimer while the answer is missing or a 5xx. */
 const CLAIM_TRIES = 8;
 
