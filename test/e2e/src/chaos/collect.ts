@@ -1,6 +1,8 @@
 // Reads the facts the invariants judge: every service's database, the NATS stream and the
 // chain, after the run settled.
-import { jsonRpc, type Stack } from '@hallmark/devstack';
+import { jsonRpc } from '@hallmark/devstack';
+import { serviceQuery } from '../bulk.js';
+import type { TestStack } from '../index.js';
 import { SERVICE_NAMES, STREAM_NAME } from '@hallmark/kit';
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -9,25 +11,6 @@ import pg from 'pg';
 import type { History } from './history.js';
 import type { Facts } from './invariants.js';
 import { orderGid } from './orders.js';
-
-/** One query on one service's database of the stack. */
-export async function serviceQuery<T extends pg.QueryResultRow>(
-  stack: Stack,
-  prefix: string,
-  service: string,
-  sql: string,
-  params: unknown[] = [],
-): Promise<T[]> {
-  const url = new URL(stack.postgres.url);
-  url.pathname = `/${prefix}_${service}`;
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 const ABI = [
   'function totalSupply() view returns (uint256)',
@@ -41,13 +24,12 @@ const topicAddress = (topic: string) => getAddress(`0x${topic.slice(26)}`);
 export type PlatformFulfillments = Map<string, (string | null)[]>;
 
 export async function collectFacts(
-  stack: Stack,
-  prefix: string,
+  stack: TestStack,
   h: History,
   platform: { shop: string; fulfillments: PlatformFulfillments } | null = null,
 ): Promise<Facts> {
   const q = <T extends pg.QueryResultRow>(service: string, sql: string, params: unknown[] = []) =>
-    serviceQuery<T>(stack, prefix, service, sql, params);
+    serviceQuery<T>(stack, service, sql, params);
 
   const vouchers = (
     await q<{ id: string; max_uses: string | null; times_used: string; n: number }>(

@@ -7,8 +7,9 @@ import { newId, SERVICE_NAMES } from '@hallmark/kit';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { serviceQuery } from '../bulk.js';
 import { startTestStack, type TestStack } from '../index.js';
-import { collectFacts, serviceQuery, type PlatformFulfillments } from './collect.js';
+import { collectFacts, type PlatformFulfillments } from './collect.js';
 import { faultKinds, injectFaults, type Parts } from './faults.js';
 import { emptyHistory, type History } from './history.js';
 import { checkInvariants, type Facts, type InvariantResult } from './invariants.js';
@@ -203,7 +204,6 @@ async function drive(
     const done = platformFulfillments(sim);
     const ended = await serviceQuery<{ order_id: string }>(
       stack,
-      stack.prefix,
       'platform',
       `SELECT order_id FROM fulfilments WHERE status IN ('skipped', 'failed')`,
     );
@@ -211,7 +211,7 @@ async function drive(
     return h.orders.filter((x) => !done.has(orderGid(x.orderId)) && !over.has(orderGid(x.orderId))).length;
   };
   await settle(stack, h, o.settleTimeoutMs ?? 120_000, log, unfulfilled);
-  const facts = await collectFacts(stack, stack.prefix, h, {
+  const facts = await collectFacts(stack, h, {
     shop: SHOP,
     fulfillments: platformFulfillments(sim),
   });
@@ -236,7 +236,7 @@ async function settle(
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const q = (service: string, sql: string, params: unknown[] = []) =>
-    serviceQuery<{ n: number }>(stack, stack.prefix, service, sql, params).then((r) => r[0]?.n ?? 0);
+    serviceQuery<{ n: number }>(stack, service, sql, params).then((r) => r[0]?.n ?? 0);
   let waiting = '';
   while (Date.now() < deadline) {
     const counts: Record<string, number> = {
