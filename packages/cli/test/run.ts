@@ -1,6 +1,8 @@
 // Runs the built `hallmark` (dist/hallmark.js, plain Node) as a subprocess, and drives it in
 // a tmux pane of its own server (socket) so the live bars render as a person sees them.
+import { png, zipOf } from '@hallmark/e2e/bulk';
 import { execFileSync, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export const pkgDir = path.resolve(import.meta.dirname, '..');
@@ -65,4 +67,22 @@ export function tmuxPane(socket: string, command: string, env: Record<string, st
       }
     },
   };
+}
+
+const HEADER = 'name,description,category,recipientEmail,recipientName,imageFile';
+
+/** A CSV of `rows` watches under `dir`, each naming its image in the ZIP beside it; `badRow` has a bad e-mail. */
+export async function csvWithZip(dir: string, name: string, rows: number, badRow?: number) {
+  const lines = [HEADER];
+  const images: { name: string; data: Buffer }[] = [];
+  for (let r = 1; r <= rows; r++) {
+    const email = r === badRow ? 'not-an-email' : `owner${r}@example.com`;
+    lines.push(`Watch ${r},"Hand-made, No. ${r}",Watches,${email},Owner ${r},${r}.png`);
+    images.push({ name: `${r}.png`, data: png(`${name}-${r}`) });
+  }
+  const csv = path.join(dir, `${name}.csv`);
+  const zip = path.join(dir, `${name}.zip`);
+  writeFileSync(csv, lines.join('\n'));
+  writeFileSync(zip, await zipOf(images));
+  return { csv, zip };
 }
