@@ -1,6 +1,7 @@
 // /api/v1/enterprise/profile: the enterprise's issuer profile (display name, website, logo
-// archived by the certificates media store like certificate images, search-engine opt-in) that the verify, voucher and claim pages and the public certificate read name the
-// issuer by, and the state of its domain proof (`/.well-known/hallmark-issuer.json` on the
+// archived by the certificates media store like certificate images, search-engine opt-in)
+// that the verify, voucher and claim pages and the public certificate read name the issuer
+// by, and the state of its domain proof (`/.well-known/hallmark-issuer.json` on the
 // website's host naming the enterprise id; checked by the keys service through the outbound
 // guard on every save and on POST …/domain-check). Needs admin.*; the keys service further
 // requires the user (or the user behind the key) to be an owner or admin: fails closed.
@@ -12,10 +13,6 @@ import { principalOf, type RouteDeps } from '../shared.js';
 const TAGS = ['Enterprise'];
 const ADMIN = { auth: 'either' as const, scope: 'admin.*' };
 
-/** Where Hallmark serves an archived image (the certificates media slice's route). */
-export const mediaUrl = (publicUrl: string, sha256: string) =>
-  `${publicUrl.replace(/\/+$/, '')}/media/${sha256}`;
-
 export function presentEnterpriseProfile(p: EnterpriseProfile, publicUrl: string) {
   return {
     enterpriseId: p.enterprise_id,
@@ -24,7 +21,7 @@ export function presentEnterpriseProfile(p: EnterpriseProfile, publicUrl: string
     logoUrl: p.logo_url ?? null,
     logo: p.logo_sha256
       ? {
-          url: mediaUrl(publicUrl, p.logo_sha256),
+          url: new URL(`/media/${p.logo_sha256}`, publicUrl).toString(),
           sha256: p.logo_sha256,
           width: p.logo_width,
           height: p.logo_height,
