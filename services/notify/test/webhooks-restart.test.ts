@@ -106,9 +106,11 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 }, 30_000);
 
-async function publish(enterpriseId: string, n: number): Promise<string[]> {
+/** Publishes `n` events, `gapMs` apart (0: at once). */
+async function publish(enterpriseId: string, n: number, gapMs = 0): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
+    if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
     const event = {
       id: newId('event'),
       type: 'transaction.completed',
@@ -146,13 +148,16 @@ it('kill notify mid-fan-out and restart NATS: every delivery happens, none twice
       CALL,
     );
 
-  const first = await publish(ent, 60);
+  // Events arrive while notify runs (the fan-out takes what has arrived in one batch, so
+  // events published all at once would be fanned out before any delivery is made).
   const notify = await startNotify();
+  const publishing = publish(ent, 60, 25);
   await eventually(() => expect(receiver.received.length).toBeGreaterThanOrEqual(30), {
     timeoutMs: 20_000,
     intervalMs: 10,
   });
   await kill(notify);
+  const first = await publishing;
   const { rows: mid } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries');
   expect(mid[0]!.n).toBeLessThan(180); // killed mid-fan-out
 

@@ -38,6 +38,37 @@ export interface DeliveryTarget {
   body: string;
 }
 
+/** One delivery to create: the event and where it goes. */
+export interface NewDelivery {
+  event: EventEnvelope;
+  target: DeliveryTarget;
+}
+
+/** An endpoint, subscription or listen session, with the types it takes (empty: every type, sessions only). */
+export interface Receiver extends Scope {
+  id: string;
+  events: readonly string[];
+}
+
+export interface Receivers {
+  endpoints: Receiver[];
+  subscriptions: Receiver[];
+}
+
+export interface ReceiverRow {
+  id: string;
+  enterprise_id: string;
+  livemode: boolean;
+  events: string[];
+}
+
+export const receiverOf = (r: ReceiverRow): Receiver => ({
+  id: r.id,
+  enterpriseId: r.enterprise_id,
+  livemode: r.livemode,
+  events: r.events,
+});
+
 export class DeliveriesStore {
   constructor(
     private readonly pool: Pool,
@@ -47,65 +78,51 @@ export class DeliveriesStore {
     private readonly health: HealthThresholds = { failingAfter: 3, disableAfter: 20 },
   ) {}
 
-  /** The endpoints of the enterprise and mode subscribed to a versioned type (not disabled). */
-  async endpointsFor(
-    tx: Queryable,
-    enterpriseId: string,
-    livemode: boolean,
-    type: string,
-  ): Promise<string[]> {
-    const { rows } = await tx.query<{ id: string }>(
-      `SELECT id FROM webhook_endpoints WHERE enterprise_id = $1 AND livemode = $2
-         AND status <> 'disabled' AND $3 = ANY (events)`,
-      [enterpriseId, livemode, type],
+  /**
+   * The receivers a batch of events can go to, in fan-out's transaction: the endpoints (not
+   * disabled) and the enabled enterprise subscriptions of the batch's enterprises and modes,
+   * each with the types it takes. One statement per kind for the whole batch.
+   */
+  async receiversOf(tx: Queryable, scopes: readonly Scope[]): Promise<Receivers> {
+    const params = [scopes.map((s) => s.enterpriseId), scopes.map((s) => s.livemode)];
+    const of = `(enterprise_id, livemode) IN (SELECT * FROM unnest($1::text[], $2::boolean[]))`;
+    const endpoints = await tx.query<ReceiverRow>(
+      `SELECT id, enterprise_id, livemode, events FROM webhook_endpoints WHERE ${of} AND status <> 'disabled'`,
+      params,
     );
-    return rows.map((r) => r.id);
-  }
-
-  /** The enabled enterprise subscriptions of the enterprise and mode to an enterprise event name. */
-  async subscriptionsFor(
-    tx: Queryable,
-    enterpriseId: string,
-    livemode: boolean,
-    name: string,
-  ): Promise<string[]> {
-    const { rows } = await tx.query<{ id: string }>(
-      `SELECT id FROM enterprise_subscriptions WHERE enterprise_id = $1 AND livemode = $2
-         AND enabled AND $3 = ANY (events)`,
-      [enterpriseId, livemode, name],
+    const subscriptions = await tx.query<ReceiverRow>(
+      `SELECT id, enterprise_id, livemode, events FROM enterprise_subscriptions WHERE ${of} AND enabled`,
+      params,
     );
-    return rows.map((r) => r.id);
+    return { endpoints: endpoints.rows.map(receiverOf), subscriptions: subscriptions.rows.map(receiverOf) };
   }
 
   /**
-   * One delivery of the event per target, in the caller's transaction; idempotent per (event,
-   * endpoint or subscription): a second call inserts nothing. Wakes the workers at commit when
-   * it created any. Returns how many were created.
+   * One delivery per (event, target), in the caller's transaction; idempotent per (event,
+   * endpoint, subscription or session): a second call inserts nothing. Wakes the workers at
+   * commit when it created any. Returns how many were created.
    */
-  async insertDeliveries(
-    tx: Queryable,
-    event: EventEnvelope,
-    targets: readonly DeliveryTarget[],
-  ): Promise<number> {
+  async insertDeliveries(tx: Queryable, deliveries: readonly NewDelivery[]): Promise<number> {
     let created = 0;
     for (const column of ['endpoint_id', 'subscription_id', 'session_id'] as const) {
-      const list = targets.filter((t) => t.column === column);
+      const list = deliveries.filter((d) => d.target.column === column);
       if (list.length === 0) continue;
       const { rowCount } = await tx.query(
         `INSERT INTO webhook_deliveries (id, ${column}, enterprise_id, livemode, event_id, event_type, body,
            max_attempts, next_attempt_at)
-         SELECT d.id, d.target, $3, $4, $5, d.type, d.body, $6, now()
-         FROM unnest($1::text[], $2::text[], $7::text[], $8::text[]) AS d (id, target, type, body)
+         SELECT d.id, d.target, d.enterprise_id, d.livemode, d.event_id, d.type, d.body, $1, now()
+         FROM unnest($2::text[], $3::text[], $4::text[], $5::boolean[], $6::text[], $7::text[], $8::text[])
+           AS d (id, target, enterprise_id, livemode, event_id, type, body)
          ON CONFLICT (${column}, event_id) DO NOTHING`,
         [
-          list.map(() => newId('delivery')),
-          list.map((t) => t.id),
-          event.enterprise_id,
-          event.livemode,
-          event.id,
           this.maxAttempts,
-          list.map((t) => t.type),
-          list.map((t) => t.body),
+          list.map(() => newId('delivery')),
+          list.map((d) => d.target.id),
+          list.map((d) => d.event.enterprise_id),
+          list.map((d) => d.event.livemode),
+          list.map((d) => d.event.id),
+          list.map((d) => d.target.type),
+          list.map((d) => d.target.body),
         ],
       );
       created += rowCount ?? 0;

@@ -11,7 +11,13 @@ import {
   type OutboundGuard,
   type Queryable,
 } from '@hallmark/kit';
-import type { DeliveriesStore, DeliveryRecord, DeliveryTarget } from './deliveries-store.js';
+import type {
+  DeliveriesStore,
+  DeliveryRecord,
+  NewDelivery,
+  Receiver,
+  TargetColumn,
+} from './deliveries-store.js';
 import {
   enterpriseBody,
   enterpriseTestBody,
@@ -258,32 +264,68 @@ export class WebhooksService {
   }
 
   /**
-   * One delivery per matching endpoint (versioned types) and subscription (enterprise
-   * events) of the event's enterprise and mode, in the caller's transaction. Idempotent per
-   * (event, endpoint): a second call inserts nothing. Returns how many were created.
+   * The deliveries of a batch of domain events, in the caller's transaction: one per matching
+   * endpoint (versioned types), subscription (enterprise events) and listen session of each
+   * event's enterprise and mode. The receivers of the whole batch are read at once (a burst
+   * — three events per redemption — costs a few statements, not a few per event).
+   * Idempotent per (event, receiver): a second call inserts nothing. Returns how many were created.
    */
-  async fanOut(tx: Queryable, event: EventEnvelope): Promise<number> {
-    if (!event.enterprise_id) return 0;
-    const targets: DeliveryTarget[] = [];
-    const vType = versionedTypeOf(event);
-    if (vType) {
-      const ids = await this.deliveries.endpointsFor(tx, event.enterprise_id, event.livemode, vType);
-      const body = versionedBody(event, vType);
-      for (const id of ids) targets.push({ column: 'endpoint_id', id, type: vType, body });
+  async fanOut(tx: Queryable, events: readonly EventEnvelope[]): Promise<number> {
+    const scoped = events.filter((e): e is ScopedEvent => Boolean(e.enterprise_id));
+    if (scoped.length === 0) return 0;
+    const scopes = distinctScopes(scoped);
+    const { endpoints, subscriptions } = await this.deliveries.receiversOf(tx, scopes);
+    const sessions = await this.sessions.openFor(tx, scopes);
+    if (endpoints.length + subscriptions.length + sessions.length === 0) return 0;
+    const byScope = {
+      endpoint_id: groupByScope(endpoints),
+      subscription_id: groupByScope(subscriptions),
+      session_id: groupByScope(sessions),
+    };
+    const deliveries: NewDelivery[] = [];
+    for (const event of scoped) {
+      const key = scopeKey({ enterpriseId: event.enterprise_id, livemode: event.livemode });
+      const add = (column: TargetColumn, type: string, body: string) => {
+        for (const r of byScope[column].get(key) ?? [])
+          if (takes(column, r, type)) deliveries.push({ event, target: { column, id: r.id, type, body } });
+      };
+      const vType = versionedTypeOf(event);
+      const eType = enterpriseTypeOf(event);
+      const vBody = vType ? versionedBody(event, vType) : '';
+      const eBody = eType ? enterpriseBody(event, eType) : '';
+      if (vType) add('endpoint_id', vType, vBody);
+      if (eType) add('subscription_id', eType, eBody);
+      // Listen sessions hear both kinds, each as its own receivers would.
+      if (vType) add('session_id', vType, vBody);
+      else if (eType) add('session_id', eType, eBody);
     }
-    const eType = enterpriseTypeOf(event);
-    if (eType) {
-      const ids = await this.deliveries.subscriptionsFor(tx, event.enterprise_id, event.livemode, eType);
-      const body = enterpriseBody(event, eType);
-      for (const id of ids) targets.push({ column: 'subscription_id', id, type: eType, body });
-    }
-    // Listen sessions hear both kinds, each as its own receivers would.
-    const type = vType ?? eType;
-    if (type) {
-      const ids = await this.sessions.sessionsFor(tx, event.enterprise_id, event.livemode, type);
-      const body = vType ? versionedBody(event, vType) : enterpriseBody(event, eType!);
-      for (const id of ids) targets.push({ column: 'session_id', id, type, body });
-    }
-    return targets.length === 0 ? 0 : this.deliveries.insertDeliveries(tx, event, targets);
+    return deliveries.length === 0 ? 0 : this.deliveries.insertDeliveries(tx, deliveries);
   }
 }
+
+/** An event of one enterprise (events with none have no webhooks). */
+type ScopedEvent = EventEnvelope & { enterprise_id: string };
+
+const scopeKey = (s: Scope): string => `${s.livemode ? 'live' : 'test'}|${s.enterpriseId}`;
+
+function distinctScopes(events: readonly ScopedEvent[]): Scope[] {
+  const scopes = new Map<string, Scope>();
+  for (const e of events) {
+    const scope = { enterpriseId: e.enterprise_id, livemode: e.livemode };
+    scopes.set(scopeKey(scope), scope);
+  }
+  return [...scopes.values()];
+}
+
+function groupByScope(receivers: readonly Receiver[]): Map<string, Receiver[]> {
+  const groups = new Map<string, Receiver[]>();
+  for (const r of receivers) {
+    const key = scopeKey(r);
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  return groups;
+}
+
+/** Whether a receiver takes a type: listed, or (a listen session only) an empty list: every type. */
+const takes = (column: TargetColumn, r: Receiver, type: string): boolean =>
+  r.events.includes(type) || (column === 'session_id' && r.events.length === 0);

@@ -3,6 +3,7 @@
 // like any other, claimed by the process holding its stream instead of the POSTing worker.
 // A session ends when its listener goes; what it did not get is recorded as failed.
 import { newId, notFound, type Encryptor, type Pool, type Queryable } from '@hallmark/kit';
+import { receiverOf, type Receiver, type ReceiverRow } from './deliveries-store.js';
 import type { Claim } from './domain/delivery.js';
 import type { Scope } from './store.js';
 
@@ -65,14 +66,18 @@ export class SessionsStore {
     return { id: r.id, livemode: r.livemode, events: r.events, createdAt: r.created_at };
   }
 
-  /** Open, recently seen sessions of the enterprise and mode that take `type` (fan-out's transaction). */
-  async sessionsFor(tx: Queryable, enterpriseId: string, livemode: boolean, type: string): Promise<string[]> {
-    const { rows } = await tx.query<{ id: string }>(
-      `SELECT id FROM listen_sessions WHERE enterprise_id = $1 AND livemode = $2 AND ended_at IS NULL
-         AND seen_at > now() - make_interval(secs => $4) AND (cardinality(events) = 0 OR $3 = ANY (events))`,
-      [enterpriseId, livemode, type, SESSION_STALE_S],
+  /**
+   * The open, recently seen sessions of the batch's enterprises and modes, with the types
+   * each takes (empty: every type), in fan-out's transaction.
+   */
+  async openFor(tx: Queryable, scopes: readonly Scope[]): Promise<Receiver[]> {
+    const { rows } = await tx.query<ReceiverRow>(
+      `SELECT id, enterprise_id, livemode, events FROM listen_sessions
+       WHERE (enterprise_id, livemode) IN (SELECT * FROM unnest($1::text[], $2::boolean[]))
+         AND ended_at IS NULL AND seen_at > now() - make_interval(secs => $3)`,
+      [scopes.map((s) => s.enterpriseId), scopes.map((s) => s.livemode), SESSION_STALE_S],
     );
-    return rows.map((r) => r.id);
+    return rows.map(receiverOf);
   }
 
   async touch(id: string): Promise<void> {
