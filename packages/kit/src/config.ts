@@ -52,6 +52,8 @@ export const opsEnv = {
   HALLMARK_NATS_STREAM_MAX_AGE_HOURS: z.coerce.number().int().min(1).default(168),
   /** How long the dead-letter stream keeps parked messages. */
   HALLMARK_NATS_DLQ_MAX_AGE_HOURS: z.coerce.number().int().min(1).default(720),
+  /** How long a published outbox row is kept (kit retention.ts; processed ids follow the streams). */
+  HALLMARK_OUTBOX_RETENTION_HOURS: z.coerce.number().int().min(1).default(168),
   /** Deliveries of one event to a consumer before it is parked in the dead-letter stream. */
   HALLMARK_NATS_MAX_DELIVER: z.coerce.number().int().min(2).max(10_000).default(20),
 };

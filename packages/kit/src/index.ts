@@ -9,6 +9,7 @@ export * from './crypto.js';
 export * from './db.js';
 export * from './events.js';
 export * from './outbox.js';
+export * from './retention.js';
 export * from './bus.js';
 export * from './dlq.js';
 export * from './grpc/errors.js';

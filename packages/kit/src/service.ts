@@ -2,7 +2,7 @@
 // open its database (migrations applied), connect the bus, start the outbox relay, build
 // its handlers and workers, serve gRPC; on SIGTERM/SIGINT stop taking work, drain, close.
 import type { Logger } from 'pino';
-import { connectBus, type Bus } from './bus.js';
+import { busSettings, connectBus, type Bus } from './bus.js';
 import { openDatabase, type Pool } from './db.js';
 import { startGrpcServer, type RunningGrpcServer, type ServiceBinding } from './grpc/server.js';
 import { createLogger } from './log.js';
@@ -14,6 +14,7 @@ import {
   type MetricsServer,
 } from './metrics.js';
 import { OutboxRelay } from './outbox.js';
+import { retentionWorker } from './retention.js';
 import { startTracing, stopTracing } from './telemetry.js';
 import { startReadiness, type Readiness } from './readiness.js';
 import { loadConfig, opsEnv } from './config.js';
@@ -72,6 +73,13 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const bus = await connectBus(opts.natsUrl, opts.name);
   const relay = new OutboxRelay({ pool, js: bus.js, log });
   await relay.start();
+  const streams = busSettings();
+  const retention = retentionWorker(pool, log, {
+    outboxMs: ops.HALLMARK_OUTBOX_RETENTION_HOURS * 3600_000,
+    streamMaxAgeMs: streams.maxAgeMs,
+    dlqMaxAgeMs: streams.dlqMaxAgeMs,
+  });
+  await retention.start();
   const parts = await opts.build({ pool, bus, log });
   const grpc = await startGrpcServer({
     name: opts.name,
@@ -102,6 +110,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       for (const w of parts.workers ?? [])
         await w.stop().catch((err) => log.warn({ err }, 'worker stop failed'));
       await relay.stop();
+      await retention.stop();
       await bus.close().catch(() => undefined);
       unobservePool();
       await pool.end();
