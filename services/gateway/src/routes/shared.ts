@@ -27,3 +27,22 @@ export const idParam = (name: string) => ({
   properties: { [name]: { type: 'string', minLength: 1, maxLength: 64 } },
   additionalProperties: false,
 });
+
+/**
+ * The unversioned error body `{success:false, error, code, param?, request_id}` (and
+ * `retry_after` on a 429) of the routes outside /api/v1 (gifts, platform integration).
+ */
+export const apiError = (description: string) => ({
+  description,
+  type: 'object',
+  required: ['success', 'error', 'code', 'request_id'],
+  additionalProperties: true,
+  properties: {
+    success: { type: 'boolean', const: false },
+    error: { type: 'string' },
+    code: { type: 'string' },
+    param: { type: 'string' },
+    request_id: { type: 'string' },
+    retry_after: { type: 'integer', description: 'Seconds to wait (429)' },
+  },
+});

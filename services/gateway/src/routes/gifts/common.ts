@@ -1,6 +1,7 @@
 // What every gift route shares: tag, auth and rate groups, schemas of the unversioned surface
 // (spec › Endpoints › Certificates and gifts) and the gift as the API shows it.
 import type { Gift } from '@hallmark/proto/certificates/v1/gifts';
+import { apiError } from '../shared.js';
 
 export const TAGS = ['Gifts'];
 
@@ -40,22 +41,6 @@ export const tokenParams = {
     },
   },
 } as const;
-
-/** The unversioned error body `{success:false, error, code, param?, request_id}`. */
-export const apiError = (description: string) => ({
-  description,
-  type: 'object',
-  required: ['success', 'error', 'code', 'request_id'],
-  additionalProperties: true,
-  properties: {
-    success: { type: 'boolean', const: false },
-    error: { type: 'string' },
-    code: { type: 'string' },
-    param: { type: 'string' },
-    request_id: { type: 'string' },
-    retry_after: { type: 'integer', description: 'Seconds to wait (429)' },
-  },
-});
 
 export const ERRORS = {
   400: apiError('Validation failed (`parameter_invalid`, `parameter_missing`), naming the field in `param`'),

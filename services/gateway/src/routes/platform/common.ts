@@ -1,5 +1,7 @@
 // What every platform route file shares: the OpenAPI tag, auth and rate groups, and the
 // response schemas of the unversioned surface (spec › Endpoints › Platform integration).
+import { apiError } from '../shared.js';
+
 export const TAGS = ['Platform integration'];
 
 /** User-driven operations: a user session only (spec › Authentication 4). */
@@ -16,21 +18,6 @@ export const shopSchema = {
   pattern: '^[A-Za-z0-9][A-Za-z0-9.-]*$',
   description: 'The shop’s platform store domain, e.g. `my-shop.myshopify.com`',
 } as const;
-
-/** The unversioned error body `{success:false, error, code, param?, request_id}`. */
-export const apiError = (description: string) => ({
-  description,
-  type: 'object',
-  required: ['success', 'error', 'code', 'request_id'],
-  additionalProperties: true,
-  properties: {
-    success: { type: 'boolean', const: false },
-    error: { type: 'string' },
-    code: { type: 'string' },
-    param: { type: 'string' },
-    request_id: { type: 'string' },
-  },
-});
 
 export const ERRORS = {
   400: apiError('Validation failed (`parameter_invalid`, `parameter_missing`), naming the field in `param`'),

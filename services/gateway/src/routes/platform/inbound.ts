@@ -4,7 +4,8 @@
 // platform's timeout is 5 s); a wrong or missing X-Platform-Hmac-Sha256 answers 401.
 import type { FastifyInstance } from 'fastify';
 import type { RouteDeps } from '../shared.js';
-import { apiError, PUBLIC, TAGS } from './common.js';
+import { apiError } from '../shared.js';
+import { PUBLIC, TAGS } from './common.js';
 
 /** The platform's largest order bodies stay well under this. */
 const BODY_LIMIT = 2 * 1024 * 1024;
