@@ -55,7 +55,7 @@ export function jobToProto(
     updated_at: job.updatedAt.toISOString(),
     completed_at: job.completedAt?.toISOString(),
     estimated_completion_time: eta?.toISOString(),
-    errors: extra.errors ?? [],
+    errors: (extra.errors ?? []).map((e) => ({ row: e.row, error: e.error })),
     error: job.error ?? undefined,
     vouchers: (extra.vouchers ?? []).map(voucherToProto),
     external_context_json: job.externalContext ? JSON.stringify(job.externalContext) : undefined,
@@ -63,12 +63,14 @@ export function jobToProto(
     processing_time_ms: job.completedAt ? job.completedAt.getTime() - job.createdAt.getTime() : undefined,
     livemode: job.livemode,
     estimated_duration_s: estimatedSeconds(Math.max(0, job.totalCount - job.processedCount)),
+    more_errors: false,
   };
 }
 
 const viewToProto = (v: JobView): Job => ({
   ...jobToProto(v.job, { errors: v.errors, vouchers: v.vouchers }),
   next_vouchers_after: v.nextVouchersAfter,
+  more_errors: v.moreErrors ?? false,
 });
 
 /** Most bytes of one ExportJob answer's content (the whole file in one message). */
@@ -100,11 +102,20 @@ export function createBulkHandlers(service: BulkService): AsyncHandlers<BulkServ
 
     async getJob(req) {
       return viewToProto(
-        await service.getJob(scopeOf(req.principal), req.job_id, req.include_vouchers, {
-          limit: req.vouchers_limit,
-          after: req.vouchers_after,
-        }),
+        await service.getJob(
+          scopeOf(req.principal),
+          req.job_id,
+          req.include_vouchers,
+          { limit: req.vouchers_limit, after: req.vouchers_after },
+          req.errors_limit,
+        ),
       );
+    },
+
+    async *streamJobErrors(req) {
+      for await (const page of service.jobErrorPages(scopeOf(req.principal), req.job_id)) {
+        yield { errors: page.map((e) => ({ row: e.row, error: e.error })) };
+      }
     },
 
     async *streamJobVouchers(req) {

@@ -18,7 +18,7 @@ import { JobCreator, MAX_JOB_ITEMS } from './ingest.js';
 import { ItemsStore, type FixedItem } from './items-store.js';
 import type { MediaArchive } from './media-archive.js';
 import type { Medium, MediaStore } from './media-store.js';
-import type { JobsStore } from './store.js';
+import type { JobsStore, RowErrorAt } from './store.js';
 import { submitRun, type RestateIngress } from './workflows/submit.js';
 
 /** Row errors shown per job in a list. */
@@ -53,6 +53,8 @@ export interface JobView {
   vouchers?: ItemVoucher[];
   /** With a page of vouchers: the cursor of the next page, when there is one. */
   nextVouchersAfter?: string;
+  /** With a limit on errors: the job has more than `errors` holds. */
+  moreErrors?: boolean;
 }
 
 export interface Download {
@@ -70,6 +72,8 @@ export interface DownloadStream {
 
 /** Vouchers per page of StreamJobVouchers (and the most one GetJob page may ask for). */
 export const VOUCHER_PAGE = 1000;
+/** Row errors per page of StreamJobErrors. */
+const ERROR_PAGE = 2000;
 
 /** A vouchers cursor: the idx of the last item of the previous page. */
 function afterIdxOf(cursor: string): number {
@@ -107,13 +111,20 @@ export class BulkService {
     );
   }
 
-  private async full(job: JobRecord, withVouchers = true): Promise<JobView> {
+  private async full(job: JobRecord, withVouchers = true, errorsLimit = 0): Promise<JobView> {
     const { jobs } = this.deps;
     return {
       job,
-      errors: await jobs.errors(job.id),
+      ...(await this.firstErrors(job.id, errorsLimit)),
       vouchers: withVouchers ? await jobs.vouchers(job.id) : [],
     };
+  }
+
+  /** The first `limit` row errors (0: all), and whether there are more. */
+  private async firstErrors(jobId: string, limit: number): Promise<Pick<JobView, 'errors' | 'moreErrors'>> {
+    if (limit <= 0) return { errors: await this.deps.jobs.errors(jobId) };
+    const errors = await this.deps.jobs.errors(jobId, limit + 1);
+    return { errors: errors.slice(0, limit), moreErrors: errors.length > limit };
   }
 
   private submit(job: JobRecord) {
@@ -161,6 +172,7 @@ export class BulkService {
     id: string,
     includeVouchers: boolean,
     page: { limit: number; after: string } = { limit: 0, after: '' },
+    errorsLimit = 0,
   ): Promise<JobView> {
     const { jobs } = this.deps;
     const job = await jobs.get(scope, requireJobId(id));
@@ -168,7 +180,7 @@ export class BulkService {
     // Results are read once the job has ended: polls of a running 50,000-item job stay
     // cheap (progress is in the counts) and the service's memory stays flat.
     if (!(includeVouchers && isFinished(job.status) && page.limit > 0)) {
-      return this.full(job, includeVouchers && isFinished(job.status));
+      return this.full(job, includeVouchers && isFinished(job.status), errorsLimit);
     }
     if (page.limit > VOUCHER_PAGE) {
       throw invalidParam('vouchersLimit', `vouchersLimit must be between 1 and ${VOUCHER_PAGE}.`);
@@ -177,10 +189,23 @@ export class BulkService {
     const vouchers = rows.slice(0, page.limit);
     return {
       job,
-      errors: await jobs.errors(job.id),
+      ...(await this.firstErrors(job.id, errorsLimit)),
       vouchers,
       nextVouchersAfter: rows.length > page.limit ? String(vouchers[vouchers.length - 1]!.idx) : undefined,
     };
+  }
+
+  /** Every row error of a job, in row order, page by page from the database. */
+  async *jobErrorPages(scope: Scope, id: string): AsyncGenerator<RowErrorAt[]> {
+    const { jobs } = this.deps;
+    const job = await jobs.get(scope, requireJobId(id));
+    for (let after = -1; ;) {
+      const page = await jobs.errors(job.id, ERROR_PAGE, after);
+      if (page.length === 0) return;
+      yield page;
+      if (page.length < ERROR_PAGE) return;
+      after = page[page.length - 1]!.idx;
+    }
   }
 
   /** Every voucher of a finished job, page by page from the database (none while it runs). */

@@ -91,6 +91,13 @@ export interface NewJob {
 
 const INSERT_CHUNK = 1000;
 
+/** A row error with its item's idx (the keyset cursor of the next page). */
+export interface RowErrorAt {
+  row: number;
+  error: string;
+  idx: number;
+}
+
 export class JobsStore {
   constructor(
     readonly pool: Pool,
@@ -208,13 +215,13 @@ export class JobsStore {
   }
 
   /** Row errors: invalid rows, failed and cancelled items, in row order. */
-  async errors(jobId: string, limit = 50_000): Promise<{ row: number; error: string }[]> {
-    const { rows } = await this.pool.query<{ row_number: number; error: string }>(
-      `SELECT row_number, coalesce(error, status) AS error FROM job_items
-        WHERE job_id = $1 AND status IN ('failed', 'invalid', 'cancelled') ORDER BY idx LIMIT $2`,
-      [jobId, limit],
+  async errors(jobId: string, limit = 50_000, afterIdx = -1): Promise<RowErrorAt[]> {
+    const { rows } = await this.pool.query<{ idx: number; row_number: number; error: string }>(
+      `SELECT idx, row_number, coalesce(error, status) AS error FROM job_items
+        WHERE job_id = $1 AND status IN ('failed', 'invalid', 'cancelled') AND idx > $3 ORDER BY idx LIMIT $2`,
+      [jobId, limit, afterIdx],
     );
-    return rows.map((r) => ({ row: r.row_number, error: r.error }));
+    return rows.map((r) => ({ row: r.row_number, error: r.error, idx: r.idx }));
   }
 
   /**

@@ -58,6 +58,7 @@ const job = (over: Partial<Job> = {}): Job => ({
   vouchers: [],
   livemode: true,
   estimated_duration_s: 0,
+  more_errors: false,
   ...over,
 });
 
@@ -105,6 +106,7 @@ const defaults: Bulk = {
   }),
   // Server-streaming: the fakes answer the stream's messages as an array.
   streamJobVouchers: (async () => []) as never,
+  streamJobErrors: (async () => []) as never,
   exportJobStream: (async () => [
     { content: Buffer.alloc(0), content_type: 'text/csv', filename: 'x.csv' },
     { content: Buffer.from('row,name\n1,a\n'), content_type: '', filename: '' },

@@ -190,6 +190,32 @@ describe('CSV + ZIP bulk job', () => {
     expect(after[0]!.n).toBe(before[0]!.n);
   });
 
+  it('a status with more row errors than fit inline answers every one, in row order, streamed', async () => {
+    // 1,500 rows with a bad e-mail and one good row (ERRORS_INLINE is 1,000).
+    const lines = ['name,description,category,recipientEmail,imageUrl'];
+    for (let row = 1; row <= 1501; row++)
+      lines.push(
+        `Ring ${row},Gold,Jewellery,${row === 1 ? 'a@example.com' : `bad-${row}`},${images.url}/r.png`,
+      );
+    const created = await upload(csvForm(lines.join('\n')));
+    expect(created.status).toBe(202);
+    const job = await waitForJob(stack, auth, created.body.data.jobId);
+    expect(job).toMatchObject({ successCount: 1, failedCount: 1500 });
+    expect(job.errors.map((e: { row: number }) => e.row)).toEqual(
+      Array.from({ length: 1500 }, (_, i) => i + 2),
+    );
+    expect(job.errors[1499].error).toMatch(/e-?mail/i);
+    // Streamed (no length known up front), and valid JSON of the same shape as an inline answer.
+    const res = await fetch(`${stack.gatewayUrl}/api/bulk-mint/${job.jobId}`, {
+      headers: { authorization: `Bearer ${auth}` },
+    });
+    expect(res.headers.get('content-length')).toBeNull();
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = (await res.json()) as any;
+    expect(Object.keys(body.data)).toEqual(Object.keys(job));
+    expect(body.data.errors).toHaveLength(1500);
+  }, 120_000);
+
   it('refuses a ZIP entry that escapes its folder, naming it', async () => {
     const zip = await zipOf([{ name: 'ok.png', data: png('ok') }]);
     // Same length as "ok.png": patched in the local header and the central directory.

@@ -122,6 +122,7 @@ export class OrderSteps {
         include_vouchers: true,
         vouchers_limit: 0,
         vouchers_after: '',
+        errors_limit: 0,
       },
       { idempotent: true },
     );

@@ -96,7 +96,11 @@ export interface Job {
   /** Estimated seconds to finish (order form, `estimatedDuration`). */
   estimated_duration_s: number;
   /** With `vouchers_limit`: the cursor of the next page of vouchers, unset on the last page. */
-  next_vouchers_after?: string | undefined;
+  next_vouchers_after?:
+    | string
+    | undefined;
+  /** With `errors_limit`: true when the job has more row errors than `errors` holds. */
+  more_errors: boolean;
 }
 
 export interface GetJobRequest {
@@ -108,6 +112,17 @@ export interface GetJobRequest {
   vouchers_limit: number;
   /** The page after this cursor (`next_vouchers_after` of the previous page); empty: the first. */
   vouchers_after: string;
+  /** At most this many row errors, the first in row order (0: all of them, for internal callers). */
+  errors_limit: number;
+}
+
+export interface StreamJobErrorsRequest {
+  principal?: Principal | undefined;
+  job_id: string;
+}
+
+export interface RowErrorPage {
+  errors: RowError[];
 }
 
 export interface StreamJobVouchersRequest {
@@ -857,6 +872,7 @@ function createBaseJob(): Job {
     livemode: false,
     estimated_duration_s: 0,
     next_vouchers_after: undefined,
+    more_errors: false,
   };
 }
 
@@ -921,6 +937,9 @@ export const Job: MessageFns<Job> = {
     }
     if (message.next_vouchers_after !== undefined) {
       writer.uint32(162).string(message.next_vouchers_after);
+    }
+    if (message.more_errors !== false) {
+      writer.uint32(168).bool(message.more_errors);
     }
     return writer;
   },
@@ -1098,6 +1117,14 @@ export const Job: MessageFns<Job> = {
             message.next_vouchers_after = reader.string();
             continue;
           }
+          case 21: {
+            if (tag !== 168) {
+              break;
+            }
+
+            message.more_errors = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1188,6 +1215,11 @@ export const Job: MessageFns<Job> = {
         : isSet(object.next_vouchers_after)
         ? globalThis.String(object.next_vouchers_after)
         : undefined,
+      more_errors: isSet(object.moreErrors)
+        ? globalThis.Boolean(object.moreErrors)
+        : isSet(object.more_errors)
+        ? globalThis.Boolean(object.more_errors)
+        : false,
     };
   },
 
@@ -1253,12 +1285,22 @@ export const Job: MessageFns<Job> = {
     if (message.next_vouchers_after !== undefined) {
       obj.nextVouchersAfter = message.next_vouchers_after;
     }
+    if (message.more_errors !== false) {
+      obj.moreErrors = message.more_errors;
+    }
     return obj;
   },
 };
 
 function createBaseGetJobRequest(): GetJobRequest {
-  return { principal: undefined, job_id: "", include_vouchers: false, vouchers_limit: 0, vouchers_after: "" };
+  return {
+    principal: undefined,
+    job_id: "",
+    include_vouchers: false,
+    vouchers_limit: 0,
+    vouchers_after: "",
+    errors_limit: 0,
+  };
 }
 
 export const GetJobRequest: MessageFns<GetJobRequest> = {
@@ -1277,6 +1319,9 @@ export const GetJobRequest: MessageFns<GetJobRequest> = {
     }
     if (message.vouchers_after !== "") {
       writer.uint32(42).string(message.vouchers_after);
+    }
+    if (message.errors_limit !== 0) {
+      writer.uint32(48).int32(message.errors_limit);
     }
     return writer;
   },
@@ -1334,6 +1379,14 @@ export const GetJobRequest: MessageFns<GetJobRequest> = {
             message.vouchers_after = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.errors_limit = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1369,6 +1422,11 @@ export const GetJobRequest: MessageFns<GetJobRequest> = {
         : isSet(object.vouchers_after)
         ? globalThis.String(object.vouchers_after)
         : "",
+      errors_limit: isSet(object.errorsLimit)
+        ? globalThis.Number(object.errorsLimit)
+        : isSet(object.errors_limit)
+        ? globalThis.Number(object.errors_limit)
+        : 0,
     };
   },
 
@@ -1388,6 +1446,148 @@ export const GetJobRequest: MessageFns<GetJobRequest> = {
     }
     if (message.vouchers_after !== "") {
       obj.vouchersAfter = message.vouchers_after;
+    }
+    if (message.errors_limit !== 0) {
+      obj.errorsLimit = Math.round(message.errors_limit);
+    }
+    return obj;
+  },
+};
+
+function createBaseStreamJobErrorsRequest(): StreamJobErrorsRequest {
+  return { principal: undefined, job_id: "" };
+}
+
+export const StreamJobErrorsRequest: MessageFns<StreamJobErrorsRequest> = {
+  encode(message: StreamJobErrorsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.job_id !== "") {
+      writer.uint32(18).string(message.job_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamJobErrorsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamJobErrorsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.job_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StreamJobErrorsRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      job_id: isSet(object.jobId)
+        ? globalThis.String(object.jobId)
+        : isSet(object.job_id)
+        ? globalThis.String(object.job_id)
+        : "",
+    };
+  },
+
+  toJSON(message: StreamJobErrorsRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.job_id !== "") {
+      obj.jobId = message.job_id;
+    }
+    return obj;
+  },
+};
+
+function createBaseRowErrorPage(): RowErrorPage {
+  return { errors: [] };
+}
+
+export const RowErrorPage: MessageFns<RowErrorPage> = {
+  encode(message: RowErrorPage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.errors) {
+      RowError.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RowErrorPage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRowErrorPage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.errors.push(RowError.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RowErrorPage {
+    return {
+      errors: globalThis.Array.isArray(object?.errors) ? object.errors.map((e: any) => RowError.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: RowErrorPage): unknown {
+    const obj: any = {};
+    if (message.errors?.length) {
+      obj.errors = message.errors.map((e) => RowError.toJSON(e));
     }
     return obj;
   },
@@ -2921,6 +3121,20 @@ export const BulkServiceService = {
     responseDeserialize: (value: Buffer): Job => Job.decode(value),
   },
   /**
+   * Every row error of a job (failed, invalid and cancelled rows), in row order, as a stream of
+   * pages read from the database page by page (keyset): neither side ever holds them all.
+   */
+  streamJobErrors: {
+    path: "/hallmark.bulk.v1.BulkService/StreamJobErrors" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: StreamJobErrorsRequest): Buffer =>
+      Buffer.from(StreamJobErrorsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StreamJobErrorsRequest => StreamJobErrorsRequest.decode(value),
+    responseSerialize: (value: RowErrorPage): Buffer => Buffer.from(RowErrorPage.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RowErrorPage => RowErrorPage.decode(value),
+  },
+  /**
    * Every voucher of a finished job, in item order, as a stream of pages read from the
    * database page by page (keyset): neither side ever holds them all. Read-only.
    */
@@ -3071,6 +3285,11 @@ export interface BulkServiceServer extends UntypedServiceImplementation {
    */
   getJob: handleUnaryCall<GetJobRequest, Job>;
   /**
+   * Every row error of a job (failed, invalid and cancelled rows), in row order, as a stream of
+   * pages read from the database page by page (keyset): neither side ever holds them all.
+   */
+  streamJobErrors: handleServerStreamingCall<StreamJobErrorsRequest, RowErrorPage>;
+  /**
    * Every voucher of a finished job, in item order, as a stream of pages read from the
    * database page by page (keyset): neither side ever holds them all. Read-only.
    */
@@ -3177,6 +3396,16 @@ export interface BulkServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Job) => void,
   ): ClientUnaryCall;
+  /**
+   * Every row error of a job (failed, invalid and cancelled rows), in row order, as a stream of
+   * pages read from the database page by page (keyset): neither side ever holds them all.
+   */
+  streamJobErrors(request: StreamJobErrorsRequest, options?: Partial<CallOptions>): ClientReadableStream<RowErrorPage>;
+  streamJobErrors(
+    request: StreamJobErrorsRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<RowErrorPage>;
   /**
    * Every voucher of a finished job, in item order, as a stream of pages read from the
    * database page by page (keyset): neither side ever holds them all. Read-only.

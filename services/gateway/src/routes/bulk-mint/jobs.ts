@@ -36,34 +36,59 @@ const statusQuery = {
   },
 } as const;
 
-const MARK = '\u0000vouchers\u0000';
+const MARK = '\u0000list\u0000';
+/** Row errors a CSV-form status carries inline; a job with more streams them all. */
+const ERRORS_INLINE = 1000;
 
 /**
- * The order-form status with every voucher, streamed: the job's JSON around a vouchers array
- * written page by page as the bulk service streams them (StreamJobVouchers), so neither
- * process ever holds them all.
+ * A JSON answer whose one long array is written page by page as the bulk service streams it,
+ * so neither process ever holds it all: `shape` is the answer with MARK where the array goes.
  */
-function streamedOrderJob(clients: Clients, request: Parameters<typeof principalOf>[0], job: Job): Readable {
-  const body = JSON.stringify({
-    success: true,
-    job: { ...presentOrderJob(job), results: { vouchers: MARK, nextCursor: null } },
-  });
+function streamedAnswer<T>(
+  shape: unknown,
+  pages: AsyncIterable<T[]>,
+  present: (item: T) => unknown,
+): Readable {
+  const body = JSON.stringify(shape);
   const at = body.indexOf(JSON.stringify(MARK));
   const head = body.slice(0, at);
   const tail = body.slice(at + JSON.stringify(MARK).length);
-  const principal = principalOf(request);
   return Readable.from(
     (async function* () {
       yield `${head}[`;
       let first = true;
-      for await (const page of clients.bulkStream('streamJobVouchers', { principal, job_id: job.id })) {
-        if (page.vouchers.length === 0) continue;
-        const items = page.vouchers.map((v) => JSON.stringify(presentVoucherResult(v))).join(',');
+      for await (const page of pages) {
+        if (page.length === 0) continue;
+        const items = page.map((item) => JSON.stringify(present(item))).join(',');
         yield first ? items : `,${items}`;
         first = false;
       }
       yield `]${tail}`;
     })(),
+  );
+}
+
+async function* pagesOf<P, T>(stream: AsyncIterable<P>, items: (page: P) => T[]): AsyncIterable<T[]> {
+  for await (const page of stream) yield items(page);
+}
+
+/** The order-form status with every voucher (StreamJobVouchers), streamed. */
+function streamedOrderJob(clients: Clients, request: Parameters<typeof principalOf>[0], job: Job): Readable {
+  const principal = principalOf(request);
+  return streamedAnswer(
+    { success: true, job: { ...presentOrderJob(job), results: { vouchers: MARK, nextCursor: null } } },
+    pagesOf(clients.bulkStream('streamJobVouchers', { principal, job_id: job.id }), (p) => p.vouchers),
+    presentVoucherResult,
+  );
+}
+
+/** The CSV-form status of a job with more row errors than fit inline: every one (StreamJobErrors), streamed. */
+function streamedCsvJob(clients: Clients, request: Parameters<typeof principalOf>[0], job: Job): Readable {
+  const principal = principalOf(request);
+  return streamedAnswer(
+    { success: true, data: { ...presentCsvJob(job), errors: MARK } },
+    pagesOf(clients.bulkStream('streamJobErrors', { principal, job_id: job.id }), (p) => p.errors),
+    (e) => ({ row: e.row, error: e.error }),
   );
 }
 
@@ -97,7 +122,8 @@ export default async function jobRoutes(app: FastifyInstance, { clients }: Route
           'results:{vouchers, nextCursor}, createdAt, completedAt}}`. `results.vouchers` is paginated: at most ' +
           '`vouchersLimit` (default and most 1000) in item order; `results.nextCursor` names the next page ' +
           '(send it as `vouchersCursor`) and is null on the last one, so a job of up to 1000 vouchers answers ' +
-          'them all at once as before. `vouchers=all` answers every voucher in one streamed answer.',
+          'them all at once as before. `vouchers=all` answers every voucher in one streamed answer. ' +
+          'CSV form: `errors` holds every failed row; a job with more than 1000 answers them in one streamed answer.',
         params: jobId,
         querystring: statusQuery,
       },
@@ -112,12 +138,17 @@ export default async function jobRoutes(app: FastifyInstance, { clients }: Route
           include_vouchers: !all,
           vouchers_limit: q.vouchersLimit,
           vouchers_after: all ? '' : (q.vouchersCursor ?? ''),
+          errors_limit: ERRORS_INLINE,
         },
         { idempotent: true },
       );
-      if (job.form !== 'order') return { success: true, data: presentCsvJob(job) };
+      const json = 'application/json; charset=utf-8';
+      if (job.form !== 'order') {
+        if (!job.more_errors) return { success: true, data: presentCsvJob(job) };
+        return reply.type(json).send(streamedCsvJob(clients, request, job));
+      }
       if (!all) return { success: true, job: presentOrderJob(job) };
-      return reply.type('application/json; charset=utf-8').send(streamedOrderJob(clients, request, job));
+      return reply.type(json).send(streamedOrderJob(clients, request, job));
     },
   );
 
