@@ -1,5 +1,6 @@
 // WebhooksService handlers on the real PostgreSQL: every input rule, tenancy and test-mode
-// scoping, status moves, secrets shown only on create and rotate, subscriptions.
+// scoping, status moves, secrets shown only on create and rotate, subscriptions; and the
+// fan-out of a batch of events (the consumer hands over everything already received).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   connectBus,
@@ -7,7 +8,9 @@ import {
   HallmarkError,
   newId,
   openDatabase,
+  transaction,
   type Bus,
+  type EventEnvelope,
   type Pool,
 } from '@hallmark/kit';
 import {
@@ -25,6 +28,7 @@ const CALL = { requestId: 'req_test', deadlineMs: Infinity };
 const database = uniqueDatabaseName('notify');
 let pool: Pool;
 let bus: Bus;
+let webhooks: Webhooks;
 let api: Webhooks['api'];
 
 const principal = (enterpriseId: string = newId('enterprise'), livemode = true): Principal => ({
@@ -48,14 +52,15 @@ beforeAll(async () => {
     migrationsDirs: [path.join(import.meta.dirname, '..', 'migrations')],
   });
   bus = await connectBus(TEST_NATS_URL, 'notify-api-test');
-  ({ api } = createWebhooks(
+  webhooks = createWebhooks(
     { pool, bus, log: createLogger('t', 'silent') },
     {
       encryptionKeys: TEST_ENCRYPTION_KEY,
       outboundAllowHosts: '',
       retryScheduleS: [60, 300, 900, 3600, 21600],
     },
-  ));
+  );
+  api = webhooks.api;
 });
 
 afterAll(async () => {
@@ -306,5 +311,90 @@ describe('enterprise subscriptions', () => {
     expect(await create({ url: 'https://10.1.2.3/x' })).toMatchObject({ param: 'url' });
     expect(await create({ events: ['transaction.completed'] })).toMatchObject({ param: 'events[0]' });
     expect(await create({ secret: 'xyz' })).toMatchObject({ param: 'secret' });
+  });
+});
+
+const event = (type: string, source: string, enterprise_id: string, livemode: boolean, data: unknown) =>
+  ({
+    id: newId('event'),
+    type,
+    source,
+    occurred_at: '',
+    enterprise_id,
+    livemode,
+    request_id: null,
+    data,
+  }) as EventEnvelope;
+
+describe('fan-out', () => {
+  it('a batch of events of two enterprises and both modes: each reaches only its own enterprise and mode, by type, once', async () => {
+    const [a, b] = [newId('enterprise'), newId('enterprise')];
+    const receivers: Record<string, string> = {};
+    // Each (enterprise, mode) gets an endpoint for transaction.completed, a subscription to
+    // bulk.job.completed and a listen session for every type.
+    for (const ent of [a, b])
+      for (const livemode of [true, false]) {
+        const name = `${ent === a ? 'a' : 'b'}-${livemode ? 'live' : 'test'}`;
+        const p = principal(ent, livemode);
+        const ep = await api.createEndpoint(
+          { principal: p, url: `${URL_OK}/${name}`, events: ['transaction.completed'] },
+          CALL,
+        );
+        const sub = await api.createSubscription(
+          { principal: p, url: `${URL_OK}/${name}/sub`, events: ['bulk.job.completed'] },
+          CALL,
+        );
+        const session = await webhooks.sessions.open(
+          { enterpriseId: ent, livemode },
+          { events: [], secret: 'whsec_test', actorId: null },
+        );
+        receivers[ep.id] = `${name} endpoint`;
+        receivers[sub.id] = `${name} subscription`;
+        receivers[session.id] = `${name} session`;
+      }
+    // A disabled endpoint of a takes nothing.
+    const off = await api.createEndpoint(
+      { principal: principal(a, true), url: `${URL_OK}/off`, events: ['transaction.completed'] },
+      CALL,
+    );
+    const disable = { endpoint_id: off.id, status: 'disabled', events: [], set_events: false };
+    await api.updateEndpoint({ principal: principal(a, true), ...disable }, CALL);
+
+    const txn = { object: { id: newId('transaction'), type: 'voucher_redemption', amount: 1 } };
+    const job = { jobId: 'job_1', status: 'completed' };
+    const events = [
+      event('transaction.completed', 'vouchers', a, true, txn),
+      event('transaction.completed', 'vouchers', b, false, txn),
+      event('bulk.job.completed', 'bulk', b, true, job),
+      event('transaction.completed', 'vouchers', a, false, txn),
+      event('voucher.created', 'vouchers', a, true, { object: { id: 'v_internal' } }), // internal: no webhook
+    ];
+    const created = await transaction(pool, (tx) => webhooks.service.fanOut(tx, events));
+
+    const { rows } = await pool.query<{ event_id: string; receiver: string; event_type: string }>(
+      `SELECT event_id, coalesce(endpoint_id, subscription_id, session_id) AS receiver, event_type
+         FROM webhook_deliveries WHERE event_id = ANY($1)`,
+      [events.map((e) => e.id)],
+    );
+    const got = rows
+      .map(
+        (r) => `${events.findIndex((e) => e.id === r.event_id)} ${r.event_type} → ${receivers[r.receiver]}`,
+      )
+      .sort();
+    expect(got).toEqual(
+      [
+        '0 transaction.completed → a-live endpoint',
+        '0 transaction.completed → a-live session',
+        '1 transaction.completed → b-test endpoint',
+        '1 transaction.completed → b-test session',
+        '2 bulk.job.completed → b-live subscription',
+        '2 bulk.job.completed → b-live session',
+        '3 transaction.completed → a-test endpoint',
+        '3 transaction.completed → a-test session',
+      ].sort(),
+    );
+    expect(created).toBe(8);
+    // The same batch again (a redelivery the consumer's dedupe missed) creates nothing.
+    expect(await transaction(pool, (tx) => webhooks.service.fanOut(tx, events))).toBe(0);
   });
 });
