@@ -9,7 +9,12 @@ interface Entry {
   auth: KeyAuth | null;
   error: HallmarkError | null;
   until: number;
+  /** The key's expiry and its secret's rotation grace end, parsed once (ms; Infinity: none). */
+  expiresAt: number;
+  graceUntil: number;
 }
+
+const instant = (iso: string) => (iso ? Date.parse(iso) : Infinity);
 
 export class KeyVerifier {
   private readonly cache = new Map<string, Entry>();
@@ -34,13 +39,25 @@ export class KeyVerifier {
       if (this.ttlMs > 0) this.remember(hash, entry);
     }
     if (entry.error) throw entry.error;
-    const auth = entry.auth!;
     // Expiry and rotation grace are re-checked on every request against our own clock,
     // so a cached answer never outlives them.
     const now = this.now();
-    if (auth.expires_at && Date.parse(auth.expires_at) <= now) throw new HallmarkError('expired_api_key');
-    if (auth.grace_until && Date.parse(auth.grace_until) <= now) throw new HallmarkError('invalid_api_key');
-    return auth;
+    if (entry.expiresAt <= now) throw new HallmarkError('expired_api_key');
+    if (entry.graceUntil <= now) throw new HallmarkError('invalid_api_key');
+    return entry.auth!;
+  }
+
+  /**
+   * The key behind `hash` when a fresh cached answer says it is valid now (`verify` would
+   * answer it without a lookup and without an error); else undefined, and `verify` decides.
+   * The request path's synchronous way through: no promise for a cached, valid key.
+   */
+  cachedValid(hash: string): KeyAuth | undefined {
+    const now = this.now();
+    const entry = this.cache.get(hash);
+    if (!entry?.auth || entry.until <= now || entry.expiresAt <= now || entry.graceUntil <= now)
+      return undefined;
+    return entry.auth;
   }
 
   /** True when verifying `secret` would ask the keys service (well formed, no fresh answer). */
@@ -71,10 +88,17 @@ export class KeyVerifier {
         { secret_hash: hash, ip_address: '' },
         { idempotent: true, deadlineMs: 2000 },
       );
-      return { auth: res.key!, error: null, until };
+      const auth = res.key!;
+      return {
+        auth,
+        error: null,
+        until,
+        expiresAt: instant(auth.expires_at),
+        graceUntil: instant(auth.grace_until),
+      };
     } catch (err) {
       if (err instanceof HallmarkError && err.type === 'authentication_error')
-        return { auth: null, error: err, until };
+        return { auth: null, error: err, until, expiresAt: Infinity, graceUntil: Infinity };
       throw err; // transport trouble is not cached
     }
   }

@@ -1,8 +1,14 @@
 // Usage and `key.used` audit records leave the request path: responses enqueue a record,
 // a timer ships batches to the keys service. A failed shipment is retried with the same
 // batch id (idempotent there); the queue is bounded so an outage cannot exhaust memory.
+// Batches go up to the keys service's limit (1000 records): its cost per batch is mostly per
+// key in it (a lock, a roll-up row, last_used_at), so fewer, larger batches cost less per
+// request.
 import { newId, type AsyncClient, type Logger } from '@hallmark/kit';
 import type { KeysServiceClient, UsageRecord } from '@hallmark/proto/keys/v1/keys';
+
+/** The keys service's MAX_USAGE_BATCH. */
+const MAX_BATCH = 1000;
 
 export class UsageRecorder {
   private queue: UsageRecord[] = [];
@@ -40,7 +46,7 @@ export class UsageRecorder {
     try {
       while (this.pending || this.queue.length > 0) {
         if (!this.pending) {
-          const records = this.queue.splice(0, this.opts.maxBatch ?? 500);
+          const records = this.queue.splice(0, this.opts.maxBatch ?? MAX_BATCH);
           this.pending = { id: newId('event'), records };
         }
         await this.keys.recordUsage(
