@@ -16,7 +16,9 @@ export interface WindowCount {
 const SWEEP_MS = 10_000;
 
 export class WindowCounters {
-  private readonly counts = new Map<string, { value: number; endsAt: number }>();
+  /** Counts by window (its key prefix), then by subject: both strings a request reuses (a
+   * cached key's id, a planned window's prefix), so a lookup never hashes a new string. */
+  private readonly counts = new Map<string, Map<string, { value: number; endsAt: number }>>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly now: () => number = Date.now) {
@@ -24,25 +26,32 @@ export class WindowCounters {
     this.sweeper.unref();
   }
 
-  /** Takes one point from the window `id` (its prefix and subject) of `durationSec`. */
-  take(id: string, durationSec: number, now = this.now()): WindowCount {
-    const entry = this.counts.get(id);
+  /** Takes one point for `subject` from the window `window` (its prefix) of `durationSec`. */
+  take(window: string, subject: string, durationSec: number, now = this.now()): WindowCount {
+    let bySubject = this.counts.get(window);
+    if (!bySubject) this.counts.set(window, (bySubject = new Map()));
+    const entry = bySubject.get(subject);
     if (entry && entry.endsAt > now) {
       entry.value++;
       return { consumed: entry.value, msBeforeNext: entry.endsAt - now };
     }
     const durationMs = durationSec * 1000;
-    this.counts.set(id, { value: 1, endsAt: now + durationMs });
+    bySubject.set(subject, { value: 1, endsAt: now + durationMs });
     return { consumed: 1, msBeforeNext: durationMs };
   }
 
   /** Windows counted now (ended ones until the next sweep included). */
   get size(): number {
-    return this.counts.size;
+    let n = 0;
+    for (const bySubject of this.counts.values()) n += bySubject.size;
+    return n;
   }
 
   sweep(now = this.now()): void {
-    for (const [id, entry] of this.counts) if (entry.endsAt <= now) this.counts.delete(id);
+    for (const [window, bySubject] of this.counts) {
+      for (const [subject, entry] of bySubject) if (entry.endsAt <= now) bySubject.delete(subject);
+      if (bySubject.size === 0) this.counts.delete(window);
+    }
   }
 
   close(): void {

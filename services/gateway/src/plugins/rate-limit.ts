@@ -109,7 +109,7 @@ export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimit
     }
     const now = Date.now();
     const taken = plan.windows.map(({ w, prefix }) => {
-      const { consumed, msBeforeNext } = counters!.take(`${prefix}:${plan.subject}`, w.durationSec, now);
+      const { consumed, msBeforeNext } = counters!.take(prefix, plan.subject, w.durationSec, now);
       return { w, remaining: Math.max(w.points - consumed, 0), msBeforeNext, ok: consumed <= w.points };
     });
     done(verdict(reply, taken, now));
