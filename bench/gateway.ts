@@ -105,8 +105,10 @@ export async function benchGateway(): Promise<void> {
     // median of the rounds' ratios is the measurement.
     const seconds = Number(process.env.BENCH_SECONDS ?? 3);
     // CPU per request of this process (the in-process gateway and the generator, printed as
-    // "load generator"), the keys service (usage records) and its database's backends: unlike req/s, not moved by what
-    // else the machine runs, so its ratio is printed beside the throughput one.
+    // "load generator"), the keys service and its database's backends: usage batches (a few
+    // a second) and the verification each key needs once per HALLMARK_KEY_CACHE_TTL_MS (KEYS
+    // lookups per 5 s: at low throughput, on a busy machine, most of keys' share). Less moved
+    // than req/s by what else the machine runs, so its ratio is printed beside the throughput one.
     const keysDb = {
       url: serviceDatabaseUrl(stack.postgres.url, `${stack.prefix}_keys`),
       database: `${stack.prefix}_keys`,

@@ -4,6 +4,9 @@
 // so only the invalidation event can explain a refusal that quick.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { portInUse } from '@hallmark/devstack';
+import { KeyVerifier } from '@hallmark/gateway/auth/key-verifier';
+import { createGrpcClient, sha256Hex } from '@hallmark/kit';
+import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import { startExtraGateway, type ExtraGateway } from '../src/gateway2.js';
 import { startTestStack, type TestStack } from '../src/index.js';
 import {
@@ -168,5 +171,34 @@ describe('rotation grace and expiry on every gateway', () => {
       expect(ok <= 100 * burstWindows(tookMs) ? 'within the burst per window' : verdict).toBe(
         'within the burst per window',
       );
+  });
+});
+
+describe('the verification cache of one gateway, told nothing by events', () => {
+  it('renews a key in use before its cached answer ends: a revocation is seen before the TTL runs out, and no request waited on it', async () => {
+    const k = await createKey(stack, owner);
+    const keys = createGrpcClient(KeysServiceClient, stack.env.HALLMARK_KEYS_ADDR!);
+    try {
+      // Not subscribed to key.* events: only its own lookups tell this verifier anything.
+      const ttlMs = 5000;
+      const verifier = new KeyVerifier(keys.api, ttlMs);
+      const hash = sha256Hex(k.key);
+      const start = performance.now();
+      await verifier.verify(k.key); // looked up at or after `start`: cached until start + 5 s or later
+      expect((await stack.call('DELETE', `/api/v1/api-keys/${k.id}`, { auth: owner })).status).toBe(200);
+      await sleep(start + 4200 - performance.now());
+      // In the answer's last second: still served from the cache (the request goes on), and
+      // a renewal starts in the background.
+      expect(verifier.cachedValid(hash)?.key_id).toBe(k.id);
+      await timeUntil(async () => verifier.cachedValid(hash) === undefined, {
+        timeoutMs: 700,
+        intervalMs: 20,
+      });
+      // Refused before the first answer would have ended: only the renewal explains it.
+      expect(performance.now() - start).toBeLessThan(ttlMs);
+      await expect(verifier.verify(k.key)).rejects.toMatchObject({ code: 'invalid_api_key' });
+    } finally {
+      keys.close();
+    }
   });
 });

@@ -6,11 +6,18 @@ export type Credential =
   | { kind: 'session'; token: string }
   | { kind: 'none' };
 
+const BLANK = /\s/;
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 export function extractCredential(request: FastifyRequest): Credential {
   const authz = request.headers.authorization;
   if (typeof authz === 'string' && authz.length > 0) {
+    // The common case first: `Bearer pk_…` with no other blank is an API key (what the
+    // patterns below answer for it), read without running them.
+    if (authz.startsWith('Bearer pk_')) {
+      const secret = authz.slice(7);
+      if (!BLANK.test(secret)) return { kind: 'api_key', secret, fromQuery: false };
+    }
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authz);
     const value = m?.[1] ?? '';
     if (JWT_SHAPE.test(value) && !value.startsWith('pk_')) return { kind: 'session', token: value };

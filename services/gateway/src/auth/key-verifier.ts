@@ -2,6 +2,10 @@
 // lookup at all; a well-formed one is looked up by the SHA-256 of its secret, and the
 // answer (positive or negative) is cached for a few seconds. Every gateway drops cached
 // answers for a key the moment keys publishes key.updated / key.revoked / key.rotated.
+// A key in use is renewed before its answer ends (the last REFRESH_AHEAD of the TTL): one
+// background lookup replaces the answer, so no request of a busy key waits on the keys
+// service; an answer is still never served past its own TTL, and one looked up while an
+// invalidation came in is not kept.
 import { HallmarkError, parseApiKey, sha256Hex, type AsyncClient } from '@hallmark/kit';
 import type { KeyAuth, KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 
@@ -9,11 +13,23 @@ interface Entry {
   auth: KeyAuth | null;
   error: HallmarkError | null;
   until: number;
+  /** The key's expiry and its secret's rotation grace end, parsed once (ms; Infinity: none). */
+  expiresAt: number;
+  graceUntil: number;
 }
+
+/** The share of the TTL, at its end, in which a request renews a valid key's answer. */
+const REFRESH_AHEAD = 0.2;
+
+const instant = (iso: string) => (iso ? Date.parse(iso) : Infinity);
 
 export class KeyVerifier {
   private readonly cache = new Map<string, Entry>();
   private readonly hashesByKey = new Map<string, Set<string>>();
+  /** Hashes with a renewal in flight (one at a time per key). */
+  private readonly renewing = new Set<string>();
+  /** Counts invalidations: a lookup that started before one is answered, not cached. */
+  private generation = 0;
 
   constructor(
     private readonly keys: AsyncClient<KeysServiceClient>,
@@ -30,17 +46,47 @@ export class KeyVerifier {
     let entry = this.fresh(hash);
     if (!entry) {
       if (!parseApiKey(secret)) throw new HallmarkError('invalid_api_key');
+      const generation = this.generation;
       entry = await this.lookup(hash);
-      if (this.ttlMs > 0) this.remember(hash, entry);
-    }
+      if (this.ttlMs > 0 && generation === this.generation) this.remember(hash, entry);
+    } else this.renewIfDue(hash, entry, this.now());
     if (entry.error) throw entry.error;
-    const auth = entry.auth!;
     // Expiry and rotation grace are re-checked on every request against our own clock,
     // so a cached answer never outlives them.
     const now = this.now();
-    if (auth.expires_at && Date.parse(auth.expires_at) <= now) throw new HallmarkError('expired_api_key');
-    if (auth.grace_until && Date.parse(auth.grace_until) <= now) throw new HallmarkError('invalid_api_key');
-    return auth;
+    if (entry.expiresAt <= now) throw new HallmarkError('expired_api_key');
+    if (entry.graceUntil <= now) throw new HallmarkError('invalid_api_key');
+    return entry.auth!;
+  }
+
+  /**
+   * The key behind `hash` when a fresh cached answer says it is valid now (`verify` would
+   * answer it without a lookup and without an error); else undefined, and `verify` decides.
+   * The request path's synchronous way through: no promise for a cached, valid key.
+   */
+  cachedValid(hash: string): KeyAuth | undefined {
+    const now = this.now();
+    const entry = this.cache.get(hash);
+    if (!entry?.auth || entry.until <= now || entry.expiresAt <= now || entry.graceUntil <= now)
+      return undefined;
+    this.renewIfDue(hash, entry, now);
+    return entry.auth;
+  }
+
+  /** Renews a valid key's answer in the background once it is in its last REFRESH_AHEAD. */
+  private renewIfDue(hash: string, entry: Entry, now: number): void {
+    if (!entry.auth || entry.until - now > this.ttlMs * REFRESH_AHEAD || this.renewing.has(hash)) return;
+    this.renewing.add(hash);
+    const generation = this.generation;
+    this.lookup(hash)
+      .then(
+        (renewed) => {
+          if (generation === this.generation) this.remember(hash, renewed);
+        },
+        // Transport trouble: the answer ends when it would have; the next request looks up.
+        () => undefined,
+      )
+      .finally(() => this.renewing.delete(hash));
   }
 
   /** True when verifying `secret` would ask the keys service (well formed, no fresh answer). */
@@ -55,11 +101,13 @@ export class KeyVerifier {
 
   /** Drops every cached answer for a key (on its key.* events). */
   invalidate(keyId: string): void {
+    this.generation++;
     for (const hash of this.hashesByKey.get(keyId) ?? []) this.cache.delete(hash);
     this.hashesByKey.delete(keyId);
   }
 
   clear(): void {
+    this.generation++;
     this.cache.clear();
     this.hashesByKey.clear();
   }
@@ -71,10 +119,17 @@ export class KeyVerifier {
         { secret_hash: hash, ip_address: '' },
         { idempotent: true, deadlineMs: 2000 },
       );
-      return { auth: res.key!, error: null, until };
+      const auth = res.key!;
+      return {
+        auth,
+        error: null,
+        until,
+        expiresAt: instant(auth.expires_at),
+        graceUntil: instant(auth.grace_until),
+      };
     } catch (err) {
       if (err instanceof HallmarkError && err.type === 'authentication_error')
-        return { auth: null, error: err, until };
+        return { auth: null, error: err, until, expiresAt: Infinity, graceUntil: Infinity };
       throw err; // transport trouble is not cached
     }
   }

@@ -86,11 +86,25 @@ export class AuthThrottle {
 
   /** Marks a key known good; `hash` is its SHA-256 (sha256Hex), when the caller has it. */
   async rememberGood(secret: string, hash = sha256Hex(secret)): Promise<void> {
+    if (this.due(hash)) await this.knownGood.set(hash, 1, KNOWN_GOOD_TTL_SEC);
+  }
+
+  /**
+   * `rememberGood` for the request path, by the key's SHA-256: no promise while this
+   * gateway's mark is fresh (nearly every request); a store failure goes to `onError`.
+   */
+  markGood(hash: string, onError: (err: unknown) => void): void {
+    if (this.due(hash)) this.knownGood.set(hash, 1, KNOWN_GOOD_TTL_SEC).then(undefined, onError);
+  }
+
+  /** True (and noted) when this gateway last refreshed the mark REFRESH_MS ago or never. */
+  private due(hash: string): boolean {
+    const now = Date.now();
     const last = this.refreshed.get(hash);
-    if (last !== undefined && Date.now() - last < REFRESH_MS) return;
+    if (last !== undefined && now - last < REFRESH_MS) return false;
     if (this.refreshed.size > 100_000) this.refreshed.clear();
-    this.refreshed.set(hash, Date.now());
-    await this.knownGood.set(hash, 1, KNOWN_GOOD_TTL_SEC);
+    this.refreshed.set(hash, now);
+    return true;
   }
 
   /** Counts one refused credential. */

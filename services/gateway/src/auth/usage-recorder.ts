@@ -1,8 +1,16 @@
 // Usage and `key.used` audit records leave the request path: responses enqueue a record,
 // a timer ships batches to the keys service. A failed shipment is retried with the same
 // batch id (idempotent there); the queue is bounded so an outage cannot exhaust memory.
+// A tick ships what is queued when it fires, in batches up to the keys service's limit
+// (1000 records); records arriving meanwhile wait for the next tick unless they fill a whole
+// batch. (Draining until the queue was empty chased the records of each round trip: a busy
+// gateway sent dozens of small batches a second, and the keys service's cost is mostly per
+// batch and per key in it — a lock, a roll-up row, last_used_at — not per record.)
 import { newId, type AsyncClient, type Logger } from '@hallmark/kit';
 import type { KeysServiceClient, UsageRecord } from '@hallmark/proto/keys/v1/keys';
+
+/** The keys service's MAX_USAGE_BATCH. */
+const MAX_BATCH = 1000;
 
 export class UsageRecorder {
   private queue: UsageRecord[] = [];
@@ -37,10 +45,13 @@ export class UsageRecorder {
   }
 
   private async ship(): Promise<void> {
+    const max = this.opts.maxBatch ?? MAX_BATCH;
+    let due = this.queue.length;
     try {
-      while (this.pending || this.queue.length > 0) {
+      while (this.pending || due > 0 || this.queue.length >= max) {
         if (!this.pending) {
-          const records = this.queue.splice(0, this.opts.maxBatch ?? 500);
+          const records = this.queue.splice(0, max);
+          due = Math.max(0, due - records.length);
           this.pending = { id: newId('event'), records };
         }
         await this.keys.recordUsage(

@@ -6,7 +6,7 @@
 // request (live or test) comes from the key, or for a session from `Hallmark-Mode`
 // (auth/mode.ts).
 import { HallmarkError, sha256Hex, type AsyncClient } from '@hallmark/kit';
-import type { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
+import type { KeyAuth, KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { extractCredential } from '../auth/credentials.js';
@@ -101,18 +101,9 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
     return info;
   }
 
-  async function keyAuth(request: FastifyRequest, secret: string): Promise<AuthInfo> {
-    // Hashed once: the cache, the lookup and the known-good mark all go by this hash.
-    const hash = sha256Hex(secret);
-    // A key that needs a lookup, from a blocked client: only a key known good goes on.
-    if (opts.verifier.needsLookup(secret, hash)) {
-      const wait = await throttle.blockedFor(request.ip, secret);
-      if (wait > 0 && !(await throttle.isKnownGood(secret))) throw throttle.refusal(wait);
-    }
-    const key = await counted(request, secret, () => opts.verifier.verify(secret, hash));
-    void throttle
-      .rememberGood(secret, hash)
-      .catch((e: unknown) => request.log.warn({ err: e }, 'auth throttle: store failed'));
+  /** The request's credential for a key `verify` (or the cache) accepted: IP allowlist checked. */
+  function keyInfo(request: FastifyRequest, hash: string, key: KeyAuth): AuthInfo {
+    throttle.markGood(hash, (e) => request.log.warn({ err: e }, 'auth throttle: store failed'));
     if (!ipAllowed(request.ip, key.allowed_ips)) {
       throw new HallmarkError('insufficient_permissions', {
         message: `Requests from ${request.ip} are not allowed for this key.`,
@@ -133,7 +124,23 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
     };
   }
 
-  async function authenticate(request: FastifyRequest, reply: FastifyReply, mode: AuthMode): Promise<void> {
+  /** A key with no fresh valid answer cached: throttled, looked up, refusals counted. */
+  async function keyAuth(request: FastifyRequest, secret: string, hash: string): Promise<AuthInfo> {
+    // A key that needs a lookup, from a blocked client: only a key known good goes on.
+    if (opts.verifier.needsLookup(secret, hash)) {
+      const wait = await throttle.blockedFor(request.ip, secret);
+      if (wait > 0 && !(await throttle.isKnownGood(secret))) throw throttle.refusal(wait);
+    }
+    return keyInfo(request, hash, await counted(request, secret, () => opts.verifier.verify(secret, hash)));
+  }
+
+  /**
+   * Sets `request.auth` from the request's credential, or throws. Answers a promise only when
+   * it must wait (a session, a key to look up or refuse); a key with a fresh valid cached
+   * answer (nearly every keyed request) is checked synchronously: exactly what `keyAuth`
+   * would decide for it (`verify` answers it from the cache), without its promises.
+   */
+  function authenticate(request: FastifyRequest, reply: FastifyReply, mode: AuthMode): Promise<void> | void {
     const credential = extractCredential(request);
     if (credential.kind === 'none') throw new HallmarkError('missing_api_key');
     if (credential.kind === 'session') {
@@ -141,28 +148,43 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
         throw new HallmarkError('invalid_api_key', {
           message: 'This endpoint takes an API key, not a session token.',
         });
-      request.auth = withMode(await sessionAuth(request, credential.token), requestedMode(request));
-    } else {
-      if (mode === 'session') {
-        throw new HallmarkError('invalid_token', {
-          message: 'This endpoint takes a user session token, not an API key.',
-        });
-      }
-      if (credential.fromQuery) {
-        // The credential is not a parameter of the route: routes' query schemas refuse
-        // unknown names, and the secret must not travel further than this check.
-        delete (request.query as Record<string, unknown>).api_key;
-        void reply.header(
-          'warning',
-          '299 - "api_key in the query string is deprecated; send the Authorization header"',
-        );
-      }
-      request.auth = withMode(await keyAuth(request, credential.secret), requestedMode(request));
+      return sessionAuth(request, credential.token).then((info) => {
+        request.auth = withMode(info, requestedMode(request));
+        checkScope(request, request.auth);
+      });
     }
+    if (mode === 'session') {
+      throw new HallmarkError('invalid_token', {
+        message: 'This endpoint takes a user session token, not an API key.',
+      });
+    }
+    if (credential.fromQuery) {
+      // The credential is not a parameter of the route: routes' query schemas refuse
+      // unknown names, and the secret must not travel further than this check.
+      delete (request.query as Record<string, unknown>).api_key;
+      void reply.header(
+        'warning',
+        '299 - "api_key in the query string is deprecated; send the Authorization header"',
+      );
+    }
+    // Hashed once: the cache, the lookup and the known-good mark all go by this hash.
+    const hash = sha256Hex(credential.secret);
+    const cached = opts.verifier.cachedValid(hash);
+    if (cached) {
+      request.auth = withMode(keyInfo(request, hash, cached), requestedMode(request));
+      return checkScope(request, request.auth);
+    }
+    return keyAuth(request, credential.secret, hash).then((info) => {
+      request.auth = withMode(info, requestedMode(request));
+      checkScope(request, request.auth);
+    });
+  }
+
+  function checkScope(request: FastifyRequest, auth: AuthInfo): void {
     const scope = request.routeOptions.config?.scope;
     if (scope) {
       const required = Array.isArray(scope) ? scope : [scope];
-      if (!hasAnyScope(request.auth.principal.scopes, required)) {
+      if (!hasAnyScope(auth.principal.scopes, required)) {
         throw new HallmarkError('insufficient_permissions', {
           message: `This request needs the ${required.join(' or ')} permission.`,
           extras: { required_permission: required[0] },
@@ -179,10 +201,18 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
     done(null, payload);
   });
 
-  // A callback hook, so a public route (no credential to check) passes without a promise.
+  // A callback hook, so a public route (no credential to check) and a key with a cached
+  // answer pass without a promise.
   app.addHook('onRequest', (request, reply, done) => {
     const mode = request.routeOptions.config?.auth ?? 'public';
     if (mode === 'public') return done();
-    authenticate(request, reply, mode).then(() => done(), done);
+    let waiting: Promise<void> | void;
+    try {
+      waiting = authenticate(request, reply, mode);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (waiting) waiting.then(() => done(), done);
+    else done();
   });
 });

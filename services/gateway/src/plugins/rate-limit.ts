@@ -1,20 +1,19 @@
-// Rate limiting with rate-limiter-flexible: Redis-backed when REDIS_URL is set (shared by
-// every gateway replica), in memory otherwise. Each request consumes one point from each
+// Rate limiting: Redis-backed when REDIS_URL is set (shared by every gateway replica; one
+// script call per request), in memory otherwise (auth/window-counters.ts, counted as
+// rate-limiter-flexible's memory limiter counts). Each request consumes one point from each
 // window that applies; the configured window closest to running out is reported in
 // X-RateLimit-* headers (never the one-second burst guard), and a refusal is a 429 with
 // `retry_after` (and Retry-After) and `limit_window` naming the window that refused.
 import { HallmarkError } from '@hallmark/kit';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { KeyAuth } from '@hallmark/proto/keys/v1/keys';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
-import {
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { GROUP_WINDOWS, keyWindows, type Window } from '../auth/limits.js';
 import { clientBucket } from '../auth/throttle.js';
+import type { RateGroup } from '../auth/types.js';
+import { WindowCounters } from '../auth/window-counters.js';
 
 export interface RateLimitOptions {
   redis?: Redis;
@@ -81,78 +80,137 @@ export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimit
   };
   app.decorate('limiterFor', limiterFor);
 
-  function setHeaders(reply: FastifyReply, limit: number, res: RateLimiterRes) {
-    void reply.header('x-ratelimit-limit', String(limit));
-    void reply.header('x-ratelimit-remaining', String(Math.max(0, res.remainingPoints)));
-    void reply.header('x-ratelimit-reset', String(Math.ceil((Date.now() + res.msBeforeNext) / 1000)));
-  }
+  // Without Redis the per-request windows are counted synchronously (auth/window-counters.ts):
+  // no promise, no timer per request. `limiterFor` stays rate-limiter-flexible's: its windows
+  // (gifts, verification events) have names of their own, so the two stores never share one.
+  const counters = redis ? undefined : new WindowCounters();
+  if (counters) app.addHook('onClose', (_app, done) => (counters.close(), done()));
 
-  app.addHook('onRequest', async (request, reply) => {
+  /** The windows a request takes a point from, and whom they count; none for other routes. */
+  function planOf(request: FastifyRequest): { windows: readonly Planned[]; subject: string } | undefined {
     const config = request.routeOptions.config;
     const group = config?.rateGroupFor ? config.rateGroupFor(request) : config?.rateGroup;
     const auth = request.auth;
-    let windows: Window[];
-    let subject: string;
-    if (auth) {
-      windows = [...keyWindows(auth.key), ...(group ? [GROUP_WINDOWS[group]] : [])];
-      subject = auth.subject;
-    } else if (group && PUBLIC_GROUPS.has(group)) {
-      windows = [GROUP_WINDOWS[group]];
-      subject = `ip:${clientBucket(request.ip)}`;
-    } else {
+    if (auth) return { windows: plannedFor(auth.key ?? SESSION, group), subject: auth.subject };
+    if (group && PUBLIC_GROUPS.has(group))
+      return { windows: plannedFor(PUBLIC, group), subject: `ip:${clientBucket(request.ip)}` };
+    return undefined;
+  }
+
+  app.addHook('onRequest', (request, reply, done) => {
+    const plan = planOf(request);
+    if (!plan) return done();
+    if (consumeWindows) {
+      consumeAll(consumeWindows, plan.windows, plan.subject).then(
+        (taken) => done(verdict(reply, taken, Date.now())),
+        done,
+      );
       return;
     }
-    const results = consumeWindows
-      ? await consumeAll(consumeWindows, windows, subject)
-      : await Promise.all(
-          windows.map(async (w) => {
-            try {
-              return { w, res: await limiterFor(w).consume(subject), ok: true };
-            } catch (err) {
-              if (err instanceof RateLimiterRes) return { w, res: err, ok: false };
-              throw err;
-            }
-          }),
-        );
-    // The headers describe the limits a client configured and the spec documents (per
-    // minute, per hour, per endpoint group): the one closest to running out. The one-second
-    // burst guard is never what they report; when it refuses, its 429 says so.
-    const reported = results.filter((r) => r.w.name !== 'burst');
-    const shown = (reported.length > 0 ? reported : results).reduce((a, b) =>
-      b.res.remainingPoints < a.res.remainingPoints ? b : a,
-    );
-    const refused = results.filter((r) => !r.ok);
-    if (refused.length > 0) {
-      const worst = refused.reduce((a, b) => (b.res.msBeforeNext > a.res.msBeforeNext ? b : a));
-      const refusedWindow = worst.w.name === 'burst' ? shown : worst;
-      setHeaders(reply, refusedWindow.w.points, refusedWindow.res);
-      const retryAfter = Math.max(1, Math.ceil(worst.res.msBeforeNext / 1000));
-      throw new HallmarkError('rate_limit_exceeded', {
-        ...(worst.w.name === 'burst'
-          ? {
-              message:
-                `Burst limit exceeded: at most ${worst.w.points} requests per second for this key. ` +
-                `Retry after ${retryAfter} second(s).`,
-            }
-          : {}),
-        extras: {
-          retry_after: retryAfter,
-          limit_window: worst.w.name === 'burst' ? 'burst' : windowName(worst.w),
-        },
-      });
-    }
-    setHeaders(reply, shown.w.points, shown.res);
+    const now = Date.now();
+    const taken = plan.windows.map(({ w, prefix }) => {
+      const { consumed, msBeforeNext } = counters!.take(prefix, plan.subject, w.durationSec, now);
+      return { w, remaining: Math.max(w.points - consumed, 0), msBeforeNext, ok: consumed <= w.points };
+    });
+    done(verdict(reply, taken, now));
   });
 });
 
+/** A window with its counters' key prefix, planned once per key (or group) and reused. */
+interface Planned {
+  w: Window;
+  prefix: string;
+}
+
+/** One window's answer to a point: as rate-limiter-flexible's `RateLimiterRes` tells it. */
+interface Taken {
+  w: Window;
+  remaining: number;
+  msBeforeNext: number;
+  ok: boolean;
+}
+
+/** Stand-ins for "no key" in the plan cache: a session (enterprise windows), a public route. */
+const SESSION = {};
+const PUBLIC = {};
+const plans = new WeakMap<object, Map<string, Planned[]>>();
+
+/**
+ * The windows of a key (or a session: `SESSION`; or none: `PUBLIC`) plus its group's, cached
+ * by the key's verified answer: a cached key costs no new windows per request, and a changed
+ * key (a new answer from the keys service) gets its new limits.
+ */
+function plannedFor(key: KeyAuth | object, group: RateGroup | undefined): Planned[] {
+  let byGroup = plans.get(key);
+  if (!byGroup) plans.set(key, (byGroup = new Map()));
+  let planned = byGroup.get(group ?? '');
+  if (!planned) {
+    const windows = [
+      ...(key === PUBLIC ? [] : keyWindows(key === SESSION ? undefined : (key as KeyAuth))),
+      ...(group ? [GROUP_WINDOWS[group]] : []),
+    ];
+    planned = windows.map((w) => ({ w, prefix: prefixOf(w) }));
+    byGroup.set(group ?? '', planned);
+  }
+  return planned;
+}
+
+/**
+ * The headers, and the refusal when a window is spent (else undefined: the request goes on).
+ * The headers describe the limits a client configured and the spec documents (per minute,
+ * per hour, per endpoint group): the one closest to running out. The one-second burst guard
+ * is never what they report; when it refuses, its 429 says so.
+ */
+function verdict(reply: FastifyReply, taken: readonly Taken[], now: number): HallmarkError | undefined {
+  let shown: Taken | undefined;
+  let worst: Taken | undefined;
+  for (const t of taken) {
+    if (t.w.name !== 'burst' && (!shown || t.remaining < shown.remaining)) shown = t;
+    if (!t.ok && (!worst || t.msBeforeNext > worst.msBeforeNext)) worst = t;
+  }
+  shown ??= taken.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+  if (!worst) {
+    setHeaders(reply, shown, now);
+    return undefined;
+  }
+  setHeaders(reply, worst.w.name === 'burst' ? shown : worst, now);
+  const retryAfter = Math.max(1, Math.ceil(worst.msBeforeNext / 1000));
+  return new HallmarkError('rate_limit_exceeded', {
+    ...(worst.w.name === 'burst'
+      ? {
+          message:
+            `Burst limit exceeded: at most ${worst.w.points} requests per second for this key. ` +
+            `Retry after ${retryAfter} second(s).`,
+        }
+      : {}),
+    extras: {
+      retry_after: retryAfter,
+      limit_window: worst.w.name === 'burst' ? 'burst' : windowName(worst.w),
+    },
+  });
+}
+
+function setHeaders(reply: FastifyReply, t: Taken, now: number) {
+  void reply.header('x-ratelimit-limit', String(t.w.points));
+  void reply.header('x-ratelimit-remaining', String(t.remaining));
+  void reply.header('x-ratelimit-reset', String(Math.ceil((now + t.msBeforeNext) / 1000)));
+}
+
 /** One point from each window for `subject`, in one Redis call; as `consume` would answer. */
-async function consumeAll(consumeWindows: ConsumeWindows, windows: Window[], subject: string) {
-  const keys = windows.map((w) => `${prefixOf(w)}:${subject}`);
-  const raw = await consumeWindows(keys.length, ...keys, ...windows.map((w) => String(w.durationSec)));
-  return windows.map((w, i) => {
+async function consumeAll(
+  consumeWindows: ConsumeWindows,
+  windows: readonly Planned[],
+  subject: string,
+): Promise<Taken[]> {
+  const keys = windows.map(({ prefix }) => `${prefix}:${subject}`);
+  const raw = await consumeWindows(keys.length, ...keys, ...windows.map(({ w }) => String(w.durationSec)));
+  return windows.map(({ w }, i) => {
     const consumed = Number(raw[2 * i]);
-    const msBeforeNext = Number(raw[2 * i + 1]);
-    const res = new RateLimiterRes(Math.max(w.points - consumed, 0), msBeforeNext, consumed, consumed === 1);
-    return { w, res, ok: consumed <= w.points };
+    return {
+      w,
+      remaining: Math.max(w.points - consumed, 0),
+      msBeforeNext: Number(raw[2 * i + 1]),
+      ok: consumed <= w.points,
+    };
   });
 }
