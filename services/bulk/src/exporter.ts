@@ -94,7 +94,7 @@ export async function* zipChunks(deps: ExportDeps, job: JobRecord): AsyncGenerat
           name: r.name,
           metadata: voucherMetadataOf(r.input),
         };
-        zip.add(`metadata/${base}.json`, Buffer.from(JSON.stringify(meta, null, 2)), { compress: true });
+        zip.add(`metadata/${base}.json`, JSON.stringify(meta, null, 2), { compress: true });
         const image = r.media_id ? images.get(r.media_id) : undefined;
         // PNG, JPEG, WebP and GIF are compressed already: stored, not deflated again.
         if (image)

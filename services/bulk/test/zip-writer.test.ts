@@ -47,7 +47,7 @@ function readBack(zip: Buffer, withBytes = true): Promise<{ entries: ReadEntry[]
 }
 
 /** Writes the entries, taking chunks as a reader would (after every entry). */
-function write(entries: { name: string; data: Buffer; compress: boolean }[], modified = new Date()) {
+function write(entries: { name: string; data: Buffer | string; compress: boolean }[], modified = new Date()) {
   const zip = new ZipWriter(modified);
   const chunks: Buffer[] = [];
   for (const e of entries) {
@@ -59,7 +59,7 @@ function write(entries: { name: string; data: Buffer; compress: boolean }[], mod
 }
 
 describe('ZipWriter', () => {
-  it('every entry reads back with its name, bytes and CRC; JSON deflated, images stored', async () => {
+  it('every entry reads back with its name, bytes and CRC; JSON (given as text) deflated, images stored', async () => {
     const json = Buffer.from(
       JSON.stringify({ row: 1, name: 'Montre No. 1 — été', tags: Array(50).fill('x') }, null, 2),
     );
@@ -69,7 +69,7 @@ describe('ZipWriter', () => {
     const zip = Buffer.concat(
       write(
         [
-          { name: 'metadata/00001-cert_a.json', data: json, compress: true },
+          { name: 'metadata/00001-cert_a.json', data: json.toString('utf8'), compress: true },
           { name: 'images/00001-cert_a.png', data: image, compress: false },
           { name: 'metadata/00002-été.json', data: tiny, compress: true },
         ],
