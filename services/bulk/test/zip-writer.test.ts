@@ -1,8 +1,10 @@
 // The results ZIP as the bulk service writes it, read back by another implementation (yauzl):
 // every entry comes back with its name and bytes and a matching CRC, JSON deflated and images
 // stored; the output comes in chunks of at most 64 KB; an archive of more entries than the
-// classic end record can count (65,535) reads back through the zip64 end records.
+// classic end record can count (65,535) reads back through the zip64 end records, and one
+// past 4 GiB finds its last entry through the zip64 fields.
 import { describe, expect, it } from '@jest/globals';
+import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import yauzl from 'yauzl';
 import { ZIP_CHUNK, ZipWriter } from '../src/domain/zip-writer.js';
@@ -114,4 +116,67 @@ describe('ZipWriter', () => {
     expect(read).toHaveLength(70_000);
     expect(read[69_999]!.name).toBe('metadata/70000.json');
   });
+
+  it('an archive past 4 GiB reads back: its last entry found through the zip64 fields', async () => {
+    // 65 stored entries of the same 64 MiB of zeros, then a small one starting past 4 GiB.
+    // Only what is not those zeros is kept; yauzl reads the rest as zeros from a reader
+    // over that sparse copy of the file.
+    const zeros = Buffer.alloc(64 * 1024 * 1024);
+    const zip = new ZipWriter(new Date());
+    const kept: { at: number; bytes: Buffer }[] = [];
+    let size = 0;
+    const keep = (chunks: Buffer[]) => {
+      for (const c of chunks) {
+        if (c.buffer !== zeros.buffer) kept.push({ at: size, bytes: Buffer.from(c) });
+        size += c.length;
+      }
+    };
+    for (let i = 0; i < 65; i++) {
+      zip.add(`zeros/${i}.bin`, zeros, { compress: false });
+      keep(zip.take());
+    }
+    const last = Buffer.from('{"row":66}');
+    zip.add('metadata/00066.json', last, { compress: true });
+    keep(zip.end());
+    expect(size).toBeGreaterThan(2 ** 32);
+
+    class Sparse extends yauzl.RandomAccessReader {
+      _readStreamForRange(start: number, end: number): Readable {
+        const out = Buffer.alloc(end - start);
+        for (const k of kept) {
+          const from = Math.max(start, k.at);
+          const to = Math.min(end, k.at + k.bytes.length);
+          if (from < to) k.bytes.copy(out, from - start, from - k.at, to - k.at);
+        }
+        return Readable.from([out]);
+      }
+    }
+    const file = await yauzl.fromRandomAccessReaderPromise(new Sparse(), size, {
+      lazyEntries: true,
+      autoClose: false,
+    });
+    const entries: yauzl.Entry[] = [];
+    await new Promise<void>((resolve, reject) => {
+      file.on('entry', (e: yauzl.Entry) => {
+        entries.push(e);
+        file.readEntry();
+      });
+      file.on('end', resolve).on('error', reject);
+      file.readEntry();
+    });
+    expect(entries).toHaveLength(66);
+    const after = entries[65]!;
+    expect(after.fileName).toBe('metadata/00066.json');
+    // The 65th entry (index 64) is the first to start past 4 GiB.
+    expect(entries[63]!.relativeOffsetOfLocalHeader).toBeLessThan(2 ** 32);
+    expect(entries[64]!.relativeOffsetOfLocalHeader).toBeGreaterThan(2 ** 32);
+    expect(after.relativeOffsetOfLocalHeader).toBeGreaterThan(2 ** 32);
+    const stream = await new Promise<Readable>((resolve, reject) =>
+      file.openReadStream(after, (err, s) => (err ? reject(err) : resolve(s))),
+    );
+    const parts: Buffer[] = [];
+    for await (const b of stream) parts.push(b as Buffer);
+    expect(Buffer.concat(parts).equals(last)).toBe(true);
+    file.close();
+  }, 120_000);
 });
