@@ -13,7 +13,7 @@
 // data descriptors). Names are UTF-8 (flag bit 11). Zip64 where the classic fields overflow:
 // an entry starting past 4 GiB gets the zip64 extra field in its directory record, and a
 // directory of ≥ 65,535 entries or past 4 GiB gets the zip64 end records.
-import { crc32, deflateRawSync } from 'node:zlib';
+import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 
 /** Bytes per chunk handed out (one gRPC message each downstream). */
 export const ZIP_CHUNK = 64 * 1024;
@@ -75,7 +75,10 @@ class Scratch {
   }
 }
 
-/** Small buffers copied side by side into 64 KB slabs (the central directory). */
+/**
+ * Small buffers copied side by side into a 64 KB slab, each full slab kept deflated (the
+ * central directory: its records, names and all, deflate to about a third).
+ */
 class Packed {
   private readonly full: Buffer[] = [];
   private slab = Buffer.allocUnsafeSlow(64 * 1024);
@@ -84,16 +87,18 @@ class Packed {
 
   append(b: Buffer): void {
     if (this.used + b.length > this.slab.length) {
-      this.full.push(this.slab.subarray(0, this.used));
-      this.slab = Buffer.allocUnsafeSlow(Math.max(64 * 1024, b.length));
+      this.full.push(deflateRawSync(this.slab.subarray(0, this.used), { level: 1 }));
+      if (b.length > this.slab.length) this.slab = Buffer.allocUnsafeSlow(b.length);
       this.used = 0;
     }
     this.used += b.copy(this.slab, this.used);
     this.size += b.length;
   }
 
-  parts(): Buffer[] {
-    return [...this.full, this.slab.subarray(0, this.used)];
+  /** The bytes appended, in order, a slab at a time (inflated one by one). */
+  *parts(): Generator<Buffer> {
+    for (const deflated of this.full) yield inflateRawSync(deflated);
+    yield this.slab.subarray(0, this.used);
   }
 }
 
