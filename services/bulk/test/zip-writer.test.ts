@@ -141,7 +141,7 @@ describe('ZipWriter', () => {
     expect(size).toBeGreaterThan(2 ** 32);
 
     class Sparse extends yauzl.RandomAccessReader {
-      _readStreamForRange(start: number, end: number): Readable {
+      override _readStreamForRange(start: number, end: number): Readable {
         const out = Buffer.alloc(end - start);
         for (const k of kept) {
           const from = Math.max(start, k.at);
