@@ -8,6 +8,8 @@
 //     it takes a 50,000-row CSV upload (goal: flat — ≤ 100 MB growth); and while it answers
 //     all 50,000 results (the status with `vouchers=all`, streamed page by page, and the CSV
 //     and ZIP downloads, streamed): goal ≤ +30 MB over the process before the read.
+// BENCH_BULK_PARTS (comma-separated; all by default) runs only some: `parse` (1), `jobs` (the
+// 1,000-item job and the CSV upload of 3), `results` (the 50,000-item job of 2 and its reads).
 import { startTestStack, type TestStack } from '@hallmark/e2e';
 import { idempotencyKeyOf, orderBody, serviceQuery, startImageServer, waitForJob } from '@hallmark/e2e/bulk';
 import { parse } from 'csv-parse/sync';
@@ -18,6 +20,8 @@ import { JsonRpcProvider } from 'ethers';
 import { parseCsv } from '../services/bulk/src/domain/csv.js';
 
 const ROWS = 50_000;
+
+const PARTS = new Set((process.env.BENCH_BULK_PARTS ?? 'parse,jobs,results').split(',').map((p) => p.trim()));
 
 function csvOf(rows: number, imageBase = 'https://img.example.com'): Buffer {
   const lines = [
@@ -132,6 +136,81 @@ async function gasPerCertificate(stack: TestStack, job: any): Promise<number> {
   return Number(gas) / job.results.vouchers.length;
 }
 
+interface JobPeaks {
+  smallPeak: number;
+  uploadPeak: number;
+}
+
+/** The 50,000-item job (time, gas, peak RSS) and the reads of its results, each measured apart. */
+async function benchResults(
+  stack: TestStack,
+  auth: string,
+  imagesUrl: string,
+  freshBulk: () => Promise<number>,
+  jobPeaks: JobPeaks | undefined,
+): Promise<void> {
+  const bulkPid = await freshBulk();
+  const big = rssSampler(bulkPid);
+  const { jobId, seconds } = await runOrderJob(stack, auth, ROWS, `${imagesUrl}/big.png`);
+  const bigPeak = big.stop();
+  // Reading the results of 50,000 items is a cost of its own, shown apart: the status with
+  // every voucher (streamed), then the CSV and ZIP downloads (streamed), each read whole.
+  const beforeRead = rssSampler(bulkPid).stop();
+  const read = rssSampler(bulkPid);
+  const job = await waitForJob(stack, auth, jobId);
+  const readPeak = read.stop();
+  const download = async (type: string) => {
+    const sampler = rssSampler(bulkPid);
+    const res = await fetch(`${stack.gatewayUrl}/api/bulk-mint/${jobId}/download/${type}`, {
+      headers: { authorization: `Bearer ${auth}` },
+    });
+    let bytes = 0;
+    for await (const chunk of res.body!) bytes += (chunk as Uint8Array).length;
+    if (res.status !== 200) throw new Error(`download ${type}: ${res.status}`);
+    return { peak: sampler.stop(), bytes };
+  };
+  const csv = await download('csv');
+  const zip = await download('zip');
+  const firstPage = await stack.call('GET', `/api/bulk-mint/${jobId}`, { auth });
+  if (job.status !== 'completed' || job.summary.successCount !== ROWS) {
+    throw new Error(`job ended ${job.status}: ${JSON.stringify(job.summary)}`);
+  }
+  const gas = await gasPerCertificate(stack, job);
+
+  console.log(
+    `\n${ROWS.toLocaleString()}-item order job end to end (gateway → bulk → Restate → certificates → anvil):`,
+  );
+  console.log(`  time                          ${seconds.toFixed(1)} s (goal ≤ 120 s)`);
+  console.log(`  throughput                    ${Math.round(ROWS / seconds).toLocaleString()} items/s`);
+  console.log(`  gas per certificate           ${Math.round(gas).toLocaleString()} (mint transactions only)`);
+  console.log(`\nbulk process peak RSS:`);
+  console.log(`  50,000-item job               ${bigPeak.toFixed(0)} MB`);
+  if (jobPeaks) {
+    const growth = Math.max(bigPeak, jobPeaks.uploadPeak) - jobPeaks.smallPeak;
+    console.log(`  growth 1,000 → 50,000         ${growth.toFixed(0)} MB (goal ≤ 100 MB)`);
+  }
+  // A read's peak can sit below the process before it (a collection in between): signed.
+  const growth30 = (peak: number) => {
+    const d = peak - beforeRead;
+    return `${d < 0 ? '-' : '+'}${Math.abs(d).toFixed(0)} MB (goal ≤ +30 MB: ${d <= 30 ? 'met' : 'NOT met'})`;
+  };
+  console.log(`  before reading the results    ${beforeRead.toFixed(0)} MB`);
+  console.log(
+    `  reading all 50,000 results    ${readPeak.toFixed(0)} MB, ${growth30(readPeak)} ` +
+      `(GET ?vouchers=all: ${job.results.vouchers.length.toLocaleString()} vouchers streamed page by page)`,
+  );
+  console.log(
+    `  CSV download (streamed)       ${csv.peak.toFixed(0)} MB, ${growth30(csv.peak)}, ${(csv.bytes / 1e6).toFixed(1)} MB sent`,
+  );
+  console.log(
+    `  ZIP download (streamed)       ${zip.peak.toFixed(0)} MB, ${growth30(zip.peak)}, ${(zip.bytes / 1e6).toFixed(1)} MB sent`,
+  );
+  console.log(
+    `  status without asking         ${firstPage.body.job.results.vouchers.length} vouchers in the first page, ` +
+      `nextCursor ${JSON.stringify(firstPage.body.job.results.nextCursor)}`,
+  );
+}
+
 async function benchJobs(): Promise<void> {
   const images = await startImageServer(mkdtempSync(path.join(tmpdir(), 'hallmark-bench-images-')));
   const stack = await startTestStack({
@@ -144,92 +223,41 @@ async function benchJobs(): Promise<void> {
     const auth = await stack.token();
     // Each measured phase starts with a fresh bulk process (a heap grown by one phase would
     // otherwise count in the next), warmed up by a small job.
+    let jobPeaks: JobPeaks | undefined;
     const freshBulk = async () => {
       await stack.processes.get('bulk')!.stop();
       const proc = await stack.startService('bulk');
       await runOrderJob(stack, auth, 10, `${images.url}/warm.png`);
       return proc.pid;
     };
-    let bulkPid = await freshBulk();
-    const idle = rssSampler(bulkPid).stop();
-    const small = rssSampler(bulkPid);
-    await runOrderJob(stack, auth, 1_000, `${images.url}/small.png`);
-    const smallPeak = small.stop();
+    if (PARTS.has('jobs')) {
+      let bulkPid = await freshBulk();
+      const idle = rssSampler(bulkPid).stop();
+      const small = rssSampler(bulkPid);
+      await runOrderJob(stack, auth, 1_000, `${images.url}/small.png`);
+      const smallPeak = small.stop();
 
-    bulkPid = await freshBulk();
-    const upload = rssSampler(bulkPid);
-    const form = new FormData();
-    form.append('metadata', new Blob([csvOf(ROWS, images.url)], { type: 'text/csv' }), 'bench.csv');
-    const res = await fetch(`${stack.gatewayUrl}/api/bulk-mint`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${auth}` },
-      body: form,
-    });
-    const created = (await res.json()) as { data: { jobId: string; totalCount: number } };
-    if (res.status !== 202 || created.data.totalCount !== ROWS) throw new Error(`CSV upload: ${res.status}`);
-    await stack.call('POST', `/api/bulk-mint/${created.data.jobId}/cancel`, { auth });
-    await waitForJob(stack, auth, created.data.jobId);
-    const uploadPeak = upload.stop();
-
-    bulkPid = await freshBulk();
-    const big = rssSampler(bulkPid);
-    const { jobId, seconds } = await runOrderJob(stack, auth, ROWS, `${images.url}/big.png`);
-    const bigPeak = big.stop();
-    // Reading the results of 50,000 items is a cost of its own, shown apart: the status with
-    // every voucher (streamed), then the CSV and ZIP downloads (streamed), each read whole.
-    const beforeRead = rssSampler(bulkPid).stop();
-    const read = rssSampler(bulkPid);
-    const job = await waitForJob(stack, auth, jobId);
-    const readPeak = read.stop();
-    const download = async (type: string) => {
-      const sampler = rssSampler(bulkPid);
-      const res = await fetch(`${stack.gatewayUrl}/api/bulk-mint/${jobId}/download/${type}`, {
+      bulkPid = await freshBulk();
+      const upload = rssSampler(bulkPid);
+      const form = new FormData();
+      form.append('metadata', new Blob([csvOf(ROWS, images.url)], { type: 'text/csv' }), 'bench.csv');
+      const res = await fetch(`${stack.gatewayUrl}/api/bulk-mint`, {
+        method: 'POST',
         headers: { authorization: `Bearer ${auth}` },
+        body: form,
       });
-      let bytes = 0;
-      for await (const chunk of res.body!) bytes += (chunk as Uint8Array).length;
-      if (res.status !== 200) throw new Error(`download ${type}: ${res.status}`);
-      return { peak: sampler.stop(), bytes };
-    };
-    const csv = await download('csv');
-    const zip = await download('zip');
-    const firstPage = await stack.call('GET', `/api/bulk-mint/${jobId}`, { auth });
-    if (job.status !== 'completed' || job.summary.successCount !== ROWS) {
-      throw new Error(`job ended ${job.status}: ${JSON.stringify(job.summary)}`);
+      const created = (await res.json()) as { data: { jobId: string; totalCount: number } };
+      if (res.status !== 202 || created.data.totalCount !== ROWS)
+        throw new Error(`CSV upload: ${res.status}`);
+      await stack.call('POST', `/api/bulk-mint/${created.data.jobId}/cancel`, { auth });
+      await waitForJob(stack, auth, created.data.jobId);
+      const uploadPeak = upload.stop();
+      console.log(`\nbulk process peak RSS (idle ${idle.toFixed(0)} MB):`);
+      console.log(`  1,000-item job                ${smallPeak.toFixed(0)} MB`);
+      console.log(`  50,000-row CSV upload         ${uploadPeak.toFixed(0)} MB`);
+      jobPeaks = { smallPeak, uploadPeak };
     }
-    const gas = await gasPerCertificate(stack, job);
-
-    console.log(
-      `\n${ROWS.toLocaleString()}-item order job end to end (gateway → bulk → Restate → certificates → anvil):`,
-    );
-    console.log(`  time                          ${seconds.toFixed(1)} s (goal ≤ 120 s)`);
-    console.log(`  throughput                    ${Math.round(ROWS / seconds).toLocaleString()} items/s`);
-    console.log(
-      `  gas per certificate           ${Math.round(gas).toLocaleString()} (mint transactions only)`,
-    );
-    console.log(`\nbulk process peak RSS (idle ${idle.toFixed(0)} MB):`);
-    console.log(`  1,000-item job                ${smallPeak.toFixed(0)} MB`);
-    console.log(`  50,000-item job               ${bigPeak.toFixed(0)} MB`);
-    console.log(`  50,000-row CSV upload         ${uploadPeak.toFixed(0)} MB`);
-    const growth = Math.max(bigPeak, uploadPeak) - smallPeak;
-    console.log(`  growth 1,000 → 50,000         ${growth.toFixed(0)} MB (goal ≤ 100 MB)`);
-    const growth30 = (peak: number) =>
-      `+${(peak - beforeRead).toFixed(0)} MB (goal ≤ +30 MB: ${peak - beforeRead <= 30 ? 'met' : 'NOT met'})`;
-    console.log(`  before reading the results    ${beforeRead.toFixed(0)} MB`);
-    console.log(
-      `  reading all 50,000 results    ${readPeak.toFixed(0)} MB, ${growth30(readPeak)} ` +
-        `(GET ?vouchers=all: ${job.results.vouchers.length.toLocaleString()} vouchers streamed page by page)`,
-    );
-    console.log(
-      `  CSV download (streamed)       ${csv.peak.toFixed(0)} MB, ${growth30(csv.peak)}, ${(csv.bytes / 1e6).toFixed(1)} MB sent`,
-    );
-    console.log(
-      `  ZIP download (streamed)       ${zip.peak.toFixed(0)} MB, ${growth30(zip.peak)}, ${(zip.bytes / 1e6).toFixed(1)} MB sent`,
-    );
-    console.log(
-      `  status without asking         ${firstPage.body.job.results.vouchers.length} vouchers in the first page, ` +
-        `nextCursor ${JSON.stringify(firstPage.body.job.results.nextCursor)}`,
-    );
+    if (PARTS.has('results')) await benchResults(stack, auth, images.url, freshBulk, jobPeaks);
   } finally {
     await stack.close();
     await images.close();
@@ -237,6 +265,6 @@ async function benchJobs(): Promise<void> {
 }
 
 export async function benchBulk(): Promise<void> {
-  await benchCsvParse();
-  await benchJobs();
+  if (PARTS.has('parse')) await benchCsvParse();
+  if (PARTS.has('jobs') || PARTS.has('results')) await benchJobs();
 }
