@@ -22,12 +22,6 @@ export interface ExportDeps {
 /** Item status as the download names it: success, failed, or pending while still running. */
 const downloadStatus = (s: string) => (s === 'success' ? 'success' : s === 'pending' ? 'pending' : 'failed');
 
-export async function exportCsv(deps: ExportDeps, job: JobRecord): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const chunk of csvChunks(deps, job)) parts.push(chunk);
-  return Buffer.concat(parts);
-}
-
 /** The CSV download, one chunk per page of items (the header first). */
 export async function* csvChunks(deps: ExportDeps, job: JobRecord): AsyncGenerator<Buffer> {
   yield Buffer.from(resultCsvHeader(), 'utf8');
@@ -57,12 +51,6 @@ const EXT: Record<string, string> = {
   'image/webp': 'webp',
   'image/gif': 'gif',
 };
-
-export async function exportZip(deps: ExportDeps, job: JobRecord): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const chunk of zipChunks(deps, job)) parts.push(chunk);
-  return Buffer.concat(parts);
-}
 
 /** Rows whose images are in memory at once (read from the database or certificates together). */
 const IMAGE_ROWS = 16;
