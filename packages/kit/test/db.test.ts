@@ -50,6 +50,7 @@ describe('database per service with migrations', () => {
     const { rows } = await pool.query('SELECT name FROM schema_migrations ORDER BY name');
     expect(rows.map((r) => r.name)).toEqual([
       '0000_kit_outbox.sql',
+      '0000_kit_retention.sql',
       '0001_widgets.sql',
       '0002_widgets_seed.sql',
     ]);
@@ -71,7 +72,7 @@ describe('database per service with migrations', () => {
     const { rows } = await replicas[0]!.query('SELECT count(*)::int AS c FROM widgets');
     expect(rows[0].c).toBe(1);
     const applied = await replicas[0]!.query('SELECT count(*)::int AS c FROM schema_migrations');
-    expect(applied.rows[0].c).toBe(3);
+    expect(applied.rows[0].c).toBe(4); // kit's two and the fixture's two
   });
 
   it('rolls back a failing migration whole and reports which one failed', async () => {
