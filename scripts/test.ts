@@ -32,6 +32,11 @@ const code = await new Promise<number>((resolve) => {
       path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'),
       '--json',
       `--outputFile=${resultFile}`,
+      // Two test files at a time even on 2 cores (jest's default there is one, in band): the
+      // suites spend most of their time waiting on stacks, blocks and polls, not on CPU.
+      ...(process.argv.some((a) => a.startsWith('--maxWorkers') || a === '-i' || a === '--runInBand')
+        ? []
+        : ['--maxWorkers=2']),
       ...process.argv.slice(2),
     ],
     {
