@@ -148,10 +148,7 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
         throw new HallmarkError('invalid_api_key', {
           message: 'This endpoint takes an API key, not a session token.',
         });
-      return sessionAuth(request, credential.token).then((info) => {
-        request.auth = withMode(info, requestedMode(request));
-        checkScope(request, request.auth);
-      });
+      return sessionAuth(request, credential.token).then((info) => accept(request, info));
     }
     if (mode === 'session') {
       throw new HallmarkError('invalid_token', {
@@ -170,14 +167,14 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
     // Hashed once: the cache, the lookup and the known-good mark all go by this hash.
     const hash = sha256Hex(credential.secret);
     const cached = opts.verifier.cachedValid(hash);
-    if (cached) {
-      request.auth = withMode(keyInfo(request, hash, cached), requestedMode(request));
-      return checkScope(request, request.auth);
-    }
-    return keyAuth(request, credential.secret, hash).then((info) => {
-      request.auth = withMode(info, requestedMode(request));
-      checkScope(request, request.auth);
-    });
+    if (cached) return accept(request, keyInfo(request, hash, cached));
+    return keyAuth(request, credential.secret, hash).then((info) => accept(request, info));
+  }
+
+  /** Sets the request's credential (in its mode), then checks the route's scope against it. */
+  function accept(request: FastifyRequest, info: AuthInfo): void {
+    request.auth = withMode(info, requestedMode(request));
+    checkScope(request, request.auth);
   }
 
   function checkScope(request: FastifyRequest, auth: AuthInfo): void {
