@@ -106,6 +106,8 @@ try {
     env: { ...platformEnv, ...givenProviders() },
     logLevel: process.env.LOG_LEVEL ?? 'info',
     logToFiles: true,
+    // A process that dies (an unhandled error) is said on the console and started again.
+    restartOnCrash: true,
   });
 } catch (err) {
   console.error(`Hallmark failed to start: ${(err as Error).message}`);

@@ -72,6 +72,26 @@ export interface StackOptions {
   logLevel?: string;
   /** Write each process's output to `<dataDir>/logs/<name>.log` instead of the console. */
   logToFiles?: boolean;
+  /**
+   * Start a service again when it exits on its own (`pnpm start`), as Kubernetes would: said on
+   * the console, after a backoff (1 s doubling to 30 s, reset after a minute up), with the count
+   * in HALLMARK_PROCESS_RESTARTS. Tests leave it off: they kill processes on purpose.
+   */
+  restartOnCrash?: boolean;
+  /** Told of each unexpected exit and restart (default: the console). */
+  onRestart?: (event: RestartEvent) => void;
+}
+
+export interface RestartEvent {
+  name: string;
+  pid: number;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Restarts of this process so far, this one included. */
+  restarts: number;
+  /** The new process, once it is ready; an error when it could not start (tried again later). */
+  restarted?: ProcessHandle;
+  error?: Error;
 }
 
 export interface Stack {
@@ -120,6 +140,16 @@ const DEFAULT_PORTS: Record<ServiceName, number> = {
   notify: 50055,
   platform: 50056,
 };
+
+function logRestart(e: RestartEvent): void {
+  const how = e.signal ? `signal ${e.signal}` : `code ${e.code}`;
+  if (e.restarted) console.error(`[${e.name}] restarted (pid ${e.restarted.pid}), restart ${e.restarts}`);
+  else if (e.error) console.error(`[${e.name}] could not restart: ${e.error.message}`);
+  else
+    console.error(
+      `[${e.name}] exited unexpectedly (pid ${e.pid}, ${how}); restarting (restart ${e.restarts})`,
+    );
+}
 
 export async function startStack(opts: StackOptions): Promise<Stack> {
   const logFile = (name: string) =>
@@ -209,6 +239,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
   const processes = new Map<string, ProcessHandle>();
   const replicaEnv = new Map<string, Record<string, string>>();
+  /** A restarted process's own variables (its restart count), over the stack's. */
+  const restartEnv = new Map<string, Record<string, string>>();
   const startService = async (name: ServiceName | 'gateway', replica?: number): Promise<ProcessHandle> => {
     const label = replica ? `${name}#${replica}` : name;
     let procEnv = env;
@@ -244,16 +276,52 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       // hooks ran on every promise in grpc-js, pg and Fastify (~15% of the gateway's CPU).
       args: ['--experimental-async-context-frame', ...(NODE_ARGS[name] ?? []), ...serviceEntryArgs(name)],
       cwd: REPO_ROOT,
-      env: procEnv,
+      env: { ...procEnv, ...restartEnv.get(label) },
       readyCheck,
       readyTimeoutMs: 60_000,
       logFile: logFile(label),
     });
     processes.set(label, handle);
+    if (opts.restartOnCrash) superviseCrash(label, name, replica, handle);
     return handle;
   };
 
+  let stopping = false;
+  const restarts = new Map<string, number>();
+  const superviseCrash = (
+    label: string,
+    name: ServiceName | 'gateway',
+    replica: number | undefined,
+    handle: ProcessHandle,
+  ) => {
+    const startedAt = Date.now();
+    const replaced = () => stopping || processes.get(label) !== handle;
+    void handle.exited.then(async ({ code, signal }) => {
+      if (replaced()) return; // stopped by us: the stack's stop, or a restart that replaced it
+      const report = opts.onRestart ?? logRestart;
+      // A process that stayed up a minute starts the backoff over.
+      let delayMs = Date.now() - startedAt > 60_000 ? 1000 : 1000 * 2 ** (restarts.get(label) ?? 0);
+      while (!replaced()) {
+        const count = (restarts.get(label) ?? 0) + 1;
+        restarts.set(label, count);
+        report({ name: label, pid: handle.pid, code, signal, restarts: count });
+        await new Promise((r) => setTimeout(r, Math.min(30_000, delayMs)));
+        if (replaced()) return;
+        restartEnv.set(label, { HALLMARK_PROCESS_RESTARTS: String(count) });
+        try {
+          const next = await startService(name, replica);
+          report({ name: label, pid: handle.pid, code, signal, restarts: count, restarted: next });
+          return;
+        } catch (error) {
+          report({ name: label, pid: handle.pid, code, signal, restarts: count, error: error as Error });
+          delayMs *= 2;
+        }
+      }
+    });
+  };
+
   const stop = async () => {
+    stopping = true;
     for (const name of ['gateway', ...SERVICE_NAMES]) await processes.get(name)?.stop();
     await Promise.all([...processes.values()].map((p) => p.stop()));
     await smtp?.stop();

@@ -17,6 +17,7 @@ export * from './grpc/server.js';
 export * from './grpc/client.js';
 export * from './grpc/health.js';
 export * from './service.js';
+export * from './process-guard.js';
 export * from './readiness.js';
 export * from './outbound.js';
 export * from './interval-worker.js';

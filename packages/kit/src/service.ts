@@ -14,6 +14,7 @@ import {
   type MetricsServer,
 } from './metrics.js';
 import { OutboxRelay } from './outbox.js';
+import { guardProcess } from './process-guard.js';
 import { retentionWorker } from './retention.js';
 import { startTracing, stopTracing } from './telemetry.js';
 import { startReadiness, type Readiness } from './readiness.js';
@@ -123,6 +124,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
 
 /** For main.ts: start, stop on SIGTERM/SIGINT, exit non-zero on a start failure. */
 export async function runServiceMain(opts: ServiceOptions): Promise<void> {
+  guardProcess(createLogger(opts.name, opts.logLevel));
   try {
     const svc = await startService(opts);
     const onSignal = () => void svc.stop().then(() => process.exit(0));

@@ -1,20 +1,25 @@
 // Control characters in customer text. PostgreSQL refuses NUL in `text` and `jsonb` (a 500
 // if it ever reached a query), and the other C0 controls have no business in names, codes
 // or descriptions. Tab, line feed and carriage return stay allowed: free text (descriptions,
-// template bodies) legitimately holds them. Lone surrogates are not refused here: they are
-// replaced by U+FFFD on their way into UTF-8 and never fail a query. Pure.
+// template bodies) legitimately holds them. A lone surrogate (a UTF-16 half with no partner,
+// which JSON's `\ud800` escape can produce) is no text either: jsonb refuses it (a 500), and
+// it cannot be written as UTF-8 or into a gRPC header. Both are refused alike. Pure.
 
-/** C0 controls except tab (U+0009), line feed (U+000A) and carriage return (U+000D). */
-// eslint-disable-next-line no-control-regex
-export const FORBIDDEN_CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/;
+/**
+ * C0 controls except tab (U+0009), line feed (U+000A) and carriage return (U+000D), and an
+ * unpaired surrogate: a high one not followed by a low one, or a low one not after a high one.
+ */
+export const FORBIDDEN_CONTROL =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** True when `s` holds a control character refused in customer text. */
+/** True when `s` holds a control character or a lone surrogate, refused in customer text. */
 export const hasForbiddenControl = (s: string): boolean => FORBIDDEN_CONTROL.test(s);
 
 /** The message every surface gives for such a value. */
 export const controlCharacterMessage = (field: string): string =>
   `${field} contains a control character (NUL or another C0 control other than tab, line feed ` +
-  'and carriage return); remove it.';
+  'and carriage return) or an unpaired surrogate (not valid Unicode text); remove it.';
 
 /** `s` with its control characters shown as `\u00XX`, for quoting a refused value back. */
 export const showControls = (s: string): string =>

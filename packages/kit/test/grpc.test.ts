@@ -9,6 +9,7 @@ import {
   createHealthProbe,
   createLogger,
   HallmarkError,
+  registry,
   startGrpcServer,
   type RunningGrpcServer,
 } from '../src/index.js';
@@ -31,13 +32,10 @@ beforeAll(async () => {
         definition: KeysServiceService,
         handlers: {
           // The secret hash chooses the behaviour, so one RPC can exercise every path.
-          verifyKey: async (req: { secret_hash: string }) => {
-            calls++;
-            seenRequestId = currentRequestId();
-            if (req.secret_hash === 'slow') await new Promise((r) => setTimeout(r, 400));
-            if (req.secret_hash === 'denied') throw new HallmarkError('invalid_api_key');
-            if (req.secret_hash === 'bug') throw new Error('SELECT secret FROM api_keys failed');
-            return { key: { ...KeyAuth.decode(new Uint8Array()), key_id: 'apikey_x' } };
+          verifyKey: (req: { secret_hash: string }) => {
+            // A handler that throws before it returns a promise (no async wrapper).
+            if (req.secret_hash === 'sync-bug') throw new Error('thrown synchronously');
+            return verifyKey(req);
           },
         },
       },
@@ -45,6 +43,35 @@ beforeAll(async () => {
   });
   address = `127.0.0.1:${server.port}`;
 });
+
+/**
+ * Field names a client's JSON keys can make (by name: a lone surrogate cannot travel in the
+ * request, whose strings protobuf writes as UTF-8).
+ */
+const ODD_FIELDS: Record<string, string> = {
+  'non-ascii': 'variables.é',
+  'lone-surrogate': 'variables.\ud800',
+  'emoji-newline': 'metadata[0].名前\n🙂',
+};
+
+/** The test RPC's behaviours, chosen by the secret hash. */
+async function verifyKey(req: { secret_hash: string }) {
+  calls++;
+  seenRequestId = currentRequestId();
+  // A domain error naming a client's field: any text, as a client's JSON key may be.
+  const field = ODD_FIELDS[req.secret_hash];
+  if (field !== undefined) {
+    throw new HallmarkError('parameter_invalid', {
+      param: field,
+      message: `${field} is not allowed — ✓`,
+      extras: { errors: [{ field, message: `${field} ✗` }] },
+    });
+  }
+  if (req.secret_hash === 'slow') await new Promise((r) => setTimeout(r, 400));
+  if (req.secret_hash === 'denied') throw new HallmarkError('invalid_api_key');
+  if (req.secret_hash === 'bug') throw new Error('SELECT secret FROM api_keys failed');
+  return { key: { ...KeyAuth.decode(new Uint8Array()), key_id: 'apikey_x' } };
+}
 
 afterAll(async () => {
   await server.shutdown(1000);
@@ -71,6 +98,39 @@ describe('gRPC helpers', () => {
     expect(err).toBeInstanceOf(HallmarkError);
     expect((err as HallmarkError).code).toBe('internal_error');
     expect((err as HallmarkError).message).not.toMatch(/SELECT/);
+    c.close();
+  });
+
+  it.each([
+    ['a non-ASCII field name', 'non-ascii'],
+    ['a lone surrogate', 'lone-surrogate'],
+    ['an emoji and a newline', 'emoji-newline'],
+  ])('carry an error whose param is %s intact, answered within its request', async (_what, name) => {
+    const c = client();
+    const field = ODD_FIELDS[name]!;
+    const err = await c.api.verifyKey({ secret_hash: name, ip_address: '' }).catch((e: HallmarkError) => e);
+    expect(err).toBeInstanceOf(HallmarkError);
+    expect(err).toMatchObject({ code: 'parameter_invalid', param: field });
+    expect((err as HallmarkError).message).toBe(`${field} is not allowed — ✓`);
+    expect((err as HallmarkError).extras).toEqual({ errors: [{ field, message: `${field} ✗` }] });
+    // The server still answers the next call.
+    await expect(c.api.verifyKey({ secret_hash: 'ok', ip_address: '' })).resolves.toBeDefined();
+    c.close();
+  });
+
+  it('answer and count a handler that throws synchronously as any failed call', async () => {
+    const c = client();
+    const failed = async () =>
+      (await registry.getSingleMetricAsString('hallmark_grpc_server_handling_seconds'))
+        .split('\n')
+        .find((l) => l.startsWith('hallmark_grpc_server_handling_seconds_count') && l.includes('INTERNAL'))
+        ?.split(' ')[1] ?? '0';
+    const before = Number(await failed());
+    await expect(c.api.verifyKey({ secret_hash: 'sync-bug', ip_address: '' })).rejects.toMatchObject({
+      code: 'internal_error',
+    });
+    expect(Number(await failed())).toBe(before + 1);
+    await expect(c.api.verifyKey({ secret_hash: 'ok', ip_address: '' })).resolves.toBeDefined();
     c.close();
   });
 

@@ -1,8 +1,9 @@
 // Wiring only: config, then the gateway; graceful shutdown on SIGTERM/SIGINT.
-import { createLogger } from '@hallmark/kit';
+import { createLogger, guardProcess } from '@hallmark/kit';
 import { loadGatewayConfig } from './config.js';
 import { startGateway } from './gateway.js';
 
+guardProcess(createLogger('gateway'));
 try {
   const gateway = await startGateway(loadGatewayConfig());
   const stop = () => void gateway.close().then(() => process.exit(0));

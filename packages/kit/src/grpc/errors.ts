@@ -1,13 +1,27 @@
 // How a HallmarkError crosses gRPC: the status code says the broad class, metadata
 // carries the exact domain code, param, public message and extras. The receiving side
 // rebuilds the same HallmarkError, never guessing from the gRPC status alone.
+//
+// The param, message and extras hold client text (a field name is the client's JSON key), and
+// grpc-js throws on any text metadata value outside printable ASCII, so a key `é` once made
+// a handler throw outside its request and the process exit. They travel as UTF-8 JSON in one
+// binary (`-bin`) header, which takes any bytes: nothing a client sends can make writing an
+// error throw.
 import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { HallmarkError, isErrorCode } from '../errors.js';
 
 const CODE = 'hallmark-error-code';
+const DETAIL = 'hallmark-error-bin';
+// Read only, from a peer still on the release before the binary header (a rolling upgrade).
 const PARAM = 'hallmark-error-param';
 const MESSAGE = 'hallmark-error-message';
 const EXTRAS = 'hallmark-error-extras';
+
+interface Detail {
+  param?: string;
+  message: string;
+  extras?: Record<string, unknown>;
+}
 
 /**
  * A failure to reach a dependency (the database refusing or dropping connections, a refused
@@ -34,24 +48,51 @@ export function toServiceError(err: unknown): Partial<ServiceError> {
           cause: err,
         });
   const md = new Metadata();
-  md.set(CODE, e.code);
-  if (e.param) md.set(PARAM, e.param);
-  md.set(MESSAGE, encodeURIComponent(e.message));
-  if (Object.keys(e.extras).length > 0) md.set(EXTRAS, encodeURIComponent(JSON.stringify(e.extras)));
+  md.set(CODE, e.code); // the catalogue's own ASCII code, never client text
+  const detail: Detail = { param: e.param, message: e.message };
+  if (Object.keys(e.extras).length > 0) detail.extras = e.extras;
+  md.set(DETAIL, Buffer.from(JSON.stringify(detail), 'utf8'));
   return { code: e.grpcStatus, details: e.code, metadata: md };
+}
+
+/** The param, message and extras of a peer's error: the binary header, else the old text ones. */
+function detailOf(md: Metadata): Detail | undefined {
+  const bin = md.get(DETAIL)[0];
+  if (Buffer.isBuffer(bin)) {
+    try {
+      const d = JSON.parse(bin.toString('utf8')) as Partial<Detail>;
+      return {
+        param: typeof d.param === 'string' ? d.param : undefined,
+        message: typeof d.message === 'string' ? d.message : '',
+        extras: d.extras && typeof d.extras === 'object' ? d.extras : undefined,
+      };
+    } catch {
+      return undefined;
+    }
+  }
+  const param = md.get(PARAM)[0];
+  const message = md.get(MESSAGE)[0];
+  const extras = md.get(EXTRAS)[0];
+  try {
+    return {
+      param: typeof param === 'string' ? param : undefined,
+      message: typeof message === 'string' ? decodeURIComponent(message) : '',
+      extras: typeof extras === 'string' ? JSON.parse(decodeURIComponent(extras)) : undefined,
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Rebuilds the HallmarkError a service threw; transport failures become api errors. */
 export function fromServiceError(err: ServiceError): HallmarkError {
   const code = err.metadata?.get(CODE)[0];
   if (typeof code === 'string' && isErrorCode(code)) {
-    const param = err.metadata.get(PARAM)[0];
-    const message = err.metadata.get(MESSAGE)[0];
-    const extras = err.metadata.get(EXTRAS)[0];
+    const detail = detailOf(err.metadata);
     return new HallmarkError(code, {
-      param: typeof param === 'string' ? param : undefined,
-      message: typeof message === 'string' ? decodeURIComponent(message) : undefined,
-      extras: typeof extras === 'string' ? JSON.parse(decodeURIComponent(extras)) : undefined,
+      param: detail?.param,
+      message: detail?.message || undefined,
+      extras: detail?.extras,
     });
   }
   switch (err.code) {

@@ -10,6 +10,7 @@ import {
   type handleServerStreamingCall,
   type ServerWritableStream,
   type ServiceDefinition,
+  type ServiceError,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
@@ -139,12 +140,12 @@ function wrapStream(name: string, method: string, fn: ServiceBinding['handlers']
       (async () => {
         // A handler may answer an iterable or an array (or a promise of one: test fakes wrap
         // every method alike) instead of writing: each item is written when the stream has room.
-        const answer: unknown = await fn(call.request, info);
+        const result: unknown = await fn(call.request, info);
         const iterable =
-          Array.isArray(answer) ||
-          (!!answer && typeof (answer as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function');
+          Array.isArray(result) ||
+          (!!result && typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function');
         if (iterable)
-          for await (const message of answer as AsyncIterable<unknown>) {
+          for await (const message of result as AsyncIterable<unknown>) {
             if (cancel.signal.aborted) break;
             await write(message);
           }
@@ -156,7 +157,13 @@ function wrapStream(name: string, method: string, fn: ServiceBinding['handlers']
           if (cancel.signal.aborted) return;
           if (!(err instanceof HallmarkError))
             log.error({ err, rpc: `${name}/${method}` }, 'unhandled error in streaming RPC');
-          call.emit('error', toServiceError(err));
+          const se = safeServiceError(err, log, `${name}/${method}`);
+          answer(
+            log,
+            `${name}/${method}`,
+            () => call.emit('error', se),
+            () => call.destroy(),
+          );
         },
       );
     });
@@ -188,23 +195,54 @@ function wrap(
         spanName,
         { kind: SpanKind.SERVER, parent, attributes: { 'rpc.system': 'grpc', 'rpc.method': spanName } },
         (span) =>
-          (fn(clientStream ? call : call.request, { requestId, deadlineMs }) as Promise<unknown>).then(
-            (res) => {
-              done(0);
-              callback(null, res);
-            },
-            (err) => {
-              if (!(err instanceof HallmarkError))
-                log.error({ err, rpc: `${service}/${method}` }, 'unhandled error in RPC');
-              const se = toServiceError(err);
-              done(se.code ?? 2);
-              span?.setAttribute('rpc.grpc.status_code', se.code ?? 2);
-              callback(se);
-            },
-          ),
+          // Promise.resolve().then: a handler that throws before its first await is a rejection
+          // here too, never a throw out of grpc-js's call dispatch.
+          Promise.resolve()
+            .then(() => fn(clientStream ? call : call.request, { requestId, deadlineMs }) as Promise<unknown>)
+            .then(
+              (res) => {
+                done(0);
+                answer(log, spanName, () => callback(null, res), callback);
+              },
+              (err) => {
+                if (!(err instanceof HallmarkError))
+                  log.error({ err, rpc: `${service}/${method}` }, 'unhandled error in RPC');
+                const se = safeServiceError(err, log, spanName);
+                done(se.code ?? 2);
+                span?.setAttribute('rpc.grpc.status_code', se.code ?? 2);
+                answer(log, spanName, () => callback(se), callback);
+              },
+            ),
       );
     });
   };
+}
+
+/**
+ * The error's gRPC form, or a bare INTERNAL when even building it throws: the answer to one
+ * request must never become an unhandled rejection that ends the process.
+ */
+function safeServiceError(err: unknown, log: Logger, rpc: string): Partial<ServiceError> {
+  try {
+    return toServiceError(err);
+  } catch (buildErr) {
+    log.error({ err: buildErr, rpc }, 'could not encode an RPC error; answering INTERNAL');
+    return { code: status.INTERNAL, details: 'internal_error' };
+  }
+}
+
+/** Sends an answer; if grpc-js throws while writing it, the call ends INTERNAL instead. */
+function answer(log: Logger, rpc: string, send: () => void, callback: (err: any) => void): void {
+  try {
+    send();
+  } catch (sendErr) {
+    log.error({ err: sendErr, rpc }, 'could not send an RPC answer; answering INTERNAL');
+    try {
+      callback({ code: status.INTERNAL, details: 'internal_error' });
+    } catch {
+      // The call is already closed or broken: nothing more can be sent on it.
+    }
+  }
 }
 
 /** grpc-js status numbers to their names (the `grpc_code` label). */

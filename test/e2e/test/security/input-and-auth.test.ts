@@ -30,6 +30,8 @@ afterAll(async () => {
 }, 60_000);
 
 const NUL = 'a\u0000b';
+/** A high surrogate with no low one after it: no Unicode text, though JSON's `\ud800` makes it. */
+const LONE = '\ud800';
 
 /** How many items a list answer holds (its first array, however the list is wrapped). */
 function countOf(body: unknown): number {
@@ -97,6 +99,19 @@ describe('finding 3: NUL and C0 controls are refused by name, never a 5xx', () =
       { name: 'ring\u0007', type: 'production', permissions: ['users.read'] },
       'name',
     ],
+    // Issue 27, finding 5: a lone surrogate is refused like NUL (jsonb refused it: a 500).
+    [
+      'a lone high surrogate in a discount voucher description',
+      '/api/v1/vouchers',
+      { code: 'SURR0001', type: 'percentage', value: 5, description: `x${LONE}` },
+      'description',
+    ],
+    [
+      'a lone low surrogate in a template name',
+      '/api/v1/templates',
+      { name: '\udfffT', type: 'invoice', format: 'html', template: '<p>hi</p>', variables: [] },
+      'name',
+    ],
   ];
 
   it.each(bodies)(
@@ -137,6 +152,27 @@ describe('finding 3: NUL and C0 controls are refused by name, never a 5xx', () =
     expectRefusal(res, 'metadata[0].name');
     const custom = orderBody(1);
     custom.metadata = [{ ...(custom.metadata[0] as object), [`col${NUL}`]: 'x' }];
+    const res2 = await stack.call('POST', '/api/bulk-mint', {
+      auth: owner,
+      body: custom,
+      headers: { 'idempotency-key': idempotencyKeyOf(custom) },
+    });
+    expect([res2.status, res2.body.code]).toEqual([400, 'parameter_invalid']);
+    const jobs = await stack.call('GET', '/api/bulk-mint', { auth: owner });
+    expect(jobs.body.data.jobs).toEqual([]);
+  });
+
+  it('the bulk order form with a lone surrogate in metadata[0].name is a 400 naming it (was 500); no job exists', async () => {
+    const body = orderBody(1);
+    body.metadata = [{ ...(body.metadata[0] as object), name: LONE }];
+    const res = await stack.call('POST', '/api/bulk-mint', {
+      auth: owner,
+      body,
+      headers: { 'idempotency-key': idempotencyKeyOf(body) },
+    });
+    expectRefusal(res, 'metadata[0].name');
+    const custom = orderBody(1);
+    custom.metadata = [{ ...(custom.metadata[0] as object), note: `a${LONE}b` }];
     const res2 = await stack.call('POST', '/api/bulk-mint', {
       auth: owner,
       body: custom,
