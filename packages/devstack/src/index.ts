@@ -28,7 +28,7 @@ export {
   which,
 } from './binaries.js';
 export { startStack, REPO_ROOT, serviceEntryArgs } from './stack.js';
-export type { RestartEvent, Stack, StackOptions } from './stack.js';
+export type { ProcessRow, RestartEvent, Stack, StackOptions } from './stack.js';
 export { loadOrCreateSecrets } from './secrets.js';
 export type { StackSecrets } from './secrets.js';
 export { signDevToken } from './tokens.js';

@@ -45,6 +45,8 @@ export interface ProcessHandle {
   pid: number;
   /** Resolves when the child has exited (for any reason). */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** How the child ended, or null while it runs. */
+  exitStatus(): { code: number | null; signal: NodeJS.Signals | null } | null;
   stop(): Promise<void>;
 }
 
@@ -162,6 +164,7 @@ export async function spawnProcess(opts: SpawnOptions): Promise<ProcessHandle> {
     name,
     pid,
     exited,
+    exitStatus: () => exitInfo ?? null,
     stop() {
       stopping ??= (async () => {
         if (!exitInfo && pid > 0) {

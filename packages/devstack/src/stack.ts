@@ -82,6 +82,12 @@ export interface StackOptions {
   onRestart?: (event: RestartEvent) => void;
 }
 
+export interface ProcessRow {
+  name: string;
+  pid: number;
+  exited: { code: number | null; signal: NodeJS.Signals | null } | null;
+}
+
 export interface RestartEvent {
   name: string;
   pid: number;
@@ -109,6 +115,11 @@ export interface Stack {
   smtp?: SmtpSinkHandle;
   sms?: SmsServerHandle;
   processes: Map<string, ProcessHandle>;
+  /**
+   * Every gateway and service process the stack started, with its pid and how it ended (null
+   * while it runs): whether a run of requests made any process exit.
+   */
+  processTable(): ProcessRow[];
   /** Starts (or restarts) one service process with the stack's env. */
   startService(name: ServiceName | 'gateway'): Promise<ProcessHandle>;
   /**
@@ -359,6 +370,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     smtp,
     sms,
     processes,
+    processTable: () =>
+      [...processes.values()].map((p) => ({ name: p.name, pid: p.pid, exited: p.exitStatus() })),
     startService: (name) => startService(name),
     startReplica: (name, index) => startService(name, index),
     stop,

@@ -26,7 +26,7 @@ export interface FuzzFailure {
   curl: string;
 }
 
-interface Op {
+export interface Op {
   method: string;
   path: string;
   auth: 'public' | 'session' | 'key';
@@ -39,7 +39,7 @@ interface Op {
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const TIMEOUT_MS = 15_000;
 
-function operations(doc: Json): Op[] {
+export function operations(doc: Json): Op[] {
   const ops: Op[] = [];
   for (const [path, item] of Object.entries<Json>(doc.paths ?? {}))
     for (const method of Object.keys(item).filter((m) => METHODS.includes(m))) {
@@ -63,7 +63,33 @@ function operations(doc: Json): Op[] {
 
 // ── generators ────────────────────────────────────────────────────────────────────────
 
+/**
+ * Keys and values in other scripts, and lone surrogates (JSON's `\ud800` escape makes one): a
+ * field name is the client's key, and an error naming it crosses gRPC (security issue 27: a
+ * key `é` once made a service process exit).
+ */
+export const ODD_TEXT = [
+  'é',
+  'Ωmega',
+  '名前',
+  'اسم',
+  '🙂',
+  'e\u0301',
+  '\ud800',
+  'x\udfff',
+  '\udbff\ud800',
+  '\u202e',
+  '\u200b',
+  '\ufeff',
+];
+const oddKey = fc.oneof(
+  fc.constantFrom(...ODD_TEXT),
+  fc.constantFrom(...ODD_TEXT).map((t) => `field${t}`),
+  fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }),
+);
+
 const oddString = fc.oneof(
+  fc.constantFrom(...ODD_TEXT),
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
@@ -100,12 +126,36 @@ function nearBody(schema: Json | undefined): fc.Arbitrary<unknown> {
     keep: fc.constantFrom(...(props.length ? props : ['x'])),
     value: anyValue,
   });
+  // Odd keys at the top, and inside a known field as an object's keys or an array's objects'
+  // (where maps and lists of records take them: variables, mappings, metadata).
+  const oddKeyed = fc.dictionary(oddKey, leaf, { minKeys: 1, maxKeys: 3 });
+  const nestedOdd = fc
+    .record({
+      keep: fc.constantFrom(...(props.length ? props : ['x'])),
+      inner: fc.oneof(
+        oddKeyed,
+        fc.array(oddKeyed, { minLength: 1, maxLength: 2 }),
+        fc.dictionary(oddKey, oddKeyed, { minKeys: 1, maxKeys: 2 }),
+      ),
+    })
+    .map((r) => ({ [r.keep]: r.inner }));
   return fc.oneof(
     fc.array(field, { maxLength: 6 }).map((fs) => Object.fromEntries(fs.map((f) => [f.keep, f.value]))),
     fc.record({ extra: anyValue }).map((r) => ({ unknownField: r.extra })),
+    oddKeyed,
+    nestedOdd,
     anyValue,
   );
 }
+
+/** Text as a query or path segment: UTF-8 percent-encoded, a lone surrogate as its CESU bytes. */
+export const encodeOdd = (t: string) => {
+  try {
+    return encodeURIComponent(t);
+  } catch {
+    return '%ED%A0%80'; // encodeURIComponent refuses a lone surrogate; these are its bytes
+  }
+};
 
 function bodyCase(op: Op): fc.Arbitrary<{ contentType: string; body?: string }> {
   const json = (v: unknown) => ({ contentType: 'application/json', body: JSON.stringify(v) ?? 'null' });
@@ -153,17 +203,19 @@ const pathValue = fc.oneof(
   ),
   // Invalid UTF-8 in the path: truncated, overlong and stray bytes, and an encoded lone surrogate.
   fc.constantFrom('%E0%A4%A', '%FF', '%C0%AF', '%ED%A0%80', 'a%80b'),
+  fc.constantFrom(...ODD_TEXT).map(encodeOdd),
   fc.string({ maxLength: 20 }).map(encodeURIComponent),
   fc.integer({ min: 65, max: 12_000 }).map((n) => 'a'.repeat(n)),
 );
 const queryValue = fc.oneof(
   fc.constantFrom('1e999', '-1', '0', '1.5', '9007199254740993', 'true', '', '%00', 'a'.repeat(5000)),
+  fc.constantFrom(...ODD_TEXT).map(encodeOdd),
   fc.string({ maxLength: 20 }).map(encodeURIComponent),
 );
 
 function caseOf(op: Op): fc.Arbitrary<FuzzCase> {
   const params = [...op.path.matchAll(/\{[^}]+\}/g)].length;
-  const names = [...op.queryNames, 'unknown_param'];
+  const names = [...op.queryNames, 'unknown_param', ...ODD_TEXT.slice(0, 6).map(encodeOdd)];
   return fc
     .record({
       ids: fc.array(pathValue, { minLength: params, maxLength: params }),
@@ -197,7 +249,7 @@ export function curlOf(baseUrl: string, c: FuzzCase, auth?: string): string {
   return parts.join(' ');
 }
 
-async function send(baseUrl: string, c: FuzzCase, auth?: string) {
+export async function send(baseUrl: string, c: FuzzCase, auth?: string) {
   const headers = { ...c.headers, ...(auth ? { authorization: `Bearer ${auth}` } : {}) };
   const res = await fetch(baseUrl + c.path, {
     method: c.method,
@@ -219,7 +271,7 @@ async function send(baseUrl: string, c: FuzzCase, auth?: string) {
 const HTML_PAGES = ['/verify/', '/vouchers/', '/claim/', '/api/platform/auth/callback'];
 
 /** Why an answer breaks the contract, or null. */
-function problemOf(c: FuzzCase, r: Awaited<ReturnType<typeof send>>): string | null {
+export function problemOf(c: FuzzCase, r: Awaited<ReturnType<typeof send>>): string | null {
   const path = c.path.split('?')[0]!;
   // A health probe's 503 reports the stack's state (a test stack runs without a chain), not
   // a refusal of the input.
