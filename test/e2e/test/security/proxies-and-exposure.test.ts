@@ -6,6 +6,8 @@
 //    X-Forwarded-For neither escapes a per-client limit nor satisfies a key's allowedIps; a
 //    second gateway trusting 127.0.0.1/32 (as the chart's gateway trusts its Ingress) counts
 //    each forwarded client on its own and matches allowedIps against it.
+// 10. /api/certificate/health tells the public only ok or degraded; a key is shared only with
+//    users of its enterprise: a malformed id is 400, anyone else 404, and nothing is written.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startExtraGateway, type ExtraGateway } from '../../src/gateway2.js';
 import { startTestStack, type TestStack } from '../../src/index.js';
@@ -83,5 +85,39 @@ describe('finding 2: the client is the socket peer unless that peer is a trusted
     expect((await call('203.0.113.7, 198.51.100.9')).status).toBe(403);
     // The proxy's own address is not the client's.
     expect((await call()).status).toBe(403);
+  });
+});
+
+describe('finding 10: the public health answer and key shares give nothing away', () => {
+  it('/api/certificate/health answers only status and timestamp, naming no database, chain or relayer', async () => {
+    const res = await stack.call('GET', '/api/certificate/health');
+    expect([200, 503]).toContain(res.status);
+    expect(Object.keys(res.body).sort()).toEqual(['status', 'timestamp']);
+    expect(res.body.status).toBe(res.status === 200 ? 'ok' : 'degraded');
+  });
+
+  it("sharing a key refuses malformed user ids (400 userIds) and another enterprise's or unknown users (404); nothing is written", async () => {
+    const k = await createKey(stack, owner, { name: 'shared carefully' });
+    // A user of another enterprise who has signed in there.
+    const stranger = await stack.token({ sub: 'stranger-sub', role: 'owner' });
+    expect((await stack.call('GET', '/api/v1/api-keys', { auth: stranger })).status).toBe(200);
+    const share = (userIds: string[]) =>
+      stack.call('POST', `/api/v1/api-keys/${k.id}/share`, {
+        auth: owner,
+        body: { userIds, permissions: ['read', 'rotate'] },
+      });
+    const refused = (res: { status: number; body: any }) => [
+      res.status,
+      res.body.error?.code,
+      res.body.error?.param,
+    ];
+    for (const ids of [[''], ['two words'], ['ok-looking', ' ']])
+      expect(refused(await share(ids))).toEqual([400, 'parameter_invalid', 'userIds']);
+    for (const ids of [['stranger-sub'], ['made-up-junk'], ['user_AAAAAAAAAAAAAAAAAAAAAAAA']])
+      expect(refused(await share(ids))).toEqual([404, 'resource_not_found', 'userIds']);
+    const logs = await stack.call('GET', `/api/v1/api-keys/${k.id}/audit-logs`, { auth: owner });
+    expect(logs.body.logs.map((l: { action: string }) => l.action)).not.toContain('key.shared');
+    // The stranger's session of their own enterprise gained nothing.
+    expect((await stack.call('GET', `/api/v1/api-keys/${k.id}`, { auth: stranger })).status).toBe(404);
   });
 });
