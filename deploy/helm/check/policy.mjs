@@ -121,6 +121,13 @@ function addrProblems(dep, c, ctx, say) {
       if (!target || !servesPort || !right) say(`env ${name}=${value} does not reach the ${svc} Service`);
     }
   }
+  // Metrics bind the pod's own address (opened to the scraper by the NetworkPolicy), never 0.0.0.0.
+  const metricsHost = (c.env ?? []).filter((e) => e.name === 'HALLMARK_METRICS_HOST').at(-1); // the last one holds
+  if (
+    (c.ports ?? []).some((p) => p.name === 'metrics') &&
+    metricsHost?.valueFrom?.fieldRef?.fieldPath !== 'status.podIP'
+  )
+    say('HALLMARK_METRICS_HOST must be the pod IP (fieldRef status.podIP)');
   if (component === 'gateway') {
     if (env.get('HALLMARK_HOST') !== '0.0.0.0') say('gateway HALLMARK_HOST must be 0.0.0.0');
     const http = (c.ports ?? []).find((p) => p.name === 'http');

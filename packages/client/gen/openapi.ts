@@ -808,8 +808,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Certificates database and chain reachability
-         * @description Certificates database and chain reachability
+         * Whether certificates can be read and minted
+         * @description Whether certificates can be read and minted
          *
          *     Public: no credential. Rate group `public` (spec › Limits).
          */
@@ -4808,7 +4808,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{status, timestamp, database, chain, relayer}`: every part is ok */
+            /** @description `{status: ok, timestamp}`: certificates can be read and minted */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4821,9 +4821,6 @@ export interface operations {
                         status: string;
                         /** Format: date-time */
                         timestamp: string;
-                        database?: string;
-                        chain?: string;
-                        relayer?: string;
                     };
                 };
             };
@@ -4832,7 +4829,7 @@ export interface operations {
             429: components["responses"]["ApiError429"];
             500: components["responses"]["ApiError500"];
             502: components["responses"]["ApiError502"];
-            /** @description A part is unreachable, or the relayer balance is under its floor (`relayer: low`); `status: degraded`, the same body */
+            /** @description `{status: degraded, timestamp}`: a part is down or the relayer balance is under its floor (which one is in the gateway log, not the answer) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4842,9 +4839,6 @@ export interface operations {
                         status: string;
                         /** Format: date-time */
                         timestamp: string;
-                        database?: string;
-                        chain?: string;
-                        relayer?: string;
                     };
                 };
             };

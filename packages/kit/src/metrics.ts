@@ -5,6 +5,7 @@
 // `_wei`), `_total` on counters. Gauges whose value lives elsewhere (a pool, a table, a
 // consumer) are read at scrape time through `collect`, so nothing polls between scrapes.
 import http from 'node:http';
+import { isIP, type AddressInfo } from 'node:net';
 import {
   collectDefaultMetrics,
   Counter,
@@ -126,12 +127,18 @@ export function observePool(pool: Pool, database: string): () => void {
 
 export interface MetricsServer {
   port: number;
+  /** The address it is bound to. */
+  host: string;
   url: string;
   close(): Promise<void>;
 }
 
-/** Serves `GET /metrics` (text exposition format) on its own port. */
-export async function startMetricsServer(port: number, host = '0.0.0.0'): Promise<MetricsServer> {
+/**
+ * Serves `GET /metrics` (text exposition format) on its own port, bound to `host`
+ * (`HALLMARK_METRICS_HOST`, loopback unless set): the series name the relayer's address and
+ * balance and business counts, for the scraper only, never every interface by default.
+ */
+export async function startMetricsServer(port: number, host = metricsHostFor()): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '/').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
@@ -146,12 +153,26 @@ export async function startMetricsServer(port: number, host = '0.0.0.0'): Promis
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
-  const bound = (server.address() as { port: number }).port;
+  const { port: bound, address } = server.address() as AddressInfo;
+  // A wildcard bind answers on loopback too; a specific address (a pod's IP) only there.
+  const reach = address === '0.0.0.0' || address === '::' ? '127.0.0.1' : address;
   return {
     port: bound,
-    url: `http://127.0.0.1:${bound}/metrics`,
+    host: address,
+    url: `http://${isIP(reach) === 6 ? `[${reach}]` : reach}:${bound}/metrics`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * The address the metrics server binds: `HALLMARK_METRICS_HOST` (the chart sets the pod's IP,
+ * which the NetworkPolicy opens to the scraper only), else loopback (`pnpm start`, tests).
+ */
+export function metricsHostFor(env: NodeJS.ProcessEnv = process.env): string {
+  const raw = env.HALLMARK_METRICS_HOST;
+  if (raw === undefined || raw === '') return '127.0.0.1';
+  if (isIP(raw) === 0) throw new Error(`invalid metrics host (HALLMARK_METRICS_HOST): ${raw.slice(0, 64)}`);
+  return raw;
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   counter,
   gaugeFrom,
   inSpan,
+  metricsHostFor,
   metricsPortFor,
   requestIdFrom,
   startMetricsServer,
@@ -14,6 +15,8 @@ import {
   traceHeaders,
   tracing,
 } from '../src/index.js';
+import { connect } from 'node:net';
+import { networkInterfaces } from 'node:os';
 
 describe('metricsPortFor', () => {
   it("takes a pod's HALLMARK_METRICS_PORT first, then the process's own, else none", () => {
@@ -50,6 +53,58 @@ describe('the metrics server', () => {
       expect((await fetch(server.url.replace('/metrics', '/other'))).status).toBe(404);
     } finally {
       await server.close();
+    }
+  });
+});
+
+/** An IPv4 address of this machine other than loopback, if it has one. */
+const outsideAddress = (): string | undefined =>
+  Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+
+/** Whether a TCP connection to host:port is accepted. */
+const answers = (host: string, port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host, port });
+    socket.setTimeout(2000);
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+  });
+
+describe('where the metrics server listens (relayer address and balance, business counts)', () => {
+  it('binds loopback unless HALLMARK_METRICS_HOST names an address; a non-IP value refuses to start', () => {
+    expect(metricsHostFor({})).toBe('127.0.0.1');
+    expect(metricsHostFor({ HALLMARK_METRICS_HOST: '' })).toBe('127.0.0.1');
+    expect(metricsHostFor({ HALLMARK_METRICS_HOST: '10.244.1.7' })).toBe('10.244.1.7');
+    expect(metricsHostFor({ HALLMARK_METRICS_HOST: 'fd00::7' })).toBe('fd00::7');
+    expect(() => metricsHostFor({ HALLMARK_METRICS_HOST: 'pod.local' })).toThrow(/invalid metrics host/);
+  });
+
+  it("by default does not answer on this machine's non-loopback address; bound to that address, answers there only", async () => {
+    const before = process.env.HALLMARK_METRICS_HOST;
+    delete process.env.HALLMARK_METRICS_HOST;
+    const server = await startMetricsServer(0);
+    const outside = outsideAddress();
+    try {
+      expect(server.host).toBe('127.0.0.1');
+      expect((await fetch(server.url)).status).toBe(200);
+      // A machine with loopback only: the bound address above is the proof.
+      if (outside) expect(await answers(outside, server.port)).toBe(false);
+    } finally {
+      await server.close();
+      if (before !== undefined) process.env.HALLMARK_METRICS_HOST = before;
+    }
+    if (!outside) return;
+    // As in a pod (HALLMARK_METRICS_HOST = status.podIP): that address, not loopback.
+    const pod = await startMetricsServer(0, metricsHostFor({ HALLMARK_METRICS_HOST: outside }));
+    try {
+      expect(pod.url).toBe(`http://${outside}:${pod.port}/metrics`);
+      expect((await fetch(pod.url)).status).toBe(200);
+      expect(await answers('127.0.0.1', pod.port)).toBe(false);
+    } finally {
+      await pod.close();
     }
   });
 });

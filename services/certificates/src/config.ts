@@ -17,8 +17,8 @@ export const configSchema = z
       .regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 0x-prefixed 32-byte hex private key')
       .optional(),
     /**
-     * Under this balance (wei) the relayer shows as low in /api/certificate/health
-     * (`relayer: low`, status degraded). 0: no floor.
+     * Under this balance (wei) /api/certificate/health is degraded (503; the gateway logs
+     * `relayer: low`). 0: no floor.
      */
     HALLMARK_RELAYER_BALANCE_FLOOR_WEI: z
       .string()

@@ -46,7 +46,9 @@ export async function buildApp(deps: AppDeps) {
     // A well-formed incoming X-Request-Id is kept (plugins/request-context.ts), else a fresh one.
     genReqId: (req) => requestIdFrom(req.headers[REQUEST_ID_HEADER]),
     bodyLimit: deps.config.HALLMARK_BODY_LIMIT_BYTES,
-    trustProxy: false,
+    // request.ip is the client every limit and allowlist sees: the socket's peer, or, from a
+    // configured proxy only, the nearest X-Forwarded-For hop it does not trust (proxy-addr).
+    trustProxy: deps.config.HALLMARK_TRUSTED_PROXIES.length ? deps.config.HALLMARK_TRUSTED_PROXIES : false,
     // Our own completion log line (plugins/access-log.ts) never prints the query string,
     // which may hold a discouraged `api_key`.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),

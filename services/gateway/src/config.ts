@@ -1,11 +1,38 @@
 // Typed env config of the gateway, validated once at start (all problems together).
 import { commonEnv, grpcAddr, loadConfig, SERVICE_DEFAULT_PORT } from '@hallmark/kit';
+import { isIP } from 'node:net';
 import { z } from 'zod';
+
+/** An address or a CIDR range (`10.0.0.0/8`, `fd00::/8`), as proxy-addr takes them. */
+function addressOrCidr(entry: string): boolean {
+  const [addr = '', bits, ...rest] = entry.split('/');
+  const family = isIP(addr);
+  if (family === 0 || rest.length > 0) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+}
 
 export const configSchema = z.object({
   ...commonEnv,
   HALLMARK_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HALLMARK_HOST: z.string().default('127.0.0.1'),
+  // The proxies in front of the gateway (an Ingress controller's pods), comma-separated
+  // addresses or CIDRs. Only a request whose peer is one of them has its client taken from
+  // X-Forwarded-For (the nearest address not in the list); empty: the peer is the client and
+  // X-Forwarded-For is ignored. Every per-client limit and a key's allowedIps see this client
+  // (request.ip). docs/security.md › Proxies and client identity.
+  HALLMARK_TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean),
+    )
+    .superRefine((list, ctx) => {
+      for (const entry of list.filter((e) => !addressOrCidr(e)))
+        ctx.addIssue({ code: 'custom', message: `not an IP address or CIDR range: '${entry.slice(0, 64)}'` });
+    }),
   HALLMARK_KEYS_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.keys),
   HALLMARK_VOUCHERS_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.vouchers),
   HALLMARK_CERTIFICATES_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.certificates),

@@ -25,7 +25,7 @@ import {
 } from './domain/keys.js';
 import { graceSeconds, graceUntil } from './domain/rotation.js';
 import { displayPrefix, generateSecret, hashSecret } from './domain/secret.js';
-import { mergeSession, validateSessionClaims, type SessionClaimsInput } from './domain/session.js';
+import { isUserRef, mergeSession, validateSessionClaims, type SessionClaimsInput } from './domain/session.js';
 import {
   cleanUsageRecords,
   parseUsagePeriod,
@@ -51,7 +51,7 @@ import {
   actorNames,
   insertUserIfNew,
   loadCaller,
-  provisionUsers,
+  enterpriseUsers,
   updateUser,
   userBySubject,
   type SessionUser,
@@ -268,10 +268,14 @@ export class KeysService {
     if (userRefs.length === 0) throw missingParam('userIds');
     if (userRefs.length > MAX_SHARE_TARGETS)
       throw invalidParam('userIds', `At most ${MAX_SHARE_TARGETS} userIds are allowed.`);
+    const malformed = userRefs.find((ref) => !isUserRef(ref));
+    if (malformed !== undefined)
+      throw invalidParam('userIds', `Not a user id (a session sub): '${malformed.slice(0, 64)}'.`);
     const grant = shareLevelFor(permissions);
     let shares: ShareRecord[] = [];
     await this.change(principal, keyId, 'share', async (tx, view, actorId, now) => {
-      const userIds = await provisionUsers(tx, view.key.enterpriseId, userRefs, now);
+      // Users of this enterprise only, else 404 before anything is written.
+      const userIds = await enterpriseUsers(tx, view.key.enterpriseId, userRefs);
       await upsertShares(tx, keyId, userIds, grant, now);
       await insertAudit(tx, view.key, { action: 'key.shared', at: now, userId: actorId, ipAddress });
       await recordEvent(tx, 'keys', newEvent('key.shared', { id: keyId, user_ids: userIds }, view.key));

@@ -1,18 +1,9 @@
 // SQL of users: provisioning on first use of a session token (service.ts holds the
-// transaction), the caller behind a Principal, share targets (provisioned like a first
-// sign-in) and the names the API shows for actors (a user's session `sub`).
-import {
-  HallmarkError,
-  invalidParam,
-  isId,
-  newEvent,
-  newId,
-  recordEvent,
-  type Queryable,
-} from '@hallmark/kit';
+// transaction), the caller behind a Principal, share targets (users the enterprise knows) and
+// the names the API shows for actors (a user's session `sub`).
+import { HallmarkError, newId, type Queryable } from '@hallmark/kit';
 import { checkKeyManager, lowerRole, type Caller, type PrincipalInput, type Role } from './domain/access.js';
 import type { SessionClaims } from './domain/session.js';
-import { ensureEnterprise } from './key-store.js';
 
 export interface SessionUser {
   userId: string;
@@ -111,56 +102,30 @@ export async function loadCaller(q: Queryable, principal: PrincipalInput | undef
 }
 
 /**
- * Resolves share targets to user rows. A target is the API's `userId`: the session token's
- * `sub` (an internal `user_…` id is still understood). A subject of this enterprise that has
- * not signed in yet is provisioned now, by the same just-in-time rule as sign-in (role
- * `member`, no e-mail; its first session brings its claims), with its `user.created` event.
+ * Resolves share targets to user rows of the enterprise. A target is the API's `userId`: the
+ * session token's `sub` (an internal `user_…` id is still understood). Only users this
+ * enterprise knows (signed in at least once) are targets: keys cannot tell a colleague who has
+ * not signed in from a typo or another enterprise's user, so anything else is 404 and nothing
+ * is written (fail closed; the template grants' rule too).
  */
-export async function provisionUsers(
+export async function enterpriseUsers(
   tx: Queryable,
   enterpriseId: string,
   refs: readonly string[],
-  now: Date,
 ): Promise<string[]> {
-  const find = async () =>
-    (
-      await tx.query<{ id: string; subject: string }>(
-        'SELECT id, subject FROM users WHERE enterprise_id = $1 AND (subject = ANY($2) OR id = ANY($2))',
-        [enterpriseId, refs],
-      )
-    ).rows;
-  let rows = await find();
-  const matched = (ref: string) => rows.find((r) => r.subject === ref) ?? rows.find((r) => r.id === ref);
-  const missing = [...new Set(refs.filter((ref) => !matched(ref)))];
-  // A row id of another enterprise (or none) is refused like a typo, never made a subject here.
-  if (missing.some((ref) => isId('user', ref)))
-    throw invalidParam('userIds', 'Every userId must be a user of this enterprise (its session `sub`).');
-  if (missing.length > 0) {
-    await ensureEnterprise(tx, enterpriseId, now);
-    for (const subject of missing) {
-      const inserted = await tx.query<{ id: string }>(
-        `INSERT INTO users (id, enterprise_id, subject, email, role, created_at, updated_at)
-         VALUES ($1, $2, $3, NULL, 'member', $4, $4)
-         ON CONFLICT (enterprise_id, subject) DO NOTHING RETURNING id`,
-        [newId('user'), enterpriseId, subject, now],
-      );
-      if (inserted.rows[0])
-        await recordEvent(
-          tx,
-          'keys',
-          newEvent(
-            'user.created',
-            { id: inserted.rows[0].id, email: null, role: 'member', enterprise_id: enterpriseId },
-            { enterpriseId, livemode: true },
-          ),
-        );
-    }
-    rows = await find();
-  }
+  const { rows } = await tx.query<{ id: string; subject: string }>(
+    'SELECT id, subject FROM users WHERE enterprise_id = $1 AND (subject = ANY($2) OR id = ANY($2))',
+    [enterpriseId, refs],
+  );
   const ids: string[] = [];
   for (const ref of refs) {
-    const id = matched(ref)!.id;
-    if (!ids.includes(id)) ids.push(id);
+    const row = rows.find((r) => r.subject === ref) ?? rows.find((r) => r.id === ref);
+    if (!row)
+      throw new HallmarkError('resource_not_found', {
+        param: 'userIds',
+        message: `No user '${ref.slice(0, 64)}' in this enterprise (a user is known once they have signed in).`,
+      });
+    if (!ids.includes(row.id)) ids.push(row.id);
   }
   return ids;
 }

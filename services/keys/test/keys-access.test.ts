@@ -158,12 +158,7 @@ describe('sharing levels', () => {
     expect((await get(owner.principal)).access_level).toBe('owner');
   });
 
-  it('share targets are users of this enterprise named by their token subject; a row id of another enterprise is refused', async () => {
-    const elsewhere = await signIn(h, { ent: newEnterprise(), sub: 'elsewhere' });
-    for (const ids of [[elsewhere.userId], [viewer.userId, newId('user')]]) {
-      const err = await refusal(share(creator.principal, ids, ['read']));
-      expect([err.code, err.param]).toEqual(['parameter_invalid', 'userIds']);
-    }
+  it('share targets are users this enterprise knows, named by their token subject (or row id)', async () => {
     const empty = await refusal(share(creator.principal, [], ['read']));
     expect([empty.code, empty.param]).toEqual(['parameter_missing', 'userIds']);
     const res = await share(creator.principal, ['viewer'], ['read']);
@@ -175,6 +170,36 @@ describe('sharing levels', () => {
       viewer: 'viewer',
       rotator: 'admin',
     });
+  });
+
+  it('refuses malformed user ids (400 userIds) and users not of this enterprise (404 userIds); nothing is written', async () => {
+    const elsewhere = await signIn(h, { ent: newEnterprise(), sub: 'elsewhere-only' });
+    const state = async () => ({
+      users: (await h.pool.query('SELECT id FROM users WHERE enterprise_id = $1 ORDER BY id', [ent])).rows,
+      shares: (await h.pool.query('SELECT * FROM key_shares WHERE key_id = $1 ORDER BY user_id', [keyId]))
+        .rows,
+      audit: (await h.pool.query('SELECT count(*)::int AS n FROM audit_logs WHERE key_id = $1', [keyId]))
+        .rows,
+      events: (await h.pool.query('SELECT count(*)::int AS n FROM outbox')).rows,
+    });
+    const before = await state();
+    for (const ids of [[''], ['has space'], ['tab\there'], ['viewer', 'x'.repeat(256)]]) {
+      const err = await refusal(share(creator.principal, ids, ['read']));
+      expect([err.code, err.param]).toEqual(['parameter_invalid', 'userIds']);
+    }
+    // Another enterprise's user by row id or by sub, a sub nobody signed in with, a made-up row
+    // id: each alone or next to a valid colleague.
+    for (const ids of [
+      [elsewhere.userId],
+      ['elsewhere-only'],
+      ['never-signed-in'],
+      ['viewer', newId('user')],
+      ['viewer', 'junk!!'],
+    ]) {
+      const err = await refusal(share(creator.principal, ids, ['read']));
+      expect([err.code, err.param]).toEqual(['resource_not_found', 'userIds']);
+    }
+    expect(await state()).toEqual(before);
   });
 
   it('a viewer sees details but may not rotate, update, share or delete', async () => {

@@ -469,12 +469,16 @@ describe('POST /api/v1/api-keys/{key_id}/share', () => {
     expectError(del, '/api/v1/', 403, 'insufficient_permissions');
   });
 
+  it('answers 404 naming userIds for a row id that is no user of the enterprise', async () => {
+    const k = await createKey(stack, shareOwner);
+    const res = await stack.call('POST', `/api/v1/api-keys/${k.id}/share`, {
+      auth: shareOwner,
+      body: { userIds: ['user_000000000000000000000000'], permissions: ['read'] },
+    });
+    expectError(res, '/api/v1/', 404, 'resource_not_found', 'userIds');
+  });
+
   it.each([
-    [
-      'a row id that is no user of the enterprise',
-      { userIds: ['user_000000000000000000000000'], permissions: ['read'] },
-      'userIds',
-    ],
     [
       'a permission other than read/rotate',
       { userIds: ['share-member'], permissions: ['delete'] },

@@ -208,20 +208,29 @@ describe('bulk-mint surface details', () => {
 });
 
 describe('user ids are the session’s sub', () => {
-  it('sharing with a colleague who has not signed in yet provisions them; shares and audit logs name users by sub', async () => {
+  it('a key is shared with a colleague once they have signed in (404 before, nothing written); shares and audit logs name users by sub', async () => {
     const ent = `ent_${randomBase62(24)}`;
     const boss = await stack.token({ ent, sub: 'boss-sub', role: 'owner' });
     const k = await createKey(stack, boss, { permissions: ['reports.read'] });
-    const shared = await stack.call('POST', `/api/v1/api-keys/${k.id}/share`, {
-      auth: boss,
-      body: { userIds: ['newcomer-sub'], permissions: ['read'] },
-    });
+    const shareWithNewcomer = () =>
+      stack.call('POST', `/api/v1/api-keys/${k.id}/share`, {
+        auth: boss,
+        body: { userIds: ['newcomer-sub'], permissions: ['read'] },
+      });
+    // Keys cannot tell a colleague who never signed in from a typo or a stranger: 404.
+    const early = await shareWithNewcomer();
+    expect([early.status, early.body.error?.code, early.body.error?.param]).toEqual([
+      404,
+      'resource_not_found',
+      'userIds',
+    ]);
+    const newcomer = await stack.token({ ent, sub: 'newcomer-sub', role: 'member' });
+    expect((await stack.call('GET', `/api/v1/api-keys/${k.id}`, { auth: newcomer })).status).toBe(404);
+    const shared = await shareWithNewcomer();
     expect(shared.status).toBe(200);
     expect(shared.body.shares).toEqual([
       expect.objectContaining({ userId: 'newcomer-sub', level: 'viewer' }),
     ]);
-    // The newcomer's first session finds the key shared with them.
-    const newcomer = await stack.token({ ent, sub: 'newcomer-sub', role: 'member' });
     const seen = await stack.call('GET', `/api/v1/api-keys/${k.id}`, { auth: newcomer });
     expect(seen.status).toBe(200);
     expect(seen.body.accessLevel).toBe('viewer');

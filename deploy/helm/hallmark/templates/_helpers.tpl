@@ -123,6 +123,11 @@ print 11155111 as "1.1155111e+07"; whole numbers are printed as integers instead
 {{- if .root.Values.metrics.enabled }}
 - name: HALLMARK_METRICS_PORT
   value: {{ .root.Values.metrics.port | quote }}
+{{- /* The pod's own address, not 0.0.0.0: the NetworkPolicy opens it to the scraper only. */}}
+- name: HALLMARK_METRICS_HOST
+  valueFrom:
+    fieldRef:
+      fieldPath: status.podIP
 {{- end }}
 {{- with .root.Values.tracing.otlpEndpoint }}
 - name: OTEL_EXPORTER_OTLP_ENDPOINT

@@ -99,29 +99,31 @@ describe('GET /api/certificate/public/:id', () => {
 });
 
 describe('GET /api/certificate/health', () => {
-  it('is 200 ok when database and chain answer, 503 degraded when the service is down', async () => {
+  const health = async () => {
+    const res = await h.app.inject({ method: 'GET', url: '/api/certificate/health' });
+    return { status: res.statusCode, body: res.json() };
+  };
+  const only = (status: string) => ({ status, timestamp: expect.any(String) });
+
+  it('tells the public only ok (200) or degraded (503) and the time, naming no database, chain or relayer state', async () => {
     h.answer('certificates', 'health', async () => ({ database: true, chain: true }));
-    const ok = await h.app.inject({ method: 'GET', url: '/api/certificate/health' });
-    expect(ok.statusCode).toBe(200);
-    expect(ok.json()).toMatchObject({ status: 'ok', database: 'ok', chain: 'ok' });
+    expect(await health()).toEqual({ status: 200, body: only('ok') });
     h.answer('certificates', 'health', async () => {
       throw new HallmarkError('service_unavailable');
     });
-    const down = await h.app.inject({ method: 'GET', url: '/api/certificate/health' });
-    expect(down.statusCode).toBe(503);
-    expect(down.json()).toMatchObject({ status: 'degraded', database: 'unreachable' });
+    expect(await health()).toEqual({ status: 503, body: only('degraded') });
+    h.answer('certificates', 'health', async () => ({ database: true, chain: false }));
+    expect(await health()).toEqual({ status: 503, body: only('degraded') });
   });
 
-  it('is 503 degraded with relayer: low when the relayer balance is under its floor', async () => {
+  it('is 503 degraded when the relayer balance is under its floor (not saying why)', async () => {
     h.answer('certificates', 'health', async () => ({
       database: true,
       chain: true,
       relayer_low: true,
       relayer_balance_wei: '1000',
     }));
-    const res = await h.app.inject({ method: 'GET', url: '/api/certificate/health' });
-    expect(res.statusCode).toBe(503);
-    expect(res.json()).toMatchObject({ status: 'degraded', database: 'ok', chain: 'ok', relayer: 'low' });
+    expect(await health()).toEqual({ status: 503, body: only('degraded') });
   });
 });
 

@@ -33,6 +33,18 @@ export function validateSessionClaims(input: SessionClaimsInput): SessionClaims 
   return { subject: input.subject, enterpriseId: input.enterpriseId, email: input.email || null, role };
 }
 
+/** The most a session `sub` may be (validateSessionClaims), as a share target names a user. */
+const SUBJECT_MAX = 255;
+
+/**
+ * Whether `ref` could name a user at all: a session `sub` (or `user_…` id) is 1–255 characters
+ * with no whitespace or control character. Anything else is a malformed id (400), not an
+ * unknown user (404).
+ */
+export function isUserRef(ref: string): boolean {
+  return ref.length > 0 && ref.length <= SUBJECT_MAX && !/[\s\p{C}]/u.test(ref);
+}
+
 export interface UserFacts {
   email: string | null;
   role: Role;

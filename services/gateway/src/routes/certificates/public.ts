@@ -76,10 +76,13 @@ export default async function certificates(
     },
   );
 
+  // The spec's `{status, timestamp}` and nothing more: which part is down (database, chain,
+  // relayer funds) is an operator's business, told in the gateway's log and in metrics
+  // (hallmark_relayer_balance_wei), not to anonymous callers.
   app.get(
     '/api/certificate/health',
-    { config: PUBLIC, schema: { tags: TAGS, summary: 'Certificates database and chain reachability' } },
-    async (_request, reply) => {
+    { config: PUBLIC, schema: { tags: TAGS, summary: 'Whether certificates can be read and minted' } },
+    async (request, reply) => {
       const h = await clients.certificates.health({}, { idempotent: true, deadlineMs: 3000 }).catch(() => ({
         database: false,
         chain: false,
@@ -88,13 +91,19 @@ export default async function certificates(
       }));
       // A relayer under HALLMARK_RELAYER_BALANCE_FLOOR_WEI soon cannot pay for mints: degraded.
       const ok = h.database && h.chain && !h.relayer_low;
-      return reply.status(ok ? 200 : 503).send({
-        status: ok ? 'ok' : 'degraded',
-        timestamp: new Date().toISOString(),
-        database: h.database ? 'ok' : 'unreachable',
-        chain: h.chain ? 'ok' : 'unreachable',
-        relayer: h.relayer_low ? 'low' : 'ok',
-      });
+      if (!ok)
+        request.log.warn(
+          {
+            database: h.database ? 'ok' : 'unreachable',
+            chain: h.chain ? 'ok' : 'unreachable',
+            relayer: h.relayer_low ? 'low' : 'ok',
+          },
+          'certificates health: degraded',
+        );
+      return reply
+        .status(ok ? 200 : 503)
+        .header('cache-control', 'no-store')
+        .send({ status: ok ? 'ok' : 'degraded', timestamp: new Date().toISOString() });
     },
   );
 }
