@@ -162,7 +162,8 @@ function operationsProblems(docs, byKind, problems) {
     .split(',')
     .filter(Boolean);
   for (const uri of registered) {
-    const m = /^http:\/\/([^:/]+):(\d+)$/.exec(uri);
+    // A Service by its bare or fully qualified name (ordering.mjs checks which one is needed).
+    const m = /^http:\/\/([^:/.]+)(?:\.[^:/]+)?:(\d+)$/.exec(uri);
     const svc = m && byKind('Service').find((s) => s.metadata.name === m[1]);
     const port = svc?.spec.ports?.find((p) => String(p.port) === m[2]);
     const who = svc?.spec.selector?.['app.kubernetes.io/component'];
@@ -194,7 +195,7 @@ function operationsProblems(docs, byKind, problems) {
         byKind('Service').some(
           (s) =>
             s.spec.selector?.['app.kubernetes.io/component'] === svc &&
-            u.startsWith(`http://${s.metadata.name}:`),
+            (u.startsWith(`http://${s.metadata.name}:`) || u.startsWith(`http://${s.metadata.name}.`)),
         ),
       );
       if (!self && !byJob)

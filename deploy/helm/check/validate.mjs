@@ -1,12 +1,14 @@
 // Validates `helm template` output offline. Usage:
 //   node validate.mjs <values.yaml> <rendered.yaml> [<values.yaml> <rendered.yaml> …]
 // For each rendered value set: every object against the Kubernetes API schema with unknown
-// fields rejected (schema.mjs), then Hallmark's own rules (policy.mjs). Exits 1 on any problem.
+// fields rejected (schema.mjs), then Hallmark's own rules (policy.mjs) and Helm's install order
+// and cross-namespace names (ordering.mjs). Exits 1 on any problem.
 // Run by scripts/helm-check.sh from its tool cache, where its npm dependencies are installed.
 /* global process, console */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseAllDocuments, parse } from 'yaml';
+import { crossNamespaceProblems, orderingProblems } from './ordering.mjs';
 import { policyProblems } from './policy.mjs';
 import { schemaProblems } from './schema.mjs';
 
@@ -41,6 +43,9 @@ for (let i = 0; i < args.length; i += 2) {
     for (const p of await schemaProblems(d)) problems.push(`${d.kind}/${d.metadata?.name}: ${p}`);
   }
   problems.push(...policyProblems(docs, external));
+  // Helm's install order and names across namespaces (the release renders into NAMESPACE).
+  problems.push(...orderingProblems(docs));
+  problems.push(...crossNamespaceProblems(docs, process.env.HALLMARK_CHECK_NAMESPACE ?? 'hallmark'));
 
   const kinds = {};
   for (const d of docs) kinds[d.kind] = (kinds[d.kind] ?? 0) + 1;

@@ -49,6 +49,15 @@ app.kubernetes.io/component: {{ .name }}
 app.kubernetes.io/component: {{ .name }}
 {{- end }}
 
+{{- /*
+A Service's name as seen from any namespace: <name>.<namespace>.svc.<clusterDomain>. Anything
+handed to a component that may run elsewhere (Restate calling the workflow endpoints back)
+uses it: a bare Service name resolves only inside the release's own namespace.
+*/}}
+{{- define "hallmark.svcFqdn" -}}
+{{- printf "%s.%s.svc.%s" (include "hallmark.svcName" .) .root.Release.Namespace (.root.Values.clusterDomain | default "cluster.local") }}
+{{- end }}
+
 {{- define "hallmark.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create }}
 {{- default (include "hallmark.fullname" .) .Values.serviceAccount.name }}
@@ -204,7 +213,7 @@ dict root name → pod-level settings shared by every service: identity, hardeni
 */}}
 {{- define "hallmark.podSpec" -}}
 {{- $root := .root }}
-serviceAccountName: {{ include "hallmark.serviceAccountName" $root }}
+serviceAccountName: {{ default (include "hallmark.serviceAccountName" $root) .serviceAccount }}
 automountServiceAccountToken: false
 enableServiceLinks: false
 terminationGracePeriodSeconds: {{ $root.Values.terminationGracePeriodSeconds }}
