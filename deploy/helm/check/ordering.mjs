@@ -10,6 +10,7 @@
 //    whatever the release hands to a component in another namespace (Restate, which calls the
 //    registered endpoints back) must be `<name>.<namespace>.svc…`.
 
+/* global URL */
 const hooksOf = (o) =>
   String(o.metadata?.annotations?.['helm.sh/hook'] ?? '')
     .split(',')
