@@ -10,6 +10,7 @@ import {
   openDatabase,
   OutboundGuard,
   randomBase62,
+  registry,
   type Bus,
   type EventEnvelope,
   type Pool,
@@ -83,6 +84,12 @@ const txn = (id = newId('transaction')) => ({
 });
 const at = (p: string) => receiver.received.filter((r) => r.path === p);
 
+/** Observations of the webhook-latency objective's histogram so far. */
+async function firstAttempts(): Promise<number> {
+  const text = await registry.getSingleMetricAsString('hallmark_webhook_first_attempt_delay_seconds');
+  return Number(/_count(?:\{[^}]*\})? (\d+)/.exec(text)?.[1] ?? 0);
+}
+
 async function freePort(): Promise<number> {
   const s = createServer();
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
@@ -144,6 +151,7 @@ describe('signed delivery with retries', () => {
       { principal: p, url: `${receiver.url}/retry`, events: ['transaction.completed'] },
       CALL,
     );
+    const firstBefore = await firstAttempts();
     const event = await publish('transaction.completed', ent, txn());
 
     const [d] = await eventually(
@@ -178,6 +186,8 @@ describe('signed delivery with retries', () => {
     expect(d!.attempt_log.map((a) => a.status_code)).toEqual([500, 500, 200]);
     expect(d!.attempt_log.every((a) => a.latency_ms >= 0 && a.attempted_at)).toBe(true);
     expect(d).toMatchObject({ event_id: event.id, attempts: 3, max_attempts: 6 });
+    // The latency objective measures the wait for the first attempt only: one observation.
+    expect((await firstAttempts()) - firstBefore).toBe(1);
     expect((await webhooks.api.getEndpoint({ principal: p, endpoint_id: ep.id }, CALL)).status).toBe(
       'active',
     );

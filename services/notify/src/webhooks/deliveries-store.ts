@@ -151,6 +151,7 @@ export class DeliveriesStore {
       url: string;
       secret_enc: string;
       previous_secret_enc: string | null;
+      waited_ms: number;
     }>(
       `WITH due AS (
          SELECT d.id FROM webhook_deliveries d
@@ -167,13 +168,13 @@ export class DeliveriesStore {
            next_attempt_at = now() + make_interval(secs => $3::double precision / 1000)
          FROM due WHERE d.id = due.id
          RETURNING d.id, d.attempts, d.max_attempts, d.event_id, d.event_type, d.body, d.endpoint_id,
-           d.subscription_id
+           d.subscription_id, (EXTRACT(EPOCH FROM now() - d.created_at) * 1000)::float8 AS waited_ms
        ), logged AS (
          INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at)
          SELECT id, attempts, now() FROM claimed
          ON CONFLICT (delivery_id, attempt) DO NOTHING
        )
-       SELECT c.id, c.attempts, c.max_attempts, c.event_id, c.event_type, c.body, c.endpoint_id,
+       SELECT c.id, c.attempts, c.max_attempts, c.event_id, c.event_type, c.body, c.endpoint_id, c.waited_ms,
          COALESCE(e.url, s.url) AS url, COALESCE(e.secret_enc, s.secret_enc) AS secret_enc,
          CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret_enc END AS previous_secret_enc
        FROM claimed c
@@ -192,6 +193,7 @@ export class DeliveriesStore {
       body: r.body,
       url: r.url,
       kind: r.endpoint_id ? 'endpoint' : 'subscription',
+      waitedMs: r.waited_ms,
     }));
   }
 

@@ -17,6 +17,8 @@ export interface Claim {
   secrets: string[];
   /** Set when a secret could not be decrypted (its key left HALLMARK_ENCRYPTION_KEYS). */
   secretError?: string;
+  /** Milliseconds from the delivery's creation (the event's fan-out) to this claim. */
+  waitedMs?: number;
 }
 
 export interface Outcome {

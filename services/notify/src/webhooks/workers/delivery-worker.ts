@@ -3,7 +3,7 @@
 // POSTs it and records the outcome. State lives in PostgreSQL only: a restart picks up
 // every pending attempt at its persisted time; an attempt cut short by a crash is retried
 // as the next attempt once its lease runs out. Woken by NOTIFY on new work, else polls.
-import { counter, gaugeFrom, type Logger, type Pool, type PoolClient } from '@hallmark/kit';
+import { counter, gaugeFrom, histogram, type Logger, type Pool, type PoolClient } from '@hallmark/kit';
 import type { Claim, DeliveriesStore, Outcome } from '../deliveries-store.js';
 import { WAKE_CHANNEL } from '../deliveries-store.js';
 import { nextAfter } from '../domain/schedule.js';
@@ -38,6 +38,13 @@ export class DeliveryWorker {
     'hallmark_webhook_delivery_attempts_total',
     'Webhook delivery attempts by outcome: succeeded, retry (another attempt scheduled), failed (last attempt)',
     ['outcome'],
+  );
+  /** The webhook-latency objective's measure: how long an event waits for its first attempt. */
+  private readonly firstAttemptDelay = histogram(
+    'hallmark_webhook_first_attempt_delay_seconds',
+    'Seconds from a webhook delivery being created (the event fanned out) to its first attempt',
+    [],
+    { buckets: [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900] },
   );
 
   constructor(
@@ -152,6 +159,7 @@ export class DeliveryWorker {
   }
 
   private async attempt(c: Claim): Promise<void> {
+    if (c.attempt === 1 && c.waitedMs !== undefined) this.firstAttemptDelay.observe(c.waitedMs / 1000);
     const outcome: Outcome = c.secretError
       ? { statusCode: null, latencyMs: 0, error: c.secretError }
       : await this.sender.post(
