@@ -2,7 +2,7 @@
 // service's parts (bootstrap.ts: chain, stores, mint worker and its passes, burn indexer,
 // provisioning consumer), the gifts slice (its workflow endpoint and starter) and the gRPC
 // services bound to their handlers.
-import { bind, runServiceMain } from '@hallmark/kit';
+import { bind, gauge, runServiceMain } from '@hallmark/kit';
 import {
   CertificatesServiceService,
   type CertificatesServiceServer,
@@ -68,6 +68,13 @@ await runServiceMain({
           })
         : null;
     const media = mediaSlice(config, pool, log);
+    // The alert on funds compares the balance with this (deploy/helm/hallmark/files/alerts.yaml).
+    if (chain && config.HALLMARK_RELAYER_BALANCE_FLOOR_WEI > 0n)
+      gauge(
+        'hallmark_relayer_balance_floor_wei',
+        'HALLMARK_RELAYER_BALANCE_FLOOR_WEI: the balance to alert under',
+        ['signer'],
+      ).set({ signer: chain.signer.address }, Number(config.HALLMARK_RELAYER_BALANCE_FLOOR_WEI));
     return {
       services: [
         bind<CertificatesServiceServer>(
