@@ -1,7 +1,8 @@
 // Inbound platform webhooks: verified against the app secret, fresh (triggered-at within the
 // window), bound to the header's shop (the signed body names it, or its order is not another
 // shop's), deduplicated (same webhook id, or same topic + order), recorded with their effect
-// in one transaction, answered at once.
+// in one transaction, answered at once. app/uninstalled acts only once the platform no longer
+// accepts the shop's token (its body has no time, so this is what tells a replay).
 // orders/paid starts the order's workflow after commit (or the submitter does, if Restate
 // is away); orders/cancelled voids the order's unclaimed vouchers; app/uninstalled disables the integration and revokes the provisioned key.
 import { HallmarkError, type AsyncClient, type Logger } from '@hallmark/kit';
@@ -39,6 +40,8 @@ export class OrdersService {
     private readonly log: Logger,
     /** The platform's store-domain suffix (`.myshopify.com`). */
     private readonly shopSuffix: string,
+    /** Whether the platform still accepts the shop's token (InstallService.stillInstalled). */
+    private readonly stillInstalled: (shop: string) => Promise<boolean>,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -72,6 +75,17 @@ export class OrdersService {
     const integration = await this.installs.forShop(w.shop);
     if (!integration || (integration.status !== 'active' && w.topic !== 'app/uninstalled')) {
       this.log.info({ topic: w.topic, shop: w.shop }, 'webhook: shop not installed; acknowledged');
+      return false;
+    }
+    if (
+      w.topic === 'app/uninstalled' &&
+      integration.status === 'active' &&
+      (await this.stillInstalled(w.shop))
+    ) {
+      this.log.warn(
+        { shop: w.shop },
+        'webhook: app/uninstalled while the token still works (a replay); ignored',
+      );
       return false;
     }
     const order = w.topic === 'app/uninstalled' ? null : parseOrder(payload);

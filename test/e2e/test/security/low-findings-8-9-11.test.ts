@@ -228,6 +228,13 @@ describe('finding 11: an inbound platform webhook is bound to its shop, acts onc
     expect(fresh.status).toBe(200);
   });
 
+  it("shop A's own app/uninstalled body sent again while A is installed (its token still works) is acknowledged and does nothing", async () => {
+    const bodyOfA = { id: 1, name: 'low-findings-a', domain: SHOP_A, myshopify_domain: SHOP_A };
+    const replay = await deliver(SHOP_A, 'app/uninstalled', bodyOfA);
+    expect([replay.status, replay.body]).toEqual([200, { success: true, duplicate: false }]);
+    expect(await integration(SHOP_A)).toEqual({ status: 'active', has_token: true });
+  });
+
   it("the platform's own app/uninstalled still disables the shop it names, and only that one", async () => {
     const sent = await sim.sim.uninstall(SHOP_A);
     expect(sent.map((s) => s.status)).toEqual([200]);

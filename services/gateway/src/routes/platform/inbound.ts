@@ -32,7 +32,9 @@ export default async function inboundWebhooks(app: FastifyInstance, { clients }:
           'signed, so the body must be bound to `X-Platform-Shop-Domain`: an `app/uninstalled` body names the shop ' +
           '(`myshopify_domain`), an order names it in `order_status_url` when that is on a store domain, and an order ' +
           'already heard from another shop is refused; `X-Platform-Triggered-At` must be within the last 6 hours ' +
-          '(5 minutes of clock skew ahead). Any of these failing answers 401 and does nothing. A duplicate (same ' +
+          '(5 minutes of clock skew ahead). Any of these failing answers 401 and does nothing. `app/uninstalled` acts ' +
+          'only once the platform refuses the shop’s access token (while it still works the delivery is a replay: ' +
+          'acknowledged, nothing done). A duplicate (same ' +
           '`X-Platform-Webhook-Id`, or the same topic and order) is acknowledged with `duplicate: true` and does nothing.',
         // No header is required by the schema: the HMAC is checked first, so a request without
         // one is 401 (spec › Authentication 12), not a 400 about headers.
