@@ -9,19 +9,26 @@ import {
   HallmarkError,
   OutboundGuard,
   openDatabase,
+  type Logger,
   type Pool,
 } from '@hallmark/kit';
 import { closeTestDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '@hallmark/kit/testing';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import {
+  createServer as createTcpServer,
+  type AddressInfo,
+  type Server as TcpServer,
+  type Socket,
+} from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { generate } from 'selfsigned';
 import sharp from 'sharp';
 import { exifHasGps, fingerprint, parseRange, sniffImageType } from '../src/media/domain/image.js';
-import { fetchImageBytes } from '../src/media/fetch.js';
+import { COULD_NOT_FETCH, fetchImageBytes } from '../src/media/fetch.js';
 import { FsStorage } from '../src/media/fs-storage.js';
 import { S3Storage } from '../src/media/s3-storage.js';
 import { MediaService } from '../src/media/service.js';
@@ -214,9 +221,10 @@ describe.each(backends)('media service on the %s backend', (_name, makeStorage) 
     expect((await media.archiveUrl(`${base}/${storage.kind}.png`)).sha256).toBe(sha(bytes));
     const err = await media.archiveUrl(`${base}/gone.png`).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HallmarkError);
-    expect(err).toMatchObject({ param: 'image_url', message: 'image fetch failed: HTTP 404' });
+    expect(err).toMatchObject({ param: 'image_url', message: COULD_NOT_FETCH });
     await expect(media.archiveUrl(`${base}/${storage.kind}.html`)).rejects.toMatchObject({
       param: 'image_url',
+      message: COULD_NOT_FETCH,
     });
   });
 });
@@ -238,6 +246,79 @@ describe('outbound guard on image URLs', () => {
     });
     await strict.close();
   });
+});
+
+describe('image fetch failures on an allowed host (no port probing)', () => {
+  const servers: (TcpServer | Server)[] = [];
+  const sockets = new Set<Socket>();
+  const listen = async (server: TcpServer | Server) => {
+    servers.push(server);
+    server.on('connection', (socket: Socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return (server.address() as AddressInfo).port;
+  };
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    for (const s of servers) await new Promise((resolve) => s.close(resolve));
+  });
+
+  it('answers one and the same image_url error for a closed port, a reset, plain HTTP, an untrusted or old-TLS server, a hang, a non-resolving host, an HTTP error and a non-image; the cause only in the log', async () => {
+    // A port nothing listens on: bound, then closed.
+    const closedPort = await listen(createTcpServer());
+    await new Promise((resolve) => servers.pop()!.close(resolve));
+    const resetPort = await listen(createTcpServer((socket) => socket.resetAndDestroy()));
+    const plainPort = await listen(createHttpServer((_req, res) => res.end('hello')));
+    const untrusted = await generate([{ name: 'commonName', value: 'untrusted' }], {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      notAfterDate: new Date(Date.now() + 3600_000),
+      extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
+    });
+    const untrustedPort = await listen(
+      createServer({ key: untrusted.private, cert: untrusted.cert }, (_req, res) => res.end()),
+    );
+    const hangPort = await listen(createTcpServer(() => undefined));
+    const logged: Record<string, unknown>[] = [];
+    const log = { info: (o: Record<string, unknown>) => logged.push(o) } as unknown as Logger;
+    const media = new MediaService({
+      store: new MediaStore(pool),
+      storage: new FsStorage(path.join(tmp, 'probe')),
+      fetch: (url) => fetchImageBytes(url, { timeoutMs: 1500, maxBytes: 1024 * 1024, dispatcher: agent }),
+      log,
+    });
+    served.set('/page.html', Buffer.from('<!doctype html><p>hello</p>'));
+    const urls = {
+      closed: `https://127.0.0.1:${closedPort}/x.png`,
+      reset: `https://127.0.0.1:${resetPort}/x.png`,
+      plainHttp: `https://127.0.0.1:${plainPort}/x.png`,
+      untrustedTls: `https://127.0.0.1:${untrustedPort}/x.png`,
+      hang: `https://127.0.0.1:${hangPort}/x.png`,
+      noDns: 'https://no-such-host.invalid/x.png',
+      http404: `${base}/missing.png`,
+      notImage: `${base}/page.html`,
+    };
+    const answers: Record<string, unknown> = {};
+    for (const [name, url] of Object.entries(urls)) {
+      const err = await media.archiveUrl(url).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(HallmarkError);
+      const { code, param, message } = err as HallmarkError;
+      answers[name] = { code, param, message };
+    }
+    const expected = { code: 'parameter_invalid', param: 'image_url', message: COULD_NOT_FETCH };
+    for (const name of Object.keys(urls)) expect([name, answers[name]]).toEqual([name, expected]);
+    expect(new Set(Object.values(answers).map((a) => JSON.stringify(a))).size).toBe(1);
+    // The operator still sees what happened, by origin (never the path or query).
+    const details = logged.map((l) => String(l.detail));
+    expect(details.some((d) => /ECONNREFUSED/.test(d))).toBe(true);
+    expect(details.some((d) => /ECONNRESET|UND_ERR_SOCKET|socket/i.test(d))).toBe(true);
+    expect(details.some((d) => /timed out/.test(d))).toBe(true);
+    expect(details.some((d) => /HTTP 404/.test(d))).toBe(true);
+    expect(logged.every((l) => !String(l.origin).includes('/x.png'))).toBe(true);
+  }, 30_000);
 });
 
 describe('MediaService over gRPC (client and server streams)', () => {

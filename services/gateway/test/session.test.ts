@@ -27,14 +27,20 @@ describe('HS256 sessions', () => {
     });
   });
 
-  it('prove an e-mail only when the claim is a non-empty string not marked unverified', async () => {
+  it('prove an e-mail only when the claim is a valid address and email_verified is absent or boolean true', async () => {
     const proven = async (claims: Record<string, unknown>) =>
       (await verify(await hs({ ent: ENT, ...claims }))).provenEmail;
     expect(await proven({ email: ' a@b.test ' })).toBe('a@b.test');
     expect(await proven({ email: 'a@b.test', email_verified: true })).toBe('a@b.test');
-    expect(await proven({ email: 'a@b.test', email_verified: false })).toBeNull();
+    for (const email_verified of [false, 'false', 'true', 'False', 0, 1, null, {}, []])
+      expect([email_verified, await proven({ email: 'a@b.test', email_verified })]).toEqual([
+        email_verified,
+        null,
+      ]);
     for (const email of [undefined, '', '  ', null, ['a@b.test'], 7])
       expect(await proven({ email })).toBeNull();
+    for (const email of ['a@b.test x', 'not-an-address ', 'a@b', '<a@b.test>', 'a@b.test\u202e', 'a@@b.test'])
+      expect([email, await proven({ email })]).toEqual([email, null]);
   });
 
   it('treat an unknown role as member', async () => {

@@ -18,7 +18,7 @@ await runServiceMain({
   logLevel: config.LOG_LEVEL,
   migrationsDirs: [path.join(import.meta.dirname, '..', 'migrations')],
   protoFiles: ['hallmark/keys/v1/keys.proto'],
-  build: ({ pool }) => ({
+  build: ({ pool, log }) => ({
     services: [
       keysServiceBinding(
         new KeysService(pool),
@@ -27,6 +27,7 @@ await runServiceMain({
           createProofCheck({
             allowHosts: config.HALLMARK_OUTBOUND_ALLOW_HOSTS,
             timeoutMs: config.HALLMARK_ISSUER_PROOF_TIMEOUT_MS,
+            log,
           }),
         ),
       ),

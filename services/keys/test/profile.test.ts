@@ -191,4 +191,46 @@ describe('enterprise issuer profile', () => {
     expect(await param({ display_name: '  ' })).toBe('displayName');
     expect(await param({ display_name: 'x'.repeat(101) })).toBe('displayName');
   });
+
+  it('refuses a display name holding a bidi control or an invisible character (parameter_invalid displayName), each kind; nothing saved', async () => {
+    const owner = await signIn(h, { ent: newEnterprise(), role: 'owner' });
+    proof = null;
+    const hidden = [
+      '\u202E', // right-to-left override ("Maison" + RLO + "lanigiro" reads "original")
+      '\u202A',
+      '\u202B',
+      '\u202C',
+      '\u202D', // embeddings, pop
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069', // isolates
+      '\u200E',
+      '\u200F',
+      '\u061C', // marks
+      '\u200B',
+      '\u200C',
+      '\u200D',
+      '\u2060',
+      '\uFEFF', // zero-width, word joiner, BOM
+      '\u00AD',
+      '\u180E',
+      '\u{E0041}', // soft hyphen, Mongolian vowel separator, tag letter (all Cf)
+    ];
+    for (const ch of hidden) {
+      const err = await refusal(put(owner.principal, { display_name: `Maison${ch}Test` }));
+      expect([ch.codePointAt(0)!.toString(16), err.code, err.param]).toEqual([
+        ch.codePointAt(0)!.toString(16),
+        'parameter_invalid',
+        'displayName',
+      ]);
+    }
+    expect((await refusal(h.rpc.getEnterpriseProfile({ principal: owner.principal }, CALL))).code).toBe(
+      'resource_not_found',
+    );
+    // Letters of any script, and emoji (ZWJ sequences aside), remain names.
+    expect(await put(owner.principal, { display_name: 'Maison Lumière — 東京 ✓' })).toMatchObject({
+      display_name: 'Maison Lumière — 東京 ✓',
+    });
+  });
 });

@@ -89,6 +89,8 @@ await runServiceMain({
       cancellations,
       config.HALLMARK_PLATFORM_API_SECRET,
       log,
+      config.HALLMARK_PLATFORM_SHOP_DOMAIN_SUFFIX,
+      (shop) => install.stillInstalled(shop),
     );
     const steps = new OrderSteps(orders, installs, admin, bulk.api, fulfilment, cancellations, log);
     const shopOf = (s: string) => parseShop(s, config.HALLMARK_PLATFORM_SHOP_DOMAIN_SUFFIX);

@@ -8,7 +8,14 @@ import { backoffMs, trackingFor } from '../src/fulfilment/domain/fulfilment.js';
 import { callbackMessage, parseShop, parseSupplied, verifyCallback } from '../src/install/domain/oauth.js';
 import { parseMapping } from '../src/install/domain/settings.js';
 import { buildOrderForm, idempotencyKeyFor } from '../src/orders/domain/order-form.js';
-import { parseOrder, verifyWebhook } from '../src/orders/domain/webhook.js';
+import {
+  checkBoundToShop,
+  checkFreshness,
+  MAX_WEBHOOK_AGE_MS,
+  parseOrder,
+  shopNamedBy,
+  verifyWebhook,
+} from '../src/orders/domain/webhook.js';
 
 const SUFFIX = '.myshopify.com';
 const SECRET = 'app-secret';
@@ -195,5 +202,43 @@ describe('fulfilment', () => {
       url: 'https://x/tx/0xab',
       company: 'Hallmark',
     });
+  });
+});
+
+describe('inbound webhooks: the unsigned headers', () => {
+  const A = 'shop-a.myshopify.com';
+  const B = 'shop-b.myshopify.com';
+
+  it('bind the signed body to the header shop: app/uninstalled must name it, an order on a store domain must match', () => {
+    const uninstalled = { id: 1, name: 'shop-a', domain: A, myshopify_domain: A };
+    expect(shopNamedBy('app/uninstalled', uninstalled, SUFFIX)).toBe(A);
+    expect(codeOf(() => checkBoundToShop('app/uninstalled', uninstalled, A, SUFFIX))).toBeNull();
+    expect(codeOf(() => checkBoundToShop('app/uninstalled', uninstalled, B, SUFFIX))).toBe('invalid_token');
+    // A custom `domain` is not the store's: `myshopify_domain` decides.
+    const custom = { ...uninstalled, domain: 'www.shop-a.example' };
+    expect(codeOf(() => checkBoundToShop('app/uninstalled', custom, A, SUFFIX))).toBeNull();
+    // Naming no shop is refused for app/uninstalled (fail closed).
+    for (const body of [{ id: 1 }, { domain: 'www.shop-a.example' }, [], null])
+      expect(codeOf(() => checkBoundToShop('app/uninstalled', body, A, SUFFIX))).toBe('invalid_token');
+
+    const order = { id: 7, order_status_url: `https://${A}/orders/7/status` };
+    expect(codeOf(() => checkBoundToShop('orders/paid', order, A, SUFFIX))).toBeNull();
+    expect(codeOf(() => checkBoundToShop('orders/paid', order, B, SUFFIX))).toBe('invalid_token');
+    expect(codeOf(() => checkBoundToShop('orders/cancelled', order, B, SUFFIX))).toBe('invalid_token');
+    // An order on a custom domain, or without the URL, names no shop: the store's order check decides.
+    expect(
+      shopNamedBy('orders/paid', { id: 7, order_status_url: 'https://shop.example/o/7' }, SUFFIX),
+    ).toBeNull();
+    expect(codeOf(() => checkBoundToShop('orders/create', { id: 7 }, B, SUFFIX))).toBeNull();
+  });
+
+  it(`refuse a delivery triggered more than ${MAX_WEBHOOK_AGE_MS / 3_600_000} h ago, more than 5 min ahead, or without a time`, () => {
+    const now = Date.parse('2026-06-01T12:00:00Z');
+    const at = (ms: number) => new Date(now + ms).toISOString();
+    expect(codeOf(() => checkFreshness(at(0), now))).toBeNull();
+    expect(codeOf(() => checkFreshness(at(-MAX_WEBHOOK_AGE_MS + 1000), now))).toBeNull();
+    expect(codeOf(() => checkFreshness(at(4 * 60_000), now))).toBeNull();
+    for (const bad of [at(-MAX_WEBHOOK_AGE_MS - 1000), at(6 * 60_000), '', 'yesterday', '1717243200'])
+      expect([bad, codeOf(() => checkFreshness(bad, now))]).toEqual([bad, 'invalid_token']);
   });
 });

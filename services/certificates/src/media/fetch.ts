@@ -2,8 +2,18 @@
 // customer's choice, so every connection goes through the kit's outbound guard (no private,
 // loopback or metadata addresses unless HALLMARK_OUTBOUND_ALLOW_HOSTS exempts them; TLS always
 // verified). https only, at most MAX_REDIRECTS redirects (each hop guarded), one time budget
-// for the whole exchange, the body read through a byte cap. Failures are ImageFetchErrors
-// whose message a customer can read as is; `retryable` says whether later may help.
+// for the whole exchange, the body read through a byte cap. Failures are ImageFetchErrors;
+// `retryable` says whether later may help.
+//
+// What the customer is told: a URL refused before anything is dialled (not a URL, not https,
+// credentials in it, its host resolving to a non-public address) gets its own message — that
+// is about the URL as written and its DNS, and says nothing about any port. Every failure once
+// a connection is attempted — refused, reset, TLS (untrusted certificate, version, handshake),
+// timeout, DNS failure, an HTTP status, too many redirects or a refused redirect, too large —
+// is the one message COULD_NOT_FETCH (and the caller gives the same for bytes that are not an
+// image). Telling those apart let a customer map which ports of an allowed host are closed,
+// filtered, or open to something other than an image server. The precise cause is `detail`,
+// for the logs only.
 import { createGuardedAgent, OutboundGuard, OutboundRefusedError } from '@hallmark/kit';
 import { request, type Dispatcher } from 'undici';
 
@@ -17,17 +27,26 @@ export interface FetchImageOptions {
 export const MAX_REDIRECTS = 3;
 const USER_AGENT = 'Hallmark/1.0 (+certificate image archive)';
 
+/** The one answer to any failure once a connection is attempted (see the top of this file). */
+export const COULD_NOT_FETCH =
+  'could not fetch image_url: the URL did not answer with a PNG, JPEG, WebP or GIF image within the size and time limits';
+
 export class ImageFetchError extends Error {
   constructor(
+    /** What the customer reads. */
     message: string,
     readonly retryable = false,
-    /** The HTTP status of a final non-2xx answer (404, 410: the image is gone). */
-    readonly status?: number,
+    /** The precise cause, for logs only (never sent to the customer). */
+    readonly detail = message,
   ) {
     super(message);
     this.name = 'ImageFetchError';
   }
 }
+
+/** A failure once a connection was attempted: the one public message, the cause for logs. */
+const couldNotFetch = (detail: string, retryable = false) =>
+  new ImageFetchError(COULD_NOT_FETCH, retryable, detail);
 
 /** The agent every image fetch of the process shares. */
 export const imageAgent = (allowHosts: string) =>
@@ -41,7 +60,7 @@ export async function fetchImageBytes(url: string, opts: FetchImageOptions): Pro
     return await fetchOnce(url, opts);
   } catch (err) {
     // A pooled keep-alive connection the host had just closed: one fresh try (a GET is safe).
-    if (err instanceof ImageFetchError && /ECONNRESET|UND_ERR_SOCKET/.test(err.message))
+    if (err instanceof ImageFetchError && /ECONNRESET|UND_ERR_SOCKET/.test(err.detail))
       return fetchOnce(url, opts);
     throw err;
   }
@@ -49,9 +68,10 @@ export async function fetchImageBytes(url: string, opts: FetchImageOptions): Pro
 
 async function fetchOnce(url: string, opts: FetchImageOptions): Promise<Buffer> {
   const signal = AbortSignal.timeout(opts.timeoutMs);
+  let target = checkUrl(url);
+  let hop = 0;
   try {
-    let target = checkUrl(url);
-    for (let hop = 0; ; hop++) {
+    for (; ; hop++) {
       const res = await request(target, {
         dispatcher: opts.dispatcher,
         signal,
@@ -62,39 +82,43 @@ async function fetchOnce(url: string, opts: FetchImageOptions): Promise<Buffer> 
       const code = res.statusCode;
       if (code >= 300 && code < 400 && res.headers.location) {
         await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-        if (hop >= MAX_REDIRECTS)
-          throw new ImageFetchError(`image fetch failed: more than ${MAX_REDIRECTS} redirects`);
-        target = checkUrl(new URL(String(res.headers.location), target).toString(), 'redirected to ');
+        if (hop >= MAX_REDIRECTS) throw couldNotFetch(`more than ${MAX_REDIRECTS} redirects`);
+        target = redirectTarget(String(res.headers.location), target);
         continue;
       }
       if (code < 200 || code >= 300) {
         await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-        throw new ImageFetchError(
-          `image fetch failed: HTTP ${code}`,
-          code >= 500 || code === 429 || code === 408,
-          code,
-        );
+        throw couldNotFetch(`HTTP ${code}`, code >= 500 || code === 429 || code === 408);
       }
       const declared = Number(res.headers['content-length']);
       if (Number.isFinite(declared) && declared > opts.maxBytes) {
         res.body.on('error', () => undefined).destroy();
-        throw new ImageFetchError(`image larger than ${size(opts.maxBytes)}`);
+        throw couldNotFetch(`declared ${declared} bytes, larger than ${size(opts.maxBytes)}`);
       }
       return await readCapped(res.body, opts.maxBytes);
     }
   } catch (err) {
-    throw describe(err, opts.timeoutMs);
+    throw describe(err, opts.timeoutMs, hop);
   }
 }
 
-function checkUrl(raw: string, prefix = ''): URL {
+/** A redirect's target; one that is not a plain https URL is a failure like any other. */
+function redirectTarget(location: string, from: URL): URL {
+  try {
+    return checkUrl(new URL(location, from).toString());
+  } catch (err) {
+    throw couldNotFetch(`redirected to a refused URL (${(err as Error).message})`);
+  }
+}
+
+function checkUrl(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ImageFetchError(`image URL is ${prefix}not a valid URL`);
+    throw new ImageFetchError('image URL is not a valid URL');
   }
-  if (url.protocol !== 'https:') throw new ImageFetchError(`image URL is ${prefix}not an HTTPS URL`);
+  if (url.protocol !== 'https:') throw new ImageFetchError('image URL is not an HTTPS URL');
   if (url.username || url.password) throw new ImageFetchError('image URL must not contain credentials');
   return url;
 }
@@ -105,7 +129,7 @@ async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: numbe
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
       bytes += chunk.length;
-      if (bytes > maxBytes) throw new ImageFetchError(`image larger than ${size(maxBytes)}`);
+      if (bytes > maxBytes) throw couldNotFetch(`body larger than ${size(maxBytes)}`);
       chunks.push(chunk);
     }
   } finally {
@@ -114,22 +138,24 @@ async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: numbe
   return Buffer.concat(chunks);
 }
 
-const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ALTNAME/;
-
-/** Any failure as an ImageFetchError a customer can read (no stack, no upstream body). */
-function describe(err: unknown, timeoutMs: number): ImageFetchError {
+/**
+ * Any failure as an ImageFetchError. Only the guard's refusal of the URL's own host (hop 0:
+ * decided from DNS before anything is dialled) keeps its reason; everything else is
+ * COULD_NOT_FETCH with the cause in `detail`.
+ */
+function describe(err: unknown, timeoutMs: number, hop: number): ImageFetchError {
   if (err instanceof ImageFetchError) return err;
   const e = err as (NodeJS.ErrnoException & { cause?: unknown }) | undefined;
   const refused =
     err instanceof OutboundRefusedError ? err : e?.cause instanceof OutboundRefusedError ? e.cause : null;
-  if (refused) return new ImageFetchError(`image fetch failed: address not allowed (${refused.reason})`);
+  if (refused && hop === 0)
+    return new ImageFetchError(`image fetch failed: address not allowed (${refused.reason})`);
+  if (refused) return couldNotFetch(`redirect hop ${hop}: address not allowed (${refused.reason})`);
   const code = e?.code ?? (e?.cause as NodeJS.ErrnoException | undefined)?.code ?? '';
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || /TIMEOUT/.test(code))
-    return new ImageFetchError(`image fetch failed: timed out after ${timeoutMs} ms`, true);
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-    return new ImageFetchError('image fetch failed: the host name does not resolve', code === 'EAI_AGAIN');
-  if (TLS_CODES.test(code))
-    return new ImageFetchError(`image fetch failed: the TLS certificate is not trusted (${code})`);
-  if (code === 'ECONNREFUSED') return new ImageFetchError('image fetch failed: connection refused', true);
-  return new ImageFetchError(`image fetch failed: network error${code ? ` (${code})` : ''}`, true);
+    return couldNotFetch(`timed out after ${timeoutMs} ms${code ? ` (${code})` : ''}`, true);
+  return couldNotFetch(
+    `${code || e?.name || 'error'}: ${e?.message ?? String(err)}`,
+    code !== 'ENOTFOUND' && !/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ALTNAME/.test(code),
+  );
 }

@@ -52,7 +52,7 @@ export function mediaSlice(c: MediaConfig, pool: Pool, log: Logger, storage: Blo
       dispatcher: agent,
     });
   const store = new MediaStore(pool);
-  const service = new MediaService({ store, storage, fetch });
+  const service = new MediaService({ store, storage, fetch, log });
   const workers: NonNullable<ServiceParts['workers']> = [];
   if (c.HALLMARK_MEDIA_BACKFILL_INTERVAL_MS > 0)
     workers.push(

@@ -2,7 +2,7 @@
 // once, however many certificates show it), archive a URL (fetched once through the outbound
 // guard), read an object or its WebP variant (made once, then kept), and check stored bytes
 // against a recorded hash. The blob is written before its row, so a row always has bytes.
-import { HallmarkError, invalidParam } from '@hallmark/kit';
+import { HallmarkError, invalidParam, type Logger } from '@hallmark/kit';
 import { createHash } from 'node:crypto';
 import {
   isVariantWidth,
@@ -12,7 +12,7 @@ import {
   type ByteRange,
   type VariantWidth,
 } from './domain/image.js';
-import { ImageFetchError } from './fetch.js';
+import { COULD_NOT_FETCH, ImageFetchError } from './fetch.js';
 import { makeVariant, NotAnImageError, prepareImage } from './process.js';
 import type { BlobStorage } from './storage.js';
 import type { MediaRow, MediaStore } from './store.js';
@@ -22,6 +22,8 @@ export interface MediaDeps {
   storage: BlobStorage;
   /** Fetches a URL's bytes through the outbound guard (throws ImageFetchError). */
   fetch: (url: string) => Promise<Buffer>;
+  /** Where a failed fetch's precise cause goes (the customer reads only the one message). */
+  log?: Logger;
 }
 
 export interface MediaRead {
@@ -73,25 +75,40 @@ export class MediaService {
     return row;
   }
 
-  /** Fetches `url` once and stores it; a failed fetch is parameter_invalid `image_url`. */
+  /**
+   * Fetches `url` once and stores it. A failed fetch is parameter_invalid `image_url`: its
+   * own message when the URL was refused before dialling, else the one COULD_NOT_FETCH —
+   * bytes that are not an image included (they would tell an image server from another) —
+   * with the cause logged (origin only: a path or query may carry a signed token).
+   */
   async archiveUrl(url: string): Promise<MediaRow> {
     let bytes: Buffer;
     try {
       bytes = await this.d.fetch(url);
     } catch (err) {
-      if (err instanceof ImageFetchError) throw invalidParam('image_url', err.message);
-      throw err;
+      if (!(err instanceof ImageFetchError)) throw err;
+      if (err.message === COULD_NOT_FETCH) this.logFailure(url, err.detail);
+      throw invalidParam('image_url', err.message);
     }
     try {
       return await this.put(bytes);
     } catch (err) {
-      if (err instanceof HallmarkError && err.param === 'image')
-        throw invalidParam(
-          'image_url',
-          `not an image: the URL returned something other than a PNG, JPEG, WebP or GIF`,
-        );
+      if (err instanceof HallmarkError && err.param === 'image') {
+        this.logFailure(url, err.message);
+        throw invalidParam('image_url', COULD_NOT_FETCH);
+      }
       throw err;
     }
+  }
+
+  private logFailure(url: string, detail: string): void {
+    let origin = '';
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      /* checked before any fetch; nothing to name */
+    }
+    this.d.log?.info({ origin, detail }, 'image fetch failed');
   }
 
   async resolve(key: string): Promise<MediaRow | null> {

@@ -3,7 +3,7 @@
 // confusion token is refused; `exp` is required and enforced, and a token may not live
 // longer than `maxTtlSec` (HALLMARK_SESSION_MAX_TTL_SEC, default 24 h): a stolen token with
 // a lifetime of years would otherwise never stop working.
-import { HallmarkError, isId } from '@hallmark/kit';
+import { HallmarkError, isEmailAddress, isId } from '@hallmark/kit';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 
 export interface SessionClaims {
@@ -12,12 +12,24 @@ export interface SessionClaims {
   /** The `email` claim when it is a string ('' otherwise). */
   email: string;
   /**
-   * The e-mail the session proves: `email` when it is a non-empty string and the token does
-   * not mark it unverified (`email_verified: false`), else null. Checks that hinge on the
+   * The e-mail the session proves (`provenEmail` below), else null. Checks that hinge on the
    * address (a voucher's or gift's recipient) use this and refuse when it is null.
    */
   provenEmail: string | null;
   role: 'owner' | 'admin' | 'member';
+}
+
+/**
+ * The address a token proves: its `email` claim, trimmed, when that is a valid address and
+ * `email_verified` is absent (issuers that only mint verified addresses omit it) or the
+ * boolean `true`. Anything else — `false`, the string "false" (truthy, so a loose check
+ * reads it as verified), "true", 1, null — proves nothing: fail closed. Pure.
+ */
+export function provenEmail(claims: Record<string, unknown>): string | null {
+  const { email, email_verified: verified } = claims;
+  if (typeof email !== 'string' || !(verified === undefined || verified === true)) return null;
+  const trimmed = email.trim();
+  return isEmailAddress(trimmed) ? trimmed : null;
 }
 
 export type SessionVerifier = (token: string) => Promise<SessionClaims>;
@@ -78,7 +90,7 @@ export function createSessionVerifier(opts: {
     }
     const tooLong = lifetimeProblem(payload, maxTtlSec, Math.floor(Date.now() / 1000));
     if (tooLong) throw new HallmarkError('invalid_token', { message: tooLong });
-    const { sub, ent, email, email_verified, role } = payload as JWTPayload & Record<string, unknown>;
+    const { sub, ent, email, role } = payload as JWTPayload & Record<string, unknown>;
     if (typeof sub !== 'string' || !isId('enterprise', ent)) {
       throw new HallmarkError('invalid_token', {
         message: 'The session token lacks a valid `sub` or `ent` claim.',
@@ -88,8 +100,7 @@ export function createSessionVerifier(opts: {
       sub,
       ent,
       email: typeof email === 'string' ? email : '',
-      provenEmail:
-        typeof email === 'string' && email.trim() && email_verified !== false ? email.trim() : null,
+      provenEmail: provenEmail(payload),
       role: typeof role === 'string' && ROLES.has(role) ? (role as SessionClaims['role']) : 'member',
     };
   };

@@ -3,7 +3,7 @@
 // image, name, issuer), the sender's message, the expiry and how to claim; with
 // HALLMARK_CLAIM_APP_URL set it links there with the token. Every value is escaped by `html`.
 import type { GiftView } from '@hallmark/proto/certificates/v1/gifts';
-import { renderIssuer, type IssuerView } from './issuer.js';
+import { claimedIssuer, renderIssuer, type IssuerView } from './issuer.js';
 import { html, unsafeRaw, type Html } from './html.js';
 import { photoImg } from './photo.js';
 import { pageShell } from './shell.js';
@@ -77,7 +77,7 @@ export function renderClaimPage(
       <section class="card">
         ${v.image_url ? photoImg(v.image_url, v.certificate_name) : ''}
         <h1 id="name">${v.certificate_name}</h1>
-        ${issuer ? renderIssuer(issuer) : v.issuer ? html`<p id="issuer">Issued by ${v.issuer}</p>` : ''}
+        ${issuer ? renderIssuer(issuer) : v.issuer ? renderIssuer(claimedIssuer(v.issuer)) : ''}
         <p><a href="${links.verify}">Verify this certificate</a></p>
       </section>
       ${

@@ -76,10 +76,25 @@ export async function loadIssuerOfCertificate(
 export const presentIssuer = (i: IssuerView | null) =>
   i && { name: i.name, website: i.website, domain: i.host, domainVerified: i.domainVerified };
 
+/**
+ * The issuer line. A verified issuer (its website publishes the enterprise's id) is named with
+ * emphasis, its logo and a "domain verified" badge. An unverified one is a claim anyone can
+ * type, so it is shown as such: a plain "Issuer not verified" label first, then "Claimed by
+ * <name>" in ordinary weight, no logo (a copied brand logo is the strongest false cue), and
+ * the website as text, not a link. The label is words, not only colour, and the line is one
+ * sentence to a screen reader.
+ */
 export function renderIssuer(i: IssuerView | null): Html | null {
   if (!i) return null;
+  if (!i.domainVerified)
+    return html`<p class="issuer unverified" id="issuer" data-domain="unverified">
+      <span class="badge warn">Issuer not verified</span>
+      Claimed by <span class="claimed-name">${i.name}</span>${
+        i.host ? html` — ${i.host} does not confirm it` : null
+      }.
+    </p>`;
   const box = i.logo ? logoBox(i.logo.width, i.logo.height) : null;
-  return html`<p class="issuer" id="issuer" data-domain="${i.domainVerified ? 'verified' : 'unverified'}">
+  return html`<p class="issuer" id="issuer" data-domain="verified">
     ${
       i.logo && box
         ? html`<img
@@ -93,12 +108,19 @@ export function renderIssuer(i: IssuerView | null): Html | null {
         : null
     }
     Issued by <strong>${i.name}</strong> <br /><a href="${i.website}" rel="noopener noreferrer">${i.host}</a>
-    ${
-      i.domainVerified
-        ? html`<span class="badge ok" title="${i.host} publishes this issuer’s Hallmark id"
-            >✓ domain verified</span
-          >`
-        : html`<span class="muted">(domain not verified)</span>`
-    }
+    <span class="badge ok" title="${i.host} publishes this issuer’s Hallmark id">✓ domain verified</span>
   </p>`;
 }
+
+/** A name only the certificate's own metadata gives (no profile): never more than a claim. */
+export const claimedIssuer = (name: string): IssuerView => ({
+  name,
+  website: '',
+  host: '',
+  domainVerified: false,
+  logo: null,
+  indexable: false,
+});
+
+/** The issuer's name for a page's description (link previews): only a verified one. */
+export const describedIssuer = (i: IssuerView | null): string | null => (i?.domainVerified ? i.name : null);

@@ -27,6 +27,8 @@ const COMMON_STYLE = `
 .issuer img.logo{float:left;margin:.1rem .6rem 0 0;object-fit:contain;border-radius:4px}
 .issuer .badge.ok{display:inline-block;border-radius:999px;padding:.05rem .6rem;font-size:.85rem;font-weight:600;background:#e3f6e8;color:#0f5a26}
 .issuer .muted{color:#595959;font-size:.9rem}
+.issuer .badge.warn{display:inline-block;border-radius:999px;padding:.05rem .6rem;font-size:.85rem;font-weight:600;background:#fdf0d5;color:#6b4500}
+.issuer.unverified .claimed-name{font-weight:400}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;
 

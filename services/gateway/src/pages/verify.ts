@@ -2,7 +2,7 @@
 // inline stylesheet, mobile first. Every value from the certificate is escaped by `html`.
 import type { ProvenanceEntry } from '@hallmark/proto/certificates/v1/certificates';
 import type { VerifyCertificateResponse } from '@hallmark/proto/certificates/v1/verification';
-import { renderIssuer, type IssuerView } from './issuer.js';
+import { describedIssuer, renderIssuer, type IssuerView } from './issuer.js';
 import { PROVENANCE_LABELS, technicalDetails, type Explorer } from './technical.js';
 import { attributeLabel, attributeValue, fingerprint, imageEntry } from './attributes.js';
 import { html, unsafeRaw, type Html } from './html.js';
@@ -319,7 +319,7 @@ export function renderVerifyPage(
       />
     </section>`;
   return page(`${c.name} · Hallmark verification`, body, {
-    description: `${c.name}: a certificate of authenticity${issuer ? ` issued by ${issuer.name}` : ''}, checked against the blockchain by Hallmark.`,
+    description: `${c.name}: a certificate of authenticity${describedIssuer(issuer) ? ` issued by ${describedIssuer(issuer)}` : ''}, checked against the blockchain by Hallmark.`,
     indexable: issuer?.indexable === true,
   });
 }

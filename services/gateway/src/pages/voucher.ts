@@ -4,7 +4,7 @@
 // the voucher's status, expiry and reference number, and how its recipient claims it.
 import type { VoucherView } from '@hallmark/proto/certificates/v1/vouchers';
 import { attributeLabel, attributeValue, imageEntry } from './attributes.js';
-import { renderIssuer, type IssuerView } from './issuer.js';
+import { describedIssuer, renderIssuer, type IssuerView } from './issuer.js';
 import { html, unsafeRaw, type Html } from './html.js';
 import { photoImg } from './photo.js';
 import { pageShell } from './shell.js';
@@ -182,7 +182,7 @@ export function renderVoucherPage(
       </p>
     </section>`;
   return page(`${name} · Hallmark voucher`, body, {
-    description: `${name}: a certificate of authenticity${issuer ? ` from ${issuer.name}` : ''} waiting for its owner, recorded on a public blockchain by Hallmark.`,
+    description: `${name}: a certificate of authenticity${describedIssuer(issuer) ? ` from ${describedIssuer(issuer)}` : ''} waiting for its owner, recorded on a public blockchain by Hallmark.`,
   });
 }
 

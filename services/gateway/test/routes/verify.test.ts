@@ -89,7 +89,6 @@ describe('GET /verify/:id', () => {
     h.app.publicCache.invalidate('cert_1');
     const unverified = await h.app.inject({ method: 'GET', url: '/verify/cert_1' });
     expect(unverified.body).toContain('data-domain="unverified"');
-    expect(unverified.body).toContain('domain not verified');
     h.answer('keys', 'getPublicEnterpriseProfile', async () => {
       throw new HallmarkError('resource_not_found');
     });
@@ -97,6 +96,34 @@ describe('GET /verify/:id', () => {
     const none = await h.app.inject({ method: 'GET', url: '/verify/cert_1' });
     expect(none.statusCode).toBe(200);
     expect(none.body).not.toContain('Issued by');
+  });
+
+  it('shows an issuer whose domain is not verified plainly, labelled "Issuer not verified": no bold name, no logo, no "Issued by", not in the description', async () => {
+    h.answer('verification', 'verifyCertificate', async () => verified());
+    h.answer('keys', 'getPublicEnterpriseProfile', async () => ({
+      enterprise_id: 'ent_000000000000000000000001',
+      display_name: 'Maison <Test>',
+      website: 'https://brand.example/',
+      domain_status: 'unverified',
+      domain_checked_at: '2026-01-01T00:00:00.000Z',
+      domain_detail: '',
+      logo_sha256: 'e'.repeat(64),
+      logo_width: 120,
+      logo_height: 40,
+      updated_at: '2026-01-01T00:00:00.000Z',
+    }));
+    h.app.publicCache.invalidate('cert_1');
+    const res = await h.app.inject({ method: 'GET', url: '/verify/cert_1' });
+    const line = /<p class="issuer unverified" id="issuer"[^>]*>([\s\S]*?)<\/p>/.exec(res.body)?.[1] ?? '';
+    expect(line).toContain('Issuer not verified');
+    expect(line.replace(/\s+/g, ' ')).toContain(
+      'Claimed by <span class="claimed-name">Maison &lt;Test&gt;</span> — brand.example does not confirm it.',
+    );
+    expect(line).not.toMatch(/<strong|<b>|font-weight:\s*(bold|[6-9]00)/);
+    expect(res.body).not.toContain('Issued by');
+    expect(res.body).not.toContain('id="issuer-logo"');
+    expect(res.body).not.toMatch(/<meta name="description" content="[^"]*Maison/);
+    expect(res.body).toMatch(/\.issuer\.unverified \.claimed-name\{font-weight:400\}/);
   });
 
   it("shows Hallmark's copy of the image, sized, with the anchored hash's fingerprint and the image check", async () => {

@@ -1,6 +1,7 @@
 // Enterprise issuer profiles, pure rules: validating what an owner or admin sets, who may set
 // it, where the domain proof lives and what a proof document must say. No I/O.
 import { HallmarkError, invalidParam, missingParam } from '@hallmark/kit/errors';
+import { hasInvisibleOrBidi, invisibleCharacterMessage } from '@hallmark/kit/text';
 import type { Caller } from '../domain/access.js';
 
 export const MAX_DISPLAY_NAME = 100;
@@ -61,6 +62,9 @@ export function parseProfile(raw: {
   if (displayName.length > MAX_DISPLAY_NAME || /\p{Cc}/u.test(displayName)) {
     throw invalidParam('displayName', `displayName must be 1 to ${MAX_DISPLAY_NAME} printable characters.`);
   }
+  // Shown publicly as who issued a certificate: no text-direction tricks, nothing invisible.
+  if (hasInvisibleOrBidi(displayName))
+    throw invalidParam('displayName', invisibleCharacterMessage('displayName'));
   if (!raw.website.trim()) throw missingParam('website');
   const website = httpsUrl(raw.website.trim(), 'website');
   const logo = raw.logoUrl?.trim() || null;

@@ -3,8 +3,11 @@
 // guard (no private, loopback or metadata addresses unless HALLMARK_OUTBOUND_ALLOW_HOSTS
 // exempts them; TLS always verified), https only, no redirects (the proof must be served by
 // the named host itself), one time budget for the whole exchange and a byte cap on the body.
-// Never throws: every failure is an unverified verdict with a reason a person can read.
-import { createGuardedAgent, OutboundGuard, OutboundRefusedError } from '@hallmark/kit';
+// Never throws: every failure is an unverified verdict with a reason a person can read. A
+// connection that fails, however (refused, reset, TLS, timeout, DNS), is the one reason
+// "could not be fetched": the website is the customer's choice, host and port, and telling
+// those apart would map the ports of an allowed host. The cause goes to the log.
+import { createGuardedAgent, OutboundGuard, OutboundRefusedError, type Logger } from '@hallmark/kit';
 import { request } from 'undici';
 import { MAX_PROOF_BYTES, PROOF_PATH, proofUrl, proofVerdict } from './domain.js';
 
@@ -14,6 +17,8 @@ export interface ProofFetchOptions {
   timeoutMs: number;
   /** Extra trusted CA (tests); TLS is always verified. */
   ca?: string;
+  /** Where a failed connection's cause goes. */
+  log?: Logger;
 }
 
 export type ProofCheck = (
@@ -66,7 +71,16 @@ export function createProofCheck(opts: ProofFetchOptions): ProofCheck {
       ) {
         return { verified: false, detail: `${new URL(url).hostname} is not a public address.` };
       }
-      if (signal.aborted) return { verified: false, detail: `${PROOF_PATH} did not answer in time.` };
+      const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+      opts.log?.info(
+        {
+          origin: new URL(url).origin,
+          code: e.code ?? e.cause?.code,
+          timedOut: signal.aborted,
+          err: e.message,
+        },
+        'issuer proof: fetch failed',
+      );
       return { verified: false, detail: `${PROOF_PATH} could not be fetched.` };
     }
   };

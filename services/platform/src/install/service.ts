@@ -171,6 +171,28 @@ export class InstallService {
     return this.store.updateSettings(shop, principal.enterprise_id, autoFulfill, mapping);
   }
 
+  /**
+   * Whether the platform still accepts the shop's access token, i.e. the app is installed.
+   * An `app/uninstalled` body is signed but carries no time, so a leaked one could be sent
+   * again after a reinstall; the platform revokes the token before it sends the real one, so
+   * a token that still works means the delivery is a replay. 401/403: not installed; any
+   * other answer decides nothing, so service_unavailable and the platform retries.
+   */
+  async stillInstalled(shop: string): Promise<boolean> {
+    const token = await this.store.accessToken(shop);
+    if (!token) return false;
+    try {
+      await this.admin.graphql(shop, token, '{ webhookSubscriptions(first: 1) { edges { node { id } } } }');
+      return true;
+    } catch (err) {
+      if (err instanceof AdminApiError && (err.status === 401 || err.status === 403)) return false;
+      throw new HallmarkError('service_unavailable', {
+        message: 'The platform could not confirm the uninstall; retry later.',
+        cause: err,
+      });
+    }
+  }
+
   private async provisionKey(principal: Principal, shop: string | null) {
     const res = await this.keys.createKey({
       principal,

@@ -14,6 +14,7 @@ export function ordersHandlers(
         shop: req.shop_domain.toLowerCase(),
         topic: req.topic,
         webhookId: req.webhook_id,
+        triggeredAt: req.triggered_at,
       });
       return { duplicate };
     },

@@ -1,12 +1,21 @@
-// Inbound platform webhooks: verified against the app secret, deduplicated (same webhook id,
-// or same topic + order), recorded with their effect in one transaction, answered at once.
+// Inbound platform webhooks: verified against the app secret, fresh (triggered-at within the
+// window), bound to the header's shop (the signed body names it, or its order is not another
+// shop's), deduplicated (same webhook id, or same topic + order), recorded with their effect
+// in one transaction, answered at once. app/uninstalled acts only once the platform no longer
+// accepts the shop's token (its body has no time, so this is what tells a replay).
 // orders/paid starts the order's workflow after commit (or the submitter does, if Restate
 // is away); orders/cancelled voids the order's unclaimed vouchers; app/uninstalled disables the integration and revokes the provisioned key.
 import { HallmarkError, type AsyncClient, type Logger } from '@hallmark/kit';
 import type { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import type { InstallStore } from '../install/store.js';
 import type { Cancellations } from './cancellation.js';
-import { isInboundTopic, parseOrder, verifyWebhook } from './domain/webhook.js';
+import {
+  checkBoundToShop,
+  checkFreshness,
+  isInboundTopic,
+  parseOrder,
+  verifyWebhook,
+} from './domain/webhook.js';
 import type { OrdersStore } from './store.js';
 import type { OrderWorkflowIngress } from './workflows/ingress.js';
 
@@ -16,6 +25,8 @@ export interface InboundWebhook {
   shop: string;
   topic: string;
   webhookId: string;
+  /** X-Platform-Triggered-At. */
+  triggeredAt: string;
 }
 
 export class OrdersService {
@@ -27,6 +38,11 @@ export class OrdersService {
     private readonly cancellations: Cancellations,
     private readonly apiSecret: string,
     private readonly log: Logger,
+    /** The platform's store-domain suffix (`.myshopify.com`). */
+    private readonly shopSuffix: string,
+    /** Whether the platform still accepts the shop's token (InstallService.stillInstalled). */
+    private readonly stillInstalled: (shop: string) => Promise<boolean>,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Answers whether the webhook was a duplicate. */
@@ -39,6 +55,7 @@ export class OrdersService {
         message: 'The e-commerce platform integration is not configured.',
       });
     verifyWebhook(w.body, w.hmac, this.apiSecret);
+    checkFreshness(w.triggeredAt, this.now());
     if (!isInboundTopic(w.topic)) {
       this.log.info({ topic: w.topic, shop: w.shop }, 'webhook: topic not handled; acknowledged');
       return false;
@@ -49,9 +66,26 @@ export class OrdersService {
     } catch {
       throw new HallmarkError('malformed_json', { message: 'The webhook body is not JSON.' });
     }
+    try {
+      checkBoundToShop(w.topic, payload, w.shop, this.shopSuffix);
+    } catch (err) {
+      this.log.warn({ topic: w.topic, shop: w.shop }, 'webhook: body names another shop; refused');
+      throw err;
+    }
     const integration = await this.installs.forShop(w.shop);
     if (!integration || (integration.status !== 'active' && w.topic !== 'app/uninstalled')) {
       this.log.info({ topic: w.topic, shop: w.shop }, 'webhook: shop not installed; acknowledged');
+      return false;
+    }
+    if (
+      w.topic === 'app/uninstalled' &&
+      integration.status === 'active' &&
+      (await this.stillInstalled(w.shop))
+    ) {
+      this.log.warn(
+        { shop: w.shop },
+        'webhook: app/uninstalled while the token still works (a replay); ignored',
+      );
       return false;
     }
     const order = w.topic === 'app/uninstalled' ? null : parseOrder(payload);
@@ -60,6 +94,13 @@ export class OrdersService {
     const base = { shop: w.shop, enterpriseId: integration.enterpriseId, name: order?.name ?? null };
 
     const effect = await this.orders.tx(async (tx) => {
+      const otherShop = orderId ? await this.orders.orderHeardFromOtherShop(tx, orderId, w.shop) : null;
+      if (otherShop) {
+        this.log.warn({ topic: w.topic, shop: w.shop, otherShop }, 'webhook: order of another shop; refused');
+        throw new HallmarkError('invalid_token', {
+          message: 'The webhook names an order of another shop than X-Platform-Shop-Domain.',
+        });
+      }
       if (!(await this.orders.firstDelivery(tx, webhookId, w.shop, w.topic, orderId)))
         return { duplicate: true } as const;
       switch (w.topic) {

@@ -25,6 +25,21 @@ export class OrdersStore {
     return transaction(this.pool, fn);
   }
 
+  /**
+   * The shop an earlier delivery of this order came from when it is not `shop`, else null.
+   * Order ids are the platform's, unique across shops, so another shop's is a replay under a
+   * forged (unsigned) shop header. Locked per order until commit, so two deliveries of one
+   * order under two shops cannot both pass.
+   */
+  async orderHeardFromOtherShop(tx: PoolClient, orderId: string, shop: string): Promise<string | null> {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`inbound-order:${orderId}`]);
+    const { rows } = await tx.query<{ shop: string }>(
+      'SELECT shop FROM inbound_webhooks WHERE order_id = $1 AND shop <> $2 LIMIT 1',
+      [orderId, shop],
+    );
+    return rows[0]?.shop ?? null;
+  }
+
   /** False when this webhook (same id, or same topic + order) was accepted before. */
   async firstDelivery(
     tx: PoolClient,

@@ -84,13 +84,17 @@ describe('finding 1: a certificate-voucher claim fails closed', () => {
   const claim = (auth: string) =>
     stack.call('POST', `/api/certificates/vouchers/${voucher.id}/claim`, { auth });
 
-  it('refuses (403) a session of another enterprise with no, empty, null, array, unverified or other e-mail; nothing moves', async () => {
+  it('refuses (403) a session of another enterprise with no, empty, null, array, unverified (false or any non-boolean email_verified, "false" included) or other e-mail; nothing moves', async () => {
     const attempts: Record<string, unknown>[] = [
       {},
       { email: '' },
       { email: null },
       { email: ['buyer@example.com'] },
       { email: 'buyer@example.com', email_verified: false },
+      { email: 'buyer@example.com', email_verified: 'false' },
+      { email: 'buyer@example.com', email_verified: 'true' },
+      { email: 'buyer@example.com', email_verified: 1 },
+      { email: 'buyer@example.com', email_verified: null },
       { email: 'someone@example.com' },
     ];
     for (const claims of attempts) {

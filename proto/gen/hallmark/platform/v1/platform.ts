@@ -108,6 +108,11 @@ export interface ReceiveWebhookRequest {
   topic: string;
   api_version: string;
   webhook_id: string;
+  /**
+   * X-Platform-Triggered-At (ISO 8601): refused when missing, older than the freshness
+   * window or in the future beyond clock skew.
+   */
+  triggered_at: string;
 }
 
 export interface ReceiveWebhookResponse {
@@ -1284,7 +1289,15 @@ export const Integration: MessageFns<Integration> = {
 };
 
 function createBaseReceiveWebhookRequest(): ReceiveWebhookRequest {
-  return { body: Buffer.alloc(0), hmac: "", shop_domain: "", topic: "", api_version: "", webhook_id: "" };
+  return {
+    body: Buffer.alloc(0),
+    hmac: "",
+    shop_domain: "",
+    topic: "",
+    api_version: "",
+    webhook_id: "",
+    triggered_at: "",
+  };
 }
 
 export const ReceiveWebhookRequest: MessageFns<ReceiveWebhookRequest> = {
@@ -1306,6 +1319,9 @@ export const ReceiveWebhookRequest: MessageFns<ReceiveWebhookRequest> = {
     }
     if (message.webhook_id !== "") {
       writer.uint32(50).string(message.webhook_id);
+    }
+    if (message.triggered_at !== "") {
+      writer.uint32(58).string(message.triggered_at);
     }
     return writer;
   },
@@ -1371,6 +1387,14 @@ export const ReceiveWebhookRequest: MessageFns<ReceiveWebhookRequest> = {
             message.webhook_id = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.triggered_at = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1403,6 +1427,11 @@ export const ReceiveWebhookRequest: MessageFns<ReceiveWebhookRequest> = {
         : isSet(object.webhook_id)
         ? globalThis.String(object.webhook_id)
         : "",
+      triggered_at: isSet(object.triggeredAt)
+        ? globalThis.String(object.triggeredAt)
+        : isSet(object.triggered_at)
+        ? globalThis.String(object.triggered_at)
+        : "",
     };
   },
 
@@ -1425,6 +1454,9 @@ export const ReceiveWebhookRequest: MessageFns<ReceiveWebhookRequest> = {
     }
     if (message.webhook_id !== "") {
       obj.webhookId = message.webhook_id;
+    }
+    if (message.triggered_at !== "") {
+      obj.triggeredAt = message.triggered_at;
     }
     return obj;
   },

@@ -3,15 +3,13 @@
 import { sha256Hex } from '@hallmark/kit/crypto';
 import { HallmarkError, invalidParam, missingParam, notFound } from '@hallmark/kit/errors';
 import { isId } from '@hallmark/kit/ids';
+import { isEmailAddress } from '@hallmark/kit/text';
 
 export type GiftStatus = 'pending' | 'claiming' | 'claimed' | 'revoked';
 
 export const MAX_MESSAGE_LENGTH = 500;
-const MAX_EMAIL_LENGTH = 254;
 /** 32 random bytes in base64url: 43 characters. */
 const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
-// A practical address check (one @, a dot in the domain, no spaces or angle brackets).
-const EMAIL_RE = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]{2,}$/;
 const E164_RE = /^\+[1-9]\d{6,14}$/;
 
 export interface GiftRecord {
@@ -55,7 +53,7 @@ export function parseCreateGift(req: {
   if (!isId('certificate', req.certificateId)) throw notFound('certificate', req.certificateId);
   const email = (req.recipientEmail ?? '').trim();
   if (!email) throw missingParam('recipientEmail');
-  if (email.length > MAX_EMAIL_LENGTH || !EMAIL_RE.test(email))
+  if (!isEmailAddress(email))
     throw invalidParam('recipientEmail', 'recipientEmail must be a valid e-mail address.');
   let phone: string | null = null;
   if (req.recipientPhone !== undefined && req.recipientPhone !== '') {

@@ -40,6 +40,8 @@ export async function runBackfill(d: Omit<BackfillDeps, 'intervalMs'>): Promise<
         bytes = await d.fetch(c.imageUrl);
       } catch (err) {
         if (!(err instanceof ImageFetchError)) throw err;
+        // The verdict (shown publicly) keeps the one customer-facing message; the cause is logged.
+        d.log.info({ certificateId: c.certificateId, detail: err.detail }, 'media backfill: fetch failed');
         await d.store.recordVerdict(c.certificateId, 'unavailable', null, err.message);
         tally.unavailable++;
         continue;

@@ -57,8 +57,8 @@ export function presentVoucher(v: CertificateVoucher) {
 }
 
 /**
- * The e-mail the request's session proves (its JWT `email` claim: a non-empty string not
- * marked `email_verified: false`), or null. The claim compares it with the voucher's
+ * The e-mail the request's session proves (its JWT `email` claim: a valid address, with
+ * `email_verified` absent or the boolean true; auth/session.ts › provenEmail), or null. The claim compares it with the voucher's
  * recipient and refuses when the voucher has one and this is null.
  */
 function sessionEmail(request: FastifyRequest): string | null {

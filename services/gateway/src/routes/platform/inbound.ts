@@ -28,7 +28,13 @@ export default async function inboundWebhooks(app: FastifyInstance, { clients }:
           'Topics `orders/create` (recorded), `orders/paid` (certificate vouchers are issued by a bulk job, then the ' +
           'order is fulfilled when `settings.autoFulfill` is on; emits `payment.succeeded`), `orders/cancelled` ' +
           '(the order’s unclaimed certificate vouchers are voided), `app/uninstalled` (integration disabled, token wiped, provisioned key revoked). The raw body ' +
-          'is verified against `X-Platform-Hmac-Sha256` (base64 HMAC-SHA256 with the app secret). A duplicate (same ' +
+          'is verified against `X-Platform-Hmac-Sha256` (base64 HMAC-SHA256 with the app secret). The headers are not ' +
+          'signed, so the body must be bound to `X-Platform-Shop-Domain`: an `app/uninstalled` body names the shop ' +
+          '(`myshopify_domain`), an order names it in `order_status_url` when that is on a store domain, and an order ' +
+          'already heard from another shop is refused; `X-Platform-Triggered-At` must be within the last 6 hours ' +
+          '(5 minutes of clock skew ahead). Any of these failing answers 401 and does nothing. `app/uninstalled` acts ' +
+          'only once the platform refuses the shop’s access token (while it still works the delivery is a replay: ' +
+          'acknowledged, nothing done). A duplicate (same ' +
           '`X-Platform-Webhook-Id`, or the same topic and order) is acknowledged with `duplicate: true` and does nothing.',
         // No header is required by the schema: the HMAC is checked first, so a request without
         // one is 401 (spec › Authentication 12), not a 400 about headers.
@@ -40,6 +46,7 @@ export default async function inboundWebhooks(app: FastifyInstance, { clients }:
             'x-platform-topic': { type: 'string', maxLength: 64 },
             'x-platform-api-version': { type: 'string', maxLength: 16 },
             'x-platform-webhook-id': { type: 'string', maxLength: 128 },
+            'x-platform-triggered-at': { type: 'string', maxLength: 64 },
           },
         },
         response: {
@@ -66,6 +73,7 @@ export default async function inboundWebhooks(app: FastifyInstance, { clients }:
         topic: String(h['x-platform-topic'] ?? ''),
         api_version: String(h['x-platform-api-version'] ?? ''),
         webhook_id: String(h['x-platform-webhook-id'] ?? ''),
+        triggered_at: String(h['x-platform-triggered-at'] ?? ''),
       });
       return { success: true, duplicate: res.duplicate };
     },
