@@ -127,5 +127,27 @@ for f in deploy/helm/check/faults/*.yaml; do
   fi
 done
 
+# The objectives' alerts: the rule file the chart renders as a PrometheusRule, checked and
+# unit-tested by promtool (Debian's prometheus package; .ci/run installs it).
+echo "--- alert rules (promtool)"
+if ! command -v promtool >/dev/null 2>&1; then
+  echo "FAIL promtool not found: apt-get install prometheus (it ships promtool)" && fail=1
+else
+  if checked="$(promtool check rules deploy/helm/hallmark/files/alerts.yaml 2>&1)"; then
+    echo "ok   promtool check rules:$(tail -n1 <<<"$checked" | sed 's/SUCCESS://')"
+  else
+    echo "FAIL promtool check rules" && echo "$checked" && fail=1
+  fi
+  if promtool test rules deploy/prometheus/alerts.test.yaml >"$out/promtool.log" 2>&1; then
+    echo "ok   promtool test rules: $(grep -c 'alertname:' deploy/prometheus/alerts.test.yaml) alert expectations"
+  else
+    echo "FAIL promtool test rules" && cat "$out/promtool.log" && fail=1
+  fi
+  # The PrometheusRule the chart renders carries the same rules, runbook links filled in.
+  if ! grep -q "runbook_url: https://github.com/hallmark/hallmark/blob/main/docs/runbooks/relayer.md" "$out/production.yaml"; then
+    echo "FAIL production.yaml renders no PrometheusRule with runbook links" && fail=1
+  fi
+fi
+
 echo "--- helm-check $([ "$fail" = 0 ] && echo passed || echo FAILED) in $((SECONDS - start))s"
 exit "$fail"

@@ -62,11 +62,48 @@ function serviceMonitorProblems(doc) {
   const eps = doc.spec?.endpoints;
   if (!Array.isArray(eps) || eps.length === 0) out.push('/spec/endpoints: at least one');
   (eps ?? []).forEach((e, i) => {
-    only(e, `/spec/endpoints/${i}`, ['port', 'path', 'interval', 'scrapeTimeout']);
+    only(e, `/spec/endpoints/${i}`, ['port', 'path', 'interval', 'scrapeTimeout', 'honorLabels']);
     if (typeof e.port !== 'string') out.push(`/spec/endpoints/${i}/port: a port name`);
+    if (e.honorLabels !== undefined && typeof e.honorLabels !== 'boolean')
+      out.push(`/spec/endpoints/${i}/honorLabels: a boolean`);
     for (const k of ['interval', 'scrapeTimeout'])
       if (e[k] !== undefined && !/^\d+(ms|s|m|h)$/.test(e[k]))
         out.push(`/spec/endpoints/${i}/${k}: a duration`);
+  });
+  return out;
+}
+
+/** A duration in Prometheus's syntax (`5m`, `1h30m`). */
+const DURATION = /^(\d+(ms|s|m|h|d|w|y))+$/;
+
+/**
+ * The Operator's PrometheusRule (a CRD too): groups of named rules, each a `record` or an
+ * `alert` with an `expr`; alerts' labels and annotations string maps. promtool checks the
+ * expressions themselves (scripts/helm-check.sh).
+ */
+function prometheusRuleProblems(doc) {
+  const out = [];
+  const only = (obj, path, allowed) => {
+    for (const k of Object.keys(obj ?? {})) if (!allowed.includes(k)) out.push(`${path}/${k}: unknown field`);
+  };
+  only(doc, '', ['apiVersion', 'kind', 'metadata', 'spec']);
+  only(doc.spec, '/spec', ['groups']);
+  const groups = doc.spec?.groups;
+  if (!Array.isArray(groups) || groups.length === 0) out.push('/spec/groups: at least one');
+  (groups ?? []).forEach((g, i) => {
+    const at = `/spec/groups/${i}`;
+    only(g, at, ['name', 'interval', 'rules']);
+    if (typeof g.name !== 'string' || !g.name) out.push(`${at}/name: required`);
+    (g.rules ?? []).forEach((r, j) => {
+      const rat = `${at}/rules/${j}`;
+      only(r, rat, ['record', 'alert', 'expr', 'for', 'labels', 'annotations']);
+      if (!!r.record === !!r.alert) out.push(`${rat}: exactly one of record and alert`);
+      if (typeof r.expr !== 'string' || !r.expr.trim()) out.push(`${rat}/expr: required`);
+      if (r.for !== undefined && !DURATION.test(r.for)) out.push(`${rat}/for: a duration`);
+      for (const m of ['labels', 'annotations'])
+        for (const [k, v] of Object.entries(r[m] ?? {}))
+          if (typeof v !== 'string') out.push(`${rat}/${m}/${k}: a string`);
+    });
   });
   return out;
 }
@@ -77,6 +114,8 @@ export async function schemaProblems(doc) {
   if (typeof apiVersion !== 'string' || typeof kind !== 'string') return ['apiVersion and kind are required'];
   if (apiVersion === 'monitoring.coreos.com/v1' && kind === 'ServiceMonitor')
     return serviceMonitorProblems(doc);
+  if (apiVersion === 'monitoring.coreos.com/v1' && kind === 'PrometheusRule')
+    return prometheusRuleProblems(doc);
   const Model = await modelClass(apiVersion, kind);
   const rootType = typeName(apiVersion, kind);
   if (!Model || !k8sTypes[rootType]) return [`${apiVersion} ${kind}: not a known Kubernetes API type`];
