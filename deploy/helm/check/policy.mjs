@@ -96,7 +96,7 @@ function probeProblems(dep, c, say) {
   }
 }
 
-/** HALLMARK_<SVC>_ADDR: own service listens on 0.0.0.0:port, others are dialled by Service name. */
+/** HALLMARK_<SVC>_ADDR: own service listens on 0.0.0.0:port, others are dialled by headless Service (dns:///). */
 function addrProblems(dep, c, ctx, say) {
   const component = dep.spec.template.metadata?.labels?.['app.kubernetes.io/component'];
   const env = new Map((c.env ?? []).map((e) => [e.name, e.value]));
@@ -110,8 +110,13 @@ function addrProblems(dep, c, ctx, say) {
       if (value !== `0.0.0.0:${grpc?.containerPort}`)
         say(`env ${name} must be 0.0.0.0:${grpc?.containerPort} (listen)`);
     } else {
-      const [host, port] = value.split(':');
+      // dns:/// of a headless Service: every pod an address, calls round robin. A ClusterIP
+      // Service name would give each client one connection to one pod (no load spreading).
+      if (!value.startsWith('dns:///')) say(`env ${name}=${value}: dial dns:///<headless Service>:port`);
+      const [host, port] = value.replace(/^dns:\/\/\//, '').split(':');
       const target = ctx.byKind('Service').find((s) => s.metadata.name === host);
+      if (target && target.spec.clusterIP !== 'None')
+        say(`env ${name}=${value}: ${host} is not headless (one connection would reach one pod)`);
       const servesPort = target?.spec.ports?.some((p) => String(p.port) === port);
       const pods = ctx
         .byKind('Deployment')

@@ -56,13 +56,23 @@ export const opsEnv = {
   HALLMARK_OUTBOX_RETENTION_HOURS: z.coerce.number().int().min(1).default(168),
   /** Deliveries of one event to a consumer before it is parked in the dead-letter stream. */
   HALLMARK_NATS_MAX_DELIVER: z.coerce.number().int().min(2).max(10_000).default(20),
+  /** After this a client's gRPC connection is closed so it reconnects (to a new replica, maybe). */
+  HALLMARK_GRPC_MAX_CONNECTION_AGE_MS: z.coerce.number().int().min(1000).default(300_000),
 };
 
-/** `host:port` a service listens on and its clients dial (one name for both sides). */
+/**
+ * `host:port` a service listens on and its clients dial (one name for both sides). A client
+ * may also be given a gRPC name that resolves to every replica: `dns:///host:port` (a
+ * Kubernetes headless Service: each address one replica) or `ipv4:a:port,b:port`; its calls
+ * are then spread over them round robin (grpc/client.ts).
+ */
 export const grpcAddr = (fallbackPort: number) =>
   z
     .string()
-    .regex(/^[\w.-]+:\d{1,5}$/, 'expected host:port')
+    .regex(
+      /^(?:[\w.-]+:\d{1,5}|dns:\/\/\/[\w.-]+:\d{1,5}|ipv4:[\d.]+:\d{1,5}(?:,[\d.]+:\d{1,5})*)$/,
+      'expected host:port, dns:///host:port or ipv4:a.b.c.d:port[,…]',
+    )
     .default(`127.0.0.1:${fallbackPort}`);
 
 export const SERVICE_ADDR_ENV = {

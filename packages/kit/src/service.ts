@@ -88,6 +88,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     services: parts.services,
     log,
     protoFiles: opts.protoFiles,
+    maxConnectionAgeMs: ops.HALLMARK_GRPC_MAX_CONNECTION_AGE_MS,
   });
   for (const w of parts.workers ?? []) await w.start();
   const metricsPort = opts.metricsPort ?? metricsPortFor(opts.name);

@@ -99,6 +99,29 @@ spec:
       protocol: TCP
       appProtocol: kubernetes.io/h2c
     {{- end }}
+{{- /*
+A headless Service over the same pods, gRPC only: its DNS name resolves to every ready pod, so
+a client dialling dns:///<name>:<port> (HALLMARK_<SVC>_ADDR) connects to each and spreads its
+calls round robin. Through the ClusterIP Service one long-lived HTTP/2 connection would reach
+one pod, and more replicas would take no load.
+*/}}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "hallmark.podsName" . }}
+  labels:
+    {{- include "hallmark.componentLabels" . | trim | nindent 4 }}
+spec:
+  clusterIP: None
+  selector:
+    {{- include "hallmark.selectorLabels" . | trim | nindent 4 }}
+  ports:
+    - name: grpc
+      port: {{ .root.Values.grpcPort }}
+      targetPort: grpc
+      protocol: TCP
+      appProtocol: grpc
 {{- end }}
 
 {{/* dict root name → a PodDisruptionBudget for one service, when enabled. */}}

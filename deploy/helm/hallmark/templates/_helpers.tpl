@@ -27,6 +27,11 @@ keys vouchers certificates bulk notify platform
 {{- printf "%s-%s" (include "hallmark.fullname" .root | trunc 50 | trimSuffix "-") .name }}
 {{- end }}
 
+{{- /* dict root name → the headless Service of a gRPC service's pods (≤ 63 characters). */}}
+{{- define "hallmark.podsName" -}}
+{{- printf "%s-%s-pods" (include "hallmark.fullname" .root | trunc 44 | trimSuffix "-") .name }}
+{{- end }}
+
 {{- define "hallmark.labels" -}}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 app.kubernetes.io/name: {{ include "hallmark.name" . }}
@@ -81,7 +86,8 @@ uses it: a bare Service name resolves only inside the release's own namespace.
 {{/*
 dict root self → HALLMARK_<SVC>_ADDR for every gRPC service. One variable is both the address
 a service listens on and the one its clients dial, so the value differs per pod: the pod's own
-service listens on 0.0.0.0:<grpcPort>, every other one is dialled through its Service name.
+service listens on 0.0.0.0:<grpcPort>, every other one is dialled as dns:///<svc>-pods:<port>,
+its headless Service: every pod an address, calls round robin over them.
 */}}
 {{- define "hallmark.addrEnv" -}}
 {{- $root := .root }}
@@ -90,7 +96,7 @@ service listens on 0.0.0.0:<grpcPort>, every other one is dialled through its Se
   {{- if eq $svc $.self }}
   value: {{ printf "0.0.0.0:%d" (int $root.Values.grpcPort) | quote }}
   {{- else }}
-  value: {{ printf "%s:%d" (include "hallmark.svcName" (dict "root" $root "name" $svc)) (int $root.Values.grpcPort) | quote }}
+  value: {{ printf "dns:///%s:%d" (include "hallmark.podsName" (dict "root" $root "name" $svc)) (int $root.Values.grpcPort) | quote }}
   {{- end }}
 {{- end }}
 {{- end }}

@@ -51,6 +51,10 @@ type UnaryFn = (...a: unknown[]) => void;
 
 /** Channel options of every client (the same everywhere, so clients of one address share a connection). */
 const CHANNEL_OPTIONS = {
+  // Calls go round robin over every address the name resolves to (a headless Service's pods,
+  // or an ipv4: list). With one address (a ClusterIP Service) it is that one; the servers'
+  // max connection age (server.ts) still moves the connection from pod to pod now and then.
+  'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
   'grpc.keepalive_time_ms': 30_000,
   // A bulk upload carries a CSV (≤ 10 MB) and a ZIP (≤ 100 MB) in one message.
   'grpc.max_receive_message_length': 128 * 1024 * 1024,

@@ -87,6 +87,8 @@ export interface GrpcServerOptions {
   log: Logger;
   /** .proto files (relative to the proto root) to expose through reflection. */
   protoFiles?: string[];
+  /** Close a client's connection after this long (HALLMARK_GRPC_MAX_CONNECTION_AGE_MS): it reconnects. */
+  maxConnectionAgeMs?: number;
 }
 
 export interface RunningGrpcServer {
@@ -258,6 +260,12 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     'grpc.max_receive_message_length': 128 * 1024 * 1024,
     // Nothing reads channelz; with it on, every call runs through its tracking handler.
     'grpc.enable_channelz': 0,
+    // A client's connection is closed (GOAWAY) after a few minutes, so it resolves the name
+    // again and reconnects: a replica added since gets calls (gRPC's A9 connection
+    // management). Calls in flight finish on the old connection: streams such as a listen
+    // session may run for hours, so the grace is a day.
+    'grpc.max_connection_age_ms': opts.maxConnectionAgeMs ?? 300_000,
+    'grpc.max_connection_age_grace_ms': 24 * 3600_000,
   });
   const statusMap: ServingStatusMap = { '': 'SERVING' };
   for (const svc of opts.services) {
