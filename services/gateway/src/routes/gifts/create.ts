@@ -29,7 +29,8 @@ export default async function createGiftRoute(
         summary: 'Gift a certificate by a single-use claim link',
         description:
           'The certificate must be minted and held by the sender’s custodial wallet (the enterprise’s holding ' +
-          'wallet, or for a user session also the user’s own wallet), and not in another pending gift. The ' +
+          'wallet, or for a user session also the user’s own wallet), and not in another pending hand-over (an ' +
+          'unclaimed certificate voucher, a gift or a transfer: 409 `resource_locked` naming it). The ' +
           'recipient gets an e-mail (primary SMTP, fallback on failure) and, with `recipientPhone`, an SMS, with ' +
           'the claim link `/claim/<claimToken>`; an email template of the enterprise named `gift` replaces the ' +
           'built-in message. The gift expires after HALLMARK_GIFT_TTL_HOURS (default 168). A held certificate ' +
@@ -84,6 +85,7 @@ export default async function createGiftRoute(
           401: ERRORS[401],
           403: ERRORS[403],
           404: ERRORS[404],
+          409: ERRORS[409],
           422: ERRORS[422],
           429: ERRORS[429],
           502: ERRORS[502],
