@@ -192,7 +192,8 @@ export function renderVoucherPage(
       </p>
     </section>`;
   return page(`${name} · Hallmark voucher`, body, {
-    description: `${name}: a certificate of authenticity${issuer ? ` from ${issuer.name}` : ''} waiting for its owner, recorded on a public blockchain by Hallmark.`,
+    // "Waiting for its owner" only while that is true (link previews read this too).
+    description: `${name}: a certificate of authenticity${issuer ? ` from ${issuer.name}` : ''}${v.status === 'available' ? ' waiting for its owner,' : ''} recorded on a public blockchain by Hallmark.`,
   });
 }
 
