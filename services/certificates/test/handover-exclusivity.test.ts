@@ -214,7 +214,7 @@ const voucherFor = (certificateId: string, key = newId('request'), days = 30) =>
     {
       principal: issuer,
       idempotency_key: key,
-      items: [{ certificate_id: certificateId, expiry_days: days }],
+      items: [{ certificate_id: certificateId, expiry_days: days, metadata_json: '{"sku":"W-1"}' }],
     },
     CALL,
   );
