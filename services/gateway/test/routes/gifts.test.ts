@@ -155,7 +155,7 @@ describe('GET /claim/:token', () => {
   });
 });
 
-describe('GET /claim/:token of a gift that cannot be claimed', () => {
+describe('GET /claim/:token', () => {
   it('says so (410) when its certificate is in another hand-over or no longer with the sender, never "claim it"', async () => {
     h.answer('gifts', 'getGiftByToken', async () => ({
       transfer_id: GIFT,
