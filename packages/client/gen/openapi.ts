@@ -565,7 +565,7 @@ export interface paths {
         };
         /**
          * Listen: receive webhook events as Server-Sent Events (`hallmark listen`)
-         * @description Opens a listen session: a subscription of its own to the enterprise’s events (versioned and enterprise types) in test mode, or live with `mode=live` (a session, or a live key). The first event, `session`, carries `{id, secret, livemode, events, created_at}`: `secret` (whsec_…) signs every later event. Each later event is named after the event type, with `id` the delivery id and `data` `{id, event_id, type, attempt, headers, body}`: `body` is the exact string an endpoint would receive and `headers` the exact headers (X-Service-Signature and webhook-* for versioned types, X-Webhook-* for enterprise types), so a receiver’s own verification code can be used as is. Lines starting with `:` are keep-alives. The session ends when the client disconnects; its deliveries are recorded in notify.
+         * @description Opens a listen session: a subscription of its own to the enterprise’s events (versioned and enterprise types) in test mode, or live with `mode=live` (a session, or a live key). The first event, `session`, carries `{id, secret, livemode, events, created_at}`: `secret` (whsec_…) signs every later event. Each later event is named after the event type, with `id` the delivery id and `data` `{id, event_id, type, attempt, headers, body}`: `body` is the exact string an endpoint would receive and `headers` the exact headers (X-Service-Signature and webhook-* for versioned types, X-Webhook-* for enterprise types), so a receiver’s own verification code can be used as is. Lines starting with `:` are keep-alives. The session ends when the client disconnects; its deliveries are recorded in notify. At most HALLMARK_LISTEN_MAX_SESSIONS (default 10) sessions are open at once per enterprise: the next is 429 `concurrent_limit_exceeded` with `retry_after` (closing one frees its slot at once).
          *
          *     An API key or a user session token. Scope: `admin.*`.
          */
@@ -987,7 +987,7 @@ export interface paths {
         put?: never;
         /**
          * Gift a certificate by a single-use claim link
-         * @description The certificate must be minted and held by the sender’s custodial wallet (the enterprise’s holding wallet, or for a user session also the user’s own wallet), and not in another pending gift. The recipient gets an e-mail (primary SMTP, fallback on failure) and, with `recipientPhone`, an SMS, with the claim link `/claim/<claimToken>`; an email template of the enterprise named `gift` replaces the built-in message. The gift expires after HALLMARK_GIFT_TTL_HOURS (default 168). A held certificate Hallmark has no signing key for: 502 `sender_credential_missing`.
+         * @description The certificate must be minted and held by the sender’s custodial wallet (the enterprise’s holding wallet, or for a user session also the user’s own wallet), and not in another pending hand-over (an unclaimed certificate voucher, a gift or a transfer: 409 `resource_locked` naming it). The recipient gets an e-mail (primary SMTP, fallback on failure) and, with `recipientPhone`, an SMS, with the claim link `/claim/<claimToken>`; an email template of the enterprise named `gift` replaces the built-in message. The gift expires after HALLMARK_GIFT_TTL_HOURS (default 168). A held certificate Hallmark has no signing key for: 502 `sender_credential_missing`. At most HALLMARK_GIFT_CREATE_ENTERPRISE_LIMIT (default 100) gifts per enterprise an hour (429 with `retry_after`).
          *
          *     An API key or a user session token. Scope: `transactions.create` or `transactions.*`.
          */
@@ -1031,7 +1031,7 @@ export interface paths {
         put?: never;
         /**
          * Send a pending gift’s claim link again
-         * @description The gift’s creator only (another actor of the enterprise: 403). The same channels as at creation: `method` is `email`, or `email,sms` when a phone was given. At most HALLMARK_GIFT_RESEND_LIMIT (default 5) per gift an hour. A gift that is no longer pending: 422.
+         * @description The gift’s creator only (another actor of the enterprise: 403). The same channels as at creation: `method` is `email`, or `email,sms` when a phone was given. At most HALLMARK_GIFT_RESEND_LIMIT (default 5) per gift an hour, and HALLMARK_GIFT_RESEND_ENTERPRISE_LIMIT (default 20) per enterprise an hour (429 with `retry_after`). A gift that is no longer pending: 422.
          *
          *     An API key or a user session token. Scope: `transactions.create` or `transactions.*`.
          */
@@ -1097,7 +1097,7 @@ export interface paths {
         put?: never;
         /**
          * Claim a gift with the recipient’s user session
-         * @description The recipient’s custodial wallet is provisioned and the token moves there on chain by the holder-signed permit path. 200 `claimed` once the transfer is confirmed; 202 `claiming` if it is still on its way (claim again, or read the gift, for the result). Single-use: of parallel claims exactly one wins; the same recipient claiming again gets the same answer (`replayed`). Unknown, used, revoked or expired token: 404, counted toward the invalid-attempt limit (then 429). At most HALLMARK_GIFT_CLAIM_LIMIT (default 10) claims per user an hour.
+         * @description The recipient’s custodial wallet is provisioned and the token moves there on chain by the holder-signed permit path. 200 `claimed` once the transfer is confirmed; 202 `claiming` if it is still on its way (claim again, or read the gift, for the result). Single-use: of parallel claims exactly one wins; the same recipient claiming again gets the same answer (`replayed`). Unknown, used, revoked or expired token: 404, counted toward the invalid-attempt limit (then 429). A gift whose certificate is in another pending hand-over or no longer with the sender: 409 `resource_locked` (the gift stays pending; its claim page says it cannot be claimed). At most HALLMARK_GIFT_CLAIM_LIMIT (default 10) claims per user an hour.
          *
          *     A user session token only.
          */
@@ -1596,7 +1596,7 @@ export interface paths {
         put?: never;
         /**
          * Claim a voucher with the recipient's user session: its certificate moves to the recipient's wallet
-         * @description A user session only (an API key is refused). 200 when the chain transfer is confirmed, 202 while it is still on its way. The same recipient claiming again gets the same answer; a voucher claimed by someone else, expired, or whose certificate is still being minted is refused (422); a voucher issued to another e-mail address than the session's is refused (403). A test-mode voucher is claimed with `Hallmark-Mode: test`; a voucher of the other mode than the session is 404.
+         * @description A user session only (an API key is refused). 200 when the chain transfer is confirmed, 202 while it is still on its way. The same recipient claiming again gets the same answer; a voucher claimed by someone else, expired, or whose certificate is still being minted or no longer with the issuer is refused (422); one whose certificate is in another pending hand-over (a gift or transfer) is 409 `resource_locked`; a voucher issued to another e-mail address than the session's is refused (403). A test-mode voucher is claimed with `Hallmark-Mode: test`; a voucher of the other mode than the session is 404.
          *
          *     A user session token only. Rate group `voucher_redeem` (spec › Limits).
          */

@@ -30,7 +30,7 @@ async function replica(opts: { maxConnectionAgeMs?: number } = {}) {
   return { server, counter };
 }
 
-let servers: RunningGrpcServer[] = [];
+const servers: RunningGrpcServer[] = [];
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.shutdown(500)));
 });

@@ -68,6 +68,11 @@ export const configSchema = z.object({
   HALLMARK_GIFT_CLAIM_WINDOW_SEC: z.coerce.number().int().min(1).default(3600),
   HALLMARK_GIFT_RESEND_LIMIT: z.coerce.number().int().min(1).default(5),
   HALLMARK_GIFT_RESEND_WINDOW_SEC: z.coerce.number().int().min(1).default(3600),
+  // Per enterprise (each gift and resend e-mails or texts someone): gifts created, resends.
+  HALLMARK_GIFT_CREATE_ENTERPRISE_LIMIT: z.coerce.number().int().min(1).default(100),
+  HALLMARK_GIFT_CREATE_ENTERPRISE_WINDOW_SEC: z.coerce.number().int().min(1).default(3600),
+  HALLMARK_GIFT_RESEND_ENTERPRISE_LIMIT: z.coerce.number().int().min(1).default(20),
+  HALLMARK_GIFT_RESEND_ENTERPRISE_WINDOW_SEC: z.coerce.number().int().min(1).default(3600),
   // The public cache (cache/): what a QR scan reads, dropped by certificate events; the TTL
   // bounds staleness when an event is lost (NATS down). TTL 0 turns the cache off.
   HALLMARK_PUBLIC_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),

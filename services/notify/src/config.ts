@@ -16,6 +16,8 @@ export const configSchema = z.object({
   // Enterprise subscriptions: failed attempts in a row before `failing`, and before `disabled`.
   HALLMARK_WEBHOOK_FAILING_AFTER: z.coerce.number().int().min(1).default(3),
   HALLMARK_WEBHOOK_DISABLE_AFTER: z.coerce.number().int().min(1).default(20),
+  // Listen sessions (`hallmark listen`) open at once per enterprise; the next one is 429.
+  HALLMARK_LISTEN_MAX_SESSIONS: z.coerce.number().int().min(1).default(10),
   // Email and SMS providers (messaging/config.ts).
   ...messagingEnv,
 });

@@ -26,6 +26,7 @@ await runServiceMain({
       concurrency: config.HALLMARK_WEBHOOK_CONCURRENCY,
       failingAfter: config.HALLMARK_WEBHOOK_FAILING_AFTER,
       disableAfter: config.HALLMARK_WEBHOOK_DISABLE_AFTER,
+      maxListenSessions: config.HALLMARK_LISTEN_MAX_SESSIONS,
     });
     const templates = createTemplates(deps);
     const messaging = createMessaging(deps, templates.store, {

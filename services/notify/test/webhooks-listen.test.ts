@@ -6,6 +6,7 @@ import {
   connectBus,
   createGrpcClient,
   createLogger,
+  HallmarkError,
   newId,
   openDatabase,
   randomBase62,
@@ -110,6 +111,7 @@ beforeAll(async () => {
       timeoutMs: 2000,
       pollIntervalMs: 100,
       listenPollIntervalMs: 100,
+      maxListenSessions: 3,
       failingAfter: 3,
       disableAfter: 6,
       durable: `notify-webhooks-${source}`,
@@ -242,6 +244,79 @@ describe('Listen: a session is a subscription of its own, streamed', () => {
         CALL,
       ),
     ).rejects.toMatchObject({ code: 'resource_not_found' });
+  }, 20_000);
+});
+
+describe('Listen: open sessions are capped per enterprise (maxListenSessions: 3 here)', () => {
+  const opened = async (l: ReturnType<typeof listen>) =>
+    eventually(async () => {
+      expect(l.got[0]?.session?.id).toMatch(/^lsn_/);
+      return l.got[0]!.session!;
+    });
+
+  it('refuses the session past the cap with 429 concurrent_limit_exceeded and retry_after, and a closed one frees its slot', async () => {
+    const ent = newId('enterprise');
+    const three = [listen(principal(ent)), listen(principal(ent, true)), listen(principal(ent))];
+    const sessions = await Promise.all(three.map(opened));
+
+    const fourth = listen(principal(ent));
+    const refused = (await fourth.done.then(
+      () => null,
+      (err: unknown) => err,
+    )) as HallmarkError;
+    expect(refused).toBeInstanceOf(HallmarkError);
+    expect(refused).toMatchObject({ code: 'concurrent_limit_exceeded', extras: { retry_after: 60 } });
+    expect(refused.httpStatus).toBe(429);
+    // Another enterprise has slots of its own.
+    const other = listen(principal(newId('enterprise')));
+    await opened(other);
+
+    three[0]!.abort.abort();
+    await three[0]!.done;
+    await eventually(async () => {
+      const s = await pool.query('SELECT ended_at FROM listen_sessions WHERE id = $1', [sessions[0]!.id]);
+      expect(s.rows[0].ended_at).not.toBeNull();
+    });
+    const again = listen(principal(ent));
+    await opened(again);
+    for (const l of [three[1]!, three[2]!, other, again]) l.abort.abort();
+    await Promise.all([three[1]!.done, three[2]!.done, other.done, again.done]);
+  }, 30_000);
+
+  it('parallel opens at the cap: exactly the free slots are given', async () => {
+    const ent = newId('enterprise');
+    const calls = Array.from({ length: 6 }, () => listen(principal(ent)));
+    const results = await Promise.all(
+      calls.map((l) =>
+        Promise.race([
+          opened(l).then(() => 'opened'),
+          l.done.then(
+            () => 'ended',
+            (err: { code?: string }) => err.code,
+          ),
+        ]),
+      ),
+    );
+    expect(results.filter((r) => r === 'opened')).toHaveLength(3);
+    expect(results.filter((r) => r === 'concurrent_limit_exceeded')).toHaveLength(3);
+    for (const l of calls) l.abort.abort();
+    await Promise.allSettled(calls.map((l) => l.done));
+  }, 30_000);
+
+  it('a session whose listener vanished (no heartbeat) stops counting against the cap', async () => {
+    const ent = newId('enterprise');
+    // Three sessions left open by a process that died: never ended, last seen long ago.
+    for (let i = 0; i < 3; i++) {
+      await pool.query(
+        `INSERT INTO listen_sessions (id, enterprise_id, livemode, events, secret_enc, seen_at)
+         VALUES ($1, $2, false, '{}', 'x', now() - interval '5 minutes')`,
+        [newId('listenSession'), ent],
+      );
+    }
+    const l = listen(principal(ent));
+    await opened(l);
+    l.abort.abort();
+    await l.done;
   }, 20_000);
 });
 

@@ -219,10 +219,11 @@ describe('a gift claimed by its recipient', () => {
     expect(rows[0].recipient_phone_hash).toMatch(/^[0-9a-f]{64}$/);
   }, 60_000);
 
-  it('a second gift of a certificate in a pending gift is refused (422)', async () => {
+  it('a second gift of a certificate in a pending gift is refused (409 naming the pending gift)', async () => {
     const res = await create({ certificateId: certs[0]!.id, recipientEmail: 'b@example.com' });
-    expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ success: false, code: 'validation_failed', param: 'certificateId' });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ success: false, code: 'resource_locked', param: 'certificateId' });
+    expect(res.body.error).toContain(`a pending gift (${transferId})`);
   });
 
   it('the claim page renders in Chromium: image, name, issuer, message, expiry, how to claim; escaped', async () => {

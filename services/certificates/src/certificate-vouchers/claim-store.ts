@@ -3,6 +3,8 @@
 // failed or was never recorded (retried under a new transfer key, or undone).
 import { Encryptor, HallmarkError, transaction, type Pool, type Queryable } from '@hallmark/kit';
 import { recordCertificateUpdated } from '../certificate-events-store.js';
+import { handoverRefused } from '../domain/handover.js';
+import { takeHandovers } from '../handover-store.js';
 import { claimRefusal, type VoucherRecord } from './domain.js';
 import { findVoucherRow, fromRow, type VoucherRow } from './rows-store.js';
 
@@ -56,6 +58,18 @@ export class CertificateVoucherClaimStore {
         throw new HallmarkError('validation_failed', {
           param: 'voucher_id',
           message: 'The certificate of this voucher is no longer held by its issuer.',
+        });
+      }
+      // The hold stays this voucher's (no lapse) until its transfer confirms or the claim is
+      // undone; a gift or transfer holding the certificate refuses the claim (409).
+      const blocked = await takeHandovers(tx, 'voucher', [
+        { certificateId: voucher.certificateId, id: voucher.id, until: null },
+      ]);
+      if (blocked.size > 0) {
+        const holder = blocked.get(voucher.certificateId) ?? null;
+        throw handoverRefused(voucher.certificateId, holder && { ...holder, id: '' }, {
+          param: 'voucher_id',
+          doing: 'this voucher cannot be claimed',
         });
       }
       const key = claimKey(voucher.id, row.claim_seq + 1);
@@ -145,6 +159,10 @@ export class CertificateVoucherClaimStore {
   }
 
   private async undoClaim(tx: Queryable, row: VoucherRow): Promise<VoucherRecord> {
+    // Claimable again: the hold lapses with the voucher again.
+    await takeHandovers(tx, 'voucher', [
+      { certificateId: row.certificate_id, id: row.id, until: row.expires_at },
+    ]);
     await tx.query(
       `UPDATE certificate_vouchers SET claimed_by = NULL, claimed_by_enterprise = NULL, claimed_at = NULL,
          claim_to_address = NULL, claim_transfer_key = NULL, claim_attempts = 0, updated_at = now()

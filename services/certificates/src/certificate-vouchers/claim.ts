@@ -46,7 +46,7 @@ export interface CertificateVoucherClaimsDeps {
 }
 
 /** Refusals that a new attempt cannot change: the claim is undone instead. */
-const FINAL = new Set(['validation_failed', 'resource_not_found', 'parameter_invalid']);
+const FINAL = new Set(['validation_failed', 'resource_not_found', 'parameter_invalid', 'resource_locked']);
 
 const scopeOf = (v: VoucherRecord): Scope => ({
   enterpriseId: v.enterpriseId,
@@ -158,6 +158,7 @@ export class CertificateVoucherClaims {
 
   private transferOf(v: VoucherRecord) {
     return {
+      handover: { kind: 'voucher' as const, id: v.id },
       certificateId: v.certificateId,
       idempotencyKey: v.claimTransferKey!,
       toAddress: v.claimToAddress!,

@@ -5,6 +5,7 @@ import { createHash, randomInt } from 'node:crypto';
 import { HallmarkError, invalidParam, missingParam, notFound } from '@hallmark/kit/errors';
 import { isId } from '@hallmark/kit/ids';
 import { canonicalJson } from '../domain/certificate.js';
+import { handoverRefused, type HandoverKind } from '../domain/handover.js';
 
 export const MAX_VOUCHER_ITEMS = 1000;
 export const DEFAULT_EXPIRY_DAYS = 30;
@@ -210,7 +211,7 @@ export const expiresAtOf = (createdAt: Date, expiryDays: number) =>
 // ---------------------------------------------------------------------------------------------
 // Status, claim rules, views
 
-export type VoucherStatus = 'available' | 'claimed' | 'expired' | 'voided';
+export type VoucherStatus = 'available' | 'claimed' | 'expired' | 'voided' | 'unavailable';
 
 export interface VoucherRecord {
   id: string;
@@ -235,16 +236,31 @@ export interface VoucherRecord {
   transactionHash: string | null;
   blockNumber: number | null;
   certificateStatus: 'pending' | 'minted' | 'burned';
+  /**
+   * Why an unclaimed, unexpired voucher cannot be claimed now: its certificate is in another
+   * pending hand-over, or moved away from the issuer. Null: nothing stands in the way.
+   */
+  unavailable?: 'handover' | 'moved' | null;
+  /** The kind of the certificate's live hand-over (this voucher's own included). */
+  otherHandover?: HandoverKind | null;
 }
 
-/** Derived at every read: a claim is final, then a void; otherwise past `expiresAt` is expired. */
+/**
+ * Derived at every read: a claim is final, then a void; otherwise past `expiresAt` is
+ * expired; a voucher whose certificate is in another hand-over or moved away is
+ * `unavailable` (so the public page never says `available` for one that cannot be claimed).
+ */
 export function voucherStatus(
-  v: Pick<VoucherRecord, 'claimedAt' | 'expiresAt'> & { voidedAt?: Date | null },
+  v: Pick<VoucherRecord, 'claimedAt' | 'expiresAt'> & {
+    voidedAt?: Date | null;
+    unavailable?: VoucherRecord['unavailable'];
+  },
   now = new Date(),
 ): VoucherStatus {
   if (v.claimedAt) return 'claimed';
   if (v.voidedAt) return 'voided';
-  return now.getTime() >= v.expiresAt.getTime() ? 'expired' : 'available';
+  if (now.getTime() >= v.expiresAt.getTime()) return 'expired';
+  return v.unavailable ? 'unavailable' : 'available';
 }
 
 const refuse = (message: string) => new HallmarkError('validation_failed', { param: 'voucher_id', message });
@@ -287,6 +303,15 @@ export function claimRefusal(
   if (v.certificateStatus !== 'minted' || v.tokenId === null) {
     return refuse('The certificate of this voucher is still being minted; try again shortly.');
   }
+  // After the recipient check, so only the voucher's recipient learns of another hand-over.
+  if (v.unavailable === 'handover') {
+    return handoverRefused(v.certificateId, v.otherHandover ? { kind: v.otherHandover, id: '' } : null, {
+      param: 'voucher_id',
+      doing: 'this voucher cannot be claimed',
+    });
+  }
+  if (v.unavailable === 'moved')
+    return refuse('The certificate of this voucher is no longer held by its issuer.');
   return null;
 }
 

@@ -1,6 +1,7 @@
 // The certificate voucher's row as both stores read it (joined with its certificate's chain
 // references and status), its mapping to the domain record, and the lookup by id or reference.
 import { isId, notFound, type Queryable } from '@hallmark/kit';
+import { isHandoverKind } from '../domain/handover.js';
 import { parseReferenceNumber, type VoucherRecord } from './domain.js';
 
 export interface VoucherRow {
@@ -28,11 +29,31 @@ export interface VoucherRow {
   block_number: string | null;
   certificate_status: VoucherRecord['certificateStatus'];
   holder_address: string;
+  /** The certificate's live hand-over hold (null: none, or lapsed); absent from some reads. */
+  live_handover_kind?: string | null;
+  live_handover_id?: string | null;
+  /** Whether a custodial wallet of the issuer still holds the certificate; absent: assumed. */
+  issuer_holds?: boolean;
 }
 
 export const SELECT = `SELECT v.*, c.token_id, c.transaction_hash, c.block_number, c.status AS certificate_status,
-    c.holder_address
+    c.holder_address,
+    CASE WHEN c.handover_until IS NULL OR c.handover_until > now() THEN c.handover_kind END AS live_handover_kind,
+    c.handover_id AS live_handover_id,
+    EXISTS (SELECT 1 FROM wallets w
+             WHERE lower(w.address) = lower(c.holder_address) AND w.enterprise_id = v.enterprise_id) AS issuer_holds
   FROM certificate_vouchers v JOIN certificates c ON c.id = v.certificate_id`;
+
+/**
+ * Why an otherwise claimable voucher cannot be claimed: its certificate is in another
+ * pending hand-over (a gift or transfer, or in old data another voucher), or no wallet of the
+ * issuer holds it any more (it moved).
+ */
+function unavailableOf(r: VoucherRow): VoucherRecord['unavailable'] {
+  const kind = r.live_handover_kind;
+  if (kind && !(kind === 'voucher' && r.live_handover_id === r.id)) return 'handover';
+  return r.issuer_holds === false ? 'moved' : null;
+}
 
 export const fromRow = (r: VoucherRow): VoucherRecord => ({
   id: r.id,
@@ -55,6 +76,8 @@ export const fromRow = (r: VoucherRow): VoucherRecord => ({
   transactionHash: r.transaction_hash,
   blockNumber: r.block_number === null ? null : Number(r.block_number),
   certificateStatus: r.certificate_status,
+  unavailable: unavailableOf(r),
+  otherHandover: isHandoverKind(r.live_handover_kind) ? r.live_handover_kind : null,
 });
 
 /** The voucher row named by its id or reference number (as typed), locked when asked; not found otherwise. */

@@ -19,6 +19,8 @@ import {
   type Queryable,
 } from '@hallmark/kit';
 import { EVENT_SOURCE, type Scope } from '../domain/certificate.js';
+import { handoverRefused } from '../domain/handover.js';
+import { releaseHandovers, takeHandovers } from '../handover-store.js';
 import { findByIdempotencyKey } from '../idempotency-store.js';
 import { CertificateVoucherClaimStore } from './claim-store.js';
 import { findVoucherRow, fromRow, SELECT, type VoucherRow } from './rows-store.js';
@@ -186,6 +188,21 @@ export class CertificateVoucherStore {
         minted: status.get(item.certificateId) === 'minted',
       };
     });
+    // Each certificate's hand-over hold, until its voucher expires (docs/security.md ›
+    // Hand-over exclusivity): refused while a gift or transfer of it is pending.
+    const blocked = await takeHandovers(
+      tx,
+      'voucher',
+      rows.map((r) => ({ certificateId: r.certificate_id, id: r.id, until: new Date(r.expires_at) })),
+    );
+    const [first] = blocked;
+    if (first) {
+      throw handoverRefused(first[0], first[1], {
+        param: `items[${certificateIds.indexOf(first[0])}].certificate_id`,
+        showId: true,
+        doing: 'it cannot get a voucher',
+      });
+    }
     await tx.query(
       `INSERT INTO certificate_vouchers (id, enterprise_id, livemode, request_id, position, reference_number, url,
          certificate_id, metadata, recipient_email_enc, recipient_name_enc, line_item_gid, expires_at,
@@ -243,8 +260,9 @@ export class CertificateVoucherStore {
     ids: string[],
     reason: string,
   ): Promise<{ voided: string[]; claimed: string[] }> {
-    const { rows } = await this.pool.query<{ id: string; voided: boolean }>(
-      `WITH hit AS (
+    return transaction(this.pool, async (tx) => {
+      const { rows } = await tx.query<{ id: string; voided: boolean }>(
+        `WITH hit AS (
          UPDATE certificate_vouchers SET voided_at = now(), void_reason = $4, updated_at = now()
          WHERE id = ANY($1::text[]) AND enterprise_id = $2 AND livemode = $3
            AND claimed_at IS NULL AND voided_at IS NULL
@@ -252,11 +270,12 @@ export class CertificateVoucherStore {
        SELECT v.id, (h.id IS NOT NULL OR v.voided_at IS NOT NULL) AS voided
        FROM certificate_vouchers v LEFT JOIN hit h ON h.id = v.id
        WHERE v.id = ANY($1::text[]) AND v.enterprise_id = $2 AND v.livemode = $3`,
-      [ids, scope.enterpriseId, scope.livemode, reason],
-    );
-    return {
-      voided: rows.filter((r) => r.voided).map((r) => r.id),
-      claimed: rows.filter((r) => !r.voided).map((r) => r.id),
-    };
+        [ids, scope.enterpriseId, scope.livemode, reason],
+      );
+      const voided = rows.filter((r) => r.voided).map((r) => r.id);
+      // A voided voucher's certificate stays with the issuer, free for another hand-over.
+      await releaseHandovers(tx, 'voucher', voided);
+      return { voided, claimed: rows.filter((r) => !r.voided).map((r) => r.id) };
+    });
   }
 }

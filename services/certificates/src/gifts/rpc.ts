@@ -64,10 +64,10 @@ export function createGiftHandlers(service: GiftService): AsyncHandlers<GiftServ
     },
 
     async getGiftByToken(req) {
-      const { gift, certificate } = await service.view(req.token);
+      const { gift, certificate, status } = await service.view(req.token);
       return {
         transfer_id: gift.id,
-        status: publicStatus(gift, new Date()),
+        status,
         expires_at: gift.expiresAt.toISOString(),
         message: gift.message ?? undefined,
         certificate_id: certificate.id,

@@ -17,6 +17,7 @@ import {
   isExpired,
   notPending,
   parseCreateGift,
+  publicStatus,
   type GiftRecord,
 } from './domain/gift.js';
 import type { GiftNotifier } from './notifier.js';
@@ -53,6 +54,9 @@ export interface CreateGiftRequest {
 export interface GiftView {
   gift: GiftRecord;
   certificate: CertificateRecord;
+  /** The status a claim link's page shows: `unavailable` for a pending gift whose certificate
+   * is in another hand-over or no longer with the sender (a claim would be refused). */
+  status: string;
 }
 
 const refused = (message: string) =>
@@ -171,7 +175,9 @@ export class GiftService {
     const g = isClaimToken(token) ? await this.deps.gifts.byTokenHash(claimTokenHash(token)) : null;
     if (!g) throw invalidToken();
     const { certificate } = await this.deps.certificates.getPublic(g.certificateId);
-    return { gift: g, certificate };
+    let status = publicStatus(g, new Date());
+    if (status === 'pending' && !(await this.deps.gifts.certificateFree(g))) status = 'unavailable';
+    return { gift: g, certificate, status };
   }
 
   async claim(principal: Principal | undefined, token: string, waitMs: number) {

@@ -6,6 +6,8 @@ import { Encryptor, HallmarkError, notFound, transaction, type Pool } from '@hal
 import { certificateFromRow, type CertificateRow } from '../certificate-rows.js';
 import { recordCertificateUpdated } from '../certificate-events-store.js';
 import type { CertificateRecord, Scope } from '../domain/certificate.js';
+import { handoverRefused } from '../domain/handover.js';
+import { releaseHandover, takeHandovers } from '../handover-store.js';
 import { phoneHash, type CreateGiftInput, type GiftRecord, type GiftStatus } from './domain/gift.js';
 
 interface GiftRow {
@@ -68,10 +70,11 @@ export interface NewGift extends CreateGiftInput {
   expiresAt: Date;
 }
 
+/** A pending gift raced this one past the hold (old data without one): the same 409. */
 const alreadyGifted = () =>
-  new HallmarkError('validation_failed', {
+  new HallmarkError('resource_locked', {
     param: 'certificateId',
-    message: 'This certificate is already in a pending gift.',
+    message: 'This certificate is already in a pending gift; it cannot be gifted until that gift ends.',
   });
 
 export class GiftStore {
@@ -101,6 +104,17 @@ export class GiftStore {
         );
         if (!rows[0]) throw notFound('certificate', gift.certificateId);
         const sender = await senderOf(certificateFromRow(rows[0]));
+        // The hand-over hold, lapsing with the gift (docs/security.md › Hand-over exclusivity).
+        const blocked = await takeHandovers(tx, 'gift', [
+          { certificateId: gift.certificateId, id: gift.id, until: gift.expiresAt },
+        ]);
+        if (blocked.size > 0) {
+          throw handoverRefused(gift.certificateId, blocked.get(gift.certificateId) ?? null, {
+            param: 'certificateId',
+            showId: true,
+            doing: 'it cannot be gifted',
+          });
+        }
         const { rows: inserted } = await tx.query<GiftRow>(
           `INSERT INTO gifts (id, enterprise_id, livemode, certificate_id, creator_id, sender_address,
              recipient_email_enc, recipient_phone_enc, recipient_phone_hash, sender_email_enc, message,
@@ -161,33 +175,75 @@ export class GiftStore {
     };
   }
 
-  /** The single-use gate: pending and unexpired → claiming by this user. Null when it lost. */
+  /**
+   * The single-use gate: pending and unexpired → claiming by this user, with the certificate's
+   * hand-over hold kept (no lapse) while the sender still holds it. Null when it lost; a
+   * certificate held by another hand-over or moved away refuses the claim (409).
+   */
   async take(id: string, userId: string, recipientAddress: string): Promise<GiftRecord | null> {
-    const { rows } = await this.pool.query<GiftRow>(
-      `UPDATE gifts SET status = 'claiming', claimed_by = $2, recipient_address = $3, updated_at = now()
-        WHERE id = $1 AND status = 'pending' AND expires_at > now() RETURNING *`,
-      [id, userId, recipientAddress],
-    );
-    return rows[0] ? fromRow(rows[0]) : null;
+    return transaction(this.pool, async (tx) => {
+      const { rows } = await tx.query<GiftRow>(
+        `UPDATE gifts SET status = 'claiming', claimed_by = $2, recipient_address = $3, updated_at = now()
+          WHERE id = $1 AND status = 'pending' AND expires_at > now() RETURNING *`,
+        [id, userId, recipientAddress],
+      );
+      const g = rows[0];
+      if (!g) return null;
+      const blocked = await takeHandovers(
+        tx,
+        'gift',
+        [{ certificateId: g.certificate_id, id: g.id, until: null }],
+        { holder: g.sender_address },
+      );
+      if (blocked.size > 0) {
+        const holder = blocked.get(g.certificate_id) ?? null;
+        throw handoverRefused(g.certificate_id, holder && { ...holder, id: '' }, {
+          param: 'token',
+          doing: 'this gift cannot be claimed',
+        });
+      }
+      return fromRow(g);
+    });
   }
 
-  /** pending → revoked; null when the gift was not pending. */
+  /** pending → revoked, its hand-over hold given up; null when the gift was not pending. */
   async revoke(id: string): Promise<GiftRecord | null> {
-    const { rows } = await this.pool.query<GiftRow>(
-      `UPDATE gifts SET status = 'revoked', revoked_at = now(), updated_at = now()
-        WHERE id = $1 AND status = 'pending' RETURNING *`,
-      [id],
-    );
-    return rows[0] ? fromRow(rows[0]) : null;
+    return transaction(this.pool, async (tx) => {
+      const { rows } = await tx.query<GiftRow>(
+        `UPDATE gifts SET status = 'revoked', revoked_at = now(), updated_at = now()
+          WHERE id = $1 AND status = 'pending' RETURNING *`,
+        [id],
+      );
+      if (rows[0]) await releaseHandover(tx, rows[0].certificate_id, { kind: 'gift', id });
+      return rows[0] ? fromRow(rows[0]) : null;
+    });
   }
 
-  /** Removes a still-pending gift (expiry); null when it was claimed or revoked meanwhile. */
+  /** Removes a still-pending gift (expiry), giving up its hold; null when it was claimed or revoked meanwhile. */
   async expire(id: string): Promise<GiftRecord | null> {
-    const { rows } = await this.pool.query<GiftRow>(
-      "DELETE FROM gifts WHERE id = $1 AND status = 'pending' RETURNING *",
-      [id],
+    return transaction(this.pool, async (tx) => {
+      const { rows } = await tx.query<GiftRow>(
+        "DELETE FROM gifts WHERE id = $1 AND status = 'pending' RETURNING *",
+        [id],
+      );
+      if (rows[0]) await releaseHandover(tx, rows[0].certificate_id, { kind: 'gift', id });
+      return rows[0] ? fromRow(rows[0]) : null;
+    });
+  }
+
+  /**
+   * Whether a pending gift can still be claimed as far as its certificate goes: not held by
+   * another live hand-over, and still at the sender's address (else its page says so).
+   */
+  async certificateFree(g: GiftRecord): Promise<boolean> {
+    const { rows } = await this.pool.query<{ free: boolean }>(
+      `SELECT (handover_kind IS NULL OR (handover_until IS NOT NULL AND handover_until <= now())
+                OR (handover_kind = 'gift' AND handover_id = $2))
+              AND lower(holder_address) = lower($3) AS free
+         FROM certificates WHERE id = $1`,
+      [g.certificateId, g.id, g.senderAddress],
     );
-    return rows[0] ? fromRow(rows[0]) : null;
+    return rows[0]?.free ?? false;
   }
 
   /**
@@ -204,6 +260,8 @@ export class GiftStore {
       );
       const g = rows[0];
       if (!g) return null;
+      // The confirmed transfer gave up the hold already; this covers a hold left behind.
+      await releaseHandover(tx, g.certificate_id, { kind: 'gift', id });
       await tx.query(
         `INSERT INTO provenance (certificate_id, kind, actor, from_address, to_address, transaction_hash, block_number)
          VALUES ($1, 'gifted', $2, $3, $4, $5, $6)`,
@@ -224,13 +282,20 @@ export class GiftStore {
     return rows[0] ? fromRow(rows[0]) : null;
   }
 
-  /** claiming → pending again (the transfer was refused for good); the token works again. */
+  /**
+   * claiming → pending again (the transfer was refused for good); the token works again and
+   * the hold lapses with the gift again.
+   */
   async release(id: string): Promise<void> {
-    await this.pool.query(
-      `UPDATE gifts SET status = 'pending', claimed_by = NULL, recipient_address = NULL, updated_at = now()
-        WHERE id = $1 AND status = 'claiming'`,
-      [id],
-    );
+    await transaction(this.pool, async (tx) => {
+      const { rows } = await tx.query<GiftRow>(
+        `UPDATE gifts SET status = 'pending', claimed_by = NULL, recipient_address = NULL, updated_at = now()
+          WHERE id = $1 AND status = 'claiming' RETURNING *`,
+        [id],
+      );
+      const g = rows[0];
+      if (g) await takeHandovers(tx, 'gift', [{ certificateId: g.certificate_id, id, until: g.expires_at }]);
+    });
   }
 
   async countResend(id: string): Promise<number> {

@@ -22,6 +22,8 @@ import {
 import { getAddress, isAddress } from 'ethers';
 import type { Scope } from '../domain/certificate.js';
 import { certificateFromRow } from '../certificate-rows.js';
+import { handoverRefused, type Handover } from '../domain/handover.js';
+import { takeHandovers } from '../handover-store.js';
 import type { CertificateRead, CertificatesStore } from '../store.js';
 import type { WalletStore } from '../wallets/store.js';
 import { TransferSender, type TransferChain } from './workers/sender.js';
@@ -30,6 +32,12 @@ import { OPEN, TransferStore, type TransferRow } from './store.js';
 export type { TransferRow, TransferStatus } from './store.js';
 
 export interface TransferRequestInput {
+  /**
+   * The voucher claim or gift this transfer completes (internal callers only): it moves the
+   * certificate under that hand-over's hold. Absent (the Transfer RPC): the transfer is a
+   * hand-over of its own, refused while a voucher, gift or other transfer holds the certificate.
+   */
+  handover?: Handover;
   certificateId?: string;
   idempotencyKey?: string;
   toUserId?: string;
@@ -79,7 +87,14 @@ function parseRequest(req: TransferRequestInput) {
   const requestHash = createHash('sha256')
     .update(JSON.stringify([req.certificateId, req.toUserId ?? null, toAddress]))
     .digest('hex');
-  return { key, certificateId: req.certificateId, toUserId: req.toUserId ?? null, toAddress, requestHash };
+  return {
+    key,
+    certificateId: req.certificateId,
+    toUserId: req.toUserId ?? null,
+    toAddress,
+    requestHash,
+    handover: req.handover ?? null,
+  };
 }
 
 const refused = (message: string) =>
@@ -142,7 +157,7 @@ export class TransferService {
             'The certificate is already held there.',
           );
         }
-        return this.transfers.insert(tx, scope, {
+        const row = await this.transfers.insert(tx, scope, {
           key: input.key,
           requestHash: input.requestHash,
           certificateId: cert.id,
@@ -152,6 +167,20 @@ export class TransferService {
           toUserId: input.toUserId,
           actorId: scope.actorId || null,
         });
+        // The hand-over hold (docs/security.md › Hand-over exclusivity), released when the
+        // transfer confirms or fails; a claim's transfer runs under its voucher's or gift's.
+        const own = input.handover ?? { kind: 'transfer' as const, id: row.id };
+        const blocked = await takeHandovers(tx, own.kind, [
+          { certificateId: cert.id, id: own.id, until: null },
+        ]);
+        if (blocked.size > 0) {
+          throw handoverRefused(cert.id, blocked.get(cert.id) ?? null, {
+            param: 'certificate_id',
+            showId: true,
+            doing: 'it cannot be transferred',
+          });
+        }
+        return row;
       });
     } catch (err) {
       const constraint = (err as { constraint?: string }).constraint;

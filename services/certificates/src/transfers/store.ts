@@ -5,6 +5,7 @@ import { recordEvents, transaction, type Pool, type Queryable } from '@hallmark/
 import type { TxJournal } from '../chain/tx-sender.js';
 import type { Scope } from '../domain/certificate.js';
 import { findByIdempotencyKey } from '../idempotency-store.js';
+import { releaseHandover } from '../handover-store.js';
 import { certificateFromRow, type CertificateRow } from '../certificate-rows.js';
 import { certificateEventObject, EVENT_SOURCE } from '../domain/certificate.js';
 
@@ -136,12 +137,19 @@ export class TransferStore implements TxJournal {
     );
   }
 
+  /**
+   * Marks the transfer failed and gives up its own hand-over hold (a claim's transfer leaves
+   * its voucher's or gift's hold alone: that claim retries or is undone).
+   */
   async fail(id: string, reason: string, blockNumber: number | null): Promise<void> {
-    await this.pool.query(
-      `UPDATE certificate_transfers SET status = 'failed', last_error = $2, block_number = $3, updated_at = now()
-       WHERE id = $1 AND status IN ('pending', 'signed', 'sent')`,
-      [id, reason, blockNumber],
-    );
+    await transaction(this.pool, async (tx) => {
+      const { rows } = await tx.query<{ certificate_id: string }>(
+        `UPDATE certificate_transfers SET status = 'failed', last_error = $2, block_number = $3, updated_at = now()
+         WHERE id = $1 AND status IN ('pending', 'signed', 'sent') RETURNING certificate_id`,
+        [id, reason, blockNumber],
+      );
+      if (rows[0]) await releaseHandover(tx, rows[0].certificate_id, { kind: 'transfer', id: String(id) });
+    });
   }
 
   async noteError(id: string, message: string): Promise<void> {
@@ -168,7 +176,11 @@ export class TransferStore implements TxJournal {
       );
       if (!rowCount) return false;
       const { rows } = await tx.query<CertificateRow>(
-        `UPDATE certificates SET holder_address = $2, updated_at = now() WHERE id = $1 RETURNING *`,
+        // The certificate moved: whichever hand-over held it (this transfer, or the voucher
+        // claim or gift it completes) has ended, so its hold is given up with the move.
+        `UPDATE certificates SET holder_address = $2, handover_kind = NULL, handover_id = NULL,
+           handover_until = NULL, updated_at = now()
+         WHERE id = $1 RETURNING *`,
         [row.certificate_id, row.to_address],
       );
       await tx.query(

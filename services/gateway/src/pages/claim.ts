@@ -103,6 +103,11 @@ const REASONS: Record<string, [string, string]> = {
   claimed: ['This gift has been claimed', 'A claim link works only once.'],
   revoked: ['This gift was withdrawn', 'The sender revoked it; the certificate stayed with them.'],
   expired: ['This gift has expired', 'It was not claimed in time; the certificate stays with the sender.'],
+  // Pending, but its certificate is in another hand-over or no longer with the sender.
+  unavailable: [
+    'This gift cannot be claimed',
+    'Its certificate is no longer available for it: it is being handed over another way, or has moved.',
+  ],
   rate_limited: ['Too many invalid claim links', 'Please wait a while before trying again.'],
 };
 

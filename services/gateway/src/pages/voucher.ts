@@ -89,6 +89,16 @@ function banner(status: string, expiresAt: string, claimedAt: string | undefined
       claimed${claimedAt ? html`<small>Claimed ${formatDate(claimedAt)}.</small>` : null}
     </div>`;
   }
+  if (status === 'unavailable') {
+    // Its certificate is in another pending hand-over (a gift or transfer) or no longer with
+    // the issuer: a claim would be refused, so the page never says it is waiting.
+    return html`<div class="banner expired" id="status" data-status="unavailable">
+      This voucher cannot be claimed<small
+        >Its certificate is no longer available for it: it is being handed over another way, or has
+        moved.</small
+      >
+    </div>`;
+  }
   if (status === 'expired') {
     return html`<div class="banner expired" id="status" data-status="expired">
       This voucher has expired<small
@@ -182,7 +192,8 @@ export function renderVoucherPage(
       </p>
     </section>`;
   return page(`${name} · Hallmark voucher`, body, {
-    description: `${name}: a certificate of authenticity${describedIssuer(issuer) ? ` from ${describedIssuer(issuer)}` : ''} waiting for its owner, recorded on a public blockchain by Hallmark.`,
+    // "Waiting for its owner" only while that is true (link previews read this too).
+    description: `${name}: a certificate of authenticity${describedIssuer(issuer) ? ` from ${describedIssuer(issuer)}` : ''}${v.status === 'available' ? ' waiting for its owner,' : ''} recorded on a public blockchain by Hallmark.`,
   });
 }
 

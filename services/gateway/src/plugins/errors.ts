@@ -12,7 +12,7 @@ import { renderError, surfaceOf } from '../surface.js';
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export function send(reply: FastifyReply, request: FastifyRequest, err: HallmarkError) {
-  if (err.code === 'rate_limit_exceeded' && typeof err.extras.retry_after === 'number') {
+  if (err.httpStatus === 429 && typeof err.extras.retry_after === 'number') {
     void reply.header('retry-after', String(err.extras.retry_after));
   }
   return reply

@@ -29,6 +29,19 @@ describe('GET /vouchers/:id', () => {
     expect(res.body).toContain('REF-1');
   });
 
+  it('never tells a voucher that cannot be claimed (its certificate in another hand-over) that it is waiting, nor how to claim it', async () => {
+    h.answer('certificateVouchers', 'getPublicVoucher', async () => ({
+      ...view(),
+      voucher: certificateVoucher({ status: 'unavailable' }),
+    }));
+    const res = await h.app.inject({ method: 'GET', url: '/vouchers/cv_1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('data-status="unavailable"');
+    expect(res.body).toContain('This voucher cannot be claimed');
+    expect(res.body).not.toContain('waiting for its owner');
+    expect(res.body).not.toContain('How to claim');
+  });
+
   it('is a 404 page for an unknown voucher and a 503 page when the service fails', async () => {
     h.answer('certificateVouchers', 'getPublicVoucher', async () => {
       throw new HallmarkError('resource_not_found');

@@ -155,6 +155,22 @@ describe('GET /claim/:token', () => {
   });
 });
 
+describe('GET /claim/:token', () => {
+  it('says so (410) when its certificate is in another hand-over or no longer with the sender, never "claim it"', async () => {
+    h.answer('gifts', 'getGiftByToken', async () => ({
+      transfer_id: GIFT,
+      status: 'unavailable',
+      expires_at: '2026-12-02T00:00:00.000Z',
+      certificate_id: 'cert_1',
+      certificate_name: 'Lamp',
+    }));
+    const res = await h.app.inject({ method: 'GET', url: `/claim/${TOKEN}` });
+    expect(res.statusCode).toBe(410);
+    expect(res.body).toContain('This gift cannot be claimed');
+    expect(res.body).not.toContain('How to claim');
+  });
+});
+
 describe('POST /api/certificates/gift/claim/:token', () => {
   const req = { method: 'POST' as const, url: `/api/certificates/gift/claim/${TOKEN}` };
 

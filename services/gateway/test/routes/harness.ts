@@ -123,7 +123,8 @@ const KEYS_AUTH: Record<string, Handler> = {
   recordUsage: async () => ({}),
 };
 
-export async function startHarness(): Promise<Harness> {
+/** `env`: gateway settings over the defaults (e.g. a low limit to reach). */
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   const log = createLogger('gateway-route-test', 'silent');
   const calls: Call[] = [];
   let answers = new Map<string, Handler>();
@@ -172,6 +173,7 @@ export async function startHarness(): Promise<Harness> {
     HALLMARK_JWT_SECRET: SECRET,
     HALLMARK_PUBLIC_URL: 'https://hallmark.test',
     LOG_LEVEL: 'silent',
+    ...env,
   });
   const clients = createClients(config);
   const app = await buildApp({

@@ -43,6 +43,8 @@ export interface WebhooksSettings {
   failingAfter?: number;
   disableAfter?: number;
   listenPollIntervalMs?: number;
+  /** Concurrently open listen sessions per enterprise (HALLMARK_LISTEN_MAX_SESSIONS). */
+  maxListenSessions?: number;
 }
 
 export interface Webhooks {
@@ -67,7 +69,7 @@ export function createWebhooks(deps: { pool: Pool; bus: Bus; log: Logger }, s: W
     failingAfter: s.failingAfter ?? 3,
     disableAfter: s.disableAfter ?? 20,
   });
-  const sessions = new SessionsStore(pool, encryptor);
+  const sessions = new SessionsStore(pool, encryptor, s.maxListenSessions);
   const hub = new ListenHub(pool, sessions, deliveries, log, { pollIntervalMs: s.listenPollIntervalMs });
   const agent = s.agent ? s.agent(guard) : createGuardedAgent(guard, { connections: s.concurrency });
   const worker = new DeliveryWorker(pool, deliveries, new WebhookSender(agent, s.timeoutMs), log, {

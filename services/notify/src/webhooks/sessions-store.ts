@@ -2,7 +2,15 @@
 // (lsn_…, its own secret and event filter) whose deliveries are rows of webhook_deliveries
 // like any other, claimed by the process holding its stream instead of the POSTing worker.
 // A session ends when its listener goes; what it did not get is recorded as failed.
-import { newId, notFound, type Encryptor, type Pool, type Queryable } from '@hallmark/kit';
+import {
+  HallmarkError,
+  newId,
+  notFound,
+  transaction,
+  type Encryptor,
+  type Pool,
+  type Queryable,
+} from '@hallmark/kit';
 import { receiverOf, type Receiver, type ReceiverRow } from './deliveries-store.js';
 import type { Claim } from './domain/delivery.js';
 import type { Scope } from './store.js';
@@ -18,35 +26,67 @@ export interface ListenSessionRecord {
 /** How long a session may go unseen before a sweep ends it (its process died). */
 export const SESSION_STALE_S = 60;
 
+/** Default cap of concurrently open sessions per enterprise (HALLMARK_LISTEN_MAX_SESSIONS). */
+export const DEFAULT_MAX_OPEN_SESSIONS = 10;
+
+/**
+ * The refusal past the cap. A slot frees when a listener disconnects (at once) or, for one
+ * whose process died, once it goes unseen for SESSION_STALE_S: the longest a retry waits.
+ */
+const tooManySessions = (max: number) =>
+  new HallmarkError('concurrent_limit_exceeded', {
+    message: `This enterprise already has ${max} open listen sessions; close one (or wait for an abandoned one to lapse) and try again.`,
+    extras: { retry_after: SESSION_STALE_S },
+  });
+
 export class SessionsStore {
   constructor(
     private readonly pool: Pool,
     private readonly encryptor: Encryptor,
+    /** Open sessions per enterprise (both modes together) before the next is refused. */
+    private readonly maxOpen = DEFAULT_MAX_OPEN_SESSIONS,
   ) {}
 
+  /**
+   * Opens a session unless the enterprise already has `maxOpen` live ones (open and seen
+   * within SESSION_STALE_S, so one whose process died stops counting without waiting for the
+   * sweep). Count and insert run under a per-enterprise advisory lock, so parallel opens
+   * cannot all see the last free slot.
+   */
   async open(
     scope: Scope,
     input: { events: string[]; secret: string; actorId: string | null },
   ): Promise<ListenSessionRecord> {
-    const { rows } = await this.pool.query<{
-      id: string;
-      livemode: boolean;
-      events: string[];
-      created_at: Date;
-    }>(
-      `INSERT INTO listen_sessions (id, enterprise_id, livemode, events, secret_enc, actor_id)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, livemode, events, created_at`,
-      [
-        newId('listenSession'),
+    return transaction(this.pool, async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('listen_sessions:' || $1, 0))", [
         scope.enterpriseId,
-        scope.livemode,
-        input.events,
-        this.encryptor.encrypt(input.secret),
-        input.actorId,
-      ],
-    );
-    const r = rows[0]!;
-    return { id: r.id, livemode: r.livemode, events: r.events, createdAt: r.created_at };
+      ]);
+      const { rows: live } = await tx.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM listen_sessions
+         WHERE enterprise_id = $1 AND ended_at IS NULL AND seen_at > now() - make_interval(secs => $2)`,
+        [scope.enterpriseId, SESSION_STALE_S],
+      );
+      if (live[0]!.n >= this.maxOpen) throw tooManySessions(this.maxOpen);
+      const { rows } = await tx.query<{
+        id: string;
+        livemode: boolean;
+        events: string[];
+        created_at: Date;
+      }>(
+        `INSERT INTO listen_sessions (id, enterprise_id, livemode, events, secret_enc, actor_id)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, livemode, events, created_at`,
+        [
+          newId('listenSession'),
+          scope.enterpriseId,
+          scope.livemode,
+          input.events,
+          this.encryptor.encrypt(input.secret),
+          input.actorId,
+        ],
+      );
+      const r = rows[0]!;
+      return { id: r.id, livemode: r.livemode, events: r.events, createdAt: r.created_at };
+    });
   }
 
   /** A session of the enterprise and mode (open or ended); another's is not found. */

@@ -22,7 +22,7 @@ export type TransferOutcome = 'claimed' | 'released' | 'gone';
 export class NotYet extends Error {}
 
 /** Refusals no new attempt can change (e.g. the sender no longer holds the token). */
-const FINAL = new Set(['validation_failed', 'resource_not_found', 'parameter_invalid']);
+const FINAL = new Set(['validation_failed', 'resource_not_found', 'parameter_invalid', 'resource_locked']);
 
 export interface GiftStepsDeps {
   gifts: GiftStore;
@@ -99,7 +99,12 @@ export class GiftSteps {
       try {
         await transfers.request(
           { enterpriseId: g.enterpriseId, livemode: g.livemode, actorId: g.claimedBy ?? '' },
-          { certificateId: g.certificateId, idempotencyKey: key, toAddress: g.recipientAddress! },
+          {
+            handover: { kind: 'gift', id: g.id },
+            certificateId: g.certificateId,
+            idempotencyKey: key,
+            toAddress: g.recipientAddress!,
+          },
         );
       } catch (err) {
         if (!(err instanceof HallmarkError) || !FINAL.has(err.code)) throw err;

@@ -143,7 +143,9 @@ export default async function certificateVouchers(app: FastifyInstance, { client
         description:
           'A user session only (an API key is refused). 200 when the chain transfer is confirmed, 202 while it ' +
           'is still on its way. The same recipient claiming again gets the same answer; a voucher claimed by ' +
-          'someone else, expired, or whose certificate is still being minted is refused (422); a voucher ' +
+          'someone else, expired, or whose certificate is still being minted or no longer with the issuer is ' +
+          'refused (422); one whose certificate is in another pending hand-over (a gift or transfer) is 409 ' +
+          '`resource_locked`; a voucher ' +
           "issued to another e-mail address than the session's is refused (403). A test-mode voucher is claimed " +
           'with `Hallmark-Mode: test`; a voucher of the other mode than the session is 404.',
         params: idParams,

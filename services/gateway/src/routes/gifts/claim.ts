@@ -116,7 +116,9 @@ export default async function claimRoutes(
           'permit path. 200 `claimed` once the transfer is confirmed; 202 `claiming` if it is still on its way ' +
           '(claim again, or read the gift, for the result). Single-use: of parallel claims exactly one wins; the ' +
           'same recipient claiming again gets the same answer (`replayed`). Unknown, used, revoked or expired ' +
-          'token: 404, counted toward the invalid-attempt limit (then 429). At most HALLMARK_GIFT_CLAIM_LIMIT ' +
+          'token: 404, counted toward the invalid-attempt limit (then 429). A gift whose certificate is in another ' +
+          'pending hand-over or no longer with the sender: 409 `resource_locked` (the gift stays pending; its ' +
+          'claim page says it cannot be claimed). At most HALLMARK_GIFT_CLAIM_LIMIT ' +
           '(default 10) claims per user an hour.',
         params: tokenParams,
         response: {
@@ -152,6 +154,7 @@ export default async function claimRoutes(
           401: ERRORS[401],
           403: ERRORS[403],
           404: ERRORS[404],
+          409: ERRORS[409],
           429: ERRORS[429],
           503: ERRORS[503],
         },

@@ -47,6 +47,9 @@ export const ERRORS = {
   401: apiError('Missing or invalid credential'),
   403: apiError('Authenticated but not permitted (`insufficient_permissions`)'),
   404: apiError('Unknown, or of another enterprise (`resource_not_found`)'),
+  409: apiError(
+    'The certificate is already in another pending hand-over, a voucher, gift or transfer (`resource_locked`)',
+  ),
   422: apiError('Refused by the gift’s rules (`validation_failed`), naming the field in `param`'),
   429: apiError('Rate limited (`rate_limit_exceeded`, with `retry_after` and `Retry-After`)'),
   502: apiError('No sender credential (`sender_credential_missing`) or a notification provider failed'),

@@ -10,7 +10,7 @@ import manageGiftRoutes from './manage.js';
 
 export default async function gifts(app: FastifyInstance, deps: RouteDeps) {
   const limits = giftLimiters(app, deps.config);
-  await app.register(createGiftRoute, deps);
+  await app.register(createGiftRoute, { ...deps, limits });
   await app.register(manageGiftRoutes, { clients: deps.clients, limits });
   await app.register(claimRoutes, { ...deps, limits });
 }

@@ -6,6 +6,13 @@
 //                              past it both answer 429 before looking the token up.
 //   giftClaimRateLimit         10 claims per user per hour (HALLMARK_GIFT_CLAIM_LIMIT / _WINDOW_SEC).
 //   resend                     5 per gift per hour (HALLMARK_GIFT_RESEND_LIMIT / _WINDOW_SEC).
+//   create per enterprise      100 gifts per enterprise per hour
+//                              (HALLMARK_GIFT_CREATE_ENTERPRISE_LIMIT / _WINDOW_SEC).
+//   resend per enterprise      20 resends per enterprise per hour
+//                              (HALLMARK_GIFT_RESEND_ENTERPRISE_LIMIT / _WINDOW_SEC).
+// The two per-enterprise ones bound the e-mails and SMS with free text an enterprise can have
+// Hallmark send: create → revoke → create with a new address each time is a new gift each
+// time, so a per-gift limit alone does not bound it (docs/security.md › Messaging limits).
 // They live on the gateway's rate-limit store (Redis when REDIS_URL is set, shared by replicas).
 import { HallmarkError } from '@hallmark/kit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -35,6 +42,16 @@ export function giftLimiters(app: FastifyInstance, config: Config) {
     points: config.HALLMARK_GIFT_RESEND_LIMIT,
     durationSec: config.HALLMARK_GIFT_RESEND_WINDOW_SEC,
   });
+  const creates = app.limiterFor({
+    name: 'gift_create_enterprise',
+    points: config.HALLMARK_GIFT_CREATE_ENTERPRISE_LIMIT,
+    durationSec: config.HALLMARK_GIFT_CREATE_ENTERPRISE_WINDOW_SEC,
+  });
+  const enterpriseResends = app.limiterFor({
+    name: 'gift_resend_enterprise',
+    points: config.HALLMARK_GIFT_RESEND_ENTERPRISE_LIMIT,
+    durationSec: config.HALLMARK_GIFT_RESEND_ENTERPRISE_WINDOW_SEC,
+  });
   const consume = async (limiter: typeof claims, key: string, reply: FastifyReply, message: string) => {
     try {
       await limiter.consume(key);
@@ -62,6 +79,28 @@ export function giftLimiters(app: FastifyInstance, config: Config) {
       consume(claims, `user:${userId}`, reply, 'Too many gift claims by this user. Try again later.'),
     resend: (transferId: string, reply: FastifyReply) =>
       consume(resends, `gift:${transferId}`, reply, 'This gift was resent too often. Try again later.'),
+    /** One gift created by the enterprise (each one notifies its recipient). */
+    create: (enterpriseId: string, reply: FastifyReply) =>
+      consume(
+        creates,
+        `ent:${enterpriseId}`,
+        reply,
+        'This enterprise created too many gifts in a short time. Try again later.',
+      ),
+    /** A create the service refused sent nothing: its point is given back. */
+    uncountCreate: (enterpriseId: string) =>
+      creates.reward(`ent:${enterpriseId}`, 1).then(
+        () => undefined,
+        () => undefined,
+      ),
+    /** One resend by the enterprise, whichever gift. */
+    resendByEnterprise: (enterpriseId: string, reply: FastifyReply) =>
+      consume(
+        enterpriseResends,
+        `ent:${enterpriseId}`,
+        reply,
+        'This enterprise resent too many gifts in a short time. Try again later.',
+      ),
   };
 }
 

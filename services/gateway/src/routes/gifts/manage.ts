@@ -65,7 +65,8 @@ export default async function manageGiftRoutes(
         description:
           'The gift’s creator only (another actor of the enterprise: 403). The same channels as at creation: ' +
           '`method` is `email`, or `email,sms` when a phone was given. At most HALLMARK_GIFT_RESEND_LIMIT (default 5) ' +
-          'per gift an hour. A gift that is no longer pending: 422.',
+          'per gift an hour, and HALLMARK_GIFT_RESEND_ENTERPRISE_LIMIT (default 20) per enterprise an hour (429 with ' +
+          '`retry_after`). A gift that is no longer pending: 422.',
         params: transferIdParams,
         response: {
           200: {
@@ -90,8 +91,11 @@ export default async function manageGiftRoutes(
       },
     },
     async (request, reply) => {
-      // Per gift and caller, so nobody else can spend the creator's budget.
-      await limits.resend(`${request.params.transferId}:${principalOf(request).actor_id}`, reply);
+      // Per gift and caller, so nobody else can spend the creator's budget; and per enterprise,
+      // which bounds the messages sent whichever gifts they are for.
+      const principal = principalOf(request);
+      await limits.resend(`${request.params.transferId}:${principal.actor_id}`, reply);
+      await limits.resendByEnterprise(principal.enterprise_id, reply);
       const res = await clients.gifts.resendGift(
         { principal: principalOf(request), transfer_id: request.params.transferId },
         { deadlineMs: 45_000 },

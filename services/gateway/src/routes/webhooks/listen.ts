@@ -41,7 +41,9 @@ export default async function listenRoute(app: FastifyInstance, { clients }: Rou
           'exact string an endpoint would receive and `headers` the exact headers (X-Service-Signature ' +
           'and webhook-* for versioned types, X-Webhook-* for enterprise types), so a receiver’s own ' +
           'verification code can be used as is. Lines starting with `:` are keep-alives. The session ' +
-          'ends when the client disconnects; its deliveries are recorded in notify.',
+          'ends when the client disconnects; its deliveries are recorded in notify. At most ' +
+          'HALLMARK_LISTEN_MAX_SESSIONS (default 10) sessions are open at once per enterprise: the next is 429 ' +
+          '`concurrent_limit_exceeded` with `retry_after` (closing one frees its slot at once).',
         querystring: {
           type: 'object',
           additionalProperties: false,
