@@ -277,4 +277,15 @@ resources:
 volumeMounts:
   - name: tmp
     mountPath: /tmp
+{{- /*
+On a rollout or scale-down the pod is removed from its Services' endpoints while SIGTERM is
+already on its way; the delay lets every gateway, kube-proxy and client resolver see that
+before the process stops taking calls (then it drains what is in flight).
+*/}}
+{{- if gt (int $root.Values.preStopDelaySeconds) 0 }}
+lifecycle:
+  preStop:
+    sleep:
+      seconds: {{ $root.Values.preStopDelaySeconds }}
+{{- end }}
 {{- end }}
