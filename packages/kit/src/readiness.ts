@@ -1,12 +1,17 @@
 // Readiness of a service process, checked rather than assumed: the gRPC health service's
-// overall status ('' and every served service) is SERVING only while the process's database
-// answers a query and its NATS connection answers a round trip, re-checked every interval.
+// overall status ('' and every served service) is SERVING while the process's database
+// answers a query, re-checked every interval. NATS is watched too but does not decide it: a
+// state change and its event commit together in the outbox, which waits out a NATS outage
+// and publishes after, so a backend without NATS still serves every call (taking it out of
+// its Service would turn a NATS outage into an API outage). Each dependency's state is the
+// gauge hallmark_dependency_up{dependency}, for operators (degraded, not down).
 // Liveness is a separate health entry ("liveness") that stays SERVING while the process runs:
 // a database outage takes the pod out of the load balancer, it does not restart it.
 import type { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import type { Bus } from './bus.js';
 import type { Pool } from './db.js';
+import { gauge } from './metrics.js';
 
 /** The health-service name Kubernetes' liveness (and startup) probe asks for. */
 export const LIVENESS_SERVICE = 'liveness';
@@ -78,14 +83,27 @@ export function startReadiness(opts: ReadinessOptions): Readiness {
     for (const svc of opts.services) opts.health.setStatus(svc, next ? 'SERVING' : 'NOT_SERVING');
     ready = next;
   };
+  const up = gauge('hallmark_dependency_up', 'Whether a dependency answers (1) or not (0)', ['dependency']);
+  let natsUp = true;
   const check = () =>
     (running ??= (async () => {
       try {
         const r = await checkDependencies(opts.pool, opts.bus, timeoutMs);
-        const next = r.database && r.nats;
+        up.set({ dependency: 'database' }, r.database ? 1 : 0);
+        up.set({ dependency: 'nats' }, r.nats ? 1 : 0);
+        const next = r.database;
         if (next !== ready) {
-          if (next) opts.log.info('ready again: database and NATS answer');
-          else opts.log.warn({ problems: r.errors }, 'not ready: a dependency does not answer');
+          if (next) opts.log.info('ready again: the database answers');
+          else opts.log.warn({ problems: r.errors }, 'not ready: the database does not answer');
+        }
+        if (r.nats !== natsUp) {
+          if (r.nats) opts.log.info('NATS answers again: the outbox publishes what waited');
+          else
+            opts.log.warn(
+              { problems: r.errors },
+              'degraded: NATS does not answer; still serving, events wait in the outbox',
+            );
+          natsUp = r.nats;
         }
         apply(next);
         return { database: r.database, nats: r.nats };

@@ -46,7 +46,8 @@ spec:
             {{- include "hallmark.addrEnv" (dict "root" $root "self" .name) | trim | nindent 12 }}
             {{- include "hallmark.env" . | trim | nindent 12 }}
           # Startup and liveness ask the "liveness" health entry (SERVING while the process
-          # runs); readiness the overall one, SERVING only while the database and NATS answer.
+          # runs); readiness the overall one, SERVING while the database answers (a NATS outage
+          # does not take a backend out: its events wait in the outbox).
           startupProbe:
             grpc:
               port: {{ $root.Values.grpcPort }}
