@@ -24,7 +24,14 @@ export async function runDlq(
     err(`usage: ${DLQ_USAGE}`);
     return 2;
   }
-  const bus = await connectBus(io.natsUrl ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222', 'hallmark-dlq');
+  // Reads and replays parked messages; never creates or changes a stream.
+  const bus = await connectBus(
+    io.natsUrl ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    'hallmark-dlq',
+    {
+      streams: 'none',
+    },
+  );
   const nc = bus.nc;
   try {
     if (action === 'list') {

@@ -2,6 +2,7 @@
 import {
   AckPolicy,
   DeliverPolicy,
+  DiscardPolicy,
   jetstream,
   jetstreamManager,
   type JetStreamClient,
@@ -34,6 +35,8 @@ export function busSettings(env: NodeJS.ProcessEnv = process.env) {
       HALLMARK_NATS_STREAM_REPLICAS: opsEnv.HALLMARK_NATS_STREAM_REPLICAS,
       HALLMARK_NATS_STREAM_MAX_AGE_HOURS: opsEnv.HALLMARK_NATS_STREAM_MAX_AGE_HOURS,
       HALLMARK_NATS_DLQ_MAX_AGE_HOURS: opsEnv.HALLMARK_NATS_DLQ_MAX_AGE_HOURS,
+      HALLMARK_NATS_STREAM_MAX_BYTES: opsEnv.HALLMARK_NATS_STREAM_MAX_BYTES,
+      HALLMARK_NATS_DLQ_MAX_BYTES: opsEnv.HALLMARK_NATS_DLQ_MAX_BYTES,
       HALLMARK_NATS_MAX_DELIVER: opsEnv.HALLMARK_NATS_MAX_DELIVER,
     }),
     env,
@@ -42,42 +45,86 @@ export function busSettings(env: NodeJS.ProcessEnv = process.env) {
     replicas: c.HALLMARK_NATS_STREAM_REPLICAS,
     maxAgeMs: c.HALLMARK_NATS_STREAM_MAX_AGE_HOURS * 3600_000,
     dlqMaxAgeMs: c.HALLMARK_NATS_DLQ_MAX_AGE_HOURS * 3600_000,
+    maxBytes: c.HALLMARK_NATS_STREAM_MAX_BYTES,
+    dlqMaxBytes: c.HALLMARK_NATS_DLQ_MAX_BYTES,
     maxDeliver: c.HALLMARK_NATS_MAX_DELIVER,
   };
 }
 
-/** Creates a stream, or brings an existing one's replicas and max age up to the settings. */
-async function ensureStream(
-  jsm: Awaited<ReturnType<typeof jetstreamManager>>,
-  config: {
-    name: string;
-    subjects: string[];
-    duplicate_window: number;
-    max_age: number;
-    num_replicas: number;
-  },
-): Promise<void> {
-  const info = await jsm.streams.info(config.name).catch(() => null);
-  if (info) {
-    if (info.config.num_replicas !== config.num_replicas || info.config.max_age !== config.max_age) {
-      await jsm.streams.update(config.name, {
-        ...info.config,
-        num_replicas: config.num_replicas,
-        max_age: config.max_age,
-      });
+type StreamManager = Awaited<ReturnType<typeof jetstreamManager>>;
+
+/** The two streams as the settings want them. */
+function streamConfigs(settings: ReturnType<typeof busSettings>) {
+  const common = { duplicate_window: 10 * 60 * 1000 * NANOS_PER_MS, num_replicas: settings.replicas };
+  return [
+    {
+      ...common,
+      name: STREAM_NAME,
+      subjects: STREAM_SUBJECTS,
+      max_age: settings.maxAgeMs * NANOS_PER_MS,
+      max_bytes: settings.maxBytes,
+      // Full: refuse new events (the outbox keeps them) rather than drop old ones unread.
+      discard: DiscardPolicy.New,
+    },
+    {
+      ...common,
+      name: DLQ_STREAM,
+      subjects: [`${DLQ_SUBJECT_PREFIX}.>`],
+      max_age: settings.dlqMaxAgeMs * NANOS_PER_MS,
+      max_bytes: settings.dlqMaxBytes,
+      discard: DiscardPolicy.Old,
+    },
+  ];
+}
+
+/**
+ * Brings both streams to the settings: creates them, or updates replicas, age, size and
+ * discard policy. The one owner of stream configuration is the release's migration step
+ * (migrate-main.ts with HALLMARK_CONFIGURE_STREAMS, one container of the Helm hook Job), so
+ * processes of two releases with different values never flip a stream back and forth.
+ */
+export async function configureStreams(nc: NatsConnection, settings = busSettings()): Promise<string[]> {
+  const jsm = await jetstreamManager(nc);
+  const changed: string[] = [];
+  for (const config of streamConfigs(settings)) {
+    const info = await jsm.streams.info(config.name).catch(() => null);
+    if (!info) {
+      await createStream(jsm, config);
+      changed.push(`${config.name} created`);
+      continue;
     }
-    return;
+    const c = info.config;
+    if (
+      c.num_replicas !== config.num_replicas ||
+      c.max_age !== config.max_age ||
+      c.max_bytes !== config.max_bytes ||
+      c.discard !== config.discard
+    ) {
+      await jsm.streams.update(config.name, { ...c, ...config, subjects: c.subjects });
+      changed.push(`${config.name} updated`);
+    }
   }
+  return changed;
+}
+
+async function createStream(jsm: StreamManager, config: ReturnType<typeof streamConfigs>[number]) {
   try {
     await jsm.streams.add(config);
   } catch (err) {
-    // Another service created it at the same moment.
+    // Another process created it at the same moment.
     if (!/already in use|exists/i.test((err as Error).message)) throw err;
   }
 }
 
-export async function connectBus(url: string, name: string): Promise<Bus> {
-  const settings = busSettings();
+export interface ConnectOptions {
+  /**
+   * `create` (default): make a stream that does not exist yet (a fresh dev stack or test),
+   * never change one that does; `none`: touch no stream (the `dlq` command).
+   */
+  streams?: 'create' | 'none';
+}
+
+export async function connectBus(url: string, name: string, opts: ConnectOptions = {}): Promise<Bus> {
   const nc = await connect({
     servers: url,
     name,
@@ -88,21 +135,12 @@ export async function connectBus(url: string, name: string): Promise<Bus> {
     // vouchers process's CPU under redemption load. A timeout still names its subject.
     noAsyncTraces: true,
   });
-  const jsm = await jetstreamManager(nc);
-  await ensureStream(jsm, {
-    name: STREAM_NAME,
-    subjects: STREAM_SUBJECTS,
-    duplicate_window: 10 * 60 * 1000 * NANOS_PER_MS,
-    max_age: settings.maxAgeMs * NANOS_PER_MS,
-    num_replicas: settings.replicas,
-  });
-  await ensureStream(jsm, {
-    name: DLQ_STREAM,
-    subjects: [`${DLQ_SUBJECT_PREFIX}.>`],
-    duplicate_window: 10 * 60 * 1000 * NANOS_PER_MS,
-    max_age: settings.dlqMaxAgeMs * NANOS_PER_MS,
-    num_replicas: settings.replicas,
-  });
+  if ((opts.streams ?? 'create') === 'create') {
+    const jsm = await jetstreamManager(nc);
+    for (const config of streamConfigs(busSettings())) {
+      if (!(await jsm.streams.info(config.name).catch(() => null))) await createStream(jsm, config);
+    }
+  }
   return { nc, js: jetstream(nc), close: () => nc.drain() };
 }
 

@@ -52,6 +52,21 @@ export const opsEnv = {
   HALLMARK_NATS_STREAM_MAX_AGE_HOURS: z.coerce.number().int().min(1).default(168),
   /** How long the dead-letter stream keeps parked messages. */
   HALLMARK_NATS_DLQ_MAX_AGE_HOURS: z.coerce.number().int().min(1).default(720),
+  /**
+   * Bytes the HALLMARK stream may hold; when full it refuses new events (they wait in each
+   * service's outbox and the backlog alerts) rather than dropping old ones unread.
+   */
+  HALLMARK_NATS_STREAM_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .default(8 * 1024 ** 3),
+  /** Bytes the dead-letter stream may hold (the oldest parked messages go first). */
+  HALLMARK_NATS_DLQ_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .default(1024 ** 3),
   /** How long a published outbox row is kept (kit retention.ts; processed ids follow the streams). */
   HALLMARK_OUTBOX_RETENTION_HOURS: z.coerce.number().int().min(1).default(168),
   /** Deliveries of one event to a consumer before it is parked in the dead-letter stream. */

@@ -5,8 +5,10 @@
 //   node services/<svc>/dist/migrate.js
 // The service is the tree's own (services/<svc>/dist/ → <svc>), its migrations beside dist/.
 // Development and tests migrate at start; `node --import tsx scripts/migrate.ts` does the same
-// from the sources.
+// from the sources. With HALLMARK_CONFIGURE_STREAMS=true (one container of the Job) it also
+// brings the NATS streams to the release's values: the one owner of stream configuration.
 import path from 'node:path';
+import { configureStreams, connectBus } from './bus.js';
 import { openDatabase } from './db.js';
 import { createLogger } from './log.js';
 
@@ -22,3 +24,12 @@ const pool = await openDatabase({
 });
 await pool.end();
 log.info({ database }, 'migrated');
+
+if (process.env.HALLMARK_CONFIGURE_STREAMS === 'true') {
+  const bus = await connectBus(process.env.NATS_URL ?? 'nats://127.0.0.1:4222', 'hallmark-migrate', {
+    streams: 'none',
+  });
+  const changed = await configureStreams(bus.nc);
+  await bus.close();
+  log.info({ changed }, 'NATS streams configured');
+}
