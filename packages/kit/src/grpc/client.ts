@@ -51,16 +51,27 @@ type UnaryFn = (...a: unknown[]) => void;
 
 /** Channel options of every client (the same everywhere, so clients of one address share a connection). */
 const CHANNEL_OPTIONS = {
-  // Calls go round robin over every address the name resolves to (a headless Service's pods,
-  // or an ipv4: list). With one address (a ClusterIP Service) it is that one; the servers'
-  // max connection age (server.ts) still moves the connection from pod to pod now and then.
-  'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
   'grpc.keepalive_time_ms': 30_000,
   // A bulk upload carries a CSV (≤ 10 MB) and a ZIP (≤ 100 MB) in one message.
   'grpc.max_receive_message_length': 128 * 1024 * 1024,
   // Nothing reads channelz; its bookkeeping would cost on every call.
   'grpc.enable_channelz': 0,
 };
+
+/**
+ * A name that resolves to every replica (`dns:///` of a headless Service, an `ipv4:` list) is
+ * served round robin over all of them. A plain host:port (one process, or a ClusterIP
+ * Service) keeps pick_first: calls made while it reconnects wait for the connection instead
+ * of failing fast, and the servers' max connection age (server.ts) still moves a ClusterIP
+ * client from pod to pod now and then.
+ */
+function channelOptions(address: string): Record<string, unknown> {
+  if (!/^(dns|ipv4|ipv6):/.test(address)) return CHANNEL_OPTIONS;
+  return {
+    ...CHANNEL_OPTIONS,
+    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+  };
+}
 
 /** The server-streaming methods of a ts-proto grpc-js client, by name, with their message type. */
 export type StreamMethods<C> = {
@@ -103,7 +114,7 @@ export function createGrpcClient<C extends Client>(
   address: string,
   defaults: { deadlineMs?: number; retries?: number } = {},
 ): GrpcClient<C> {
-  const raw = new Ctor(address, credentials.createInsecure(), CHANNEL_OPTIONS);
+  const raw = new Ctor(address, credentials.createInsecure(), channelOptions(address));
   const deadlineDefault = defaults.deadlineMs ?? 10_000;
   const retries = defaults.retries ?? 2;
 
