@@ -12,7 +12,13 @@ export interface Window {
 const MIN = 60;
 const HOUR = 3600;
 
-/** Per-key windows by key type: per minute, per hour, and a one-second burst. */
+/**
+ * Per-key windows by key type: per minute, per hour, and a one-second burst. The burst guard
+ * of a production, test or restricted key is never tighter than the type's default burst or,
+ * below it, the key's own per-minute limit: a key with `rateLimit: 5` gets its 5 back to back
+ * (keys stored before this rule carry a scaled-down burst of 1). An enterprise key's
+ * `burstLimit` is the key holder's own choice and applies as set.
+ */
 export function keyWindows(key: KeyAuth | undefined): Window[] {
   if (!key) {
     // Sessions: counted per enterprise, at production defaults.
@@ -30,7 +36,13 @@ export function keyWindows(key: KeyAuth | undefined): Window[] {
         : { min: 1000, hour: 50_000, burst: 100 };
   const min = key.rate_limit_per_minute > 0 ? key.rate_limit_per_minute : defaults.min;
   const hour = key.rate_limit_per_hour > 0 ? key.rate_limit_per_hour : Math.max(defaults.hour, min);
-  const burst = key.burst_limit > 0 ? key.burst_limit : Math.min(defaults.burst, min);
+  const floor = Math.min(defaults.burst, min);
+  const burst =
+    key.burst_limit <= 0
+      ? floor
+      : key.type === 'enterprise'
+        ? key.burst_limit
+        : Math.max(key.burst_limit, floor);
   return [
     { name: 'min', points: min, durationSec: MIN },
     { name: 'hour', points: hour, durationSec: HOUR },
