@@ -7,6 +7,8 @@ export interface Window {
   name: string;
   points: number;
   durationSec: number;
+  /** Only an accepted (2xx) request uses it: an answer of 300 or more gives its point back. */
+  acceptedOnly?: boolean;
 }
 
 const MIN = 60;
@@ -58,7 +60,8 @@ export const GROUP_WINDOWS: Record<RateGroup, Window> = {
   bulk_create: { name: 'bulk_create', points: 10, durationSec: HOUR },
   bulk_poll: { name: 'bulk_poll', points: 100, durationSec: 15 * MIN },
   bulk_download: { name: 'bulk_download', points: 50, durationSec: HOUR },
-  bulk_retry: { name: 'bulk_retry', points: 5, durationSec: HOUR },
+  // Retry and row fix share it; a rejected attempt (a bad fix, an unknown job) costs nothing.
+  bulk_retry: { name: 'bulk_retry', points: 5, durationSec: HOUR, acceptedOnly: true },
   bulk_json: { name: 'bulk_json', points: 1000, durationSec: HOUR },
   // Each queued address is a relayer transaction's worth of gas (docs/security.md).
   allowlist_write: { name: 'allowlist_write', points: 60, durationSec: HOUR },

@@ -77,6 +77,12 @@ export class WindowCounters {
     return { counts, refused };
   }
 
+  /** Gives back one point of `subject`'s running window (a request it no longer charges). */
+  refund(prefix: string, subject: string, now = this.now()): void {
+    const entry = this.counts.get(prefix)?.get(subject);
+    if (entry && entry.endsAt > now && entry.value > 0) entry.value--;
+  }
+
   /** Windows counted now (ended ones until the next sweep included). */
   get size(): number {
     let n = 0;

@@ -130,7 +130,7 @@ object of their own enterprise); to anyone else the 404 is plain.
 Production keys: 1,000 requests a minute, 50,000 an hour; test and restricted keys 100 a minute by
 default; \`rateLimit\` sets a key's own per-minute limit. Endpoint groups add their own (vouchers read
 100/min, write 50/min, redeem 200/min; bulk create 10 jobs/hour, poll 100/15 min, download 50/hour,
-retry 5/hour). \`X-RateLimit-Limit\`, \`-Remaining\` and \`-Reset\` (unix seconds) describe the window closest
+retry and row fix together 5/hour, counting only accepted (2xx) attempts). \`X-RateLimit-Limit\`, \`-Remaining\` and \`-Reset\` (unix seconds) describe the window closest
 to running out among those (a key with \`rateLimit: 5\` shows 5). A one-second burst guard also applies
 (the type's default burst, or the key's own per-minute limit when lower, so a key with \`rateLimit: 5\` gets
 its 5 back to back). Only an admitted request is counted, in every window; a refused one counts nowhere. A

@@ -79,11 +79,22 @@ return out`;
 
 type AdmitScript = (numKeys: number, ...keysPointsSeconds: string[]) => Promise<number[]>;
 
+/** One point given back to a running window (never below 0, never to an ended one). */
+const REFUND = `local count = tonumber(redis.call('get', KEYS[1]) or '0')
+if count > 0 then return redis.call('decr', KEYS[1]) end
+return 0`;
+
+type RefundScript = (numKeys: number, key: string) => Promise<number>;
+
 export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimitOptions) {
   const { redis } = opts;
   redis?.defineCommand('hmAdmit', { lua: ADMIT });
+  redis?.defineCommand('hmRefund', { lua: REFUND });
   const admitScript = redis
     ? ((redis as unknown as { hmAdmit: AdmitScript }).hmAdmit.bind(redis) as AdmitScript)
+    : undefined;
+  const refundScript = redis
+    ? ((redis as unknown as { hmRefund: RefundScript }).hmRefund.bind(redis) as RefundScript)
     : undefined;
   const limiters = new Map<string, RateLimiterAbstract>();
   const limiterFor = (w: Window): RateLimiterAbstract => {
@@ -106,29 +117,70 @@ export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimit
   const counters = redis ? undefined : new WindowCounters();
   if (counters) app.addHook('onClose', (_app, done) => (counters.close(), done()));
 
-  /** The windows a request takes a point from, and whom they count; none for other routes. */
-  function planOf(request: FastifyRequest): { windows: readonly Planned[]; subject: string } | undefined {
+  /**
+   * The windows a request takes a point from, and whom they count; none for other routes.
+   * `refundable`: its group counts accepted requests only (the group's window is the last).
+   */
+  function planOf(
+    request: FastifyRequest,
+  ): { windows: readonly Planned[]; subject: string; refundable?: boolean } | undefined {
     const config = request.routeOptions.config;
     const group = config?.rateGroupFor ? config.rateGroupFor(request) : config?.rateGroup;
     const auth = request.auth;
-    if (auth) return { windows: plannedFor(auth.key ?? SESSION, group), subject: auth.subject };
+    if (auth)
+      return {
+        windows: plannedFor(auth.key ?? SESSION, group),
+        subject: auth.subject,
+        refundable: group !== undefined && GROUP_WINDOWS[group].acceptedOnly,
+      };
     if (group && PUBLIC_GROUPS.has(group))
       return { windows: plannedFor(PUBLIC, group), subject: `ip:${clientBucket(request.ip)}` };
     return undefined;
   }
 
+  // A group counting accepted requests only (bulk retry and fix): the point an admitted
+  // request took from the group's window goes back when the answer is not a 2xx. Only those
+  // routes carry the hook; `charged` holds their admitted requests until they are answered.
+  const charged = new WeakMap<FastifyRequest, { prefix: string; subject: string }>();
+  const refundUnaccepted = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    const c = charged.get(request);
+    if (c && reply.statusCode >= 300) {
+      if (refundScript)
+        refundScript(1, `${c.prefix}:{${c.subject}}`).catch((err: unknown) =>
+          request.log.warn({ err }, 'rate-limit refund failed'),
+        );
+      else counters!.refund(c.prefix, c.subject);
+    }
+    done();
+  };
+  app.addHook('onRoute', (route) => {
+    const group = route.config?.rateGroup;
+    if (!group || !GROUP_WINDOWS[group].acceptedOnly) return;
+    const own = route.onResponse;
+    route.onResponse = [...(own ? (Array.isArray(own) ? own : [own]) : []), refundUnaccepted] as never;
+  });
+  const chargeIfRefundable = (
+    request: FastifyRequest,
+    plan: { windows: readonly Planned[]; subject: string; refundable?: boolean },
+    refused: number,
+  ) => {
+    if (plan.refundable && refused < 0)
+      charged.set(request, { prefix: plan.windows[plan.windows.length - 1]!.prefix, subject: plan.subject });
+  };
+
   app.addHook('onRequest', (request, reply, done) => {
     const plan = planOf(request);
     if (!plan) return done();
     if (admitScript) {
-      admitOnRedis(admitScript, plan.windows, plan.subject).then(
-        ({ taken, refused }) => done(verdict(reply, taken, refused, Date.now())),
-        done,
-      );
+      admitOnRedis(admitScript, plan.windows, plan.subject).then(({ taken, refused }) => {
+        chargeIfRefundable(request, plan, refused);
+        done(verdict(reply, taken, refused, Date.now()));
+      }, done);
       return;
     }
     const now = Date.now();
     const { counts, refused } = counters!.admit(plan.windows, plan.subject, now);
+    chargeIfRefundable(request, plan, refused);
     const taken = plan.windows.map(({ w }, i) => ({
       w,
       remaining: Math.max(w.points - counts[i]!.consumed, 0),
@@ -201,15 +253,21 @@ function verdict(
   setHeaders(reply, worst, now);
   const retryAfter = Math.max(1, Math.ceil(worst.msBeforeNext / 1000));
   return new HallmarkError('rate_limit_exceeded', {
-    ...(worst.w.name === 'burst'
-      ? {
-          message:
-            `Burst limit exceeded: at most ${worst.w.points} requests per second for this key. ` +
-            `Retry after ${retryAfter} second(s).`,
-        }
-      : {}),
+    message:
+      worst.w.name === 'burst'
+        ? `Burst limit exceeded: at most ${worst.w.points} requests per second for this key. ` +
+          `Retry after ${retryAfter} second(s).`
+        : `Rate limit exceeded: ${worst.w.points} requests per ${spanOf(worst.w.durationSec)} ` +
+          `(${windowName(worst.w)}). Retry after ${retryAfter} second(s).`,
     extras: { retry_after: retryAfter, limit_window: windowName(worst.w) },
   });
+}
+
+/** A window's length in words: "minute", "hour", "15 minutes". */
+function spanOf(sec: number): string {
+  if (sec === 60) return 'minute';
+  if (sec === 3600) return 'hour';
+  return sec % 60 === 0 ? `${sec / 60} minutes` : `${sec} seconds`;
 }
 
 function setHeaders(reply: FastifyReply, t: Taken, now: number) {
