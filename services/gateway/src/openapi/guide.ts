@@ -125,6 +125,14 @@ hint, e.g. *No such voucher: 'vouch_…'; a similar object exists in live mode, 
 request.* The hint is given only to a caller who would see the object in the other mode (an API key they may manage, an
 object of their own enterprise); to anyone else the 404 is plain.
 
+## Redeeming a discount voucher
+
+\`POST /api/v1/vouchers/redeem\` takes the spec's \`{code, order_id}\`; \`amount\` (the order before discount, minor
+units) is optional. With it the answer has \`original_amount\`, \`discount_applied\` and \`final_amount\`. Without it
+a \`fixed_amount\` voucher's \`discount_applied\` is its value and a \`percentage\` voucher's is \`null\`: the use is
+recorded and you apply \`voucher.value\` % (a number 1–100, up to two decimals) to your order; \`original_amount\`
+and \`final_amount\` are \`null\`. \`POST /api/v1/vouchers/validate\` answers the same without using the voucher.
+
 ## Limits and rate-limit headers
 
 Production keys: 1,000 requests a minute, 50,000 an hour; test and restricted keys 100 a minute by
