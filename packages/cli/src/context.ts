@@ -76,6 +76,18 @@ export function exitCodeOf(err: HallmarkError): number {
   }
 }
 
+/** A wait in words and when it ends: "45 s (at 14:05:12 UTC)", "59 min (at 14:05 UTC)". */
+export function waitOf(seconds: number, now = Date.now()): string {
+  const at = new Date(now + seconds * 1000).toISOString();
+  if (seconds < 60) return `${Math.ceil(seconds)} s (at ${at.slice(11, 19)} UTC)`;
+  const minutes = Math.ceil(seconds / 60);
+  const span =
+    minutes < 60
+      ? `${minutes} min`
+      : `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ''}`;
+  return `${span} (at ${at.slice(11, 16)} UTC)`;
+}
+
 /** Prints a failure for people (code and request id) or as the API's error object. */
 export function reportError(err: unknown, json: boolean): number {
   if (err instanceof HallmarkError) {
@@ -84,8 +96,13 @@ export function reportError(err: unknown, json: boolean): number {
         JSON.stringify(err.body ?? { error: { code: err.code, message: err.message } }, null, 2) + '\n',
       );
     }
+    // A rate limit says how long to wait (a bulk retry's budget is an hour, not "later").
+    const message =
+      err.type === 'rate_limit_error' && err.retry_after !== undefined
+        ? `Too many requests: retry in ${waitOf(err.retry_after)}.`
+        : err.message;
     process.stderr.write(
-      `Error: ${err.message}\n  code: ${err.code}${err.param ? `  param: ${err.param}` : ''}  status: ${err.status}` +
+      `Error: ${message}\n  code: ${err.code}${err.param ? `  param: ${err.param}` : ''}  status: ${err.status}` +
         `${err.request_id ? `\n  request id: ${err.request_id}` : ''}\n`,
     );
     return exitCodeOf(err);

@@ -1817,10 +1817,7 @@ export interface components {
             code: string;
             /** @enum {string} */
             type: "percentage" | "fixed_amount";
-            /**
-             * Format: int64
-             * @description 1–100 for percentage; minor units for fixed_amount
-             */
+            /** @description 1–100 for percentage, up to two decimals (12.5); whole minor units for fixed_amount */
             value: number;
             /** @enum {string} */
             status: "active" | "expired" | "used" | "inactive";
@@ -1856,24 +1853,23 @@ export interface components {
                 code: string;
                 /** @enum {string} */
                 type: "percentage" | "fixed_amount";
-                /** Format: int64 */
                 value: number;
             };
             /**
              * Format: int64
-             * @description Minor units
+             * @description Minor units. Without `amount`: a fixed_amount voucher’s value; null for a percentage voucher (the caller applies `voucher.value` % to its order)
              */
-            discount_applied: number;
+            discount_applied: number | null;
             /**
              * Format: int64
-             * @description Minor units
+             * @description Minor units: the request’s `amount`; null without one
              */
-            original_amount: number;
+            original_amount: number | null;
             /**
              * Format: int64
-             * @description Minor units: original − discount
+             * @description Minor units: original − discount; null without `amount`
              */
-            final_amount: number;
+            final_amount: number | null;
             currency?: string;
             order_id?: string;
             transaction_id?: string | null;
@@ -2414,7 +2410,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description Requests allowed in the window closest to running out: the key’s configured per-minute or per-hour limit, or the endpoint group’s (never the 1-second burst guard) */
+        /** @description Requests allowed in the window closest to running out: the key’s configured per-minute or per-hour limit, or the endpoint group’s (never the 1-second burst guard); on a 429, the window that refused */
         "X-RateLimit-Limit": number;
         /** @description Requests left in that window */
         "X-RateLimit-Remaining": number;
@@ -2950,10 +2946,7 @@ export interface operations {
                     code: string;
                     /** @enum {string} */
                     type: "percentage" | "fixed_amount";
-                    /**
-                     * Format: int64
-                     * @description An integer: 1–100 for percentage; minor units (cents) for fixed_amount
-                     */
+                    /** @description percentage: a number from 1 to 100 with at most two decimals (12.5); fixed_amount: an integer, minor units (cents) */
                     value: number;
                     /**
                      * Format: int64
@@ -3140,9 +3133,9 @@ export interface operations {
                     order_id: string;
                     /**
                      * Format: int64
-                     * @description Order amount before discount, integer minor units. Not named in the spec’s redeem request, but required: the redemption result reports `original_amount`, `discount_applied` and `final_amount`, which only the order amount gives (a percentage needs it to compute the discount; a fixed amount is capped at it).
+                     * @description Order amount before discount, integer minor units; optional (the spec’s body is `code` and `order_id`). With it the result has `original_amount`, `discount_applied` (a percentage rounded half-up to the minor unit; a fixed amount capped at the order) and `final_amount`. Without it a fixed_amount voucher’s `discount_applied` is its value, and a percentage voucher’s is null: the use is recorded and the caller applies `voucher.value` % to its order; `original_amount` and `final_amount` are null. A replay must repeat the same amount (or none).
                      */
-                    amount: number;
+                    amount?: number;
                     /** @description Three-letter code, answered in capitals (`USD`); defaults to the voucher currency or USD */
                     currency?: string;
                     customer_id?: string;
@@ -3190,9 +3183,9 @@ export interface operations {
                     order_id: string;
                     /**
                      * Format: int64
-                     * @description Order amount before discount, integer minor units. Not named in the spec’s redeem request, but required: the redemption result reports `original_amount`, `discount_applied` and `final_amount`, which only the order amount gives (a percentage needs it to compute the discount; a fixed amount is capped at it).
+                     * @description Order amount before discount, integer minor units; optional (the spec’s body is `code` and `order_id`). With it the result has `original_amount`, `discount_applied` (a percentage rounded half-up to the minor unit; a fixed amount capped at the order) and `final_amount`. Without it a fixed_amount voucher’s `discount_applied` is its value, and a percentage voucher’s is null: the use is recorded and the caller applies `voucher.value` % to its order; `original_amount` and `final_amount` are null. A replay must repeat the same amount (or none).
                      */
-                    amount: number;
+                    amount?: number;
                     /** @description Three-letter code, answered in capitals (`USD`); defaults to the voucher currency or USD */
                     currency?: string;
                     customer_id?: string;

@@ -34,7 +34,8 @@ const DiscountVoucherObject = z.looseObject({
 const TransactionObject = z.looseObject({
   id: Id,
   type: z.string(),
-  amount: Money,
+  // The discount applied; null for a percentage voucher redeemed without the order amount.
+  amount: Money.nullable(),
   currency: z.string(),
   status: z.enum(['pending', 'completed', 'failed', 'reversed']),
   user_id: z.string().nullable(),
@@ -165,9 +166,10 @@ export const EVENTS = {
         code: z.string(),
         transaction_id: Id,
         order_id: z.string(),
-        original_amount: Money,
-        discount_applied: Money,
-        final_amount: Money,
+        // Null when the redemption gave no order amount (and the discount of a percentage).
+        original_amount: Money.nullable(),
+        discount_applied: Money.nullable(),
+        final_amount: Money.nullable(),
         currency: z.string(),
         redeemed_at: Iso,
       }),

@@ -74,14 +74,18 @@ export class ItemsStore {
       );
       const r = rule(item.input, contacts, item.media_id !== null || media.rows.length > 0);
       let image: { id: string; sha256: string; content_type: string } | undefined;
-      if (!r.imageUrl && item.media_id === null) {
+      // Matched as at upload (domain/image-match.ts): a row's `imageFile` names its file in the
+      // job's kept ZIP images (it was ignored here, so such a row could not be fixed).
+      if (item.media_id === null && (r.imageFile || !r.imageUrl)) {
         const index = newImageIndex<(typeof media.rows)[number]>();
         for (const m of media.rows) addToImageIndex(index, imageKeys(m.path), m);
-        image = matchImage({ row, name: r.name }, index);
+        image = matchImage({ row, name: r.name, imageFile: r.imageFile }, index);
         if (!image)
           throw new HallmarkError('parameter_invalid', {
             param: 'imageUrl',
-            message: `No image for row ${row} in the job's ZIP (looked for ${row}.png/.jpg/.webp and the name); set imageUrl.`,
+            message: r.imageFile
+              ? `No image named ${r.imageFile} in the job's ZIP for row ${row}; set imageUrl.`
+              : `No image for row ${row} in the job's ZIP (looked for ${row}.png/.jpg/.webp and the name); set imageUrl.`,
           });
       }
       const keep = item.media_id !== null && !r.imageUrl;
@@ -89,7 +93,7 @@ export class ItemsStore {
         name: r.name,
         description: r.description,
         category: r.category,
-        imageUrl: keep ? undefined : r.imageUrl,
+        imageUrl: keep || image ? undefined : r.imageUrl,
         attributes: r.attributes,
         expiryDays: r.expiryDays,
         ...(keep

@@ -17,7 +17,9 @@ import {
 } from '@hallmark/kit';
 import { BulkServiceService, type BulkServiceServer, type Job } from '@hallmark/proto/bulk/v1/bulk';
 import { KeysServiceService, type KeyAuth, type KeysServiceServer } from '@hallmark/proto/keys/v1/keys';
+import { Redis } from 'ioredis';
 import { SignJWT } from 'jose';
+import { createConnection } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { App } from '../src/app.js';
 import type { Clients } from '../src/clients.js';
@@ -165,6 +167,15 @@ let server: RunningGrpcServer;
 let clients: Clients;
 let app: App;
 let baseUrl: string;
+/** The same gateway on the Redis limiter store, when Redis runs on 127.0.0.1:6379. */
+let redisApp: App | undefined;
+let redis: Redis | undefined;
+let redisBaseUrl: string | undefined;
+const redisUp = await new Promise<boolean>((resolve) => {
+  const socket = createConnection({ host: '127.0.0.1', port: 6379 });
+  socket.once('connect', () => (socket.destroy(), resolve(true)));
+  socket.once('error', () => resolve(false));
+});
 let session: string;
 
 beforeAll(async () => {
@@ -195,6 +206,19 @@ beforeAll(async () => {
     logLevel: 'silent',
   });
   baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+  if (redisUp) {
+    redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: false });
+    redisApp = await buildApp({
+      config,
+      clients,
+      verifier: new KeyVerifier(clients.keys, 5000),
+      verifySession: createSessionVerifier({ secret: SECRET }),
+      usage: new UsageRecorder(clients.keys, log),
+      logLevel: 'silent',
+      redis,
+    });
+    redisBaseUrl = await redisApp.listen({ port: 0, host: '127.0.0.1' });
+  }
   session = await new SignJWT({ ent: ENT, role: 'owner' })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject('alice')
@@ -203,6 +227,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await redisApp?.close();
+  redis?.disconnect();
   await app?.close();
   clients?.close();
   await server?.shutdown(1000);
@@ -229,8 +255,10 @@ async function http(opts: {
   url: string;
   headers?: Record<string, string>;
   payload?: string | Buffer;
+  /** Another gateway of the test (the Redis-backed one). */
+  base?: string;
 }): Promise<Reply> {
-  const res = await fetch(baseUrl + opts.url, {
+  const res = await fetch((opts.base ?? baseUrl) + opts.url, {
     method: opts.method,
     headers: opts.headers,
     body: opts.payload,
@@ -805,6 +833,53 @@ describe('authorisation and limits', () => {
     expect(res.statusCode).toBe(429);
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(res.json()).toMatchObject({ success: false, code: 'rate_limit_exceeded' });
+  });
+
+  describe.each([
+    ['in-memory', () => baseUrl],
+    ...(redisUp ? [['Redis', () => redisBaseUrl!] as const] : []),
+  ])('on the %s limiter store', (_store, base) => {
+    it('only accepted retries and row fixes use the shared 5-an-hour budget: rejected ones (400, 404) cost nothing, and the 429 names the wait', async () => {
+      const key = newKey(['bulk:retry']);
+      const send = (method: 'POST' | 'PATCH', body?: object) =>
+        http({
+          base: base(),
+          method,
+          url: method === 'POST' ? '/api/bulk-mint/job_A/retry' : '/api/bulk-mint/job_A/items/7',
+          headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
+          ...(body ? { payload: JSON.stringify(body) } : {}),
+        });
+      // Rejected: an unknown job (404), a fix the service refuses (400), a fix the schema refuses (400).
+      answers.retryJob = async () => {
+        throw new HallmarkError('resource_not_found', { message: 'No such job.' });
+      };
+      answers.fixItem = async () => {
+        throw new HallmarkError('parameter_invalid', { param: 'imageUrl', message: 'No image for row 7.' });
+      };
+      for (let i = 0; i < 3; i++) expect((await send('POST')).statusCode).toBe(404);
+      for (let i = 0; i < 3; i++) expect((await send('PATCH', { name: 'Lamp' })).statusCode).toBe(400);
+      for (let i = 0; i < 3; i++) expect((await send('PATCH', {})).statusCode).toBe(400);
+      // Accepted: five, whatever the mix, then the budget is spent.
+      answers = {};
+      const accepted = [];
+      for (let i = 0; i < 3; i++) accepted.push(await send('POST'));
+      for (let i = 0; i < 2; i++) accepted.push(await send('PATCH', { name: 'Lamp' }));
+      expect(accepted.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200]);
+      expect(accepted.map((r) => r.headers['x-ratelimit-remaining'])).toEqual(['4', '3', '2', '1', '0']);
+      const refused = await send('POST');
+      expect(refused.statusCode).toBe(429);
+      const retryAfter = Number(refused.headers['retry-after']);
+      expect(retryAfter).toBeGreaterThan(3500);
+      expect(refused.json()).toMatchObject({
+        success: false,
+        code: 'rate_limit_exceeded',
+        retry_after: retryAfter,
+        limit_window: 'bulk_retry',
+      });
+      expect(refused.json().error).toContain(`Retry after ${retryAfter} second(s)`);
+      expect(refused.headers['x-ratelimit-limit']).toBe('5');
+      expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+    });
   });
 
   it('the CSV form counts against bulk_create (10 jobs an hour) and the JSON form does not', async () => {

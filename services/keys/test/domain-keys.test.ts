@@ -126,9 +126,19 @@ describe('limits', () => {
   it('default by type as the spec lists them, and scale with a custom per-minute rate', () => {
     expect(limitsForRate('production', null)).toEqual({ perMinute: 1000, perHour: 50_000, burst: 100 });
     expect(limitsForRate('test', null)).toEqual({ perMinute: 100, perHour: 5000, burst: 20 });
-    expect(limitsForRate('restricted', 60)).toEqual({ perMinute: 60, perHour: 3000, burst: 6 });
+    expect(limitsForRate('restricted', 2000)).toEqual({ perMinute: 2000, perHour: 100_000, burst: 200 });
     expect(limitsForEnterprise(null, null)).toEqual({ perMinute: 1000, perHour: 1000, burst: 100 });
     expect(limitsForEnterprise(500, 10)).toEqual({ perMinute: 500, perHour: 500, burst: 10 });
+  });
+});
+
+describe('a custom rate', () => {
+  it('gets its stated per-minute limit back to back: the burst is never below the rate (up to the type default)', () => {
+    expect(limitsForRate('production', 5).burst).toBe(5);
+    expect(limitsForRate('test', 5).burst).toBe(5);
+    expect(limitsForRate('restricted', 60).burst).toBe(60);
+    expect(limitsForRate('restricted', 500).burst).toBe(100);
+    expect(limitsForRate('test', 500).burst).toBe(100);
   });
 });
 
@@ -226,7 +236,7 @@ describe('update validation', () => {
     );
     expect(validateUpdate(key, { name: 'renamed', rateLimit: 10, allowedIps: ['::1'] })).toEqual({
       name: 'renamed',
-      limits: { perMinute: 10, perHour: 500, burst: 1 },
+      limits: { perMinute: 10, perHour: 500, burst: 10 },
       allowedIps: ['::1'],
     });
   });

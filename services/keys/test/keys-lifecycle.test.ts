@@ -82,7 +82,7 @@ describe('create and verify', () => {
       livemode: true,
       rate_limit_per_minute: 30,
       rate_limit_per_hour: 1500,
-      burst_limit: 3,
+      burst_limit: 30,
     });
     expect((await verify(enterprise.secret)).key).toMatchObject({
       type: 'enterprise',
@@ -252,7 +252,7 @@ describe('update', () => {
       permissions: ['billing.*', 'users.read'],
       rate_limit: 50,
       requests_per_hour: 2500,
-      burst_limit: 5,
+      burst_limit: 50,
       allowed_ips: ['192.0.2.1'],
     });
     expect((await verify(res.secret)).key).toMatchObject({

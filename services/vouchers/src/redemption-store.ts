@@ -19,9 +19,9 @@ interface RedemptionRow {
   transaction_id: string;
   customer_id: string | null;
   user_id: string;
-  amount: number;
+  amount: number | null;
   currency: string;
-  discount_applied: number;
+  discount_applied: number | null;
   voucher_version: number | null;
   created_at: Date;
   rolled_back_at: Date | null;

@@ -1,7 +1,8 @@
 // gRPC handlers: proto <-> service calls, nothing else.
 import { missingParam, type AsyncHandlers } from '@hallmark/kit';
 import type { Principal } from '@hallmark/proto/common/v1/common';
-import type { Voucher, VouchersServiceServer } from '@hallmark/proto/vouchers/v1/vouchers';
+import type { RedemptionResult, Voucher, VouchersServiceServer } from '@hallmark/proto/vouchers/v1/vouchers';
+import type { RedemptionResult as DomainResult } from './domain/redemption.js';
 import { toView, type Scope } from './domain/voucher.js';
 import type { VouchersService } from './service.js';
 import type { VoucherRead } from './store.js';
@@ -22,6 +23,16 @@ export function toProto({ voucher, now }: VoucherRead): Voucher {
     description: v.description ?? undefined,
     currency: v.currency ?? undefined,
     max_uses_per_customer: v.max_uses_per_customer ?? undefined,
+  };
+}
+
+/** A redemption result on the wire: an amount not known (null) is an unset optional field. */
+function resultToProto(r: DomainResult): RedemptionResult {
+  return {
+    ...r,
+    discount_applied: r.discount_applied ?? undefined,
+    original_amount: r.original_amount ?? undefined,
+    final_amount: r.final_amount ?? undefined,
   };
 }
 
@@ -73,23 +84,27 @@ export function createVouchersHandlers(service: VouchersService): AsyncHandlers<
     },
 
     async redeemVoucher(req) {
-      return await service.redeem(scopeOf(req.principal), {
-        code: req.code,
-        orderId: req.order_id,
-        amount: req.amount,
-        currency: req.currency,
-        customerId: req.customer_id,
-      });
+      return resultToProto(
+        await service.redeem(scopeOf(req.principal), {
+          code: req.code,
+          orderId: req.order_id,
+          amount: req.amount,
+          currency: req.currency,
+          customerId: req.customer_id,
+        }),
+      );
     },
 
     async validateVoucher(req) {
-      return await service.validate(scopeOf(req.principal), {
-        code: req.code,
-        orderId: req.order_id,
-        amount: req.amount,
-        currency: req.currency,
-        customerId: req.customer_id,
-      });
+      return resultToProto(
+        await service.validate(scopeOf(req.principal), {
+          code: req.code,
+          orderId: req.order_id,
+          amount: req.amount,
+          currency: req.currency,
+          customerId: req.customer_id,
+        }),
+      );
     },
 
     async rollbackRedemption(req) {

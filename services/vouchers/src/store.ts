@@ -29,7 +29,8 @@ interface VoucherRow {
   livemode: boolean;
   code: string;
   type: VoucherRecord['type'];
-  value: number;
+  /** numeric(21, 2): pg answers it as text. */
+  value: string | number;
   currency: string | null;
   status: VoucherStatus;
   max_uses: number | null;
@@ -50,7 +51,7 @@ export function voucherFromRow(r: VoucherRow): VoucherRecord {
     livemode: r.livemode,
     code: r.code,
     type: r.type,
-    value: r.value,
+    value: Number(r.value),
     currency: r.currency,
     status: r.status,
     maxUses: r.max_uses,

@@ -68,7 +68,8 @@ describe('create validation: each rule names its param', () => {
     ['value missing', { value: undefined }, 'parameter_missing', 'value'],
     ['percentage 0', { value: 0 }, 'parameter_invalid', 'value'],
     ['percentage 101', { value: 101 }, 'parameter_invalid', 'value'],
-    ['percentage not an integer', { value: 12.5 }, 'parameter_invalid', 'value'],
+    ['percentage with three decimals', { value: 12.345 }, 'parameter_invalid', 'value'],
+    ['percentage below 1', { value: 0.5 }, 'parameter_invalid', 'value'],
     ['fixed amount 0', { type: 'fixed_amount', value: 0 }, 'parameter_invalid', 'value'],
     ['fixed amount negative', { type: 'fixed_amount', value: -500 }, 'parameter_invalid', 'value'],
     [
@@ -153,7 +154,6 @@ describe('update, redeem and list validation', () => {
     ['code missing', { code: '' }, 'parameter_missing', 'code'],
     ['order_id missing', { orderId: undefined }, 'parameter_missing', 'order_id'],
     ['order_id too long', { orderId: 'o'.repeat(256) }, 'parameter_invalid', 'order_id'],
-    ['amount missing', { amount: undefined }, 'parameter_missing', 'amount'],
     ['amount 0', { amount: 0 }, 'parameter_invalid', 'amount'],
     ['amount negative', { amount: -1 }, 'parameter_invalid', 'amount'],
     ['amount fractional', { amount: 10.5 }, 'parameter_invalid', 'amount'],
@@ -161,6 +161,15 @@ describe('update, redeem and list validation', () => {
     ['customer_id with a control character', { customerId: 'cus\n1' }, 'parameter_invalid', 'customer_id'],
   ])('redeem %s', (_name, over, code, param) => {
     expect(failure(() => parseRedeem({ ...redeem, ...over }))).toEqual({ code, param });
+  });
+
+  it('redeem takes the spec’s body without an amount (amount null)', () => {
+    expect(parseRedeem({ code: 'SAVE10', orderId: 'order_1' })).toMatchObject({ amount: null });
+  });
+
+  it('a percentage value is any number from 1 to 100 with at most two decimals (the spec types it a number)', () => {
+    for (const value of [1, 12.5, 33.33, 99.99, 100])
+      expect(parseCreate({ code: 'SAVE10', type: 'percentage', value }, NOW).value).toBe(value);
   });
 
   it('redeem upper-cases the currency and leaves it null when not given', () => {
@@ -200,6 +209,17 @@ describe('discount math: integers only, half-up, never above the amount', () => 
     [100, 4321, 4321],
   ])('%i%% of %i = %i', (pct, amount, discount) => {
     expect(computeDiscount('percentage', pct, amount)).toBe(discount);
+  });
+
+  it('a percentage to the hundredth: 12.5% of 999 = 125 (124.875), 33.33% of 300 = 100 (99.99)', () => {
+    expect(computeDiscount('percentage', 12.5, 999)).toBe(125);
+    expect(computeDiscount('percentage', 33.33, 300)).toBe(100);
+    expect(computeDiscount('percentage', 0.01 * 1234, 10_000)).toBe(1234);
+  });
+
+  it('without the order amount: a fixed amount discounts its value, a percentage is not computed (null)', () => {
+    expect(computeDiscount('fixed_amount', 500, null)).toBe(500);
+    expect(computeDiscount('percentage', 15, null)).toBeNull();
   });
 
   it('stays exact beyond 2^53 / 100', () => {

@@ -12,20 +12,23 @@ export interface ExtraGateway {
 
 export async function startExtraGateway(
   stack: TestStack,
-  opts: { name?: string; env?: Record<string, string> } = {},
+  /** `unset`: variables of the stack's env this gateway runs without (e.g. REDIS_URL). */
+  opts: { name?: string; env?: Record<string, string>; unset?: string[] } = {},
 ): Promise<ExtraGateway> {
   const name = opts.name ?? 'gateway2';
   const port = await freePort();
   // Its own metrics port too: the stack's gateway already holds HALLMARK_GATEWAY_METRICS_PORT.
   const metricsPort = await freePort();
   const url = `http://127.0.0.1:${port}`;
+  const env: Record<string, string> = { ...stack.env };
+  for (const name of opts.unset ?? []) delete env[name];
   const handle = await spawnProcess({
     name,
     cmd: process.execPath,
     args: serviceEntryArgs('gateway'),
     cwd: REPO_ROOT,
     env: {
-      ...stack.env,
+      ...env,
       HALLMARK_PORT: String(port),
       HALLMARK_GATEWAY_METRICS_PORT: String(metricsPort),
       ...opts.env,

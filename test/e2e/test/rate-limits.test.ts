@@ -2,10 +2,12 @@
 // (burst, per minute), per endpoint group, counted per key (or per enterprise for
 // sessions), with the X-RateLimit-* headers and 429 rate_limit_exceeded + retry_after.
 // Uses the Redis-backed limiter when Redis runs (REDIS_URL, else 127.0.0.1:6379), as
-// replicas in production do; the in-memory one otherwise (or with E2E_NO_REDIS=1).
+// replicas in production do; the in-memory one otherwise (or with E2E_NO_REDIS=1). The
+// stated-limit test runs on both stores: a second gateway without Redis beside the stack's.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { portInUse } from '@hallmark/devstack';
 import { newId } from '@hallmark/kit';
+import { startExtraGateway, type ExtraGateway } from '../src/gateway2.js';
 import { startTestStack, type Reply, type TestStack } from '../src/index.js';
 import {
   burstWindows,
@@ -18,6 +20,7 @@ import {
 } from '../src/keys.js';
 
 let stack: TestStack;
+let memoryGateway: ExtraGateway | undefined;
 let owner: string;
 const redisUrl = process.env.NO_REDIS
   ? undefined
@@ -26,10 +29,13 @@ const limiter = redisUrl ? 'Redis' : 'in-memory';
 
 beforeAll(async () => {
   stack = await startTestStack(redisUrl ? { env: { REDIS_URL: redisUrl } } : {});
+  if (redisUrl)
+    memoryGateway = await startExtraGateway(stack, { name: 'gateway-memory', unset: ['REDIS_URL'] });
   owner = await stack.token();
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
+  await memoryGateway?.stop();
   await stack?.close();
 }, 60_000);
 
@@ -57,24 +63,22 @@ function expect429(res: Reply) {
   expect(Number.isInteger(e.fields.retry_after)).toBe(true);
   expect(e.fields.retry_after as number).toBeGreaterThanOrEqual(1);
   expect(res.headers.get('retry-after')).toBe(String(e.fields.retry_after));
-  // A window the client configured that ran out shows Remaining 0; the burst guard is never
-  // what the headers report, so its refusal leaves them on the configured window.
-  if (e.fields.limit_window !== 'burst') expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
+  // The headers describe the window that refused: it has nothing left.
+  expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
 }
 
 describe(`per-key limits (${limiter} limiter)`, () => {
   it.each([
-    ['a production key (default burst 100)', { type: 'production' as const }, 100, 1000],
+    ['a production key (default burst 100)', { type: 'production' as const }, 100],
     [
       'a restricted key with custom rateLimit 1000/min (burst 100)',
       { type: 'restricted' as const, rateLimit: 1000, expiresAt: secondsFromNow(3600) },
       100,
-      1000,
     ],
-    ['a test key (burst 20)', { type: 'test' as const }, 20, 100],
+    ['a test key (burst 20)', { type: 'test' as const }, 20],
   ])(
     '%s: of 2× its burst in parallel, at most the burst pass; the rest are 429 with retry_after saying it was the burst guard',
-    async (_l, body, burst, perMinute) => {
+    async (_l, body, burst) => {
       const key = await warmed(await createKey(stack, owner, body));
       const started = performance.now();
       const replies = await parallel(2 * burst, () => callWithKey(stack, 'GET', '/api/v1/api-keys', key.key));
@@ -93,8 +97,8 @@ describe(`per-key limits (${limiter} limiter)`, () => {
         );
       for (const r of replies.filter((x) => x.status === 429)) {
         expect429(r);
-        // The headers report the configured per-minute limit, never the burst guard.
-        expect(r.headers.get('x-ratelimit-limit')).toBe(String(perMinute));
+        // The headers report the window that refused: the burst guard.
+        expect(r.headers.get('x-ratelimit-limit')).toBe(String(burst));
         expect(errorOf(r, '/api/v1/').fields.limit_window).toBe('burst');
       }
       const limited = replies.find((r) => r.status === 429);
@@ -103,6 +107,43 @@ describe(`per-key limits (${limiter} limiter)`, () => {
       const retryAfter = errorOf(limited, '/api/v1/').fields.retry_after as number;
       await sleep(retryAfter * 1000 + 50);
       expect((await callWithKey(stack, 'GET', '/api/v1/api-keys', key.key)).status).toBe(200);
+    },
+  );
+
+  // The stores counted a refusal everywhere, and a 5/min key had a 1/s burst guard: 1 of 12.
+  it.each([
+    [limiter, () => stack.gatewayUrl],
+    ...(redisUrl ? [['in-memory (a second gateway)', () => memoryGateway!.url] as const] : []),
+  ])(
+    'a 5/min key gets exactly 5 of 12 back-to-back requests, Remaining 4…0, each 429 reporting the minute window that refused it (%s store)',
+    async (_store, gatewayUrl) => {
+      const key = await createKey(stack, owner, { rateLimit: 5 });
+      const replies: Reply[] = [];
+      for (let i = 0; i < 12; i++)
+        replies.push(
+          await callWithKey(stack, 'GET', '/api/v1/api-keys', key.key, 'bearer', {
+            gatewayUrl: gatewayUrl(),
+          }),
+        );
+      expect(replies.map((r) => r.status)).toEqual([...Array(5).fill(200), ...Array(7).fill(429)]);
+      expect(replies.slice(0, 5).map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual([
+        '4',
+        '3',
+        '2',
+        '1',
+        '0',
+      ]);
+      const firstReset = Number(replies[0]!.headers.get('x-ratelimit-reset'));
+      for (const r of replies.slice(5)) {
+        expect429(r);
+        const e = errorOf(r, '/api/v1/');
+        expect(e.fields.limit_window).toBe('minute');
+        expect(r.headers.get('x-ratelimit-limit')).toBe('5');
+        // The minute window's own reset, and the wait until it.
+        expect(Math.abs(Number(r.headers.get('x-ratelimit-reset')) - firstReset)).toBeLessThanOrEqual(1);
+        expect(e.fields.retry_after as number).toBeGreaterThan(50);
+        expect(e.fields.retry_after as number).toBeLessThanOrEqual(60);
+      }
     },
   );
 

@@ -182,7 +182,13 @@ describe('POST /api/v1/vouchers (create)', () => {
     ['type missing', () => ({ type: undefined }), 'parameter_missing', 'type'],
     ['percentage value 0', () => ({ value: 0 }), 'parameter_invalid', 'value'],
     ['percentage value 101', () => ({ value: 101 }), 'parameter_invalid', 'value'],
-    ['percentage value fractional', () => ({ value: 12.5 }), 'parameter_invalid', 'value'],
+    ['percentage value with three decimals', () => ({ value: 12.345 }), 'parameter_invalid', 'value'],
+    [
+      'fixed_amount value fractional',
+      () => ({ type: 'fixed_amount', value: 9.5 }),
+      'parameter_invalid',
+      'value',
+    ],
     ['fixed_amount value 0', () => ({ type: 'fixed_amount', value: 0 }), 'parameter_invalid', 'value'],
     [
       'fixed_amount value negative',
@@ -414,6 +420,8 @@ describe('POST /api/v1/vouchers/redeem', () => {
     ['percentage', 1, 49, 0], // 0.49 → 0
     ['percentage', 1, 50, 1], // 0.5 → 1
     ['percentage', 100, 4321, 4321],
+    ['percentage', 12.5, 999, 125], // 124.875 → 125: a percentage to the hundredth
+    ['percentage', 33.33, 300, 100], // 99.99 → 100
     ['fixed_amount', 500, 2000, 500],
     ['fixed_amount', 500, 500, 500],
     ['fixed_amount', 500, 300, 300], // never more than the order
@@ -446,6 +454,60 @@ describe('POST /api/v1/vouchers/redeem', () => {
     },
   );
 
+  it('the spec’s body {code, order_id} is accepted: a fixed_amount voucher’s discount is its value, the amounts it cannot know are null', async () => {
+    const t = await tenant();
+    const v = await voucher(t.key, { type: 'fixed_amount', value: 500, max_uses: 3 });
+    const orderId = newOrder();
+    const body = { code: v.code, order_id: orderId };
+    const dry = await stack.call('POST', '/api/v1/vouchers/validate', { auth: t.key, body });
+    expect(dry.status).toBe(200);
+    expect(dry.body).toMatchObject({ discount_applied: 500, original_amount: null, final_amount: null });
+    const res = await stack.call('POST', '/api/v1/vouchers/redeem', { auth: t.key, body });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      success: true,
+      voucher: { id: v.id, type: 'fixed_amount', value: 500 },
+      discount_applied: 500,
+      original_amount: null,
+      final_amount: null,
+      transaction_id: expect.stringMatching(/^txn_/),
+      replayed: false,
+    });
+    // A replay of the same body is the stored answer; the same order with an amount is another request.
+    const again = await stack.call('POST', '/api/v1/vouchers/redeem', { auth: t.key, body });
+    expect(again.body).toMatchObject({
+      replayed: true,
+      discount_applied: 500,
+      transaction_id: res.body.transaction_id,
+    });
+    expectError(await redeem(t.key, { ...body, amount: 1000 }), 409, 'resource_already_exists', 'order_id');
+    expect((await getVoucher(t.key, v.id)).body).toMatchObject({ times_used: 1, uses_remaining: 2 });
+  });
+
+  it('a percentage voucher redeemed without an amount records the use with discount_applied, original_amount and final_amount null (the caller applies value %)', async () => {
+    const t = await tenant();
+    const v = await voucher(t.key, { type: 'percentage', value: 12.5, max_uses: 3 });
+    const res = await stack.call('POST', '/api/v1/vouchers/redeem', {
+      auth: t.key,
+      body: { code: v.code, order_id: newOrder() },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      success: true,
+      voucher: { id: v.id, type: 'percentage', value: 12.5 },
+      discount_applied: null,
+      original_amount: null,
+      final_amount: null,
+      currency: 'USD',
+      transaction_id: expect.stringMatching(/^txn_/),
+    });
+    expect((await getVoucher(t.key, v.id)).body).toMatchObject({
+      value: 12.5,
+      times_used: 1,
+      uses_remaining: 2,
+    });
+  });
+
   it('looks the code up case-insensitively and answers with the code as stored', async () => {
     const t = await tenant();
     const v = await voucher(t.key, { code: 'MixedCase42' });
@@ -470,7 +532,6 @@ describe('POST /api/v1/vouchers/redeem', () => {
   });
 
   it.each<[string, Record<string, unknown>, string, string]>([
-    ['amount missing', { amount: undefined }, 'parameter_missing', 'amount'],
     ['amount 0', { amount: 0 }, 'parameter_invalid', 'amount'],
     ['amount fractional', { amount: 10.5 }, 'parameter_invalid', 'amount'],
     ['order_id missing', { order_id: undefined }, 'parameter_missing', 'order_id'],

@@ -15,7 +15,11 @@ export function vouchersCommand(): Command {
     .description('Create a voucher')
     .requiredOption('--code <code>', '4–32 letters and digits')
     .addOption(new Option('--type <type>').choices(['percentage', 'fixed_amount']).makeOptionMandatory())
-    .requiredOption('--value <n>', '1–100 for percentage; minor units for fixed_amount', int)
+    .requiredOption(
+      '--value <n>',
+      '1–100 for percentage (up to two decimals, e.g. 12.5); minor units for fixed_amount',
+      Number,
+    )
     .option('--max-uses <n>', 'redemptions allowed (default unlimited)', int)
     .option('--expires-at <iso>', 'expiry (ISO 8601)')
     .option('--description <text>', 'internal note')
@@ -97,7 +101,16 @@ export function vouchersCommand(): Command {
       .description(what)
       .argument('<code>')
       .requiredOption('--order <orderId>', 'the order id')
-      .requiredOption('--amount <n>', 'order amount in minor units', int)
+      .option(
+        '--amount <n>',
+        'order amount in minor units (without it: see the discount rule in --help)',
+        int,
+      )
+      .addHelpText(
+        'after',
+        '\nWithout --amount a fixed_amount voucher discounts its value; a percentage voucher records the use\n' +
+          'and leaves the discount to you (value % of your order): discount_applied is null.',
+      )
       .option('--currency <code>', 'three-letter currency')
       .option('--customer <id>', 'customer id (per-customer limits)')
       .action(async (code: string, o, cmd: Command) => {
@@ -105,7 +118,7 @@ export function vouchersCommand(): Command {
         const body = {
           code,
           order_id: o.order,
-          amount: o.amount,
+          ...(o.amount === undefined ? {} : { amount: o.amount }),
           ...(o.currency ? { currency: o.currency } : {}),
           ...(o.customer ? { customer_id: o.customer } : {}),
         };
@@ -114,9 +127,14 @@ export function vouchersCommand(): Command {
           name === 'redeem'
             ? await hm.post('/api/v1/vouchers/redeem', { body })
             : await hm.post('/api/v1/vouchers/validate', { body });
+        const note = name === 'validate' ? ' (not redeemed)' : '';
         ctx.print(r, () =>
           console.log(
-            `${code}: ${r.original_amount} − ${r.discount_applied} = ${r.final_amount}${name === 'validate' ? ' (not redeemed)' : ''}`,
+            r.original_amount !== null && r.final_amount !== null
+              ? `${code}: ${r.original_amount} − ${r.discount_applied} = ${r.final_amount}${note}`
+              : r.discount_applied !== null
+                ? `${code}: discount ${r.discount_applied}${note}`
+                : `${code}: ${r.voucher?.value}% off your order${note}`,
           ),
         );
       });

@@ -37,8 +37,8 @@ export function cellsOfItem(
  * The corrected row, or a 400: an unknown field is parameter_unknown naming it; a value that
  * is not text or a number is parameter_invalid; a row the upload rule refuses is
  * parameter_invalid naming the first column at fault, with every problem in the message.
- * `null` or '' clears an optional field. `imageFile` cannot be set by a fix (the ZIP is
- * gone): set `imageUrl`. `keepsImage`: the row already has an image from the upload's ZIP.
+ * `null` or '' clears an optional field. `imageFile` cannot be changed by a fix (the row's
+ * own, from the upload, is looked up in the job's kept ZIP images): set `imageUrl`. `keepsImage`: the row already has an image from the upload's ZIP.
  */
 export function applyFix(
   row: number,
@@ -56,7 +56,7 @@ export function applyFix(
     if (field === 'imageFile')
       throw invalidParam(
         'imageFile',
-        'A fix cannot name a ZIP image (the upload is gone); set imageUrl instead.',
+        "A fix keeps the row's imageFile from the upload (found in the job's kept ZIP); to use another picture set imageUrl.",
       );
     if (value === null || value === '') delete cells[field];
     else if (typeof value === 'string' || typeof value === 'number') cells[field] = String(value);

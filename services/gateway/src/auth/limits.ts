@@ -7,12 +7,20 @@ export interface Window {
   name: string;
   points: number;
   durationSec: number;
+  /** Only an accepted (2xx) request uses it: an answer of 300 or more gives its point back. */
+  acceptedOnly?: boolean;
 }
 
 const MIN = 60;
 const HOUR = 3600;
 
-/** Per-key windows by key type: per minute, per hour, and a one-second burst. */
+/**
+ * Per-key windows by key type: per minute, per hour, and a one-second burst. The burst guard
+ * of a production, test or restricted key is never tighter than the type's default burst or,
+ * below it, the key's own per-minute limit: a key with `rateLimit: 5` gets its 5 back to back
+ * (keys stored before this rule carry a scaled-down burst of 1). An enterprise key's
+ * `burstLimit` is the key holder's own choice and applies as set.
+ */
 export function keyWindows(key: KeyAuth | undefined): Window[] {
   if (!key) {
     // Sessions: counted per enterprise, at production defaults.
@@ -30,7 +38,13 @@ export function keyWindows(key: KeyAuth | undefined): Window[] {
         : { min: 1000, hour: 50_000, burst: 100 };
   const min = key.rate_limit_per_minute > 0 ? key.rate_limit_per_minute : defaults.min;
   const hour = key.rate_limit_per_hour > 0 ? key.rate_limit_per_hour : Math.max(defaults.hour, min);
-  const burst = key.burst_limit > 0 ? key.burst_limit : Math.min(defaults.burst, min);
+  const floor = Math.min(defaults.burst, min);
+  const burst =
+    key.burst_limit <= 0
+      ? floor
+      : key.type === 'enterprise'
+        ? key.burst_limit
+        : Math.max(key.burst_limit, floor);
   return [
     { name: 'min', points: min, durationSec: MIN },
     { name: 'hour', points: hour, durationSec: HOUR },
@@ -46,7 +60,8 @@ export const GROUP_WINDOWS: Record<RateGroup, Window> = {
   bulk_create: { name: 'bulk_create', points: 10, durationSec: HOUR },
   bulk_poll: { name: 'bulk_poll', points: 100, durationSec: 15 * MIN },
   bulk_download: { name: 'bulk_download', points: 50, durationSec: HOUR },
-  bulk_retry: { name: 'bulk_retry', points: 5, durationSec: HOUR },
+  // Retry and row fix share it; a rejected attempt (a bad fix, an unknown job) costs nothing.
+  bulk_retry: { name: 'bulk_retry', points: 5, durationSec: HOUR, acceptedOnly: true },
   bulk_json: { name: 'bulk_json', points: 1000, durationSec: HOUR },
   // Each queued address is a relayer transaction's worth of gas (docs/security.md).
   allowlist_write: { name: 'allowlist_write', points: 60, durationSec: HOUR },

@@ -123,7 +123,7 @@ const rateHeader = (description: string) => ({
 export const headers: Record<string, unknown> = {
   'X-RateLimit-Limit': rateHeader(
     'Requests allowed in the window closest to running out: the key’s configured per-minute or per-hour limit, ' +
-      'or the endpoint group’s (never the 1-second burst guard)',
+      'or the endpoint group’s (never the 1-second burst guard); on a 429, the window that refused',
   ),
   'X-RateLimit-Remaining': rateHeader('Requests left in that window'),
   'X-RateLimit-Reset': rateHeader('When that window resets (unix seconds)'),

@@ -125,15 +125,25 @@ hint, e.g. *No such voucher: 'vouch_…'; a similar object exists in live mode, 
 request.* The hint is given only to a caller who would see the object in the other mode (an API key they may manage, an
 object of their own enterprise); to anyone else the 404 is plain.
 
+## Redeeming a discount voucher
+
+\`POST /api/v1/vouchers/redeem\` takes the spec's \`{code, order_id}\`; \`amount\` (the order before discount, minor
+units) is optional. With it the answer has \`original_amount\`, \`discount_applied\` and \`final_amount\`. Without it
+a \`fixed_amount\` voucher's \`discount_applied\` is its value and a \`percentage\` voucher's is \`null\`: the use is
+recorded and you apply \`voucher.value\` % (a number 1–100, up to two decimals) to your order; \`original_amount\`
+and \`final_amount\` are \`null\`. \`POST /api/v1/vouchers/validate\` answers the same without using the voucher.
+
 ## Limits and rate-limit headers
 
 Production keys: 1,000 requests a minute, 50,000 an hour; test and restricted keys 100 a minute by
 default; \`rateLimit\` sets a key's own per-minute limit. Endpoint groups add their own (vouchers read
 100/min, write 50/min, redeem 200/min; bulk create 10 jobs/hour, poll 100/15 min, download 50/hour,
-retry 5/hour). \`X-RateLimit-Limit\`, \`-Remaining\` and \`-Reset\` (unix seconds) describe the window closest
-to running out among those (a key with \`rateLimit: 5\` shows 5). A one-second burst guard also applies;
-it never shows in the headers, and its 429 says so (\`limit_window: "burst"\`). Every 429 has
-\`retry_after\` and \`Retry-After\`. Lists: \`page\` from 1, \`limit\` 1–100 (default 20).
+retry and row fix together 5/hour, counting only accepted (2xx) attempts). \`X-RateLimit-Limit\`, \`-Remaining\` and \`-Reset\` (unix seconds) describe the window closest
+to running out among those (a key with \`rateLimit: 5\` shows 5). A one-second burst guard also applies
+(the type's default burst, or the key's own per-minute limit when lower, so a key with \`rateLimit: 5\` gets
+its 5 back to back). Only an admitted request is counted, in every window; a refused one counts nowhere. A
+429's \`X-RateLimit-*\` headers (Remaining 0), \`retry_after\`, \`Retry-After\` and \`limit_window\`
+(\`minute\`, \`hour\`, \`burst\` or the group) all describe the window that refused it. Lists: \`page\` from 1, \`limit\` 1–100 (default 20).
 
 ## Bulk mint files
 

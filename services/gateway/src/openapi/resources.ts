@@ -65,7 +65,10 @@ export const resourceSchemas: Record<string, unknown> = {
       id: { type: 'string', pattern: '^vouch_', maxLength: 64 },
       code: str(32),
       type: { type: 'string', enum: ['percentage', 'fixed_amount'] },
-      value: int('1–100 for percentage; minor units for fixed_amount'),
+      value: {
+        type: 'number',
+        description: '1–100 for percentage, up to two decimals (12.5); whole minor units for fixed_amount',
+      },
       status: { type: 'string', enum: ['active', 'expired', 'used', 'inactive'] },
       uses_remaining: nullable(int('Null when unlimited')),
       max_uses: nullable(int('Null means unlimited')),
@@ -91,11 +94,16 @@ export const resourceSchemas: Record<string, unknown> = {
       id: { type: 'string', pattern: '^vouch_', maxLength: 64 },
       code: str(32),
       type: { type: 'string', enum: ['percentage', 'fixed_amount'] },
-      value: int(),
+      value: { type: 'number' },
     }),
-    discount_applied: int('Minor units'),
-    original_amount: int('Minor units'),
-    final_amount: int('Minor units: original − discount'),
+    discount_applied: nullable(
+      int(
+        'Minor units. Without `amount`: a fixed_amount voucher’s value; null for a percentage voucher ' +
+          '(the caller applies `voucher.value` % to its order)',
+      ),
+    ),
+    original_amount: nullable(int('Minor units: the request’s `amount`; null without one')),
+    final_amount: nullable(int('Minor units: original − discount; null without `amount`')),
     currency: str(3),
     order_id: str(),
     transaction_id: nullable(str(64)),

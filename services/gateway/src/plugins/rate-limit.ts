@@ -1,9 +1,12 @@
-// Rate limiting: Redis-backed when REDIS_URL is set (shared by every gateway replica; one
+// Rate limits: Redis-backed when REDIS_URL is set (shared by every gateway replica; one
 // script call per request), in memory otherwise (auth/window-counters.ts, counted as
-// rate-limiter-flexible's memory limiter counts). Each request consumes one point from each
-// window that applies; the configured window closest to running out is reported in
-// X-RateLimit-* headers (never the one-second burst guard), and a refusal is a 429 with
-// `retry_after` (and Retry-After) and `limit_window` naming the window that refused.
+// rate-limiter-flexible's memory limiter counts). A request is admitted only if every window
+// that applies has room, and only an admitted request is counted, in every window; a refused
+// one is counted in none (it used to be charged to the windows that had room, so a burst
+// refusal spent the key's minute). Admitted, the X-RateLimit-* headers show the configured
+// window closest to running out (never the one-second burst guard); refused, a 429 whose
+// headers, `retry_after` (and Retry-After) and `limit_window` all describe the window that
+// refused.
 import { HallmarkError } from '@hallmark/kit';
 import type { KeyAuth } from '@hallmark/proto/keys/v1/keys';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -36,34 +39,62 @@ const PUBLIC_GROUPS: ReadonlySet<string> = new Set(['public', 'verify_page']);
 const prefixOf = (w: Window) => `hm_rl:${w.name}:${w.points}:${w.durationSec}`;
 
 /**
- * Every window of a request consumed in one Redis call: rate-limiter-flexible's own script
- * (the counter, created with its expiry, then incremented; its time left), once per key, on
- * the same keys. Answers consumed and ms left, per window. Four windows were four round
- * trips and four scripts per request.
+ * Every window of a request checked, then (all having room) counted, in one Redis call and
+ * atomically: two requests cannot both take a window's last point, and a refused request
+ * counts nowhere. KEYS: one counter per window, all of one subject (its `{…}` hash tag keeps
+ * them in one Cluster slot); ARGV: each window's points, then each window's seconds. Answers
+ * the refusing window's index (0: admitted; of the full ones, the longest wait), then per
+ * window its count (with this request if admitted) and ms left.
  */
-const CONSUME_WINDOWS = `local out = {}
-for i, key in ipairs(KEYS) do
-  redis.call('set', key, 0, 'EX', ARGV[i], 'NX')
-  local consumed = redis.call('incrby', key, 1)
-  local ttl = redis.call('pttl', key)
-  if ttl == -1 then
-    redis.call('expire', key, ARGV[i])
-    ttl = 1000 * ARGV[i]
+const ADMIT = `local n = #KEYS
+local counts, ttls = {}, {}
+local refused = 0
+for i = 1, n do
+  local count = tonumber(redis.call('get', KEYS[i]) or '0')
+  local ttl = redis.call('pttl', KEYS[i])
+  if ttl < 0 then
+    count = 0
+    ttl = 1000 * tonumber(ARGV[n + i])
   end
-  out[#out + 1] = consumed
-  out[#out + 1] = ttl
+  counts[i] = count
+  ttls[i] = ttl
+  if count >= tonumber(ARGV[i]) and (refused == 0 or ttl > ttls[refused]) then refused = i end
+end
+if refused == 0 then
+  for i = 1, n do
+    if counts[i] == 0 then
+      redis.call('set', KEYS[i], 1, 'PX', ttls[i])
+      counts[i] = 1
+    else
+      counts[i] = redis.call('incr', KEYS[i])
+    end
+  end
+end
+local out = { refused }
+for i = 1, n do
+  out[#out + 1] = counts[i]
+  out[#out + 1] = ttls[i]
 end
 return out`;
 
-type ConsumeWindows = (numKeys: number, ...keysThenSeconds: string[]) => Promise<number[]>;
+type AdmitScript = (numKeys: number, ...keysPointsSeconds: string[]) => Promise<number[]>;
+
+/** One point given back to a running window (never below 0, never to an ended one). */
+const REFUND = `local count = tonumber(redis.call('get', KEYS[1]) or '0')
+if count > 0 then return redis.call('decr', KEYS[1]) end
+return 0`;
+
+type RefundScript = (numKeys: number, key: string) => Promise<number>;
 
 export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimitOptions) {
   const { redis } = opts;
-  redis?.defineCommand('hmConsumeWindows', { lua: CONSUME_WINDOWS });
-  const consumeWindows = redis
-    ? ((redis as unknown as { hmConsumeWindows: ConsumeWindows }).hmConsumeWindows.bind(
-        redis,
-      ) as ConsumeWindows)
+  redis?.defineCommand('hmAdmit', { lua: ADMIT });
+  redis?.defineCommand('hmRefund', { lua: REFUND });
+  const admitScript = redis
+    ? ((redis as unknown as { hmAdmit: AdmitScript }).hmAdmit.bind(redis) as AdmitScript)
+    : undefined;
+  const refundScript = redis
+    ? ((redis as unknown as { hmRefund: RefundScript }).hmRefund.bind(redis) as RefundScript)
     : undefined;
   const limiters = new Map<string, RateLimiterAbstract>();
   const limiterFor = (w: Window): RateLimiterAbstract => {
@@ -86,33 +117,76 @@ export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimit
   const counters = redis ? undefined : new WindowCounters();
   if (counters) app.addHook('onClose', (_app, done) => (counters.close(), done()));
 
-  /** The windows a request takes a point from, and whom they count; none for other routes. */
-  function planOf(request: FastifyRequest): { windows: readonly Planned[]; subject: string } | undefined {
+  /**
+   * The windows a request takes a point from, and whom they count; none for other routes.
+   * `refundable`: its group counts accepted requests only (the group's window is the last).
+   */
+  function planOf(
+    request: FastifyRequest,
+  ): { windows: readonly Planned[]; subject: string; refundable?: boolean } | undefined {
     const config = request.routeOptions.config;
     const group = config?.rateGroupFor ? config.rateGroupFor(request) : config?.rateGroup;
     const auth = request.auth;
-    if (auth) return { windows: plannedFor(auth.key ?? SESSION, group), subject: auth.subject };
+    if (auth)
+      return {
+        windows: plannedFor(auth.key ?? SESSION, group),
+        subject: auth.subject,
+        refundable: group !== undefined && GROUP_WINDOWS[group].acceptedOnly,
+      };
     if (group && PUBLIC_GROUPS.has(group))
       return { windows: plannedFor(PUBLIC, group), subject: `ip:${clientBucket(request.ip)}` };
     return undefined;
   }
 
+  // A group counting accepted requests only (bulk retry and fix): the point an admitted
+  // request took from the group's window goes back when the answer is not a 2xx. Only those
+  // routes carry the hook; `charged` holds their admitted requests until they are answered.
+  const charged = new WeakMap<FastifyRequest, { prefix: string; subject: string }>();
+  const refundUnaccepted = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    const c = charged.get(request);
+    if (c && reply.statusCode >= 300) {
+      if (refundScript)
+        refundScript(1, `${c.prefix}:{${c.subject}}`).catch((err: unknown) =>
+          request.log.warn({ err }, 'rate-limit refund failed'),
+        );
+      else counters!.refund(c.prefix, c.subject);
+    }
+    done();
+  };
+  app.addHook('onRoute', (route) => {
+    const group = route.config?.rateGroup;
+    if (!group || !GROUP_WINDOWS[group].acceptedOnly) return;
+    const own = route.onResponse;
+    route.onResponse = [...(own ? (Array.isArray(own) ? own : [own]) : []), refundUnaccepted] as never;
+  });
+  const chargeIfRefundable = (
+    request: FastifyRequest,
+    plan: { windows: readonly Planned[]; subject: string; refundable?: boolean },
+    refused: number,
+  ) => {
+    if (plan.refundable && refused < 0)
+      charged.set(request, { prefix: plan.windows[plan.windows.length - 1]!.prefix, subject: plan.subject });
+  };
+
   app.addHook('onRequest', (request, reply, done) => {
     const plan = planOf(request);
     if (!plan) return done();
-    if (consumeWindows) {
-      consumeAll(consumeWindows, plan.windows, plan.subject).then(
-        (taken) => done(verdict(reply, taken, Date.now())),
-        done,
-      );
+    if (admitScript) {
+      admitOnRedis(admitScript, plan.windows, plan.subject).then(({ taken, refused }) => {
+        chargeIfRefundable(request, plan, refused);
+        done(verdict(reply, taken, refused, Date.now()));
+      }, done);
       return;
     }
     const now = Date.now();
-    const taken = plan.windows.map(({ w, prefix }) => {
-      const { consumed, msBeforeNext } = counters!.take(prefix, plan.subject, w.durationSec, now);
-      return { w, remaining: Math.max(w.points - consumed, 0), msBeforeNext, ok: consumed <= w.points };
-    });
-    done(verdict(reply, taken, now));
+    const { counts, refused } = counters!.admit(plan.windows, plan.subject, now);
+    chargeIfRefundable(request, plan, refused);
+    const taken = plan.windows.map(({ w }, i) => ({
+      w,
+      remaining: Math.max(w.points - counts[i]!.consumed, 0),
+      msBeforeNext: counts[i]!.msBeforeNext,
+    }));
+    done(verdict(reply, taken, refused, now));
   });
 });
 
@@ -120,14 +194,15 @@ export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimit
 interface Planned {
   w: Window;
   prefix: string;
+  points: number;
+  durationSec: number;
 }
 
-/** One window's answer to a point: as rate-limiter-flexible's `RateLimiterRes` tells it. */
+/** One window after the request: its points left and the ms until it restarts. */
 interface Taken {
   w: Window;
   remaining: number;
   msBeforeNext: number;
-  ok: boolean;
 }
 
 /** Stand-ins for "no key" in the plan cache: a session (enterprise windows), a public route. */
@@ -149,45 +224,50 @@ function plannedFor(key: KeyAuth | object, group: RateGroup | undefined): Planne
       ...(key === PUBLIC ? [] : keyWindows(key === SESSION ? undefined : (key as KeyAuth))),
       ...(group ? [GROUP_WINDOWS[group]] : []),
     ];
-    planned = windows.map((w) => ({ w, prefix: prefixOf(w) }));
+    planned = windows.map((w) => ({ w, prefix: prefixOf(w), points: w.points, durationSec: w.durationSec }));
     byGroup.set(group ?? '', planned);
   }
   return planned;
 }
 
 /**
- * The headers, and the refusal when a window is spent (else undefined: the request goes on).
- * The headers describe the limits a client configured and the spec documents (per minute,
- * per hour, per endpoint group): the one closest to running out. The one-second burst guard
- * is never what they report; when it refuses, its 429 says so.
+ * The headers, and the refusal when a window refused (`refused` its index, else -1: the
+ * request goes on). Admitted, the headers describe the limits a client configured and the
+ * spec documents (per minute, per hour, per endpoint group): the one closest to running out,
+ * never the one-second burst guard. Refused, they describe the window that refused (its
+ * limit, Remaining 0, its reset), as do `retry_after` and `limit_window`.
  */
-function verdict(reply: FastifyReply, taken: readonly Taken[], now: number): HallmarkError | undefined {
-  let shown: Taken | undefined;
-  let worst: Taken | undefined;
-  for (const t of taken) {
-    if (t.w.name !== 'burst' && (!shown || t.remaining < shown.remaining)) shown = t;
-    if (!t.ok && (!worst || t.msBeforeNext > worst.msBeforeNext)) worst = t;
-  }
-  shown ??= taken.reduce((a, b) => (b.remaining < a.remaining ? b : a));
-  if (!worst) {
-    setHeaders(reply, shown, now);
+function verdict(
+  reply: FastifyReply,
+  taken: readonly Taken[],
+  refused: number,
+  now: number,
+): HallmarkError | undefined {
+  if (refused < 0) {
+    let shown: Taken | undefined;
+    for (const t of taken) if (t.w.name !== 'burst' && (!shown || t.remaining < shown.remaining)) shown = t;
+    setHeaders(reply, shown ?? taken.reduce((a, b) => (b.remaining < a.remaining ? b : a)), now);
     return undefined;
   }
-  setHeaders(reply, worst.w.name === 'burst' ? shown : worst, now);
+  const worst = taken[refused]!;
+  setHeaders(reply, worst, now);
   const retryAfter = Math.max(1, Math.ceil(worst.msBeforeNext / 1000));
   return new HallmarkError('rate_limit_exceeded', {
-    ...(worst.w.name === 'burst'
-      ? {
-          message:
-            `Burst limit exceeded: at most ${worst.w.points} requests per second for this key. ` +
-            `Retry after ${retryAfter} second(s).`,
-        }
-      : {}),
-    extras: {
-      retry_after: retryAfter,
-      limit_window: worst.w.name === 'burst' ? 'burst' : windowName(worst.w),
-    },
+    message:
+      worst.w.name === 'burst'
+        ? `Burst limit exceeded: at most ${worst.w.points} requests per second for this key. ` +
+          `Retry after ${retryAfter} second(s).`
+        : `Rate limit exceeded: ${worst.w.points} requests per ${spanOf(worst.w.durationSec)} ` +
+          `(${windowName(worst.w)}). Retry after ${retryAfter} second(s).`,
+    extras: { retry_after: retryAfter, limit_window: windowName(worst.w) },
   });
+}
+
+/** A window's length in words: "minute", "hour", "15 minutes". */
+function spanOf(sec: number): string {
+  if (sec === 60) return 'minute';
+  if (sec === 3600) return 'hour';
+  return sec % 60 === 0 ? `${sec / 60} minutes` : `${sec} seconds`;
 }
 
 function setHeaders(reply: FastifyReply, t: Taken, now: number) {
@@ -196,21 +276,24 @@ function setHeaders(reply: FastifyReply, t: Taken, now: number) {
   void reply.header('x-ratelimit-reset', String(Math.ceil((now + t.msBeforeNext) / 1000)));
 }
 
-/** One point from each window for `subject`, in one Redis call; as `consume` would answer. */
-async function consumeAll(
-  consumeWindows: ConsumeWindows,
+/** The request admitted (or refused) by every window of `subject`, in one Redis call. */
+async function admitOnRedis(
+  admitScript: AdmitScript,
   windows: readonly Planned[],
   subject: string,
-): Promise<Taken[]> {
-  const keys = windows.map(({ prefix }) => `${prefix}:${subject}`);
-  const raw = await consumeWindows(keys.length, ...keys, ...windows.map(({ w }) => String(w.durationSec)));
-  return windows.map(({ w }, i) => {
-    const consumed = Number(raw[2 * i]);
-    return {
-      w,
-      remaining: Math.max(w.points - consumed, 0),
-      msBeforeNext: Number(raw[2 * i + 1]),
-      ok: consumed <= w.points,
-    };
-  });
+): Promise<{ taken: Taken[]; refused: number }> {
+  // The subject in braces: every key of one request in one Redis Cluster hash slot.
+  const keys = windows.map(({ prefix }) => `${prefix}:{${subject}}`);
+  const raw = await admitScript(
+    keys.length,
+    ...keys,
+    ...windows.map(({ points }) => String(points)),
+    ...windows.map(({ durationSec }) => String(durationSec)),
+  );
+  const taken = windows.map(({ w }, i) => ({
+    w,
+    remaining: Math.max(w.points - Number(raw[1 + 2 * i]), 0),
+    msBeforeNext: Number(raw[2 + 2 * i]),
+  }));
+  return { taken, refused: Number(raw[0]) - 1 };
 }

@@ -107,7 +107,7 @@ describe('POST /api/v1/vouchers/redeem', () =>
       replayed: false,
     },
     sent: { code: 'SAVE10', order_id: 'o_1', amount: 1000, currency: '' },
-    bad: { payload: { code: 'SAVE10', order_id: 'o_1' }, param: 'amount' },
+    bad: { payload: { code: 'SAVE10', order_id: 'o_1', amount: -1 }, param: 'amount' },
     error: new HallmarkError('voucher_max_uses_reached'),
   }));
 

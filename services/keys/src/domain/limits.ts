@@ -1,7 +1,8 @@
 // Rate limits per key (spec: Limits). Every key stores concrete numbers, so the gateway
 // never has to know the defaults: production 1,000/min, 50,000/h, burst 100; test 100/min,
 // 5,000/h, burst 20. A custom `rateLimit` (requests per minute) scales the hourly limit and
-// the burst with the type's default ratios. Enterprise keys are limited by
+// the burst with the type's default ratios, the burst never below the type's default or,
+// below that, the rate itself (a 5/min key gets its 5 back to back, not 1 a second). Enterprise keys are limited by
 // `requestsPerHour` (default 1,000, the bulk JSON form's default) and `burstLimit`.
 
 export interface KeyLimits {
@@ -32,7 +33,7 @@ export function limitsForRate(
   return {
     perMinute,
     perHour: Math.round((perMinute * base.perHour) / base.perMinute),
-    burst: Math.max(1, Math.round((perMinute * base.burst) / base.perMinute)),
+    burst: Math.max(Math.round((perMinute * base.burst) / base.perMinute), Math.min(perMinute, base.burst)),
   };
 }
 

@@ -20,7 +20,8 @@ import type { Scope, VoucherRecord, VoucherTerms } from './voucher.js';
 export interface Plan {
   input: Redemption;
   currency: string;
-  discount: number;
+  /** Null: a percentage without the order amount (computeDiscount). */
+  discount: number | null;
   userId: string;
 }
 

@@ -9,9 +9,11 @@ export interface RedemptionRecord {
   transactionId: string;
   customerId: string | null;
   userId: string;
-  amount: number;
+  /** Null when the request gave no order amount. */
+  amount: number | null;
   currency: string;
-  discountApplied: number;
+  /** Null for a percentage voucher redeemed without an amount (the caller applies value %). */
+  discountApplied: number | null;
   voucherVersion: number | null;
   createdAt: Date;
   rolledBackAt: Date | null;
@@ -27,9 +29,9 @@ export interface VoucherSummary {
 export interface RedemptionResult {
   success: true;
   voucher: VoucherSummary;
-  discount_applied: number;
-  original_amount: number;
-  final_amount: number;
+  discount_applied: number | null;
+  original_amount: number | null;
+  final_amount: number | null;
   currency: string;
   order_id: string;
   /** Empty on a dry run of a new order. */
@@ -38,13 +40,18 @@ export interface RedemptionResult {
   replayed: boolean;
 }
 
+/** The order amount after the discount; null unless both are known. */
+export function finalAmount(r: { amount: number | null; discountApplied: number | null }): number | null {
+  return r.amount === null || r.discountApplied === null ? null : r.amount - r.discountApplied;
+}
+
 export function redemptionResult(
   voucher: VoucherSummary,
   r: {
     orderId: string;
-    amount: number;
+    amount: number | null;
     currency: string;
-    discountApplied: number;
+    discountApplied: number | null;
     transactionId?: string;
     createdAt?: Date;
   },
@@ -55,7 +62,7 @@ export function redemptionResult(
     voucher: { id: voucher.id, code: voucher.code, type: voucher.type, value: voucher.value },
     discount_applied: r.discountApplied,
     original_amount: r.amount,
-    final_amount: r.amount - r.discountApplied,
+    final_amount: finalAmount(r),
     currency: r.currency,
     order_id: r.orderId,
     transaction_id: r.transactionId ?? '',
@@ -88,7 +95,7 @@ export function redeemedObject(
     customer_id: r.customerId,
     original_amount: r.amount,
     discount_applied: r.discountApplied,
-    final_amount: r.amount - r.discountApplied,
+    final_amount: finalAmount(r),
     currency: r.currency,
     redeemed_at: r.createdAt.toISOString(),
   };
@@ -104,9 +111,9 @@ export type RedeemedObject = {
   transaction_id: string;
   order_id: string;
   customer_id: string | null;
-  original_amount: number;
-  discount_applied: number;
-  final_amount: number;
+  original_amount: number | null;
+  discount_applied: number | null;
+  final_amount: number | null;
   currency: string;
   redeemed_at: string;
 };
@@ -117,8 +124,8 @@ export interface TransactionObject {
   [k: string]: unknown;
   id: string;
   type: 'voucher_redemption';
-  /** The discount applied, minor units. */
-  amount: number;
+  /** The discount applied, minor units; null for a percentage redeemed without an amount. */
+  amount: number | null;
   currency: string;
   status: TransactionStatus;
   user_id: string;
@@ -132,9 +139,9 @@ export function transactionObject(
   r: {
     transactionId: string;
     orderId: string;
-    amount: number;
+    amount: number | null;
     currency: string;
-    discountApplied: number;
+    discountApplied: number | null;
     userId: string;
     createdAt: Date;
   },
@@ -154,7 +161,7 @@ export function transactionObject(
       voucher_id: voucher.id,
       voucher_code: voucher.code,
       original_amount: r.amount,
-      final_amount: r.amount - r.discountApplied,
+      final_amount: finalAmount(r),
       ...extra,
     },
     created_at: r.createdAt.toISOString(),

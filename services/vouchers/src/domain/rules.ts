@@ -35,13 +35,19 @@ export function refusalFor(
 }
 
 /**
- * Discount in minor units. Percentage rounds half-up to the minor unit in integer math
- * (15% of 999 = 149.85 → 150; 10% of 125 = 12.5 → 13); a fixed amount never exceeds the
- * order amount. BigInt keeps amount × percent exact beyond 2^53.
+ * Discount in minor units. Percentage rounds half-up to the minor unit in integer math, in
+ * hundredths of a percent (15% of 999 = 149.85 → 150; 10% of 125 = 12.5 → 13; 12.5% of 999
+ * = 124.875 → 125); a fixed amount never exceeds the order amount. BigInt keeps amount ×
+ * percent exact beyond 2^53. Without the order amount (the spec's redeem body has none): a
+ * fixed amount's discount is its value; a percentage's is not computed (null): the caller
+ * applies value % to its order.
  */
-export function computeDiscount(type: VoucherType, value: number, amount: number): number {
-  if (type === 'percentage') return Number((BigInt(amount) * BigInt(value) + 50n) / 100n);
-  return Math.min(value, amount);
+export function computeDiscount(type: VoucherType, value: number, amount: number | null): number | null {
+  if (type === 'percentage') {
+    if (amount === null) return null;
+    return Number((BigInt(amount) * BigInt(Math.round(value * 100)) + 5000n) / 10000n);
+  }
+  return amount === null ? value : Math.min(value, amount);
 }
 
 export interface UpdatedState {

@@ -12,6 +12,17 @@ export const REF_MAX = 255;
 
 const isSafeInt = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n);
 
+/** 1 to 100, at most two decimals (12.5, 33.33). */
+function isPercentage(n: unknown): n is number {
+  return (
+    typeof n === 'number' &&
+    Number.isFinite(n) &&
+    n >= 1 &&
+    n <= 100 &&
+    Math.abs(n * 100 - Math.round(n * 100)) < 1e-9
+  );
+}
+
 function positiveInt(param: string, n: unknown): number {
   if (!isSafeInt(n) || n < 1) throw invalidParam(param, `${param} must be a positive integer.`);
   return n;
@@ -75,10 +86,15 @@ export function parseCreate(input: CreateInput, now: Date): NewVoucher {
   }
   const type = input.type as VoucherType;
   if (input.value === undefined) throw missingParam('value');
-  if (type === 'percentage' && (!isSafeInt(input.value) || input.value < 1 || input.value > 100)) {
-    throw invalidParam('value', 'A percentage value must be an integer from 1 to 100.');
+  // spec: value is a number, 1 to 100 for a percentage (12.5 included, to the hundredth, as
+  // stored); cents for a fixed amount.
+  if (type === 'percentage' && !isPercentage(input.value)) {
+    throw invalidParam(
+      'value',
+      'A percentage value must be a number from 1 to 100 with at most two decimals.',
+    );
   }
-  const value = positiveInt('value', input.value);
+  const value = type === 'percentage' ? input.value : positiveInt('value', input.value);
   const maxUses = input.maxUses === undefined ? null : positiveInt('max_uses', input.maxUses);
   const maxUsesPerCustomer =
     input.maxUsesPerCustomer === undefined
@@ -153,8 +169,8 @@ export interface RedeemInput {
 export interface Redemption {
   code: string;
   orderId: string;
-  /** Order amount before discount, minor units. */
-  amount: number;
+  /** Order amount before discount, minor units; null when the request gave none. */
+  amount: number | null;
   /** Upper-case; null when the request named none (the voucher's or the default applies). */
   currency: string | null;
   customerId: string | null;
@@ -176,8 +192,8 @@ function ref(param: string, s: string | undefined, required: boolean): string | 
 export function parseRedeem(input: RedeemInput): Redemption {
   const code = ref('code', input.code, true);
   const orderId = ref('order_id', input.orderId, true);
-  if (input.amount === undefined) throw missingParam('amount');
-  const amount = positiveInt('amount', input.amount);
+  // Optional: the spec's redeem body is code and order_id (see rules.ts › computeDiscount).
+  const amount = input.amount === undefined ? null : positiveInt('amount', input.amount);
   const currency = input.currency ? parseCurrency('currency', input.currency) : null;
   return { code, orderId, amount, currency, customerId: ref('customer_id', input.customerId, false) };
 }

@@ -23,7 +23,7 @@ export interface VoucherRecord {
   livemode: boolean;
   code: string;
   type: VoucherType;
-  /** 1..100 for percentage; minor units for fixed_amount. */
+  /** 1..100 for percentage (up to two decimals); whole minor units for fixed_amount. */
   value: number;
   currency: string | null;
   /** Stored status; `effectiveStatus` adds expiry that the sweeper has not persisted yet. */

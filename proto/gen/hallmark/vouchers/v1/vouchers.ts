@@ -32,7 +32,7 @@ export interface Voucher {
   code: string;
   /** percentage, fixed_amount */
   type: string;
-  /** 1..100 for percentage; minor units for fixed_amount. */
+  /** 1..100 for percentage, up to two decimals (12.5); whole minor units for fixed_amount. */
   value: number;
   /** Effective status: active, expired, used, inactive. */
   status: string;
@@ -61,6 +61,7 @@ export interface CreateVoucherRequest {
   principal?: Principal | undefined;
   code: string;
   type: string;
+  /** 1..100 for percentage, up to two decimals; whole minor units for fixed_amount. */
   value?: number | undefined;
   max_uses?: number | undefined;
   expires_at?: string | undefined;
@@ -117,7 +118,12 @@ export interface RedeemVoucherRequest {
   principal?: Principal | undefined;
   code: string;
   order_id: string;
-  /** Order amount before discount, minor units, > 0. */
+  /**
+   * Order amount before discount, minor units, > 0. Optional (the spec's body has none):
+   * without it a fixed_amount discount is the voucher's value and a percentage's is not
+   * computed (discount_applied, original_amount and final_amount unset; the caller applies
+   * value % to its order).
+   */
   amount?:
     | number
     | undefined;
@@ -146,11 +152,19 @@ export interface VoucherSummary {
 
 export interface RedemptionResult {
   success: boolean;
-  voucher?: VoucherSummary | undefined;
-  discount_applied: number;
-  original_amount: number;
-  /** original_amount - discount_applied. */
-  final_amount: number;
+  voucher?:
+    | VoucherSummary
+    | undefined;
+  /** Unset for a percentage voucher redeemed without an amount (the caller applies value %). */
+  discount_applied?:
+    | number
+    | undefined;
+  /** Unset when the request gave no amount. */
+  original_amount?:
+    | number
+    | undefined;
+  /** original_amount - discount_applied; unset when either is. */
+  final_amount?: number | undefined;
   currency: string;
   order_id: string;
   /** txn_… of the redemption's transaction; empty on a dry run of a new order. */
@@ -209,7 +223,7 @@ export const Voucher: MessageFns<Voucher> = {
       writer.uint32(26).string(message.type);
     }
     if (message.value !== 0) {
-      writer.uint32(32).int64(message.value);
+      writer.uint32(137).double(message.value);
     }
     if (message.status !== "") {
       writer.uint32(42).string(message.status);
@@ -287,12 +301,12 @@ export const Voucher: MessageFns<Voucher> = {
             message.type = reader.string();
             continue;
           }
-          case 4: {
-            if (tag !== 32) {
+          case 17: {
+            if (tag !== 137) {
               break;
             }
 
-            message.value = longToNumber(reader.int64());
+            message.value = reader.double();
             continue;
           }
           case 5: {
@@ -468,7 +482,7 @@ export const Voucher: MessageFns<Voucher> = {
       obj.type = message.type;
     }
     if (message.value !== 0) {
-      obj.value = Math.round(message.value);
+      obj.value = floatToJson(message.value);
     }
     if (message.status !== "") {
       obj.status = message.status;
@@ -536,7 +550,7 @@ export const CreateVoucherRequest: MessageFns<CreateVoucherRequest> = {
       writer.uint32(26).string(message.type);
     }
     if (message.value !== undefined) {
-      writer.uint32(32).int64(message.value);
+      writer.uint32(81).double(message.value);
     }
     if (message.max_uses !== undefined) {
       writer.uint32(40).int64(message.max_uses);
@@ -593,12 +607,12 @@ export const CreateVoucherRequest: MessageFns<CreateVoucherRequest> = {
             message.type = reader.string();
             continue;
           }
-          case 4: {
-            if (tag !== 32) {
+          case 10: {
+            if (tag !== 81) {
               break;
             }
 
-            message.value = longToNumber(reader.int64());
+            message.value = reader.double();
             continue;
           }
           case 5: {
@@ -691,7 +705,7 @@ export const CreateVoucherRequest: MessageFns<CreateVoucherRequest> = {
       obj.type = message.type;
     }
     if (message.value !== undefined) {
-      obj.value = Math.round(message.value);
+      obj.value = floatToJson(message.value);
     }
     if (message.max_uses !== undefined) {
       obj.maxUses = Math.round(message.max_uses);
@@ -1544,7 +1558,7 @@ export const VoucherSummary: MessageFns<VoucherSummary> = {
       writer.uint32(26).string(message.type);
     }
     if (message.value !== 0) {
-      writer.uint32(32).int64(message.value);
+      writer.uint32(41).double(message.value);
     }
     return writer;
   },
@@ -1586,12 +1600,12 @@ export const VoucherSummary: MessageFns<VoucherSummary> = {
             message.type = reader.string();
             continue;
           }
-          case 4: {
-            if (tag !== 32) {
+          case 5: {
+            if (tag !== 41) {
               break;
             }
 
-            message.value = longToNumber(reader.int64());
+            message.value = reader.double();
             continue;
           }
         }
@@ -1627,7 +1641,7 @@ export const VoucherSummary: MessageFns<VoucherSummary> = {
       obj.type = message.type;
     }
     if (message.value !== 0) {
-      obj.value = Math.round(message.value);
+      obj.value = floatToJson(message.value);
     }
     return obj;
   },
@@ -1637,9 +1651,9 @@ function createBaseRedemptionResult(): RedemptionResult {
   return {
     success: false,
     voucher: undefined,
-    discount_applied: 0,
-    original_amount: 0,
-    final_amount: 0,
+    discount_applied: undefined,
+    original_amount: undefined,
+    final_amount: undefined,
     currency: "",
     order_id: "",
     transaction_id: "",
@@ -1656,13 +1670,13 @@ export const RedemptionResult: MessageFns<RedemptionResult> = {
     if (message.voucher !== undefined) {
       VoucherSummary.encode(message.voucher, writer.uint32(18).fork()).join();
     }
-    if (message.discount_applied !== 0) {
+    if (message.discount_applied !== undefined) {
       writer.uint32(24).int64(message.discount_applied);
     }
-    if (message.original_amount !== 0) {
+    if (message.original_amount !== undefined) {
       writer.uint32(32).int64(message.original_amount);
     }
-    if (message.final_amount !== 0) {
+    if (message.final_amount !== undefined) {
       writer.uint32(40).int64(message.final_amount);
     }
     if (message.currency !== "") {
@@ -1796,17 +1810,17 @@ export const RedemptionResult: MessageFns<RedemptionResult> = {
         ? globalThis.Number(object.discountApplied)
         : isSet(object.discount_applied)
         ? globalThis.Number(object.discount_applied)
-        : 0,
+        : undefined,
       original_amount: isSet(object.originalAmount)
         ? globalThis.Number(object.originalAmount)
         : isSet(object.original_amount)
         ? globalThis.Number(object.original_amount)
-        : 0,
+        : undefined,
       final_amount: isSet(object.finalAmount)
         ? globalThis.Number(object.finalAmount)
         : isSet(object.final_amount)
         ? globalThis.Number(object.final_amount)
-        : 0,
+        : undefined,
       currency: isSet(object.currency) ? globalThis.String(object.currency) : "",
       order_id: isSet(object.orderId)
         ? globalThis.String(object.orderId)
@@ -1835,13 +1849,13 @@ export const RedemptionResult: MessageFns<RedemptionResult> = {
     if (message.voucher !== undefined) {
       obj.voucher = VoucherSummary.toJSON(message.voucher);
     }
-    if (message.discount_applied !== 0) {
+    if (message.discount_applied !== undefined) {
       obj.discountApplied = Math.round(message.discount_applied);
     }
-    if (message.original_amount !== 0) {
+    if (message.original_amount !== undefined) {
       obj.originalAmount = Math.round(message.original_amount);
     }
-    if (message.final_amount !== 0) {
+    if (message.final_amount !== undefined) {
       obj.finalAmount = Math.round(message.final_amount);
     }
     if (message.currency !== "") {
@@ -2482,6 +2496,10 @@ export const VouchersServiceClient = makeGenericClientConstructor(
   service: typeof VouchersServiceService;
   serviceName: string;
 };
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
+}
 
 function longToNumber(int64: { toString(): string }): number {
   const num = globalThis.Number(int64.toString());

@@ -46,9 +46,9 @@ function presentRedemption(r: RedemptionResult) {
   return {
     success: r.success,
     voucher: r.voucher,
-    discount_applied: r.discount_applied,
-    original_amount: r.original_amount,
-    final_amount: r.final_amount,
+    discount_applied: r.discount_applied ?? null,
+    original_amount: r.original_amount ?? null,
+    final_amount: r.final_amount ?? null,
     currency: r.currency,
     order_id: r.order_id,
     transaction_id: r.transaction_id || null,
@@ -76,17 +76,22 @@ const uses = (description: string) => ({
 const currency = { type: 'string', pattern: '^[A-Za-z]{3}$', minLength: 3, maxLength: 3 };
 const redeemBody = {
   type: 'object',
-  required: ['code', 'order_id', 'amount'],
+  required: ['code', 'order_id'],
   additionalProperties: false,
   properties: {
     code,
     order_id: { type: 'string', minLength: 1, maxLength: 255 },
-    amount: minorUnits(
-      'Order amount before discount, integer minor units. Not named in the spec’s redeem request, but ' +
-        'required: the redemption result reports `original_amount`, `discount_applied` and ' +
-        '`final_amount`, which only the order amount gives (a percentage needs it to compute the ' +
-        'discount; a fixed amount is capped at it).',
-    ),
+    amount: {
+      ...minorUnits(
+        'Order amount before discount, integer minor units; optional (the spec’s body is `code` and ' +
+          '`order_id`). With it the result has `original_amount`, `discount_applied` (a percentage ' +
+          'rounded half-up to the minor unit; a fixed amount capped at the order) and `final_amount`. ' +
+          'Without it a fixed_amount voucher’s `discount_applied` is its value, and a percentage ' +
+          'voucher’s is null: the use is recorded and the caller applies `voucher.value` % to its ' +
+          'order; `original_amount` and `final_amount` are null. A replay must repeat the same amount ' +
+          '(or none).',
+      ),
+    },
     currency: {
       ...currency,
       description: 'Three-letter code, answered in capitals (`USD`); defaults to the voucher currency or USD',
@@ -98,7 +103,7 @@ const redeemBody = {
 interface RedeemBody {
   code: string;
   order_id: string;
-  amount: number;
+  amount?: number;
   currency?: string;
   customer_id?: string;
 }
@@ -167,8 +172,12 @@ export default async function discountVouchers(app: FastifyInstance, { clients }
             code,
             type: { type: 'string', enum: ['percentage', 'fixed_amount'] },
             value: {
-              ...minorUnits('An integer: 1–100 for percentage; minor units (cents) for fixed_amount'),
+              type: 'number',
               minimum: 1,
+              maximum: MAX_MINOR_UNITS,
+              description:
+                'percentage: a number from 1 to 100 with at most two decimals (12.5); fixed_amount: an ' +
+                'integer, minor units (cents)',
             },
             max_uses: { ...uses('Null or absent: unlimited'), type: ['integer', 'null'] },
             expires_at: { type: 'string', maxLength: 40, description: 'ISO 8601 date-time' },
