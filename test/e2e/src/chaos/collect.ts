@@ -274,7 +274,9 @@ async function giftFacts(
   }>(
     'certificates',
     `SELECT g.id, g.status, g.recipient_address, g.transaction_hash,
-            (SELECT count(*)::int FROM certificate_transfers t WHERE t.certificate_id = g.certificate_id) AS transfers
+            -- Moves from the gift's sender (a voucher claim may have brought it to the sender first).
+            (SELECT count(*)::int FROM certificate_transfers t
+              WHERE t.certificate_id = g.certificate_id AND lower(t.from_address) = lower(g.sender_address)) AS transfers
        FROM gifts g WHERE g.id = ANY($1)`,
     [h.gifts.map((g) => g.id)],
   );

@@ -1,8 +1,10 @@
-// The gift workload, through the gateway: certificates minted by the run's order jobs (held
-// by the enterprise's holding wallet) are gifted by the owner's session; most gifts are then
-// claimed by fresh user sessions, some by two users at once (exactly one may win), some left
-// open to expire. A claim that got no answer (its backend down) is repeated by the same user,
-// as a recipient would.
+// The gift workload, through the gateway: certificates minted by the run's order jobs each
+// come with a certificate voucher for the order's customer, and a certificate has one pending
+// hand-over at a time, so the customer (a user of the run's enterprise proving the voucher's
+// e-mail) claims the voucher first and then gifts the certificate from her wallet; most gifts
+// are then claimed by fresh user sessions, some by two users at once (exactly one may win),
+// some left open to expire. A claim that got no answer (its backend down) is repeated by the
+// same user, as a recipient would.
 import type { Component, History } from './history.js';
 import type { Rng } from './prng.js';
 import { call } from './workload.js';
@@ -21,11 +23,12 @@ export async function runGifts(
   gatewayUrl: string,
   session: string,
   userToken: (sub: string) => Promise<string>,
+  customerToken: (sub: string, email: string) => Promise<string>,
   rng: Rng,
   stop: AbortSignal,
 ): Promise<void> {
   const harvested = new Set<string>();
-  const pool: { certificateId: string; tokenId: string }[] = [];
+  const pool: { certificateId: string; tokenId: string; voucherId?: string; email?: string }[] = [];
   const claims: Promise<void>[] = [];
   let n = 0;
   while (!stop.aborted) {
@@ -44,28 +47,27 @@ export async function runGifts(
       if (status === 'completed' || status === 'failed' || status === 'cancelled') {
         harvested.add(job.id);
         for (const v of (r.body.job.results?.vouchers ?? []) as {
+          id?: string;
           certificateId?: string;
           tokenId?: string;
+          recipientEmail?: string;
         }[])
           if (v.certificateId && v.tokenId != null)
-            pool.push({ certificateId: v.certificateId, tokenId: String(v.tokenId) });
+            pool.push({
+              certificateId: v.certificateId,
+              tokenId: String(v.tokenId),
+              voucherId: v.id,
+              email: v.recipientEmail,
+            });
       }
       continue;
     }
     const cert = pool.shift()!;
-    const r = await call(
-      h,
-      gatewayUrl,
-      'createGift',
-      CREATE_DEPS,
-      {
-        method: 'POST',
-        path: '/api/certificates/gift/create',
-        auth: session,
-        body: { certificateId: cert.certificateId, recipientEmail: `gift${n++}@example.com` },
-      },
-      cert.certificateId,
-    );
+    const giver = cert.voucherId
+      ? await claimVoucher(h, gatewayUrl, cert.voucherId, cert.email ?? 'buyer@example.com', n, customerToken)
+      : session;
+    if (!giver) continue;
+    const r = await createGift(h, gatewayUrl, giver, cert.certificateId, `gift${n++}@example.com`, stop);
     if (r.status !== 201) continue;
     const gift = {
       id: r.body.transferId as string,
@@ -117,6 +119,61 @@ async function claimAsRecipient(
       at: Date.now(),
     });
     if (r.status > 0 && r.status < 500) return;
+    await sleep(1000);
+  }
+}
+
+/**
+ * The order's customer claims the certificate voucher (a session of the run's enterprise with
+ * its e-mail), so the certificate is hers to gift; her session, or null when the claim got no
+ * answer it could go on with.
+ */
+async function claimVoucher(
+  h: History,
+  gatewayUrl: string,
+  voucherId: string,
+  email: string,
+  n: number,
+  customerToken: (sub: string, email: string) => Promise<string>,
+): Promise<string | null> {
+  const auth = await customerToken(`customer-${n}`, email);
+  for (let i = 0; i < CLAIM_TRIES; i++) {
+    const r = await call(h, gatewayUrl, 'claimVoucher', CLAIM_DEPS, {
+      method: 'POST',
+      path: `/api/certificates/vouchers/${voucherId}/claim`,
+      auth,
+    });
+    if (r.status === 200 || r.status === 202) return auth;
+    if (r.status > 0 && r.status < 500) return null;
+    await sleep(1000);
+  }
+  return null;
+}
+
+/** Creates the gift, waiting out the voucher claim's transfer (409 while it still holds the certificate). */
+async function createGift(
+  h: History,
+  gatewayUrl: string,
+  auth: string,
+  certificateId: string,
+  recipientEmail: string,
+  stop: AbortSignal,
+) {
+  for (let i = 0; ; i++) {
+    const r = await call(
+      h,
+      gatewayUrl,
+      'createGift',
+      CREATE_DEPS,
+      {
+        method: 'POST',
+        path: '/api/certificates/gift/create',
+        auth,
+        body: { certificateId, recipientEmail },
+      },
+      certificateId,
+    );
+    if (r.status !== 409 || i >= 30 || stop.aborted) return r;
     await sleep(1000);
   }
 }

@@ -134,7 +134,8 @@ async function drive(
 ): Promise<ChaosReport> {
   const h = emptyHistory(o.seed);
   h.receipts = sinks.receipts;
-  const session = await stack.token({ ent: newId('enterprise'), role: 'owner' });
+  const enterprise = newId('enterprise');
+  const session = await stack.token({ ent: enterprise, role: 'owner' });
   const fixtures = await setUp(h, stack.gatewayUrl, session, sinks, fork(o.seed, 1));
   const shop = await installShop(stack, session, sim, `${sinks.url}/img/shop.png`);
   h.started = Date.now();
@@ -160,6 +161,7 @@ async function drive(
     stack.gatewayUrl,
     session,
     (sub) => stack.token({ sub }),
+    (sub, email) => stack.token({ ent: enterprise, sub, email }),
     fork(o.seed, 5),
     stopLoad.signal,
   );
