@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { loadConfig, opsEnv } from './config.js';
 import { REQUEST_ID_HEADER, requestIdFrom, runWithContext } from './context.js';
-import { DLQ_STREAM, DLQ_SUBJECT_PREFIX, parkMessage } from './dlq.js';
+import { countDeadLettered, DLQ_STREAM, DLQ_SUBJECT_PREFIX, parkMessage } from './dlq.js';
 import { transaction, type Pool, type PoolClient } from './db.js';
 import { STREAM_NAME, STREAM_SUBJECTS, type EventEnvelope } from './events.js';
 import { newId } from './ids.js';
@@ -178,6 +178,7 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
   const consumer = await opts.bus.js.consumers.get(STREAM_NAME, opts.durable);
   const messages = await consumer.consume({ max_messages: 256 });
   const unobserve = observeConsumer(opts.bus, opts.durable);
+  countDeadLettered(opts.durable);
   const done = (async () => {
     for await (const msg of messages) await handleOne(opts, msg);
   })();
@@ -346,6 +347,7 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Co
   const consumer = await opts.bus.js.consumers.get(STREAM_NAME, opts.durable);
   const messages = await consumer.consume({ max_messages: Math.max(256, 2 * maxBatch) });
   const unobserve = observeConsumer(opts.bus, opts.durable);
+  countDeadLettered(opts.durable);
   const buffer: JsMsg[] = [];
   let ended = false;
   // One wake-up slot each: the handler loop waits for messages, the pump for room.

@@ -25,6 +25,12 @@ const H = {
  * `hallmark_events_dead_lettered_total{consumer}`.
  */
 export const deadLettered = new Map<string, number>();
+/**
+ * The consumer's series at 0 from its start, so a first parked event is an increase (a counter
+ * born at 1 would be invisible to `increase()` and the alert on it).
+ */
+export const countDeadLettered = (consumer: string): void => deadLetteredTotal().inc({ consumer }, 0);
+
 const deadLetteredTotal = () =>
   counter(
     'hallmark_events_dead_lettered_total',

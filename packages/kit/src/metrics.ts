@@ -111,14 +111,17 @@ export function initMetrics(service: string): void {
   }
 }
 
-/** PostgreSQL pool gauges: connections in total, idle, and callers waiting for one. */
+/**
+ * PostgreSQL pool gauges by state, parts of one whole (so `sum` is the pool's size): connections
+ * in use and idle, and callers waiting for one (not connections; read alone).
+ */
 export function observePool(pool: Pool, database: string): () => void {
   return gaugeFrom(
     'hallmark_db_pool_connections',
-    'PostgreSQL pool connections by state (total, idle, waiting callers)',
+    'PostgreSQL pool connections by state (in_use, idle), and callers waiting for one (waiting)',
     ['database', 'state'],
     async () => [
-      { labels: { database, state: 'total' }, value: pool.totalCount },
+      { labels: { database, state: 'in_use' }, value: pool.totalCount - pool.idleCount },
       { labels: { database, state: 'idle' }, value: pool.idleCount },
       { labels: { database, state: 'waiting' }, value: pool.waitingCount },
     ],

@@ -9,6 +9,7 @@ import {
   deadLettered,
   newId,
   openDatabase,
+  registry,
   startConsumer,
   type Bus,
   type EventEnvelope,
@@ -89,6 +90,13 @@ describe('dead-letter stream', () => {
         await tx.query('INSERT INTO handled (event_id) VALUES ($1)', [e.id]);
       },
     });
+    // The consumer's dead-letter series is there at 0 from its start (an alert's increase()
+    // sees the first parked event).
+    const series = async () =>
+      (await registry.getSingleMetricAsString('hallmark_events_dead_lettered_total'))
+        .split('\n')
+        .find((l) => l.includes(`consumer="${durable}"`));
+    expect(await series()).toMatch(/ 0$/);
     try {
       const poison = event(true);
       const fine = event(false);
@@ -115,6 +123,7 @@ describe('dead-letter stream', () => {
       });
       expect(deliveries.get(poison.id)).toBe(3);
       expect(deadLettered.get(durable)).toBe(1);
+      expect(await series()).toMatch(/ 1$/);
       const { rows } = await pool.query<{ event_id: string }>('SELECT event_id FROM handled');
       expect(rows.map((r) => r.event_id)).toEqual([fine.id]);
       // Terminated: no fourth delivery.

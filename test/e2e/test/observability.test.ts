@@ -179,7 +179,12 @@ describe('metrics', () => {
     expect(after.bulk.has('hallmark_outbox_backlog{service="bulk"}')).toBe(true);
     expect(after.bulk.has('hallmark_outbox_lag_seconds{service="bulk"}')).toBe(true);
     // The pool, the relayer, NATS consumers and webhooks are watched.
-    expect(sum(after.bulk, 'hallmark_db_pool_connections', { state: 'total' })).toBeGreaterThan(0);
+    // Connections in use and idle add up to the pool (no separate total to double-count).
+    expect(
+      sum(after.bulk, 'hallmark_db_pool_connections', { state: 'in_use' }) +
+        sum(after.bulk, 'hallmark_db_pool_connections', { state: 'idle' }),
+    ).toBeGreaterThan(0);
+    expect([...after.bulk.keys()].some((k) => k.includes('state="total"'))).toBe(false);
     expect(sum(after.certificates, 'hallmark_relayer_balance_wei')).toBeGreaterThan(0);
     expect(sum(after.certificates, 'hallmark_relayer_nonce_gap')).toBe(0);
     expect(sum(after.certificates, 'hallmark_relayer_pending_transactions')).toBe(0);

@@ -57,6 +57,8 @@ export class DeliveryWorker {
     this.concurrency = opts.concurrency ?? 64;
     this.leaseMs = opts.leaseMs ?? (opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS) + 15_000;
     this.pollIntervalMs = opts.pollIntervalMs ?? 1000;
+    // Every outcome's series from the start: a first failure is an increase, not a new series.
+    for (const outcome of ['succeeded', 'retry', 'failed']) this.attempts.inc({ outcome }, 0);
   }
 
   async start(): Promise<void> {
