@@ -52,6 +52,8 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
     ? new Redis(config.REDIS_URL, {
         maxRetriesPerRequest: 2,
         enableOfflineQueue: false,
+        // A Redis that hangs fails the call fast; the rate limits fall back to this process.
+        commandTimeout: 500,
         // A keyed request consumes three or four rate-limit windows at once: sent together
         // (one write, one read), not as a round trip each.
         enableAutoPipelining: true,

@@ -59,7 +59,10 @@ export class AuthThrottle {
   ) {
     const make = (keyPrefix: string, points: number, duration: number, blockDuration = 0) => {
       const opts = { keyPrefix, points, duration, blockDuration };
-      return redis ? new RateLimiterRedis({ ...opts, storeClient: redis }) : new RateLimiterMemory(opts);
+      // On Redis with an in-memory insurance limiter: while Redis fails, this process counts.
+      return redis
+        ? new RateLimiterRedis({ ...opts, storeClient: redis, insuranceLimiter: new RateLimiterMemory(opts) })
+        : new RateLimiterMemory(opts);
     };
     this.byAddress = make('hm_authfail_ip', limits.perAddress, limits.windowSec, limits.blockSec);
     this.byPrefix = make('hm_authfail_prefix', limits.perKeyPrefix, limits.windowSec, limits.blockSec);

@@ -6,7 +6,8 @@
 // refusal spent the key's minute). Admitted, the X-RateLimit-* headers show the configured
 // window closest to running out (never the one-second burst guard); refused, a 429 whose
 // headers, `retry_after` (and Retry-After) and `limit_window` all describe the window that
-// refused.
+// refused. When Redis fails, this process's counters decide (auth/redis-fallback.ts): never a
+// 5xx for a limit, `degraded` for operators.
 import { HallmarkError } from '@hallmark/kit';
 import type { KeyAuth } from '@hallmark/proto/keys/v1/keys';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -16,6 +17,7 @@ import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'r
 import { GROUP_WINDOWS, keyWindows, type Window } from '../auth/limits.js';
 import { clientBucket } from '../auth/throttle.js';
 import type { RateGroup } from '../auth/types.js';
+import { RedisFallback } from '../auth/redis-fallback.js';
 import { WindowCounters } from '../auth/window-counters.js';
 
 export interface RateLimitOptions {
@@ -26,6 +28,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** A limiter on the rate-limit store (Redis or memory) for one window; shared per window. */
     limiterFor(w: Window): RateLimiterAbstract;
+    /** The shared store's state, when there is one (Redis): degraded while it fails. */
+    rateLimitStore?: RedisFallback;
   }
 }
 
@@ -102,8 +106,13 @@ export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimit
     let limiter = limiters.get(id);
     if (!limiter) {
       const common = { keyPrefix: prefixOf(w), points: w.points, duration: w.durationSec };
+      // On Redis with an in-memory insurance limiter: a Redis failure is counted here instead.
       limiter = opts.redis
-        ? new RateLimiterRedis({ ...common, storeClient: opts.redis })
+        ? new RateLimiterRedis({
+            ...common,
+            storeClient: opts.redis,
+            insuranceLimiter: new RateLimiterMemory(common),
+          })
         : new RateLimiterMemory(common);
       limiters.set(id, limiter);
     }
@@ -114,8 +123,11 @@ export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimit
   // Without Redis the per-request windows are counted synchronously (auth/window-counters.ts):
   // no promise, no timer per request. `limiterFor` stays rate-limiter-flexible's: its windows
   // (gifts, verification events) have names of their own, so the two stores never share one.
-  const counters = redis ? undefined : new WindowCounters();
-  if (counters) app.addHook('onClose', (_app, done) => (counters.close(), done()));
+  // With Redis they are the fallback while it fails.
+  const counters = new WindowCounters();
+  app.addHook('onClose', (_app, done) => (counters.close(), done()));
+  const fallback = redis ? new RedisFallback(app.log) : undefined;
+  if (fallback) app.decorate('rateLimitStore', fallback);
 
   /**
    * The windows a request takes a point from, and whom they count; none for other routes.
@@ -141,15 +153,15 @@ export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimit
   // A group counting accepted requests only (bulk retry and fix): the point an admitted
   // request took from the group's window goes back when the answer is not a 2xx. Only those
   // routes carry the hook; `charged` holds their admitted requests until they are answered.
-  const charged = new WeakMap<FastifyRequest, { prefix: string; subject: string }>();
+  const charged = new WeakMap<FastifyRequest, { prefix: string; subject: string; local: boolean }>();
   const refundUnaccepted = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const c = charged.get(request);
     if (c && reply.statusCode >= 300) {
-      if (refundScript)
+      if (refundScript && !c.local)
         refundScript(1, `${c.prefix}:{${c.subject}}`).catch((err: unknown) =>
           request.log.warn({ err }, 'rate-limit refund failed'),
         );
-      else counters!.refund(c.prefix, c.subject);
+      else counters.refund(c.prefix, c.subject);
     }
     done();
   };
@@ -163,30 +175,52 @@ export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimit
     request: FastifyRequest,
     plan: { windows: readonly Planned[]; subject: string; refundable?: boolean },
     refused: number,
+    local: boolean,
   ) => {
     if (plan.refundable && refused < 0)
-      charged.set(request, { prefix: plan.windows[plan.windows.length - 1]!.prefix, subject: plan.subject });
+      charged.set(request, {
+        prefix: plan.windows[plan.windows.length - 1]!.prefix,
+        subject: plan.subject,
+        local,
+      });
+  };
+
+  /** The decision of this process's counters (no Redis, or Redis failing). */
+  const admitLocally = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    plan: { windows: readonly Planned[]; subject: string; refundable?: boolean },
+  ) => {
+    const now = Date.now();
+    const { counts, refused } = counters.admit(plan.windows, plan.subject, now);
+    chargeIfRefundable(request, plan, refused, true);
+    const taken = plan.windows.map(({ w }, i) => ({
+      w,
+      remaining: Math.max(w.points - counts[i]!.consumed, 0),
+      msBeforeNext: counts[i]!.msBeforeNext,
+    }));
+    return verdict(reply, taken, refused, now);
   };
 
   app.addHook('onRequest', (request, reply, done) => {
     const plan = planOf(request);
     if (!plan) return done();
     if (admitScript) {
-      admitOnRedis(admitScript, plan.windows, plan.subject).then(({ taken, refused }) => {
-        chargeIfRefundable(request, plan, refused);
-        done(verdict(reply, taken, refused, Date.now()));
-      }, done);
+      admitOnRedis(admitScript, plan.windows, plan.subject).then(
+        ({ taken, refused }) => {
+          fallback!.answered();
+          chargeIfRefundable(request, plan, refused, false);
+          done(verdict(reply, taken, refused, Date.now()));
+        },
+        (err: unknown) => {
+          // Redis failed (down, unreachable, a timeout): this process decides, never a 5xx.
+          fallback!.failed(err);
+          done(admitLocally(request, reply, plan));
+        },
+      );
       return;
     }
-    const now = Date.now();
-    const { counts, refused } = counters!.admit(plan.windows, plan.subject, now);
-    chargeIfRefundable(request, plan, refused);
-    const taken = plan.windows.map(({ w }, i) => ({
-      w,
-      remaining: Math.max(w.points - counts[i]!.consumed, 0),
-      msBeforeNext: counts[i]!.msBeforeNext,
-    }));
-    done(verdict(reply, taken, refused, now));
+    done(admitLocally(request, reply, plan));
   });
 });
 

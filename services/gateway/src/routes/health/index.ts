@@ -17,6 +17,9 @@ export default async function healthRoutes(app: FastifyInstance, { clients, conf
     const entries = await Promise.all(
       Object.entries(clients.health).map(async ([name, probe]) => [name, await probe.check(1000)] as const),
     );
+    // The shared rate-limit store: while Redis fails, limits are counted per gateway.
+    const store = app.rateLimitStore;
+    if (store) entries.push(['redis', store.degraded ? 'NOT_SERVING' : 'SERVING']);
     const degraded = entries.filter(([, status]) => status !== 'SERVING').map(([name]) => name);
     if (degraded.length) request.log.warn({ degraded }, 'ready, degraded: a backend is not serving');
     return { status: 'ready', services: Object.fromEntries(entries), degraded };
