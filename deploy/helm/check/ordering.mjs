@@ -120,3 +120,59 @@ export function crossNamespaceProblems(docs, namespace) {
   }
   return problems;
 }
+
+/** Namespaces a pod's egress policies let it reach, or null when no policy limits its egress. */
+function egressNamespaces(docs, labels) {
+  const policies = docs.filter(
+    (d) =>
+      d.kind === 'NetworkPolicy' &&
+      (d.spec.policyTypes ?? []).includes('Egress') &&
+      Object.entries(d.spec.podSelector?.matchLabels ?? {}).every(([k, v]) => labels?.[k] === v),
+  );
+  if (policies.length === 0) return null;
+  const names = new Set();
+  for (const p of policies)
+    for (const rule of p.spec.egress ?? []) {
+      if (!rule.to && !rule.ports) return null; // allows every destination, every port
+      // A rule without `to` but with ports (DNS) is a port, not a namespace, allowed.
+      for (const peer of rule.to ?? []) {
+        const ns = peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'];
+        if (ns) names.add(ns);
+      }
+    }
+  return names;
+}
+
+/**
+ * Every in-cluster address a pod is told to call (`<name>.<ns>.svc…` in its env or the
+ * ConfigMap it loads) must be in a namespace its egress policy allows: traces sent to a
+ * collector the policy blocks are silently lost.
+ */
+export function egressProblems(docs, namespace) {
+  const problems = [];
+  for (const dep of docs.filter((d) => d.kind === 'Deployment')) {
+    const spec = dep.spec.template.spec;
+    const allowed = egressNamespaces(docs, dep.spec.template.metadata?.labels);
+    if (!allowed) continue;
+    const values = [];
+    for (const c of spec.containers ?? []) {
+      for (const e of c.env ?? []) if (typeof e.value === 'string') values.push([e.name, e.value]);
+      for (const f of c.envFrom ?? []) {
+        const cm =
+          f.configMapRef &&
+          docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === f.configMapRef.name);
+        for (const [k, v] of Object.entries(cm?.data ?? {})) values.push([k, v]);
+      }
+    }
+    for (const [name, value] of values)
+      for (const part of String(value).split(',')) {
+        const ns = namespaceOfHost(part.trim());
+        if (ns && ns !== namespace && !allowed.has(ns))
+          problems.push(
+            `Deployment/${dep.metadata.name}: ${name}=${part.trim()} is in namespace ${ns}, ` +
+              'which its NetworkPolicy egress does not allow',
+          );
+      }
+  }
+  return [...new Set(problems)];
+}

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseAllDocuments, parse } from 'yaml';
 import { availabilityProblems } from './availability.mjs';
-import { crossNamespaceProblems, orderingProblems } from './ordering.mjs';
+import { crossNamespaceProblems, egressProblems, orderingProblems } from './ordering.mjs';
 import { policyProblems } from './policy.mjs';
 import { schemaProblems } from './schema.mjs';
 
@@ -48,6 +48,7 @@ for (let i = 0; i < args.length; i += 2) {
   problems.push(...orderingProblems(docs));
   problems.push(...crossNamespaceProblems(docs, process.env.HALLMARK_CHECK_NAMESPACE ?? 'hallmark'));
   problems.push(...availabilityProblems(docs));
+  problems.push(...egressProblems(docs, process.env.HALLMARK_CHECK_NAMESPACE ?? 'hallmark'));
 
   const kinds = {};
   for (const d of docs) kinds[d.kind] = (kinds[d.kind] ?? 0) + 1;
