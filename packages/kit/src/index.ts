@@ -11,6 +11,7 @@ export * from './events.js';
 export * from './outbox.js';
 export * from './retention.js';
 export * from './bus.js';
+export * from './streams.js';
 export * from './dlq.js';
 export * from './grpc/errors.js';
 export * from './grpc/server.js';

@@ -8,7 +8,8 @@
 // from the sources. With HALLMARK_CONFIGURE_STREAMS=true (one container of the Job) it also
 // brings the NATS streams to the release's values: the one owner of stream configuration.
 import path from 'node:path';
-import { configureStreams, connectBus } from './bus.js';
+import { connectBus } from './bus.js';
+import { configureStreams } from './streams.js';
 import { openDatabase } from './db.js';
 import { createLogger } from './log.js';
 

@@ -2,7 +2,8 @@
 // open its database (migrations applied), connect the bus, start the outbox relay, build
 // its handlers and workers, serve gRPC; on SIGTERM/SIGINT stop taking work, drain, close.
 import type { Logger } from 'pino';
-import { busSettings, connectBus, type Bus } from './bus.js';
+import { connectBus, type Bus } from './bus.js';
+import { busSettings } from './streams.js';
 import { openDatabase, type Pool } from './db.js';
 import { startGrpcServer, type RunningGrpcServer, type ServiceBinding } from './grpc/server.js';
 import { createLogger } from './log.js';
