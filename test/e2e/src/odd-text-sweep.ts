@@ -9,7 +9,7 @@ import {
   operations,
   problemOf,
   send,
-  curlOf,
+  recordFailure,
   type FuzzCase,
   type FuzzTarget,
   type FuzzFailure,
@@ -142,14 +142,7 @@ export async function runOddTextSweep(
         } catch (err) {
           problem = `no answer: ${(err as Error).message}`;
         }
-        if (problem) {
-          const failure = {
-            problem: `${op.method} ${op.path}: ${problem}`,
-            curl: curlOf(target.baseUrl, c, auth),
-          };
-          failures.push(failure);
-          opts.log?.(`${failure.problem}\n  ${failure.curl}`);
-        }
+        if (problem) recordFailure(failures, opts.log, target.baseUrl, op, c, auth, problem);
       }
     }
   }

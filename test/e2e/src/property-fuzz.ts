@@ -240,6 +240,21 @@ function caseOf(op: Op): fc.Arbitrary<FuzzCase> {
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/** Notes a case that broke a property, with the curl command that replays it. */
+export function recordFailure(
+  failures: FuzzFailure[],
+  log: ((line: string) => void) | undefined,
+  baseUrl: string,
+  op: Op,
+  c: FuzzCase,
+  auth: string | undefined,
+  problem: string,
+): void {
+  const failure = { problem: `${op.method} ${op.path}: ${problem}`, curl: curlOf(baseUrl, c, auth) };
+  failures.push(failure);
+  log?.(`${failure.problem}\n  ${failure.curl}`);
+}
+
 export function curlOf(baseUrl: string, c: FuzzCase, auth?: string): string {
   const parts = ['curl', '-i', '-X', c.method, shellQuote(baseUrl + c.path)];
   if (auth) parts.push('-H', shellQuote(`authorization: Bearer ${auth}`));
@@ -331,14 +346,7 @@ export async function runFuzz(
       } catch (err) {
         problem = `no answer within ${TIMEOUT_MS} ms: ${(err as Error).message}`;
       }
-      if (problem) {
-        const failure = {
-          problem: `${op.method} ${op.path}: ${problem}`,
-          curl: curlOf(target.baseUrl, c, auth),
-        };
-        failures.push(failure);
-        opts.log?.(`${failure.problem}\n  ${failure.curl}`);
-      }
+      if (problem) recordFailure(failures, opts.log, target.baseUrl, op, c, auth, problem);
       return true; // every case runs; failures are collected, not shrunk
     },
   );
