@@ -4,7 +4,7 @@
 // gets 5); operators see `degraded` (/readyz detail, hallmark_dependency_up, the fallback
 // count); once Redis is back the limits are shared again. A Redis server of the test's own.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freePort, spawnProcess, type ProcessHandle } from '@hallmark/devstack';
+import { freePort, portInUse, spawnProcess, type ProcessHandle } from '@hallmark/devstack';
 import { eventually } from '@hallmark/kit/testing';
 import { startTestStack, type TestStack } from '../src/index.js';
 import { callWithKey, createKey } from '../src/keys.js';
@@ -18,13 +18,7 @@ const startRedis = () =>
     name: 'redis',
     cmd: 'redis-server',
     args: ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    readyCheck: async () => {
-      const { connect } = await import('node:net');
-      return new Promise<boolean>((resolve) => {
-        const s = connect(port, '127.0.0.1', () => (s.end(), resolve(true)));
-        s.on('error', () => resolve(false));
-      });
-    },
+    readyCheck: () => portInUse(port),
     ports: [port],
   });
 
