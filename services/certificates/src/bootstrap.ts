@@ -15,7 +15,7 @@ import { AllowlistStore } from './allowlist/store.js';
 import { TransferService } from './transfers/service.js';
 import { WalletStore } from './wallets/store.js';
 import { CertificateVoucherClaims } from './certificate-vouchers/claim.js';
-import { CertificateVoucherStore } from './certificate-vouchers/store.js';
+import { CertificateVoucherStore, recordVouchersMinted } from './certificate-vouchers/store.js';
 
 /** What main.ts binds to the gRPC services, and the workers it runs. */
 export interface CertificatesParts {
@@ -71,6 +71,9 @@ export async function buildParts(
         chainId: chain.chainId,
         confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
         store,
+        // Vouchers created while their certificates were pending: voucher.minted in the
+        // confirming transaction (the batch row lock serialises it with CreateVouchers).
+        afterMinted: recordVouchersMinted,
         log,
         receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
         feePolicy: feePolicyOf(config),

@@ -6,7 +6,7 @@ import type {
   ProvenanceKind,
   ProvenanceRecord,
 } from './domain/certificate.js';
-import type { Warranty } from './warranty/domain.js';
+import type { Warranty } from './domain/warranty.js';
 
 export interface CertificateRow {
   id: string;

@@ -4,6 +4,7 @@
 import { HallmarkError, invalidParam, missingParam } from '@hallmark/kit';
 import type { WalletOwner } from '@hallmark/proto/certificates/v1/certificates';
 import type { JsonRpcProvider } from 'ethers';
+import { buildBatchTree } from './chain/batch-tree.js';
 import { parseMintBatch, type BatchStatus, type RawMintItem, type Scope } from './domain/certificate.js';
 import type { BatchRead, CertificateRead, CertificatesStore } from './store.js';
 import type { TransferRequestInput, TransferResult, TransferService } from './transfers/service.js';
@@ -58,7 +59,9 @@ export class CertificateService {
       holderAddress = (await this.ensureWallet(scope, req.holderAccount, 'holder_account')).wallet.address;
     }
     const input = parseMintBatch({ idempotencyKey: req.idempotencyKey, holderAddress, items: req.items });
-    const batch = await this.deps.store.createBatch(scope, input);
+    // The root the contract anchors: built here, as the contract checks it, so the store only writes.
+    const { root } = buildBatchTree(input.items.map((i) => i.metadataHash));
+    const batch = await this.deps.store.createBatch(scope, input, root);
     if (!batch.replayed || batch.status === 'pending') this.deps.onBatchRecorded?.();
     return batch;
   }

@@ -1,7 +1,9 @@
 // All SQL of certificates, batches and provenance. MintBatch writes the batch, its
 // certificates and its chain submission in one transaction (so the relayer's record exists
 // before anything can be sent); completion writes chain references, provenance and the
-// certificate.minted events in one transaction with the submission's `confirmed`.
+// certificate.minted events in one transaction with the submission's `confirmed`. What other
+// slices do in that transaction (voucher.minted) the relayer's caller wires in (bootstrap.ts):
+// this store knows no other slice's tables and nothing of the chain.
 import {
   HallmarkError,
   isId,
@@ -12,7 +14,6 @@ import {
   type Pool,
   type Queryable,
 } from '@hallmark/kit';
-import { buildBatchTree } from './chain/contract.js';
 import {
   certificateFromRow,
   provenanceFromRow,
@@ -32,7 +33,6 @@ import {
   type Scope,
 } from './domain/certificate.js';
 import { findByIdempotencyKey } from './idempotency-store.js';
-import { recordVouchersMinted } from './certificate-vouchers/store.js';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
@@ -93,9 +93,10 @@ export class CertificatesStore {
   /**
    * Records a batch, its certificates and its chain submission, or answers the batch an
    * earlier call with the same key recorded (replayed). The same key with another request
-   * is a conflict.
+   * is a conflict. `merkleRoot` is the root of the batch's metadata tree (the service builds
+   * it as the contract checks it).
    */
-  async createBatch(scope: Scope, input: MintBatchInput): Promise<BatchRead> {
+  async createBatch(scope: Scope, input: MintBatchInput, merkleRoot: string): Promise<BatchRead> {
     const contract = this.contractAddress();
     if (!contract) {
       throw new HallmarkError('service_unavailable', { message: 'No chain is configured for minting.' });
@@ -105,7 +106,6 @@ export class CertificatesStore {
     try {
       const batchId = await transaction(this.pool, async (tx) => {
         const id = newId('certificateBatch');
-        const tree = buildBatchTree(input.items.map((i) => i.metadataHash));
         await tx.query(
           `INSERT INTO certificate_batches (id, enterprise_id, livemode, idempotency_key, request_hash,
              holder_address, quantity, merkle_root, actor_id)
@@ -118,7 +118,7 @@ export class CertificatesStore {
             input.requestHash,
             input.holderAddress,
             input.items.length,
-            tree.root,
+            merkleRoot,
             scope.actorId || null,
           ],
         );
@@ -262,16 +262,17 @@ export class CertificatesStore {
 
   /**
    * Marks a batch minted inside the relayer's confirming transaction: token ids, chain refs,
-   * one `minted` provenance entry and one certificate.minted event per certificate. Idempotent:
-   * a batch already minted is left as it is.
+   * one `minted` provenance entry and one certificate.minted event per certificate. Answers the
+   * ids of the certificates it marked (none when the batch was already minted: idempotent), so
+   * the caller can record what follows them in the same transaction.
    */
-  async completeBatch(tx: Queryable, batchId: string, minted: MintedOnChain): Promise<void> {
+  async completeBatch(tx: Queryable, batchId: string, minted: MintedOnChain): Promise<string[]> {
     const { rows: batch } = await tx.query<{
       status: BatchStatus;
       quantity: number;
       actor_id: string | null;
     }>('SELECT status, quantity, actor_id FROM certificate_batches WHERE id = $1 FOR UPDATE', [batchId]);
-    if (!batch[0] || batch[0].status === 'minted') return;
+    if (!batch[0] || batch[0].status === 'minted') return [];
     const { rows } = await tx.query<CertificateRow>(
       `UPDATE certificates SET token_id = $2::numeric + position, status = 'minted',
          transaction_hash = $3, block_number = $4, updated_at = now()
@@ -299,13 +300,8 @@ export class CertificatesStore {
           livemode: c.livemode,
         })),
       );
-      // Vouchers created while their certificates were pending: voucher.minted now, in this
-      // transaction (the batch row lock above serialises with CreateVouchers).
-      await recordVouchersMinted(
-        tx,
-        certs.map((c) => c.id),
-      );
     }
+    return certs.map((c) => c.id);
   }
 
   /** Marks a batch failed (its transaction reverted for a reason other than a used key). */

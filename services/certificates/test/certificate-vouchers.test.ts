@@ -22,7 +22,7 @@ import { withTransfers } from '../src/transfers/workers/passes.js';
 import { CertificateVoucherClaims } from '../src/certificate-vouchers/claim.js';
 import { parseReferenceNumber } from '../src/certificate-vouchers/domain.js';
 import { createCertificateVoucherHandlers } from '../src/certificate-vouchers/rpc.js';
-import { CertificateVoucherStore } from '../src/certificate-vouchers/store.js';
+import { CertificateVoucherStore, recordVouchersMinted } from '../src/certificate-vouchers/store.js';
 import { WalletStore } from '../src/wallets/store.js';
 
 const MIGRATIONS_DIR = path.join(import.meta.dirname, '..', 'migrations');
@@ -89,6 +89,7 @@ beforeAll(async () => {
     chainId: chain.chainId,
     confirmations: 1,
     store,
+    afterMinted: recordVouchersMinted, // as bootstrap.ts wires it
     log,
     receiptTimeoutMs: 20_000,
   });

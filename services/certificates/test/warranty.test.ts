@@ -9,13 +9,8 @@ import type { Principal } from '@hallmark/proto/common/v1/common';
 import type { WarrantyInput } from '@hallmark/proto/certificates/v1/warranty';
 import { createCertificatesHandlers } from '../src/rpc.js';
 import { CertificatesStore } from '../src/store.js';
-import {
-  addYears,
-  computeEndDate,
-  parseWarranty,
-  WARRANTY_TEMPLATE_FIELDS,
-  warrantyStatus,
-} from '../src/warranty/domain.js';
+import { warrantyStatus } from '../src/domain/warranty.js';
+import { addYears, computeEndDate, parseWarranty, WARRANTY_TEMPLATE_FIELDS } from '../src/warranty/domain.js';
 import { createWarrantyHandlers } from '../src/warranty/rpc.js';
 
 const CALL = { requestId: 'req_test', deadlineMs: Infinity };

@@ -1,7 +1,7 @@
 // All SQL of certificate vouchers. CreateVouchers writes the request (its idempotency key), the
 // vouchers and their events in one transaction; voucher.minted is recorded exactly once per
 // voucher (minted_event_at), either at creation when the certificate is already minted or in
-// the relayer's confirming transaction (recordVouchersMinted, called by completeBatch). The
+// the relayer's confirming transaction (recordVouchersMinted, the relayer's afterMinted). The
 // two serialise on the certificate batch row: completeBatch locks it FOR UPDATE before marking
 // its certificates minted, CreateVouchers locks it FOR SHARE before reading their status, so
 // whichever commits second sees the other's write.

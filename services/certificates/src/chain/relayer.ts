@@ -31,7 +31,7 @@
 // per signer address). No nonce counter is persisted on its own: a persisted counter drifts
 // from the chain when a signed transaction never reaches it and then blocks every later nonce;
 // what is persisted is each submission's nonce and signed bytes, which reconciliation needs.
-import type { Logger, Pool, PoolClient } from '@hallmark/kit';
+import type { Logger, Pool, PoolClient, Queryable } from '@hallmark/kit';
 import { gaugeFrom, transaction } from '@hallmark/kit';
 import type { JsonRpcProvider, TransactionReceipt, Wallet } from 'ethers';
 import type { CertificatesStore } from '../store.js';
@@ -53,6 +53,12 @@ export interface RelayerOptions {
   chainId: bigint;
   confirmations: number;
   store: CertificatesStore;
+  /**
+   * What other slices record for the certificates a confirmation just marked minted, in the
+   * same transaction (voucher.minted for vouchers created while they were pending): wired by
+   * the service's assembly, so neither the relayer nor the certificate store knows those slices.
+   */
+  afterMinted?: (tx: Queryable, certificateIds: string[]) => Promise<unknown>;
   log: Logger;
   /** How long one pass waits for a receipt before leaving the submission for the next pass. */
   receiptTimeoutMs?: number;
@@ -288,12 +294,13 @@ export class Relayer {
         blockNumber: receipt.blockNumber,
       });
       if (!fresh) return;
-      await this.opts.store.completeBatch(tx, sub.batchId, {
+      const minted = await this.opts.store.completeBatch(tx, sub.batchId, {
         firstTokenId,
         transactionHash: receipt.hash,
         blockNumber: receipt.blockNumber,
         signer: this.address,
       });
+      if (minted.length > 0) await this.opts.afterMinted?.(tx, minted);
     });
     if (sub.txHash && sub.txHash !== receipt.hash) {
       sub.replacedHashes = [...sub.replacedHashes.filter((h) => h !== receipt.hash), sub.txHash];

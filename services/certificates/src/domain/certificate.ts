@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { invalidParam, missingParam } from '@hallmark/kit/errors';
 import { ID_PREFIXES } from '@hallmark/kit/ids';
 import { getAddress, id as keccakUtf8, isAddress } from 'ethers';
-import { warrantyView, type Warranty } from '../warranty/domain.js';
+import { warrantyView, type Warranty } from './warranty.js';
 
 /** The outbox source of every event of this service (subjects hallmark.certificates.*). */
 export const EVENT_SOURCE = 'certificates';

@@ -1,39 +1,14 @@
-// Warranty domain (spec › Resources › Certificate › Warranty metadata; States › Warranty
-// status): validation of a warranty, its end date (start + period, Lifetime = start + 100
-// years, or a manual override), its derived status, and the enterprise warranty template's
-// 9 pre-configured fields. Pure: no I/O.
+// Warranty slice domain (spec › Resources › Certificate › Warranty metadata): validation of a
+// warranty, its end date (start + period, Lifetime = start + 100 years, or a manual override)
+// and the enterprise warranty template's 9 pre-configured fields. The stored warranty and its
+// derived status are the certificate's (../domain/warranty.ts). Pure: no I/O.
 import { invalidParam, missingParam } from '@hallmark/kit/errors';
+import { WARRANTY_TYPES, type Warranty } from '../domain/warranty.js';
 
 export const WARRANTY_PERIODS = ['1', '2', '3', '5', '10', 'Lifetime'] as const;
 
-export const WARRANTY_TYPES = [
-  'Manufacturer',
-  'Extended',
-  'Limited',
-  'Full Coverage',
-  'Parts Only',
-  'Labor Only',
-] as const;
-export type WarrantyType = (typeof WARRANTY_TYPES)[number];
-
-export type WarrantyStatus = 'future' | 'active' | 'expired';
-
 /** Lifetime warranties end 100 years after their start. */
 const LIFETIME_YEARS = 100;
-
-/** The stored warranty (metadata.warranty without its derived status). */
-export interface Warranty {
-  /** Years as a number (1, 2, 3, 5, 10) or 'Lifetime'. */
-  period: number | 'Lifetime';
-  type: WarrantyType;
-  startDate: string;
-  endDate: string;
-  coverage: string;
-  exclusions?: string;
-  claimProcess: string;
-  contactInfo: string;
-  termsUrl?: string;
-}
 
 /** What a caller sends (field names as the API spells them; period as text). */
 export interface WarrantyInput {
@@ -72,25 +47,6 @@ export function addYears(date: string, years: number): string {
 /** The end date implied by a period: start + period years (Lifetime: + 100 years). */
 export function computeEndDate(startDate: string, period: number | 'Lifetime'): string {
   return addYears(startDate, period === 'Lifetime' ? LIFETIME_YEARS : period);
-}
-
-/**
- * Derived status at `now` (UTC calendar days, both ends inclusive): before the start
- * `future`, from start to end `active`, after the end `expired`.
- */
-export function warrantyStatus(
-  w: Pick<Warranty, 'startDate' | 'endDate'>,
-  now: Date = new Date(),
-): WarrantyStatus {
-  const today = now.toISOString().slice(0, 10);
-  if (today < w.startDate) return 'future';
-  if (today > w.endDate) return 'expired';
-  return 'active';
-}
-
-/** The warranty as readers see it: stored fields plus the derived status. */
-export function warrantyView(w: Warranty, now: Date = new Date()): Warranty & { status: WarrantyStatus } {
-  return { ...w, status: warrantyStatus(w, now) };
 }
 
 function requiredText(value: string | undefined, param: string, max: number): string {

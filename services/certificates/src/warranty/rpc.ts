@@ -3,7 +3,7 @@ import type { AsyncHandlers } from '@hallmark/kit';
 import type { WarrantyServiceServer, WarrantyTemplate } from '@hallmark/proto/certificates/v1/warranty';
 import { scopeOf, toProto } from '../rpc.js';
 import type { CertificatesStore } from '../store.js';
-import { warrantyView } from './domain.js';
+import { warrantyView } from '../domain/warranty.js';
 import { WarrantyService } from './service.js';
 import type { WarrantyTemplateRecord } from './store.js';
 

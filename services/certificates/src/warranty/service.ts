@@ -3,7 +3,8 @@
 import { missingParam } from '@hallmark/kit';
 import type { Scope } from '../domain/certificate.js';
 import type { CertificateRead, CertificatesStore } from '../store.js';
-import { parseWarranty, type WarrantyInput, type Warranty } from './domain.js';
+import type { Warranty } from '../domain/warranty.js';
+import { parseWarranty, type WarrantyInput } from './domain.js';
 import { WarrantyStore, type WarrantyTemplateRecord } from './store.js';
 
 export class WarrantyService {

@@ -4,13 +4,13 @@
 import { HallmarkError, isId, newId, notFound, transaction, type Pool } from '@hallmark/kit';
 import type { Scope } from '../domain/certificate.js';
 import { recordCertificateUpdated } from '../certificate-events-store.js';
+import type { Warranty } from '../domain/warranty.js';
 import type { CertificateRead, CertificatesStore } from '../store.js';
 import {
   sameWarranty,
   WARRANTY_TEMPLATE_FIELDS,
   WARRANTY_TEMPLATE_NAME,
   type WarrantyTemplateField,
-  type Warranty,
 } from './domain.js';
 
 export interface WarrantyTemplateRecord {
