@@ -28,7 +28,7 @@ import path from 'node:path';
 import { generate } from 'selfsigned';
 import sharp from 'sharp';
 import { exifHasGps, fingerprint, parseRange, sniffImageType } from '../src/media/domain/image.js';
-import { COULD_NOT_FETCH, fetchImageBytes } from '../src/media/fetch.js';
+import { COULD_NOT_FETCH, couldNotFetchMessage, fetchImageBytes } from '../src/media/fetch.js';
 import { FsStorage } from '../src/media/fs-storage.js';
 import { S3Storage } from '../src/media/s3-storage.js';
 import { MediaService } from '../src/media/service.js';
@@ -214,7 +214,7 @@ describe.each(backends)('media service on the %s backend', (_name, makeStorage) 
     await expect(media.read('0'.repeat(64))).rejects.toMatchObject({ code: 'resource_not_found' });
   });
 
-  it('archives a URL once through the outbound guard; a dead URL or a non-image is a readable image_url error', async () => {
+  it('archives a URL once through the outbound guard; a dead URL or a non-image is a readable error naming image_url, or the name the caller gives', async () => {
     const bytes = await png('#010203');
     served.set(`/${storage.kind}.png`, bytes);
     served.set(`/${storage.kind}.html`, Buffer.from('<html></html>'));
@@ -225,6 +225,11 @@ describe.each(backends)('media service on the %s backend', (_name, makeStorage) 
     await expect(media.archiveUrl(`${base}/${storage.kind}.html`)).rejects.toMatchObject({
       param: 'image_url',
       message: COULD_NOT_FETCH,
+    });
+    // Keys archives an issuer's logo under its own field name, passed on to its caller as is.
+    await expect(media.archiveUrl(`${base}/gone.png`, 'logoUrl')).rejects.toMatchObject({
+      param: 'logoUrl',
+      message: couldNotFetchMessage('logoUrl'),
     });
   });
 });
@@ -242,7 +247,11 @@ describe('outbound guard on image URLs', () => {
       message: expect.stringContaining('address not allowed'),
     });
     await expect(media.archiveUrl('http://example.com/x.png')).rejects.toMatchObject({
-      message: 'image URL is not an HTTPS URL',
+      message: 'image_url is not an HTTPS URL',
+    });
+    await expect(media.archiveUrl('http://example.com/x.png', 'logoUrl')).rejects.toMatchObject({
+      param: 'logoUrl',
+      message: 'logoUrl is not an HTTPS URL',
     });
     await strict.close();
   });

@@ -42,10 +42,9 @@ export interface Clients {
   allowlist: AsyncClient<AllowlistServiceClient>;
   certificateVouchers: AsyncClient<CertificateVoucherServiceClient>;
   gifts: AsyncClient<GiftServiceClient>;
-  /** Archived images: GetMedia is a server stream; ArchiveImageUrl keeps an issuer's logo. */
+  /** Archived images: GetMedia is a server stream (an issuer's logo is archived by keys). */
   media: {
     getMedia(req: GetMediaRequest): AsyncIterable<GetMediaResponse>;
-    archiveImageUrl: AsyncClient<MediaServiceClient>['archiveImageUrl'];
   };
   bulk: AsyncClient<BulkServiceClient>;
   /** Bulk's server-streaming RPCs (results pages, downloads) as async iterables. */
@@ -121,8 +120,6 @@ export function createClients(config: Config): Clients {
         serverStreamCall<GetMediaRequest, GetMediaResponse>(media.raw, 'getMedia', req, {
           deadlineMs: config.HALLMARK_GRPC_DEADLINE_MS,
         }),
-      // One guarded fetch of the merchant's URL (its own time cap) plus the store's write.
-      archiveImageUrl: (req, o) => media.api.archiveImageUrl(req, { deadlineMs: 60_000, ...o }),
     },
     bulk: withDeadlines(bulk.api, BULK_DEADLINES_MS),
     bulkStream: bulk.stream,

@@ -5,6 +5,8 @@ import { z } from 'zod';
 export const configSchema = z.object({
   ...commonEnv,
   HALLMARK_KEYS_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.keys),
+  /** The certificates service: its media store archives issuer logos. */
+  HALLMARK_CERTIFICATES_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.certificates),
   /** Hosts, IPs and CIDRs the outbound guard lets the domain-proof fetch reach (default none). */
   HALLMARK_OUTBOUND_ALLOW_HOSTS: z.string().default(''),
   /** Time budget of one domain-proof fetch (connect to last byte). */

@@ -1,7 +1,10 @@
-// Wiring only: config, database, bus, gRPC server, workers, shutdown.
-import { runServiceMain } from '@hallmark/kit';
+// Wiring only: config, database, bus, gRPC server (and the certificates media client the
+// issuer profile archives logos with), workers, shutdown.
+import { createGrpcClient, runServiceMain } from '@hallmark/kit';
+import { MediaServiceClient } from '@hallmark/proto/certificates/v1/media';
 import path from 'node:path';
 import { loadKeysConfig } from './config.js';
+import { grpcLogoArchive } from './profile/logo-archive.js';
 import { createProofCheck } from './profile/proof-fetch.js';
 import { ProfileService } from './profile/service.js';
 import { keysServiceBinding } from './rpc.js';
@@ -18,19 +21,16 @@ await runServiceMain({
   logLevel: config.LOG_LEVEL,
   migrationsDirs: [path.join(import.meta.dirname, '..', 'migrations')],
   protoFiles: ['hallmark/keys/v1/keys.proto'],
-  build: ({ pool, log }) => ({
-    services: [
-      keysServiceBinding(
-        new KeysService(pool),
-        new ProfileService(
-          pool,
-          createProofCheck({
-            allowHosts: config.HALLMARK_OUTBOUND_ALLOW_HOSTS,
-            timeoutMs: config.HALLMARK_ISSUER_PROOF_TIMEOUT_MS,
-            log,
-          }),
-        ),
-      ),
-    ],
-  }),
+  build: ({ pool, log }) => {
+    const media = createGrpcClient(MediaServiceClient, config.HALLMARK_CERTIFICATES_ADDR);
+    const profiles = new ProfileService(pool, {
+      checkProof: createProofCheck({
+        allowHosts: config.HALLMARK_OUTBOUND_ALLOW_HOSTS,
+        timeoutMs: config.HALLMARK_ISSUER_PROOF_TIMEOUT_MS,
+        log,
+      }),
+      archiveLogo: grpcLogoArchive(media.api),
+    });
+    return { services: [keysServiceBinding(new KeysService(pool), profiles)] };
+  },
 });

@@ -5,6 +5,7 @@ import { dropDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '@hallmar
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import type { CreateKeyRequest } from '@hallmark/proto/keys/v1/keys';
 import path from 'node:path';
+import type { LogoArchive } from '../src/profile/logo-archive.js';
 import { createProofCheck, type ProofCheck } from '../src/profile/proof-fetch.js';
 import { ProfileService } from '../src/profile/service.js';
 import { createKeysHandlers } from '../src/rpc.js';
@@ -21,7 +22,16 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function openHarness(prefix: string, proofCheck?: ProofCheck): Promise<Harness> {
+/** Without a media store: a save with a logo fails (profile.test.ts serves one over gRPC). */
+const noLogoArchive: LogoArchive = async () => {
+  throw new Error('this harness has no media store to archive a logo');
+};
+
+export async function openHarness(
+  prefix: string,
+  proofCheck?: ProofCheck,
+  archiveLogo: LogoArchive = noLogoArchive,
+): Promise<Harness> {
   const database = uniqueDatabaseName(prefix);
   const pool = await openDatabase({
     serverUrl: TEST_DATABASE_SERVER,
@@ -36,7 +46,11 @@ export async function openHarness(prefix: string, proofCheck?: ProofCheck): Prom
   };
   const store = new KeysService(pool, { now: () => new Date(clock.now) });
   const check = proofCheck ?? createProofCheck({ allowHosts: '', timeoutMs: 2000 });
-  const profiles = new ProfileService(pool, check, () => new Date(clock.now));
+  const profiles = new ProfileService(pool, {
+    checkProof: check,
+    archiveLogo,
+    now: () => new Date(clock.now),
+  });
   return {
     pool,
     store,

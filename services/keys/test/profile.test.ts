@@ -1,9 +1,27 @@
 // Enterprise issuer profiles against the real database and a local HTTPS "brand site": who
-// may set and read them, what is accepted, and the domain proof (served, missing, naming
-// another enterprise, too large) fetched through the outbound guard.
+// may set and read them, what is accepted, the domain proof (served, missing, naming
+// another enterprise, too large) fetched through the outbound guard, and the logo archived
+// by the certificates media store over real gRPC (a stand-in MediaService: the store itself
+// is proven in services/certificates/test/media.test.ts, the whole path in the e2e suites).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  bind,
+  createGrpcClient,
+  createLogger,
+  invalidParam,
+  startGrpcServer,
+  type AsyncHandlers,
+  type RunningGrpcServer,
+} from '@hallmark/kit';
+import {
+  MediaServiceClient,
+  MediaServiceService,
+  type ArchiveImageUrlRequest,
+  type MediaServiceServer,
+} from '@hallmark/proto/certificates/v1/media';
 import { createServer, type Server } from 'node:https';
 import { generate } from 'selfsigned';
+import { grpcLogoArchive } from '../src/profile/logo-archive.js';
 import { createProofCheck } from '../src/profile/proof-fetch.js';
 import { CALL, newEnterprise, openHarness, refusal, signIn, type Harness } from './harness.js';
 
@@ -12,6 +30,22 @@ let site: Server;
 let origin: string;
 /** What the brand site serves at /.well-known/hallmark-issuer.json (null: 404). */
 let proof: string | null = null;
+
+const LOGO_SHA = 'c0ffee00'.repeat(8);
+/** Every request the media store got. */
+const archiveAsks: ArchiveImageUrlRequest[] = [];
+/** The media store's refusal of any URL but `/logo.png`, worded with the name it is given. */
+const refusedLogo = (name: string) =>
+  `could not fetch ${name}: the URL did not answer with a PNG, JPEG, WebP or GIF image within the size and time limits`;
+const mediaStandIn = {
+  async archiveImageUrl(req: ArchiveImageUrlRequest) {
+    archiveAsks.push(req);
+    if (!req.url.endsWith('/logo.png')) throw invalidParam(req.param!, refusedLogo(req.param!));
+    return { media: { sha256: LOGO_SHA, content_type: 'image/png', size: 900, width: 120, height: 40 } };
+  },
+} as unknown as AsyncHandlers<MediaServiceServer>; // the one method keys calls
+let media: RunningGrpcServer;
+let mediaClient: ReturnType<typeof createGrpcClient<MediaServiceClient>>;
 
 beforeAll(async () => {
   const pems = await generate([{ name: 'commonName', value: 'hallmark-test-brand' }], {
@@ -33,17 +67,25 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', () => resolve()));
   origin = `https://127.0.0.1:${(site.address() as { port: number }).port}`;
+  media = await startGrpcServer({
+    name: 'media-stand-in',
+    address: '127.0.0.1:0',
+    services: [bind<MediaServiceServer>(MediaServiceService, mediaStandIn)],
+    log: createLogger('media-stand-in', 'silent'),
+  });
+  mediaClient = createGrpcClient(MediaServiceClient, `127.0.0.1:${media.port}`);
   h = await openHarness(
     'keys_profile',
     createProofCheck({ allowHosts: '127.0.0.1', timeoutMs: 2000, ca: pems.cert }),
+    grpcLogoArchive(mediaClient.api),
   );
 });
 afterAll(async () => {
   await h.close();
+  mediaClient.close();
+  await media.shutdown(0);
   await new Promise((resolve) => site.close(resolve));
 });
-
-const LOGO_SHA = 'c0ffee00'.repeat(8);
 
 const put = (principal: Parameters<Harness['rpc']['putEnterpriseProfile']>[0]['principal'], over = {}) =>
   h.rpc.putEnterpriseProfile(
@@ -52,9 +94,6 @@ const put = (principal: Parameters<Harness['rpc']['putEnterpriseProfile']>[0]['p
       display_name: 'Maison Test',
       website: `${origin}/about`,
       logo_url: `${origin}/logo.png`,
-      logo_sha256: LOGO_SHA,
-      logo_width: 120,
-      logo_height: 40,
       indexable: false,
       ...over,
     },
@@ -62,19 +101,19 @@ const put = (principal: Parameters<Harness['rpc']['putEnterpriseProfile']>[0]['p
   );
 
 describe('enterprise issuer profile', () => {
-  it('keeps the archived logo and the opt-in to search engines (off unless set)', async () => {
+  it('has the media store archive the logo (named logoUrl) and keeps its copy, and the opt-in to search engines (off unless set)', async () => {
     const owner = await signIn(h, { ent: newEnterprise(), role: 'owner' });
+    const asked = archiveAsks.length;
     expect(await put(owner.principal, { indexable: true })).toMatchObject({
+      logo_url: `${origin}/logo.png`,
       logo_sha256: LOGO_SHA,
       logo_width: 120,
       logo_height: 40,
       indexable: true,
     });
-    const plain = await put(owner.principal, {
-      logo_url: undefined,
-      logo_sha256: undefined,
-      indexable: false,
-    });
+    expect(archiveAsks.slice(asked)).toEqual([{ url: `${origin}/logo.png`, param: 'logoUrl' }]);
+    const plain = await put(owner.principal, { logo_url: undefined, indexable: false });
+    expect(archiveAsks).toHaveLength(asked + 1); // no logo: nothing fetched
     expect(plain).toMatchObject({ indexable: false, logo_width: 0 });
     expect(plain.logo_sha256).toBeUndefined();
     expect(plain.logo_url).toBeUndefined();
@@ -126,6 +165,20 @@ describe('enterprise issuer profile', () => {
     });
   });
 
+  it('a logo the media store refuses is parameter_invalid logoUrl worded by the store, and nothing is saved', async () => {
+    const owner = await signIn(h, { ent: newEnterprise(), role: 'owner' });
+    proof = null;
+    const err = await refusal(put(owner.principal, { logo_url: `${origin}/gone.png` }));
+    expect(err).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'logoUrl',
+      message: refusedLogo('logoUrl'),
+    });
+    expect((await refusal(h.rpc.getEnterpriseProfile({ principal: owner.principal }, CALL))).code).toBe(
+      'resource_not_found',
+    );
+  });
+
   it('the outbound guard refuses a non-public host unless allowed: unverified, never fetched', async () => {
     const guarded = await openHarness(
       'keys_profile_guard',
@@ -138,8 +191,6 @@ describe('enterprise issuer profile', () => {
           principal: owner.principal,
           display_name: 'X',
           website: origin,
-          logo_width: 0,
-          logo_height: 0,
           indexable: false,
         },
         CALL,
@@ -159,7 +210,10 @@ describe('enterprise issuer profile', () => {
     const member = await signIn(h, { ent, role: 'member' });
     proof = null;
     await put(owner.principal);
+    const asked = archiveAsks.length;
     expect((await refusal(put(member.principal))).code).toBe('insufficient_permissions');
+    // The role is checked first: a member never makes Hallmark fetch a logo.
+    expect(archiveAsks).toHaveLength(asked);
     expect((await refusal(h.rpc.getEnterpriseProfile({ principal: member.principal }, CALL))).code).toBe(
       'insufficient_permissions',
     );
@@ -181,12 +235,14 @@ describe('enterprise issuer profile', () => {
   it('accepts only an https website and logo and a printable display name, naming the parameter', async () => {
     const owner = await signIn(h, { ent: newEnterprise(), role: 'owner' });
     const param = async (over: object) => (await refusal(put(owner.principal, over))).param;
+    const asked = archiveAsks.length;
     expect(await param({ website: 'http://brand.example' })).toBe('website');
     expect(await param({ website: 'not a url' })).toBe('website');
     expect(await param({ website: '' })).toBe('website');
     expect(await param({ logo_url: 'javascript:alert(1)' })).toBe('logoUrl');
-    // Only Hallmark's copy is ever shown: a logo URL without its archived sha256 is refused.
-    expect(await param({ logo_sha256: undefined })).toBe('logoUrl');
+    expect(await param({ logo_url: 'http://brand.example/logo.png' })).toBe('logoUrl');
+    // Refused before anything is fetched.
+    expect(archiveAsks).toHaveLength(asked);
     expect(await param({ website: 'https://u:p@brand.example' })).toBe('website');
     expect(await param({ display_name: '  ' })).toBe('displayName');
     expect(await param({ display_name: 'x'.repeat(101) })).toBe('displayName');

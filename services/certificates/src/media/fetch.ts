@@ -3,7 +3,8 @@
 // loopback or metadata addresses unless HALLMARK_OUTBOUND_ALLOW_HOSTS exempts them; TLS always
 // verified). https only, at most MAX_REDIRECTS redirects (each hop guarded), one time budget
 // for the whole exchange, the body read through a byte cap. Failures are ImageFetchErrors;
-// `retryable` says whether later may help.
+// `retryable` says whether later may help. Their message names the URL as the caller's API
+// does (`image_url` unless told: an issuer profile's `logoUrl`), so callers pass it on as is.
 //
 // What the customer is told: a URL refused before anything is dialled (not a URL, not https,
 // credentials in it, its host resolving to a non-public address) gets its own message — that
@@ -27,26 +28,33 @@ export interface FetchImageOptions {
 export const MAX_REDIRECTS = 3;
 const USER_AGENT = 'Hallmark/1.0 (+certificate image archive)';
 
+/** The name of the URL in a refusal unless the caller gives its own. */
+export const DEFAULT_URL_NAME = 'image_url';
+
 /** The one answer to any failure once a connection is attempted (see the top of this file). */
-export const COULD_NOT_FETCH =
-  'could not fetch image_url: the URL did not answer with a PNG, JPEG, WebP or GIF image within the size and time limits';
+export const couldNotFetchMessage = (name: string) =>
+  `could not fetch ${name}: the URL did not answer with a PNG, JPEG, WebP or GIF image within the size and time limits`;
+export const COULD_NOT_FETCH = couldNotFetchMessage(DEFAULT_URL_NAME);
 
 export class ImageFetchError extends Error {
+  /** The precise cause, for logs only (never sent to the customer). */
+  readonly detail: string;
+
   constructor(
-    /** What the customer reads. */
-    message: string,
+    /** What the customer reads, the URL named as the caller's API names it. */
+    readonly says: (name: string) => string,
     readonly retryable = false,
-    /** The precise cause, for logs only (never sent to the customer). */
-    readonly detail = message,
+    detail?: string,
   ) {
-    super(message);
+    super(says(DEFAULT_URL_NAME));
     this.name = 'ImageFetchError';
+    this.detail = detail ?? this.message;
   }
 }
 
 /** A failure once a connection was attempted: the one public message, the cause for logs. */
 const couldNotFetch = (detail: string, retryable = false) =>
-  new ImageFetchError(COULD_NOT_FETCH, retryable, detail);
+  new ImageFetchError(couldNotFetchMessage, retryable, detail);
 
 /** The agent every image fetch of the process shares. */
 export const imageAgent = (allowHosts: string) =>
@@ -116,10 +124,11 @@ function checkUrl(raw: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new ImageFetchError('image URL is not a valid URL');
+    throw new ImageFetchError((name) => `${name} is not a valid URL`);
   }
-  if (url.protocol !== 'https:') throw new ImageFetchError('image URL is not an HTTPS URL');
-  if (url.username || url.password) throw new ImageFetchError('image URL must not contain credentials');
+  if (url.protocol !== 'https:') throw new ImageFetchError((name) => `${name} is not an HTTPS URL`);
+  if (url.username || url.password)
+    throw new ImageFetchError((name) => `${name} must not contain credentials`);
   return url;
 }
 
@@ -149,7 +158,7 @@ function describe(err: unknown, timeoutMs: number, hop: number): ImageFetchError
   const refused =
     err instanceof OutboundRefusedError ? err : e?.cause instanceof OutboundRefusedError ? e.cause : null;
   if (refused && hop === 0)
-    return new ImageFetchError(`image fetch failed: address not allowed (${refused.reason})`);
+    return new ImageFetchError((name) => `could not fetch ${name}: address not allowed (${refused.reason})`);
   if (refused) return couldNotFetch(`redirect hop ${hop}: address not allowed (${refused.reason})`);
   const code = e?.code ?? (e?.cause as NodeJS.ErrnoException | undefined)?.code ?? '';
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || /TIMEOUT/.test(code))

@@ -2,6 +2,7 @@
 import { invalidParam } from '@hallmark/kit';
 import type { AsyncHandlers } from '@hallmark/kit';
 import type { MediaRef, MediaServiceServer, PutMediaRequest } from '@hallmark/proto/certificates/v1/media';
+import { DEFAULT_URL_NAME } from './fetch.js';
 import type { MediaService } from './service.js';
 import type { MediaRow } from './store.js';
 
@@ -39,8 +40,10 @@ export function createMediaHandlers(media: MediaService): AsyncHandlers<MediaSer
       return { media: refOf(await media.put(Buffer.concat(chunks), { exact, aliasId })) };
     },
     async archiveImageUrl(req) {
-      if (!req.url) throw invalidParam('image_url', 'image_url is required.');
-      return { media: refOf(await media.archiveUrl(req.url)) };
+      // The caller's name of the URL, echoed in the refusal: a plain field name or the default.
+      const name = /^[A-Za-z][\w.[\]]{0,63}$/.test(req.param ?? '') ? req.param! : DEFAULT_URL_NAME;
+      if (!req.url) throw invalidParam(name, `${name} is required.`);
+      return { media: refOf(await media.archiveUrl(req.url, name)) };
     },
     async *getMedia(req) {
       const range =

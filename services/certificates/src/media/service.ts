@@ -12,7 +12,7 @@ import {
   type ByteRange,
   type VariantWidth,
 } from './domain/image.js';
-import { COULD_NOT_FETCH, ImageFetchError } from './fetch.js';
+import { COULD_NOT_FETCH, couldNotFetchMessage, DEFAULT_URL_NAME, ImageFetchError } from './fetch.js';
 import { makeVariant, NotAnImageError, prepareImage } from './process.js';
 import type { BlobStorage } from './storage.js';
 import type { MediaRow, MediaStore } from './store.js';
@@ -76,26 +76,27 @@ export class MediaService {
   }
 
   /**
-   * Fetches `url` once and stores it. A failed fetch is parameter_invalid `image_url`: its
-   * own message when the URL was refused before dialling, else the one COULD_NOT_FETCH —
-   * bytes that are not an image included (they would tell an image server from another) —
-   * with the cause logged (origin only: a path or query may carry a signed token).
+   * Fetches `url` once and stores it. A failed fetch is parameter_invalid `name` (the caller's
+   * name of the URL, `image_url` unless given): its own message when the URL was refused
+   * before dialling, else the one "could not fetch" — bytes that are not an image included
+   * (they would tell an image server from another) — with the cause logged (origin only: a
+   * path or query may carry a signed token).
    */
-  async archiveUrl(url: string): Promise<MediaRow> {
+  async archiveUrl(url: string, name = DEFAULT_URL_NAME): Promise<MediaRow> {
     let bytes: Buffer;
     try {
       bytes = await this.d.fetch(url);
     } catch (err) {
       if (!(err instanceof ImageFetchError)) throw err;
       if (err.message === COULD_NOT_FETCH) this.logFailure(url, err.detail);
-      throw invalidParam('image_url', err.message);
+      throw invalidParam(name, err.says(name));
     }
     try {
       return await this.put(bytes);
     } catch (err) {
       if (err instanceof HallmarkError && err.param === 'image') {
         this.logFailure(url, err.message);
-        throw invalidParam('image_url', COULD_NOT_FETCH);
+        throw invalidParam(name, couldNotFetchMessage(name));
       }
       throw err;
     }

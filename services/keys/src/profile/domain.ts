@@ -11,21 +11,25 @@ export const PROOF_PATH = '/.well-known/hallmark-issuer.json';
 /** Largest proof document read (a few fields of JSON). */
 export const MAX_PROOF_BYTES = 16_384;
 
-/** The logo as the certificates media store archived it. */
+/** The logo as the certificates media store archived it (the pages show only this copy). */
 export interface ArchivedLogo {
   sha256: string;
   width: number;
   height: number;
 }
 
-export interface ProfileInput {
+/** What an owner or admin sets, checked. */
+export interface ProfileFields {
   displayName: string;
   website: string;
   logoUrl: string | null;
-  /** Hallmark's copy of `logoUrl` (null without a logo). */
-  logo: ArchivedLogo | null;
   /** Verify pages open to search engines (the enterprise opted in). */
   indexable: boolean;
+}
+
+/** What is saved: the fields and Hallmark's copy of `logoUrl` (null without a logo). */
+export interface ProfileInput extends ProfileFields {
+  logo: ArchivedLogo | null;
 }
 
 export interface ProfileRecord extends ProfileInput {
@@ -49,14 +53,16 @@ function httpsUrl(raw: string, param: string): string {
   return url.toString();
 }
 
-/** The profile as given, trimmed and checked; every problem names its parameter. */
+/**
+ * The profile as given, trimmed and checked; every problem names its parameter. Checked before
+ * anything is fetched: a logo URL that is not https never reaches the media store.
+ */
 export function parseProfile(raw: {
   displayName: string;
   website: string;
   logoUrl: string | null;
-  logo?: ArchivedLogo | null;
   indexable?: boolean;
-}): ProfileInput {
+}): ProfileFields {
   const displayName = raw.displayName.trim();
   if (!displayName) throw missingParam('displayName');
   if (displayName.length > MAX_DISPLAY_NAME || /\p{Cc}/u.test(displayName)) {
@@ -69,12 +75,7 @@ export function parseProfile(raw: {
   const website = httpsUrl(raw.website.trim(), 'website');
   const logo = raw.logoUrl?.trim() || null;
   const logoUrl = logo === null ? null : httpsUrl(logo, 'logoUrl');
-  // Hallmark shows only its own copy: a logo URL comes with what archiving it gave.
-  const archived = logoUrl ? (raw.logo ?? null) : null;
-  if (logoUrl && (!archived || !/^[0-9a-f]{64}$/.test(archived.sha256))) {
-    throw invalidParam('logoUrl', 'logoUrl must be archived before it is saved.');
-  }
-  return { displayName, website, logoUrl, logo: archived, indexable: raw.indexable === true };
+  return { displayName, website, logoUrl, indexable: raw.indexable === true };
 }
 
 /** Only an enterprise's owners and admins (or keys carrying their authority) manage its profile. */

@@ -39,9 +39,6 @@ export function createProfileHandlers(
         displayName: req.display_name,
         website: req.website,
         logoUrl: req.logo_url ?? null,
-        logo: req.logo_sha256
-          ? { sha256: req.logo_sha256, width: req.logo_width, height: req.logo_height }
-          : null,
         indexable: req.indexable,
       });
       return toEnterpriseProfile(saved);

@@ -1,22 +1,37 @@
 // Enterprise issuer profiles: owners and admins set and read their enterprise's profile; the
 // public pages read any enterprise's by id. The domain proof is checked on every save and on
-// demand; its outcome (verified or not, why, when) is stored with the profile.
+// demand; its outcome (verified or not, why, when) is stored with the profile. A save with a
+// logo has the certificates media store archive it, only once the caller is known to manage
+// the profile (fail closed: nobody else makes Hallmark fetch a URL), and saves nothing when
+// the logo is refused.
 import { HallmarkError, type Queryable } from '@hallmark/kit';
 import type { PrincipalInput } from '../domain/access.js';
 import { loadCaller } from '../session-store.js';
 import { checkProfileManager, parseProfile, type ProfileRecord } from './domain.js';
+import type { LogoArchive } from './logo-archive.js';
 import type { ProofCheck } from './proof-fetch.js';
 import { findProfile, setDomainState, upsertProfile } from './store.js';
 
 const none = () =>
   new HallmarkError('resource_not_found', { message: 'This enterprise has no issuer profile yet.' });
 
+export interface ProfileDeps {
+  /** The domain proof's fetch (never throws: a failure is an unverified verdict). */
+  checkProof: ProofCheck;
+  /** The logo's archiving by the certificates media store (a refusal names `logoUrl`). */
+  archiveLogo: LogoArchive;
+  now?: () => Date;
+}
+
 export class ProfileService {
+  private readonly now: () => Date;
+
   constructor(
     private readonly pool: Queryable,
-    private readonly checkProof: ProofCheck,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+    private readonly deps: ProfileDeps,
+  ) {
+    this.now = deps.now ?? (() => new Date());
+  }
 
   private async manager(principal: PrincipalInput | undefined) {
     const caller = await loadCaller(this.pool, principal);
@@ -34,17 +49,22 @@ export class ProfileService {
     raw: Parameters<typeof parseProfile>[0],
   ): Promise<ProfileRecord> {
     const caller = await this.manager(principal);
-    const input = parseProfile(raw);
-    const proof = await this.checkProof(input.website, caller.enterpriseId);
+    const fields = parseProfile(raw);
+    // Both fetches at once; a refused logo fails the save before anything is written.
+    const [logo, proof] = await Promise.all([
+      fields.logoUrl ? this.deps.archiveLogo(fields.logoUrl) : null,
+      this.deps.checkProof(fields.website, caller.enterpriseId),
+    ]);
     const now = this.now();
-    return upsertProfile(this.pool, caller.enterpriseId, input, { ...proof, checkedAt: now }, now);
+    const domain = { ...proof, checkedAt: now };
+    return upsertProfile(this.pool, caller.enterpriseId, { ...fields, logo }, domain, now);
   }
 
   async checkDomain(principal: PrincipalInput | undefined): Promise<ProfileRecord> {
     const caller = await this.manager(principal);
     const profile = await findProfile(this.pool, caller.enterpriseId);
     if (!profile) throw none();
-    const proof = await this.checkProof(profile.website, caller.enterpriseId);
+    const proof = await this.deps.checkProof(profile.website, caller.enterpriseId);
     const next = await setDomainState(this.pool, caller.enterpriseId, profile.website, {
       ...proof,
       checkedAt: this.now(),

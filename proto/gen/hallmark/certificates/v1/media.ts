@@ -44,6 +44,11 @@ export interface MediaRef {
 
 export interface ArchiveImageUrlRequest {
   url: string;
+  /**
+   * The name the caller's API gives the URL (e.g. `logoUrl`): a refusal names it, as its
+   * `param` and in its message, so the caller passes it on unchanged. Unset: `image_url`.
+   */
+  param?: string | undefined;
 }
 
 export interface ArchiveImageUrlResponse {
@@ -290,13 +295,16 @@ export const MediaRef: MessageFns<MediaRef> = {
 };
 
 function createBaseArchiveImageUrlRequest(): ArchiveImageUrlRequest {
-  return { url: "" };
+  return { url: "", param: undefined };
 }
 
 export const ArchiveImageUrlRequest: MessageFns<ArchiveImageUrlRequest> = {
   encode(message: ArchiveImageUrlRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.url !== "") {
       writer.uint32(10).string(message.url);
+    }
+    if (message.param !== undefined) {
+      writer.uint32(18).string(message.param);
     }
     return writer;
   },
@@ -322,6 +330,14 @@ export const ArchiveImageUrlRequest: MessageFns<ArchiveImageUrlRequest> = {
             message.url = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.param = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -335,13 +351,19 @@ export const ArchiveImageUrlRequest: MessageFns<ArchiveImageUrlRequest> = {
   },
 
   fromJSON(object: any): ArchiveImageUrlRequest {
-    return { url: isSet(object.url) ? globalThis.String(object.url) : "" };
+    return {
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      param: isSet(object.param) ? globalThis.String(object.param) : undefined,
+    };
   },
 
   toJSON(message: ArchiveImageUrlRequest): unknown {
     const obj: any = {};
     if (message.url !== "") {
       obj.url = message.url;
+    }
+    if (message.param !== undefined) {
+      obj.param = message.param;
     }
     return obj;
   },
@@ -673,8 +695,8 @@ export const GetMediaResponse: MessageFns<GetMediaResponse> = {
  * the configured store (a directory under the data dir, or any S3-compatible bucket).
  *
  * Callers: bulk (ArchiveImageUrl for CSV and order-form `imageUrl`s, PutMedia for ZIP
- * entries and the move of bulk's old ZIP media), the gateway (GetMedia, public; ArchiveImageUrl
- * for an issuer profile's logo). No
+ * entries and the move of bulk's old ZIP media), keys (ArchiveImageUrl for an issuer
+ * profile's logo), the gateway (GetMedia, public). No
  * principal: an image is public once it is a certificate's, and storing the same bytes
  * twice stores them once, so every write is idempotent by content. Emits no events.
  */
@@ -699,7 +721,8 @@ export const MediaServiceService = {
   /**
    * Fetches an image URL once through the outbound guard (SSRF rules, https, redirects,
    * time and size caps) and stores it as PutMedia does. A fetch that fails or breaks a rule
-   * is parameter_invalid with param `image_url` and a message a customer can read;
+   * is parameter_invalid with param `param` (default `image_url`) and a message a customer
+   * can read that names the URL so;
    * `retryable` in the error tells whether trying later may help. Idempotent by content.
    */
   archiveImageUrl: {
@@ -742,7 +765,8 @@ export interface MediaServiceServer extends UntypedServiceImplementation {
   /**
    * Fetches an image URL once through the outbound guard (SSRF rules, https, redirects,
    * time and size caps) and stores it as PutMedia does. A fetch that fails or breaks a rule
-   * is parameter_invalid with param `image_url` and a message a customer can read;
+   * is parameter_invalid with param `param` (default `image_url`) and a message a customer
+   * can read that names the URL so;
    * `retryable` in the error tells whether trying later may help. Idempotent by content.
    */
   archiveImageUrl: handleUnaryCall<ArchiveImageUrlRequest, ArchiveImageUrlResponse>;
@@ -782,7 +806,8 @@ export interface MediaServiceClient extends Client {
   /**
    * Fetches an image URL once through the outbound guard (SSRF rules, https, redirects,
    * time and size caps) and stores it as PutMedia does. A fetch that fails or breaks a rule
-   * is parameter_invalid with param `image_url` and a message a customer can read;
+   * is parameter_invalid with param `param` (default `image_url`) and a message a customer
+   * can read that names the URL so;
    * `retryable` in the error tells whether trying later may help. Idempotent by content.
    */
   archiveImageUrl(

@@ -294,13 +294,12 @@ export interface PutEnterpriseProfileRequest {
   principal?: Principal | undefined;
   display_name: string;
   website: string;
-  logo_url?:
-    | string
-    | undefined;
-  /** The logo archived by the caller (certificates MediaService.ArchiveImageUrl of logo_url). */
-  logo_sha256?: string | undefined;
-  logo_width: number;
-  logo_height: number;
+  /**
+   * Fetched once and archived by the certificates media store (MediaService.ArchiveImageUrl),
+   * only once the caller is known to manage the profile; a refusal is parameter_invalid
+   * `logoUrl` and nothing is saved.
+   */
+  logo_url?: string | undefined;
   indexable: boolean;
 }
 
@@ -4204,16 +4203,7 @@ export const CheckEnterpriseDomainRequest: MessageFns<CheckEnterpriseDomainReque
 };
 
 function createBasePutEnterpriseProfileRequest(): PutEnterpriseProfileRequest {
-  return {
-    principal: undefined,
-    display_name: "",
-    website: "",
-    logo_url: undefined,
-    logo_sha256: undefined,
-    logo_width: 0,
-    logo_height: 0,
-    indexable: false,
-  };
+  return { principal: undefined, display_name: "", website: "", logo_url: undefined, indexable: false };
 }
 
 export const PutEnterpriseProfileRequest: MessageFns<PutEnterpriseProfileRequest> = {
@@ -4229,15 +4219,6 @@ export const PutEnterpriseProfileRequest: MessageFns<PutEnterpriseProfileRequest
     }
     if (message.logo_url !== undefined) {
       writer.uint32(34).string(message.logo_url);
-    }
-    if (message.logo_sha256 !== undefined) {
-      writer.uint32(42).string(message.logo_sha256);
-    }
-    if (message.logo_width !== 0) {
-      writer.uint32(48).int32(message.logo_width);
-    }
-    if (message.logo_height !== 0) {
-      writer.uint32(56).int32(message.logo_height);
     }
     if (message.indexable !== false) {
       writer.uint32(64).bool(message.indexable);
@@ -4290,30 +4271,6 @@ export const PutEnterpriseProfileRequest: MessageFns<PutEnterpriseProfileRequest
             message.logo_url = reader.string();
             continue;
           }
-          case 5: {
-            if (tag !== 42) {
-              break;
-            }
-
-            message.logo_sha256 = reader.string();
-            continue;
-          }
-          case 6: {
-            if (tag !== 48) {
-              break;
-            }
-
-            message.logo_width = reader.int32();
-            continue;
-          }
-          case 7: {
-            if (tag !== 56) {
-              break;
-            }
-
-            message.logo_height = reader.int32();
-            continue;
-          }
           case 8: {
             if (tag !== 64) {
               break;
@@ -4348,21 +4305,6 @@ export const PutEnterpriseProfileRequest: MessageFns<PutEnterpriseProfileRequest
         : isSet(object.logo_url)
         ? globalThis.String(object.logo_url)
         : undefined,
-      logo_sha256: isSet(object.logoSha256)
-        ? globalThis.String(object.logoSha256)
-        : isSet(object.logo_sha256)
-        ? globalThis.String(object.logo_sha256)
-        : undefined,
-      logo_width: isSet(object.logoWidth)
-        ? globalThis.Number(object.logoWidth)
-        : isSet(object.logo_width)
-        ? globalThis.Number(object.logo_width)
-        : 0,
-      logo_height: isSet(object.logoHeight)
-        ? globalThis.Number(object.logoHeight)
-        : isSet(object.logo_height)
-        ? globalThis.Number(object.logo_height)
-        : 0,
       indexable: isSet(object.indexable) ? globalThis.Boolean(object.indexable) : false,
     };
   },
@@ -4380,15 +4322,6 @@ export const PutEnterpriseProfileRequest: MessageFns<PutEnterpriseProfileRequest
     }
     if (message.logo_url !== undefined) {
       obj.logoUrl = message.logo_url;
-    }
-    if (message.logo_sha256 !== undefined) {
-      obj.logoSha256 = message.logo_sha256;
-    }
-    if (message.logo_width !== 0) {
-      obj.logoWidth = Math.round(message.logo_width);
-    }
-    if (message.logo_height !== 0) {
-      obj.logoHeight = Math.round(message.logo_height);
     }
     if (message.indexable !== false) {
       obj.indexable = message.indexable;
@@ -4633,7 +4566,8 @@ export const KeysServiceService = {
   /**
    * Sets the profile (owner or admin only) and checks the domain proof
    * (`https://<website host>/.well-known/hallmark-issuer.json` naming the enterprise id),
-   * through the outbound guard. A failed proof is stored as unverified, never an error.
+   * through the outbound guard. A failed proof is stored as unverified, never an error. The
+   * logo is archived by the certificates media store, asked only after the role check.
    */
   putEnterpriseProfile: {
     path: "/hallmark.keys.v1.KeysService/PutEnterpriseProfile" as const,
@@ -4720,7 +4654,8 @@ export interface KeysServiceServer extends UntypedServiceImplementation {
   /**
    * Sets the profile (owner or admin only) and checks the domain proof
    * (`https://<website host>/.well-known/hallmark-issuer.json` naming the enterprise id),
-   * through the outbound guard. A failed proof is stored as unverified, never an error.
+   * through the outbound guard. A failed proof is stored as unverified, never an error. The
+   * logo is archived by the certificates media store, asked only after the role check.
    */
   putEnterpriseProfile: handleUnaryCall<PutEnterpriseProfileRequest, EnterpriseProfile>;
   /** Re-checks the domain proof of the principal's enterprise now (owner or admin only). */
@@ -4972,7 +4907,8 @@ export interface KeysServiceClient extends Client {
   /**
    * Sets the profile (owner or admin only) and checks the domain proof
    * (`https://<website host>/.well-known/hallmark-issuer.json` naming the enterprise id),
-   * through the outbound guard. A failed proof is stored as unverified, never an error.
+   * through the outbound guard. A failed proof is stored as unverified, never an error. The
+   * logo is archived by the certificates media store, asked only after the role check.
    */
   putEnterpriseProfile(
     request: PutEnterpriseProfileRequest,

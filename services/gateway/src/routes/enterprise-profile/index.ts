@@ -4,8 +4,8 @@
 // by, and the state of its domain proof (`/.well-known/hallmark-issuer.json` on the
 // website's host naming the enterprise id; checked by the keys service through the outbound
 // guard on every save and on POST …/domain-check). Needs admin.*; the keys service further
-// requires the user (or the user behind the key) to be an owner or admin: fails closed.
-import { HallmarkError, invalidParam } from '@hallmark/kit';
+// requires the user (or the user behind the key) to be an owner or admin: fails closed. Each
+// route is one call to keys, which also has the media store archive the logo.
 import type { EnterpriseProfile } from '@hallmark/proto/keys/v1/keys';
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RouteDeps } from '../shared.js';
@@ -38,18 +38,8 @@ export function presentEnterpriseProfile(p: EnterpriseProfile, publicUrl: string
   };
 }
 
-/** The logo fetched once and stored by the media store; a fetch that fails names `logoUrl`. */
-async function archiveLogo(clients: RouteDeps['clients'], url: string) {
-  try {
-    const { media } = await clients.media.archiveImageUrl({ url });
-    return media!;
-  } catch (err) {
-    if (err instanceof HallmarkError && err.code === 'parameter_invalid') {
-      throw invalidParam('logoUrl', err.message.replace(/image_url|image/g, 'logo'));
-    }
-    throw err;
-  }
-}
+/** A save fetches the logo (the media store's own time cap) and the domain proof. */
+const PUT_DEADLINE_MS = 60_000;
 
 export default async function enterpriseProfile(app: FastifyInstance, { clients, config }: RouteDeps) {
   const publicUrl = config.HALLMARK_PUBLIC_URL;
@@ -105,25 +95,17 @@ export default async function enterpriseProfile(app: FastifyInstance, { clients,
     async (request) => {
       const b = request.body;
       const logoUrl = b.logoUrl?.trim() || null;
-      const principal = principalOf(request);
-      if (logoUrl) {
-        // Fail closed before fetching anything: only a profile manager makes Hallmark fetch a logo
-        // (the keys service decides; "no profile yet" is fine).
-        await clients.keys.getEnterpriseProfile({ principal }, { idempotent: true }).catch((err: unknown) => {
-          if (!(err instanceof HallmarkError && err.code === 'resource_not_found')) throw err;
-        });
-      }
-      // An unsafe or non-https URL is refused by the media store's guard before any fetch.
-      const logo = logoUrl ? await archiveLogo(clients, logoUrl) : null;
-      const saved = await clients.keys.putEnterpriseProfile({
-        principal,
-        display_name: b.displayName,
-        website: b.website,
-        ...(logoUrl && logo ? { logo_url: logoUrl, logo_sha256: logo.sha256 } : {}),
-        logo_width: logo?.width ?? 0,
-        logo_height: logo?.height ?? 0,
-        indexable: b.indexable === true,
-      });
+      // Keys checks the role before it has the media store fetch the logo (fail closed).
+      const saved = await clients.keys.putEnterpriseProfile(
+        {
+          principal: principalOf(request),
+          display_name: b.displayName,
+          website: b.website,
+          ...(logoUrl ? { logo_url: logoUrl } : {}),
+          indexable: b.indexable === true,
+        },
+        { deadlineMs: PUT_DEADLINE_MS },
+      );
       return presentEnterpriseProfile(saved, publicUrl);
     },
   );
