@@ -1,5 +1,6 @@
 // Whole proto messages for the fakes' answers (nested messages are encoded as given, so each
 // field is set).
+import { randomBytes } from 'node:crypto';
 import type { Certificate } from '@hallmark/proto/certificates/v1/certificates';
 
 export const certificate = (over: Partial<Certificate> = {}): Certificate => ({
@@ -128,4 +129,44 @@ export const bulkJob = (over: object = {}) => ({
   livemode: true,
   estimated_duration_s: 0,
   ...over,
+});
+
+/** One part of a multipart/form-data body (a file when it has a filename). */
+export interface Part {
+  name: string;
+  content: string | Buffer;
+  filename?: string;
+}
+
+/** A multipart/form-data body and its content-type header. */
+export function multipart(parts: Part[]): { payload: Buffer; headers: Record<string, string> } {
+  const boundary = `----hm${randomBytes(8).toString('hex')}`;
+  const chunks: Buffer[] = [];
+  for (const p of parts) {
+    const disposition = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ''}`;
+    const type = p.filename !== undefined ? 'Content-Type: application/octet-stream\r\n' : '';
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`));
+    chunks.push(Buffer.isBuffer(p.content) ? p.content : Buffer.from(p.content));
+    chunks.push(Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return {
+    payload: Buffer.concat(chunks),
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+  };
+}
+
+/** A bulk order-form voucher as BulkService answers it. */
+export const bulkVoucher = (i: number) => ({
+  id: `v_${i}`,
+  url: `https://h.test/v/v_${i}`,
+  reference_number: `REF-${i}`,
+  metadata_json: JSON.stringify({ name: `Lamp ${i}`, sku: 'L1' }),
+  certificate_id: `cert_${i}`,
+  token_id: i,
+  transaction_hash: '0xabc',
+  block_number: 7,
+  line_item_gid: 'gid://shopify/LineItem/1',
+  row: i,
+  expires_at: '2025-02-01T00:00:00.000Z',
 });

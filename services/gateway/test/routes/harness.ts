@@ -30,6 +30,7 @@ import { TemplatesServiceService } from '@hallmark/proto/notify/v1/templates';
 import { WebhooksServiceService } from '@hallmark/proto/notify/v1/webhooks';
 import { PlatformServiceService } from '@hallmark/proto/platform/v1/platform';
 import { VouchersServiceService } from '@hallmark/proto/vouchers/v1/vouchers';
+import type { Redis } from 'ioredis';
 import { SignJWT } from 'jose';
 import { createRequire } from 'node:module';
 import type { App } from '../../src/app.js';
@@ -123,8 +124,14 @@ const KEYS_AUTH: Record<string, Handler> = {
   recordUsage: async () => ({}),
 };
 
-/** `env`: gateway settings over the defaults (e.g. a low limit to reach). */
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+/**
+ * `env`: gateway settings over the defaults (e.g. a low limit to reach); `redis`: the rate
+ * limiter's Redis store instead of the in-memory one.
+ */
+export async function startHarness(
+  env: Record<string, string> = {},
+  opts: { redis?: Redis } = {},
+): Promise<Harness> {
   const log = createLogger('gateway-route-test', 'silent');
   const calls: Call[] = [];
   let answers = new Map<string, Handler>();
@@ -183,6 +190,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     verifySession: createSessionVerifier({ secret: SECRET }),
     usage: new UsageRecorder(clients.keys, log),
     logLevel: process.env.ROUTE_TEST_LOG ?? 'silent',
+    redis: opts.redis,
   });
   await app.ready();
   const jwt = await new SignJWT({ ent: ENT, role: 'owner', email: 'alice@example.com' })
