@@ -37,7 +37,7 @@ function upload(parts: Part[], headers: Record<string, string> = h.keyWith(['bul
   });
 }
 
-describe('POST /api/bulk-mint, CSV form (multipart/form-data)', () => {
+describe('POST /api/bulk-mint', () => {
   it('reads metadata, images and createBatch, calls CreateCsvJob once and answers 202 with the job counts', async () => {
     const zip = Buffer.from('PK\x03\x04zipbytes');
     const res = await upload([

@@ -34,7 +34,7 @@ const postOrder = (body: string, headers: Record<string, string> = {}) =>
     headers: { 'content-type': 'application/json', ...h.keyWith(['bulk:mint']), ...headers },
   });
 
-describe('POST /api/bulk-mint, order form (application/json)', () => {
+describe('POST /api/bulk-mint', () => {
   it('needs an Idempotency-Key header (400 naming it, before the body reaches the service)', async () => {
     const res = await postOrder(ORDER);
     expect(res.statusCode).toBe(400);

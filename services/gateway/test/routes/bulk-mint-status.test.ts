@@ -118,7 +118,7 @@ describe('GET /api/bulk-mint/:jobId', () => {
   });
 });
 
-describe('GET /api/bulk-mint (list)', () => {
+describe('GET /api/bulk-mint', () => {
   it('defaults to page 1, limit 20, all statuses, and shapes jobs and pagination', async () => {
     h.answer('bulk', 'listJobs', async () => ({
       jobs: [
