@@ -42,8 +42,8 @@ describe('GET /api/billing/cost-preview/:count', () => {
     }
   });
 
-  it('refuses a count of 0 or past 50,000 with 400 naming count, before any call', async () => {
-    for (const count of ['0', '50001', 'ten']) {
+  it('refuses a count that is not a whole number from 1 to 50,000 with 400 naming count, before any call', async () => {
+    for (const count of ['0', '-1', '1.5', '50001', 'ten']) {
       const res = await h.app.inject({
         method: 'GET',
         url: `/api/billing/cost-preview/${count}`,
