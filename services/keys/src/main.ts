@@ -6,6 +6,7 @@ import { createProofCheck } from './profile/proof-fetch.js';
 import { ProfileService } from './profile/service.js';
 import { keysServiceBinding } from './rpc.js';
 import { KeysService } from './service.js';
+import { USAGE_RETENTION } from './usage-store.js';
 
 const config = loadKeysConfig();
 
@@ -18,6 +19,7 @@ await runServiceMain({
   logLevel: config.LOG_LEVEL,
   migrationsDirs: [path.join(import.meta.dirname, '..', 'migrations')],
   protoFiles: ['hallmark/keys/v1/keys.proto'],
+  retention: USAGE_RETENTION,
   build: ({ pool, log }) => ({
     services: [
       keysServiceBinding(
