@@ -75,7 +75,11 @@ export interface KitRetentionSettings {
 export const processedKeepMs = (s: KitRetentionSettings): number =>
   Math.max(s.streamMaxAgeMs, s.dlqMaxAgeMs) + DAY_MS;
 
-/** The kit's own tables, in every service database. */
+/**
+ * The kit's own tables, in every service database. Their retentions follow the settings above
+ * (HALLMARK_OUTBOX_RETENTION_HOURS, the streams' ages), not HALLMARK_RETENTION_<TABLE>_DAYS:
+ * `defaultDays` is only the rule's shape here.
+ */
 export function kitRetentions(s: KitRetentionSettings): Retention[] {
   return [
     {

@@ -64,6 +64,8 @@ export interface RunningService extends ServiceDeps {
 
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
   const ops = loadConfig(z.object(opsEnv));
+  // Settled before anything starts: a bad HALLMARK_RETENTION_<TABLE>_DAYS refuses the start.
+  const retentions = retentionsFrom(opts.retention ?? []);
   const log = createLogger(opts.name, opts.logLevel);
   if (startTracing(opts.name)) log.info('tracing: exporting spans by OTLP/HTTP');
   initMetrics(opts.name);
@@ -86,7 +88,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       streamMaxAgeMs: streams.maxAgeMs,
       dlqMaxAgeMs: streams.dlqMaxAgeMs,
     }),
-    ...retentionsFrom(opts.retention ?? []),
+    ...retentions,
   ]);
   await retention.start();
   const metricsLock = metricsLockOf(pool, log);
