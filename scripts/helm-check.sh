@@ -79,6 +79,7 @@ refuse() { # <what> <helm template args…>
 refuse "no DATABASE_URL and no existingSecret"
 refuse "HALLMARK_JWT_SECRET shorter than 32" -f "$VALUES_DIR/minimal.yaml" --set secrets.values.HALLMARK_JWT_SECRET=short
 refuse "misspelt values key" -f "$VALUES_DIR/minimal.yaml" --set services.keys.replica=2
+refuse "backups to s3 without a bucket" -f "$VALUES_DIR/minimal.yaml" --set backup.enabled=true --set backup.target=s3
 refuse "NetworkPolicies without metrics.scrapeFrom (metrics open to every pod)" -f "$VALUES_DIR/minimal.yaml" --set networkPolicy.enabled=true
 
 echo "--- helm template + offline validation"

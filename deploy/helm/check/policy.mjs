@@ -272,8 +272,15 @@ export function policyProblems(docs, external) {
       for (const [k, v] of Object.entries(d.data ?? {}))
         if (FLOATY.test(v)) say(`${k}=${v}: a number printed as a float`);
     }
-    const pod = d.kind === 'Deployment' || d.kind === 'Job' ? d.spec.template : null;
+    const pod =
+      d.kind === 'Deployment' || d.kind === 'Job'
+        ? d.spec.template
+        : d.kind === 'CronJob'
+          ? d.spec.jobTemplate?.spec?.template
+          : null;
     if (pod) podProblems(pod, ctx, say);
+    // Its Jobs are named <cronjob>-<minutes since the epoch>: the API refuses a longer name.
+    if (d.kind === 'CronJob' && name.length > 52) say('a CronJob name is at most 52 characters');
     if (d.kind === 'Deployment') {
       if (!selects(d.spec.selector?.matchLabels, pod.metadata?.labels))
         say('selector does not match its pod labels');
@@ -333,8 +340,11 @@ export function policyProblems(docs, external) {
     if (d.kind === 'PodDisruptionBudget' || d.kind === 'NetworkPolicy') {
       const sel =
         d.kind === 'PodDisruptionBudget' ? d.spec.selector?.matchLabels : d.spec.podSelector?.matchLabels;
-      if (!byKind('Deployment').some((x) => selects(sel, x.spec.template.metadata?.labels)))
-        say('selects no pods');
+      const templates = [
+        ...byKind('Deployment').map((x) => x.spec.template),
+        ...(d.kind === 'NetworkPolicy' ? byKind('CronJob').map((x) => x.spec.jobTemplate.spec.template) : []),
+      ];
+      if (!templates.some((t) => selects(sel, t.metadata?.labels))) say('selects no pods');
     }
     if (d.kind === 'Ingress') {
       for (const path of (d.spec.rules ?? []).flatMap((r) => r.http?.paths ?? [])) {

@@ -30,6 +30,8 @@ for (let i = 0; i < args.length; i += 2) {
       values.secrets?.existingSecret,
       values.redis?.existingSecret,
       values.migrations?.secretName,
+      values.backup?.secretName,
+      values.backup?.s3?.secretName,
       ...Object.values(values.services ?? {}).map((svc) => svc?.secretName),
     ].filter(Boolean),
   };

@@ -27,7 +27,9 @@ export {
   debianBinary,
   which,
 } from './binaries.js';
-export { startStack, REPO_ROOT, serviceEntryArgs } from './stack.js';
+export { startStack, REPO_ROOT, serviceEntryArgs, ANVIL_RELAYER_KEY } from './stack.js';
+export { runRestoreDrill, postgresClientFor, databaseUrlOf, readProblem } from './restore-drill.js';
+export type { DrillOptions, DrillResult } from './restore-drill.js';
 export type { ProcessRow, RestartEvent, Stack, StackOptions } from './stack.js';
 export { loadOrCreateSecrets } from './secrets.js';
 export type { StackSecrets } from './secrets.js';

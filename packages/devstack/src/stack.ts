@@ -16,7 +16,7 @@ import { startSmtpSink, type SmtpSinkHandle } from './smtp.js';
 import { freePort } from './wait.js';
 
 /** anvil's default account 0 private key: dev and tests only (the key is public). */
-const ANVIL_RELAYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+export const ANVIL_RELAYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 
 /**
  * Per-service Node flags. bulk's old space is capped: a long job allocates per batch at a

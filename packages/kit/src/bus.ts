@@ -122,18 +122,21 @@ function observeConsumer(bus: Bus, durable: string): () => void {
       'JetStream messages not yet delivered to the durable consumer',
       ['consumer'],
       async () => [{ labels: { consumer: durable }, value: (await read()).pending }],
+      { shared: true },
     ),
     gaugeFrom(
       'hallmark_nats_consumer_ack_pending_messages',
       'JetStream messages delivered to the durable consumer and not yet acknowledged',
       ['consumer'],
       async () => [{ labels: { consumer: durable }, value: (await read()).ackPending }],
+      { shared: true },
     ),
     gaugeFrom(
       'hallmark_nats_consumer_redelivered_messages',
       'JetStream messages of the durable consumer delivered more than once and still unacknowledged',
       ['consumer'],
       async () => [{ labels: { consumer: durable }, value: (await read()).redelivered }],
+      { shared: true },
     ),
   ];
   return () => offs.forEach((off) => off());

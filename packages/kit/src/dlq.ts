@@ -29,13 +29,14 @@ export const deadLettered = new Map<string, number>();
  * The consumer's series at 0 from its start, so a first parked event is an increase (a counter
  * born at 1 would be invisible to `increase()` and the alert on it).
  */
-export const countDeadLettered = (consumer: string): void => deadLetteredTotal().inc({ consumer }, 0);
+export const countDeadLettered = (consumer: string): void => void deadLetteredTotal([{ consumer }]);
 
-const deadLetteredTotal = () =>
+const deadLetteredTotal = (known: { consumer: string }[] = []) =>
   counter(
     'hallmark_events_dead_lettered_total',
     'Events a consumer gave up on and parked in the dead-letter stream',
     ['consumer'],
+    { known },
   );
 
 export interface ParkedMessage {

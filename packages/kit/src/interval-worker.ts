@@ -43,6 +43,11 @@ export class IntervalWorker {
     }
   }
 
+  /** Whether this replica holds the worker's lock now (a worker without `lockKey`: false). */
+  get holding(): boolean {
+    return this.lock !== null;
+  }
+
   /** Run a pass now (or right after the current one). */
   wake(): void {
     if (this.stopped) return;

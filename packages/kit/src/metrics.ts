@@ -29,16 +29,23 @@ type Labels<L extends string> = readonly L[];
 /**
  * A counter by name, created on first use (the same object after): the way other modules add
  * their own, e.g. `counter('hallmark_events_dead_lettered_total', '…', ['consumer']).inc({…})`.
+ * `known`: the label sets it can take, each a series at 0 from now, so that a first event is
+ * an increase (a series born at 1 is invisible to `increase()` and the alerts on it). A
+ * counter without labels is at 0 from its creation anyway. Create such a counter when the
+ * process starts (a module constant, or the constructor of what counts), not at first use.
  */
 export function counter<L extends string = string>(
   name: string,
   help: string,
   labelNames: Labels<L> = [],
-  extra: Partial<CounterConfiguration<L>> = {},
+  extra: Partial<CounterConfiguration<L>> & { known?: readonly Partial<Record<L, string>>[] } = {},
 ): Counter<L> {
-  const found = registry.getSingleMetric(name);
-  if (found) return found as Counter<L>;
-  return new Counter<L>({ name, help, labelNames, registers: [registry], ...extra });
+  const { known = [], ...config } = extra;
+  const c =
+    (registry.getSingleMetric(name) as Counter<L> | undefined) ??
+    new Counter<L>({ name, help, labelNames, registers: [registry], ...config });
+  for (const labels of known) c.inc(labels, 0);
+  return c;
 }
 
 /** A gauge by name, created on first use; `collect` (read at scrape time) only on creation. */
@@ -73,9 +80,23 @@ export function histogram<L extends string = string>(
 }
 
 /**
+ * Whether this process reports the shared gauges (below) now: true until `reportSharedWhile`
+ * says otherwise. A service sets it to "holds the metrics lock of its database" (service.ts).
+ */
+let reportsShared: () => boolean = () => true;
+export function reportSharedWhile(fn: () => boolean): void {
+  reportsShared = fn;
+}
+
+/**
  * Reads a gauge's value from elsewhere at scrape time: `read` returns one value per label set.
  * Several sources may feed one gauge (e.g. two consumers of one process); a failing read
  * leaves the gauge's other sources and the rest of the scrape intact.
+ *
+ * `shared`: the value is the same whichever replica reads it (a row count of the service's
+ * database, a JetStream consumer, the relayer's chain state). Only the replica holding the
+ * metrics lock reports it (the others drop its series), so `sum` across pods counts it once
+ * and no replica's scrape adds a query to the database.
  */
 const sources = new Map<string, (() => Promise<void>)[]>();
 export function gaugeFrom<L extends string>(
@@ -83,10 +104,20 @@ export function gaugeFrom<L extends string>(
   help: string,
   labelNames: Labels<L>,
   read: () => Promise<{ labels: Partial<Record<L, string>>; value: number }[]>,
+  opts: { shared?: boolean } = {},
 ): () => void {
   const list = sources.get(name) ?? [];
+  let reported: Partial<Record<L, string>>[] = [];
   const fn = async () => {
-    for (const { labels, value } of await read().catch(() => [])) g.set(labels, value);
+    if (opts.shared && !reportsShared()) {
+      // An unlabelled gauge has its one series from creation: drop that too.
+      for (const labels of labelNames.length === 0 ? [{}] : reported) g.remove(labels);
+      reported = [];
+      return;
+    }
+    const values = await read().catch(() => []);
+    for (const { labels, value } of values) g.set(labels, value);
+    if (values.length > 0) reported = values.map((v) => v.labels);
   };
   list.push(fn);
   sources.set(name, list);

@@ -276,14 +276,19 @@ function observeOutbox(pool: Pool): () => void {
       )
       .then((r) => r.rows[0]!)
       .finally(() => setTimeout(() => (last = null), 100)));
-  const a = gaugeFrom('hallmark_outbox_backlog', 'Outbox rows not yet published', [], async () => [
-    { labels: {}, value: (await read()).backlog },
-  ]);
+  const a = gaugeFrom(
+    'hallmark_outbox_backlog',
+    'Outbox rows not yet published',
+    [],
+    async () => [{ labels: {}, value: (await read()).backlog }],
+    { shared: true },
+  );
   const b = gaugeFrom(
     'hallmark_outbox_lag_seconds',
     'Age of the oldest unpublished outbox row (0 when none)',
     [],
     async () => [{ labels: {}, value: (await read()).lag }],
+    { shared: true },
   );
   return () => {
     a();

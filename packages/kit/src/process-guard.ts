@@ -20,7 +20,7 @@ export function guardProcess(log: Logger, env: NodeJS.ProcessEnv = process.env):
     'Times the supervisor restarted this process after it exited unexpectedly (HALLMARK_PROCESS_RESTARTS)',
   );
   const before = Number(env.HALLMARK_PROCESS_RESTARTS ?? 0);
-  restarts.inc(0); // present from the first scrape, not from the first restart
+  // Unlabelled: at 0 from the first scrape, not from the first restart.
   if (Number.isInteger(before) && before > 0) restarts.inc(before);
   if (guarded) return;
   guarded = true;

@@ -10,13 +10,15 @@ import { createLogger } from './log.js';
 import {
   initMetrics,
   metricsPortFor,
+  reportSharedWhile,
   observePool,
   startMetricsServer,
   type MetricsServer,
 } from './metrics.js';
 import { OutboxRelay } from './outbox.js';
 import { guardProcess } from './process-guard.js';
-import { retentionWorker } from './retention.js';
+import { IntervalWorker } from './interval-worker.js';
+import { kitRetentions, retentionsFrom, retentionWorker, type RetentionRule } from './retention.js';
 import { startTracing, stopTracing } from './telemetry.js';
 import { startReadiness, type Readiness } from './readiness.js';
 import { loadConfig, opsEnv } from './config.js';
@@ -48,6 +50,8 @@ export interface ServiceOptions {
   poolSize?: number;
   /** Port of `GET /metrics` (0: any free one); default from the environment (`metricsPortFor`), unset: none. */
   metricsPort?: number;
+  /** The service's tables that grow with traffic, swept by age with the kit's own (retention.ts). */
+  retention?: RetentionRule[];
   build(deps: ServiceDeps): Promise<ServiceParts> | ServiceParts;
 }
 
@@ -60,6 +64,8 @@ export interface RunningService extends ServiceDeps {
 
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
   const ops = loadConfig(z.object(opsEnv));
+  // Settled before anything starts: a bad HALLMARK_RETENTION_<TABLE>_DAYS refuses the start.
+  const retentions = retentionsFrom(opts.retention ?? []);
   const log = createLogger(opts.name, opts.logLevel);
   if (startTracing(opts.name)) log.info('tracing: exporting spans by OTLP/HTTP');
   initMetrics(opts.name);
@@ -76,12 +82,18 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const relay = new OutboxRelay({ pool, js: bus.js, log });
   await relay.start();
   const streams = busSettings();
-  const retention = retentionWorker(pool, log, {
-    outboxMs: ops.HALLMARK_OUTBOX_RETENTION_HOURS * 3600_000,
-    streamMaxAgeMs: streams.maxAgeMs,
-    dlqMaxAgeMs: streams.dlqMaxAgeMs,
-  });
+  const retention = retentionWorker(pool, log, [
+    ...kitRetentions({
+      outboxMs: ops.HALLMARK_OUTBOX_RETENTION_HOURS * 3600_000,
+      streamMaxAgeMs: streams.maxAgeMs,
+      dlqMaxAgeMs: streams.dlqMaxAgeMs,
+    }),
+    ...retentions,
+  ]);
   await retention.start();
+  const metricsLock = metricsLockOf(pool, log);
+  reportSharedWhile(() => metricsLock.holding);
+  await metricsLock.start();
   const parts = await opts.build({ pool, bus, log });
   const grpc = await startGrpcServer({
     name: opts.name,
@@ -114,6 +126,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         await w.stop().catch((err) => log.warn({ err }, 'worker stop failed'));
       await relay.stop();
       await retention.stop();
+      await metricsLock.stop();
+      reportSharedWhile(() => true);
       await bus.close().catch(() => undefined);
       unobservePool();
       await pool.end();
@@ -136,4 +150,17 @@ export async function runServiceMain(opts: ServiceOptions): Promise<void> {
     createLogger(opts.name).fatal({ err }, 'failed to start');
     process.exit(1);
   }
+}
+
+/**
+ * The replica that reports the shared gauges (row counts, consumer and relayer state: the same
+ * value from every replica): the one holding the database's `metrics` advisory lock, on a
+ * connection of its own. Every replica tries each 15 s, so when the holder stops or loses its
+ * connection another reports from its next try on.
+ */
+export function metricsLockOf(pool: Pool, log: Logger, intervalMs = 15_000): IntervalWorker {
+  return new IntervalWorker(
+    { name: 'metrics lock', intervalMs, log, pool, lockKey: 'hallmark-metrics' },
+    async () => undefined,
+  );
 }

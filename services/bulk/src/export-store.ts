@@ -1,8 +1,35 @@
 // All SQL of result downloads: a job's items in pages of PAGE, in row order, so a
 // 50,000-row job never sits in memory as objects at once.
-import type { Pool } from '@hallmark/kit';
+import type { Pool, RetentionRule } from '@hallmark/kit';
 
 const PAGE = 2000;
+
+const JOBS = { table: 'jobs', key: 'id', ref: 'job_id' };
+const FINISHED = "status IN ('completed', 'failed', 'cancelled')";
+
+/**
+ * Retention (kit retention.ts) of a finished job's rows, 90 days after it finished: the
+ * results download, the failed-item fixes and retries of a job are done within a quarter.
+ * The job itself (its counts and status) stays; an unfinished job's rows stay however old.
+ */
+export const JOB_ROWS_RETENTION: RetentionRule[] = [
+  {
+    table: 'job_items',
+    key: '(job_id, idx)',
+    parent: JOBS,
+    ageColumn: 'completed_at',
+    onlyIf: FINISHED,
+    defaultDays: 90,
+  },
+  {
+    table: 'job_image_urls',
+    key: '(job_id, url)',
+    parent: JOBS,
+    ageColumn: 'completed_at',
+    onlyIf: FINISHED,
+    defaultDays: 90,
+  },
+];
 
 export interface ExportRow {
   idx: number;

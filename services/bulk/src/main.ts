@@ -8,7 +8,7 @@ import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1
 import path from 'node:path';
 import { BatchesStore } from './batches-store.js';
 import { loadBulkConfig } from './config.js';
-import { ExportStore } from './export-store.js';
+import { ExportStore, JOB_ROWS_RETENTION } from './export-store.js';
 import { grpcMediaArchive } from './media-archive.js';
 import { MediaStore } from './media-store.js';
 import { mediaMoverWorker } from './workers/media-mover.js';
@@ -31,6 +31,7 @@ await runServiceMain({
   logLevel: config.LOG_LEVEL,
   migrationsDirs: [path.join(import.meta.dirname, '..', 'migrations')],
   protoFiles: ['hallmark/bulk/v1/bulk.proto'],
+  retention: JOB_ROWS_RETENTION,
   build: ({ pool, log }) => {
     const jobs = new JobsStore(pool, new Encryptor(config.HALLMARK_ENCRYPTION_KEYS));
     const certificates = createGrpcClient(CertificatesServiceClient, config.HALLMARK_CERTIFICATES_ADDR);
@@ -58,12 +59,14 @@ await runServiceMain({
       'Unfinished bulk jobs by status (queued, processing)',
       ['status'],
       async () => backlogOf(await jobs.backlog(), 'jobs'),
+      { shared: true },
     );
     gaugeFrom(
       'hallmark_bulk_items_backlog',
       'Items of unfinished bulk jobs not processed yet, by job status',
       ['status'],
       async () => backlogOf(await jobs.backlog(), 'items'),
+      { shared: true },
     );
     const mediaStore = new MediaStore(pool);
     const archive = grpcMediaArchive(media.raw);

@@ -9,6 +9,7 @@ import { createProofCheck } from './profile/proof-fetch.js';
 import { ProfileService } from './profile/service.js';
 import { keysServiceBinding } from './rpc.js';
 import { KeysService } from './service.js';
+import { USAGE_RETENTION } from './usage-store.js';
 
 const config = loadKeysConfig();
 
@@ -21,6 +22,7 @@ await runServiceMain({
   logLevel: config.LOG_LEVEL,
   migrationsDirs: [path.join(import.meta.dirname, '..', 'migrations')],
   protoFiles: ['hallmark/keys/v1/keys.proto'],
+  retention: USAGE_RETENTION,
   build: ({ pool, log }) => {
     const media = createGrpcClient(MediaServiceClient, config.HALLMARK_CERTIFICATES_ADDR);
     const profiles = new ProfileService(pool, {

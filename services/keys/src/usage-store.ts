@@ -1,8 +1,21 @@
 // Usage records from gateways (batched, idempotent by batch id), hourly roll-ups,
 // `key.used` audit entries, and the reads behind GetUsage and ListAuditLogs.
-import { transaction, type Pool, type Queryable } from '@hallmark/kit';
+import { transaction, type Pool, type Queryable, type RetentionRule } from '@hallmark/kit';
 import type { AuditAction, AuditEntry } from './domain/audit.js';
 import { endpointLabel, rollUp, type HourlyRollup, type UsageRecord } from './domain/usage.js';
+
+/**
+ * Retention (kit retention.ts) of what grows with every request:
+ *  - batch receipts, a week: a gateway retries an unacknowledged batch within minutes;
+ *  - hourly roll-ups, 90 days: three times the longest usage period the API reads (30d);
+ *  - audit logs (a `key.used` row per request), a year: the audit trail history PCI DSS
+ *    (10.5.1) and SOC 2 auditors ask for, and what Stripe's and Unkey's plans top out near.
+ */
+export const USAGE_RETENTION: RetentionRule[] = [
+  { table: 'usage_batches', key: 'batch_id', ageColumn: 'received_at', defaultDays: 7 },
+  { table: 'key_usage_hourly', ageColumn: 'hour', defaultDays: 90 },
+  { table: 'audit_logs', key: 'id', ageColumn: 'created_at', defaultDays: 365 },
+];
 
 /**
  * Applies one batch exactly once. The batch receipt, the audit entries, the roll-up

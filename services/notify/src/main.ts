@@ -3,9 +3,9 @@
 import { runServiceMain } from '@hallmark/kit';
 import path from 'node:path';
 import { loadNotifyConfig } from './config.js';
-import { createMessaging, MESSAGING_PROTO } from './messaging/index.js';
+import { createMessaging, MESSAGE_RETENTION, MESSAGING_PROTO } from './messaging/index.js';
 import { createTemplates, TEMPLATES_PROTO } from './templates/index.js';
-import { createWebhooks, WEBHOOKS_PROTO } from './webhooks/index.js';
+import { createWebhooks, WEBHOOKS_PROTO, WEBHOOKS_RETENTION } from './webhooks/index.js';
 
 const config = loadNotifyConfig();
 
@@ -18,6 +18,7 @@ await runServiceMain({
   logLevel: config.LOG_LEVEL,
   migrationsDirs: [path.join(import.meta.dirname, '..', 'migrations')],
   protoFiles: [WEBHOOKS_PROTO, TEMPLATES_PROTO, MESSAGING_PROTO],
+  retention: [...WEBHOOKS_RETENTION, MESSAGE_RETENTION],
   build: (deps) => {
     const webhooks = createWebhooks(deps, {
       encryptionKeys: config.HALLMARK_ENCRYPTION_KEYS,

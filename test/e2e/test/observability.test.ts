@@ -71,6 +71,58 @@ function sum(m: Map<string, number>, name: string, labels: Record<string, string
   return total;
 }
 
+/** The value of the series `name` whose labels include every `k="v"` given, if it is there. */
+function valueOf(m: Map<string, number>, name: string, labels: Record<string, string>): number | undefined {
+  for (const [key, v] of m)
+    if (
+      key.startsWith(`${name}{`) &&
+      Object.entries(labels).every(([k, val]) => key.includes(`${k}="${val}"`))
+    )
+      return v;
+  return undefined;
+}
+
+// First, before any request: what a fresh process exports.
+describe('a fresh process', () => {
+  it('lists every counter of a known label set at 0, so a first event is an increase', async () => {
+    type Process = keyof TestStack['metricsUrls'];
+    const outcomes = (process: Process, name: string, list: string[]) =>
+      list.map((outcome): [Process, string, Record<string, string>] => [process, name, { outcome }]);
+    const expected: [Process, string, Record<string, string>][] = [
+      ...outcomes('notify', 'hallmark_webhook_delivery_attempts_total', ['succeeded', 'retry', 'failed']),
+      ...outcomes('bulk', 'hallmark_bulk_items_processed_total', ['success', 'failed']),
+      ...outcomes('certificates', 'hallmark_gift_outcomes_total', [
+        'claimed',
+        'released',
+        'expired',
+        'revoked',
+      ]),
+      ...outcomes('platform', 'hallmark_platform_fulfilment_attempts_total', [
+        'fulfilled',
+        'retry',
+        'failed',
+        'skipped',
+      ]),
+      ['notify', 'hallmark_retention_pruned_rows_total', { table: 'webhook_attempts' }],
+      ['keys', 'hallmark_retention_pruned_rows_total', { table: 'audit_logs' }],
+      ['bulk', 'hallmark_retention_pruned_rows_total', { table: 'job_items' }],
+      ['vouchers', 'hallmark_retention_pruned_rows_total', { table: 'outbox' }],
+      ['notify', 'hallmark_events_dead_lettered_total', {}],
+      ['gateway', 'hallmark_process_restarts_total', {}],
+      ['certificates', 'hallmark_process_restarts_total', {}],
+    ];
+    const scraped = new Map<string, Map<string, number>>();
+    const missing: string[] = [];
+    for (const [process, name, labels] of expected) {
+      if (!scraped.has(process)) scraped.set(process, await scrape(process));
+      const m = scraped.get(process)!;
+      const v = m.get(`${name}{service="${process}"}`) ?? valueOf(m, name, labels);
+      if (v !== 0) missing.push(`${process} ${name}${JSON.stringify(labels)}: ${v}`);
+    }
+    expect(missing).toEqual([]);
+  });
+});
+
 describe('traces', () => {
   it('one discount-voucher redemption is one trace across gateway, vouchers, PostgreSQL, NATS and notify', async () => {
     const key = await liveKey();

@@ -2,7 +2,8 @@
 // two replicas of a backend (an `ipv4:` list, as `dns:///` of a headless Service resolves in
 // the cluster) sends its calls to both, and when one replica goes, the other takes every call
 // without a 5xx. The kit's test (packages/kit/test/grpc-spread.test.ts) proves the client; this
-// one proves the gateway and a real service process are wired to use it.
+// one proves the gateway and a real service process are wired to use it. Row-count gauges come
+// from one of the two only, so a sum over pods counts each row once.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestStack, type TestStack } from '../src/index.js';
 import {
@@ -45,6 +46,17 @@ const listKeys = async (token: string) =>
   (await fetch(`${gateway.url}/api/v1/api-keys`, { headers: { authorization: `Bearer ${token}` } })).status;
 
 describe('two replicas of a backend', () => {
+  it('exactly one reports the gauges every replica would read alike (its database’s metrics-lock holder)', async () => {
+    const shared = /^hallmark_outbox_backlog(\{[^}]*\})? \d+$/m;
+    const own = /^hallmark_db_pool_connections\{/m;
+    const texts = await Promise.all(
+      [stack.metricsUrls.keys, keys2.metricsUrl].map(async (url) => (await fetch(url)).text()),
+    );
+    expect(texts.filter((t) => shared.test(t))).toHaveLength(1);
+    // Per-process series stay on both.
+    expect(texts.filter((t) => own.test(t))).toHaveLength(2);
+  });
+
   it('both take the gateway’s calls; with one stopped the other answers every call, no 5xx', async () => {
     const token = await stack.token();
     const calls = 40;

@@ -68,9 +68,12 @@ class DependencyDown extends Error {
 
 /** Items of bulk jobs processed, by outcome (its rate is the items/s of the pipeline). */
 const itemsProcessed = () =>
-  counter('hallmark_bulk_items_processed_total', 'Bulk job items processed, by outcome (success, failed)', [
-    'outcome',
-  ]);
+  counter(
+    'hallmark_bulk_items_processed_total',
+    'Bulk job items processed, by outcome (success, failed)',
+    ['outcome'],
+    { known: [{ outcome: 'success' }, { outcome: 'failed' }] },
+  );
 
 const counted = (outcome: 'success' | 'failed') => (n: number) => {
   if (n > 0) itemsProcessed().inc({ outcome }, n);
@@ -79,7 +82,7 @@ const counted = (outcome: 'success' | 'failed') => (n: number) => {
 
 export class JobSteps {
   constructor(private readonly d: StepDeps) {
-    itemsProcessed(); // present (at 0) from the first scrape
+    itemsProcessed(); // every outcome at 0 from the first scrape
   }
 
   private async job(jobId: string): Promise<JobRecord> {

@@ -119,6 +119,7 @@ export class Relayer {
             labels: { ...labels, state },
             value: n,
           })),
+        { shared: true },
       ),
       gaugeFrom(
         'hallmark_relayer_nonce_gap',
@@ -131,10 +132,15 @@ export class Relayer {
           ]);
           return [{ labels, value: pending - mined }];
         },
+        { shared: true },
       ),
-      gaugeFrom('hallmark_relayer_balance_wei', "Relayer signer's balance in wei", ['signer'], async () => [
-        { labels, value: Number(await provider.getBalance(this.address)) },
-      ]),
+      gaugeFrom(
+        'hallmark_relayer_balance_wei',
+        "Relayer signer's balance in wei",
+        ['signer'],
+        async () => [{ labels, value: Number(await provider.getBalance(this.address)) }],
+        { shared: true },
+      ),
     ];
     return () => offs.forEach((off) => off());
   }

@@ -27,9 +27,19 @@ import type { GiftWorkflowIngress } from './workflows/ingress.js';
 
 /** Gifts reaching an outcome: claimed, released (transfer refused), expired, revoked. */
 export const giftOutcomes = () =>
-  counter('hallmark_gift_outcomes_total', 'Gifts reaching an outcome (claimed, released, expired, revoked)', [
-    'outcome',
-  ]);
+  counter(
+    'hallmark_gift_outcomes_total',
+    'Gifts reaching an outcome (claimed, released, expired, revoked)',
+    ['outcome'],
+    {
+      known: [
+        { outcome: 'claimed' },
+        { outcome: 'released' },
+        { outcome: 'expired' },
+        { outcome: 'revoked' },
+      ],
+    },
+  );
 
 export interface GiftServiceDeps {
   gifts: GiftStore;
@@ -63,7 +73,9 @@ const refused = (message: string) =>
   new HallmarkError('validation_failed', { param: 'certificateId', message });
 
 export class GiftService {
-  constructor(private readonly deps: GiftServiceDeps) {}
+  constructor(private readonly deps: GiftServiceDeps) {
+    giftOutcomes(); // every outcome at 0 from the start
+  }
 
   claimUrl(token: string): string {
     return `${this.deps.publicUrl.replace(/\/+$/, '')}/claim/${token}`;

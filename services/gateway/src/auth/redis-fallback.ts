@@ -16,7 +16,6 @@ export class RedisFallback {
   ]);
 
   constructor(private readonly log: FastifyBaseLogger) {
-    this.fallbacks.inc(0);
     this.up.set({ dependency: 'redis' }, 1);
   }
 

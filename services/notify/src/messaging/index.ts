@@ -9,6 +9,8 @@ import { Messaging } from './service.js';
 import { SmsSender } from './sms.js';
 import { MessagesStore } from './store.js';
 
+export { MESSAGE_RETENTION } from './store.js';
+
 export const MESSAGING_PROTO = 'hallmark/notify/v1/messaging.proto';
 
 export interface MessagingOptions {

@@ -1,7 +1,21 @@
 // All SQL of the message log. `claim` is the idempotency gate of Send: exactly one caller
 // holds a key's 'sending' lease at a time; a finished key answers from the log.
-import { HallmarkError, randomBase62, transaction, type Pool } from '@hallmark/kit';
+import { HallmarkError, randomBase62, transaction, type Pool, type RetentionRule } from '@hallmark/kit';
 import type { Channel } from './domain/recipients.js';
+
+/**
+ * Retention of the message log: 30 days after the send. A finished message's row is its
+ * idempotency record (a retried Send answers from it), which callers need for minutes, not
+ * weeks (Stripe keeps idempotency keys 24 hours); the rest is delivery evidence for support.
+ * A message still 'sending' (its lease may yet be retaken) stays however old.
+ */
+export const MESSAGE_RETENTION: RetentionRule = {
+  table: 'messages',
+  key: 'id',
+  ageColumn: 'created_at',
+  onlyIf: "status <> 'sending'",
+  defaultDays: 30,
+};
 
 export interface MessageRow {
   id: string;

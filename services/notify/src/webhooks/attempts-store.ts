@@ -1,8 +1,28 @@
 // The read side of deliveries shared by every kind of target: the row shape, its columns,
 // and the attempt log of a set of deliveries (one query for a page).
-import type { Queryable } from '@hallmark/kit';
+import type { Queryable, RetentionRule } from '@hallmark/kit';
 import type { AttemptRecord, DeliveryRecord } from './domain/delivery.js';
 import type { DeliveryStatus } from './domain/validation.js';
+
+const FINISHED = "status <> 'pending'";
+
+/**
+ * Retention (kit retention.ts) of finished deliveries and their attempt log: 30 days after the
+ * event, as Svix keeps message attempts; a pending delivery (retries still due) stays however
+ * old. Attempts go first, in batches of their own, so a delivery's DELETE never cascades
+ * through an unbounded log.
+ */
+export const DELIVERY_RETENTION: RetentionRule[] = [
+  {
+    table: 'webhook_attempts',
+    key: '(delivery_id, attempt)',
+    parent: { table: 'webhook_deliveries', key: 'id', ref: 'delivery_id' },
+    ageColumn: 'created_at',
+    onlyIf: FINISHED,
+    defaultDays: 30,
+  },
+  { table: 'webhook_deliveries', key: 'id', ageColumn: 'created_at', onlyIf: FINISHED, defaultDays: 30 },
+];
 
 export async function attemptsOf(pool: Queryable, ids: string[]): Promise<Map<string, AttemptRecord[]>> {
   const out = new Map<string, AttemptRecord[]>();

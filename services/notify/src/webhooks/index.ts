@@ -13,18 +13,22 @@ import {
 } from '@hallmark/kit';
 import { WebhooksServiceService, type WebhooksServiceServer } from '@hallmark/proto/notify/v1/webhooks';
 import type { Dispatcher } from 'undici';
+import { DELIVERY_RETENTION } from './attempts-store.js';
 import { DeliveriesStore } from './deliveries-store.js';
 import { maxAttemptsOf } from './domain/schedule.js';
 import { createWebhooksHandlers } from './rpc.js';
 import { WebhookSender } from './sender.js';
 import { WebhooksService } from './service.js';
-import { SessionsStore } from './sessions-store.js';
+import { SESSION_RETENTION, SessionsStore } from './sessions-store.js';
 import { WebhooksStore } from './store.js';
 import { DeliveryWorker } from './workers/delivery-worker.js';
 import { ListenHub } from './workers/listen-hub.js';
 import { FanOutConsumer } from './workers/fan-out.js';
 
 export const WEBHOOKS_PROTO = 'hallmark/notify/v1/webhooks.proto';
+
+/** The webhook tables that grow with traffic, swept by age (kit retention.ts). */
+export const WEBHOOKS_RETENTION = [...DELIVERY_RETENTION, SESSION_RETENTION];
 
 export interface WebhooksSettings {
   encryptionKeys: string;

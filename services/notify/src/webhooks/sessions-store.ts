@@ -10,6 +10,7 @@ import {
   type Encryptor,
   type Pool,
   type Queryable,
+  type RetentionRule,
 } from '@hallmark/kit';
 import { receiverOf, type Receiver, type ReceiverRow } from './deliveries-store.js';
 import type { Claim } from './domain/delivery.js';
@@ -25,6 +26,17 @@ export interface ListenSessionRecord {
 
 /** How long a session may go unseen before a sweep ends it (its process died). */
 export const SESSION_STALE_S = 60;
+
+/**
+ * Retention of ended listen sessions (a developer's `hallmark listen`): a week after they end;
+ * an open one stays. Its deliveries go with it (ON DELETE CASCADE), finished ones long before.
+ */
+export const SESSION_RETENTION: RetentionRule = {
+  table: 'listen_sessions',
+  key: 'id',
+  ageColumn: 'ended_at',
+  defaultDays: 7,
+};
 
 /** Default cap of concurrently open sessions per enterprise (HALLMARK_LISTEN_MAX_SESSIONS). */
 export const DEFAULT_MAX_OPEN_SESSIONS = 10;

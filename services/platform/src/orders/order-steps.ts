@@ -19,6 +19,9 @@ const fulfilments = () =>
     'hallmark_platform_fulfilment_attempts_total',
     'Order fulfilment attempts by outcome (fulfilled, retry, failed, skipped)',
     ['outcome'],
+    {
+      known: [{ outcome: 'fulfilled' }, { outcome: 'retry' }, { outcome: 'failed' }, { outcome: 'skipped' }],
+    },
   );
 
 export interface Plan {
@@ -48,7 +51,9 @@ export class OrderSteps {
     private readonly fulfilment: FulfilmentService,
     private readonly cancellations: Cancellations,
     private readonly log: Logger,
-  ) {}
+  ) {
+    fulfilments(); // every outcome at 0 from the start
+  }
 
   async plan(shop: string, orderId: string): Promise<Plan | { skip: string }> {
     const integration = await this.installs.forShop(shop);

@@ -38,6 +38,8 @@ export class DeliveryWorker {
     'hallmark_webhook_delivery_attempts_total',
     'Webhook delivery attempts by outcome: succeeded, retry (another attempt scheduled), failed (last attempt)',
     ['outcome'],
+    // Every outcome's series from the start: a first failure is an increase, not a new series.
+    { known: [{ outcome: 'succeeded' }, { outcome: 'retry' }, { outcome: 'failed' }] },
   );
   /** The webhook-latency objective's measure: how long an event waits for its first attempt. */
   private readonly firstAttemptDelay = histogram(
@@ -57,8 +59,6 @@ export class DeliveryWorker {
     this.concurrency = opts.concurrency ?? 64;
     this.leaseMs = opts.leaseMs ?? (opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS) + 15_000;
     this.pollIntervalMs = opts.pollIntervalMs ?? 1000;
-    // Every outcome's series from the start: a first failure is an increase, not a new series.
-    for (const outcome of ['succeeded', 'retry', 'failed']) this.attempts.inc({ outcome }, 0);
   }
 
   async start(): Promise<void> {
@@ -74,6 +74,7 @@ export class DeliveryWorker {
           { labels: { state: 'due' }, value: b.due },
         ];
       },
+      { shared: true },
     );
     await this.listen().catch((err) => this.log.warn({ err }, 'webhook worker: LISTEN failed; polling'));
     this.loopDone = this.loop();
