@@ -1,12 +1,15 @@
 // `pnpm gen`: lint the protos and regenerate all TypeScript from them (ts-proto through
 // buf, no protoc needed), then the typed client's types from the gateway's OpenAPI document
-// (built in-process, exactly as /openapi.json serves it) with openapi-typescript. Generated
-// code is committed; CI runs this and fails on a diff.
+// (built in-process, exactly as /openapi.json serves it) with openapi-typescript, and the
+// generated regions of docs/api.md (scripts/api-doc.ts). Generated code is committed; CI runs
+// this and fails on a diff.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openApiDocument } from '@hallmark/gateway/openapi-dump';
+import { GUIDE } from '@hallmark/gateway/openapi-guide';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { renderApiDoc } from './api-doc.js';
 
 const root = path.join(import.meta.dirname, '..');
 const protoDir = path.join(root, 'proto');
@@ -27,3 +30,7 @@ writeFileSync(
     astToString(ast),
 );
 console.log('client: generated types in packages/client/gen/openapi.ts');
+
+const apiDoc = path.join(root, 'docs', 'api.md');
+writeFileSync(apiDoc, renderApiDoc(readFileSync(apiDoc, 'utf8'), { guide: GUIDE, doc }));
+console.log('docs: generated regions of docs/api.md');

@@ -16,7 +16,7 @@ import { webhooksCommand } from './commands/webhooks.js';
 export function buildProgram(): Command {
   const program = new Command('hallmark')
     .description('Hallmark from the terminal: bulk certificate jobs, keys, vouchers, webhooks, certificates')
-    .version('0.1.0')
+    .version('0.9.0')
     .option('--json', 'print exactly the API objects as JSON (for scripts)')
     .option('--base-url <url>', 'API base URL (env HALLMARK_BASE_URL; default http://127.0.0.1:8080)')
     .option('--api-key <key>', 'API key (env HALLMARK_API_KEY)')

@@ -38,7 +38,7 @@ type Shortcut<M extends HttpMethod> = <
   ...init: InitParam<I>
 ) => Promise<Data<M, P, I>>;
 
-export const VERSION = '0.1.0';
+export const VERSION = '0.9.0';
 
 /** The answer to a CSV upload: `{success, data:{jobId, status, totalCount, …}}`. */
 export type CsvJobCreated = Extract<Data<'post', '/api/bulk-mint'>, { data: unknown }>;

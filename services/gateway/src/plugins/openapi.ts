@@ -10,7 +10,7 @@ export default fp(async function openapi(app: FastifyInstance) {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Hallmark API', version: '0.1.0' },
+      info: { title: 'Hallmark API', version: '0.9.0' },
     },
     transformObject: (doc) =>
       finishDocument((doc as { openapiObject: Record<string, unknown> }).openapiObject, app.routeCatalog),
