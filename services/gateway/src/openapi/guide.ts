@@ -1,6 +1,7 @@
 // The guide at the top of /docs (the document's info.description): what a client written
 // from this document alone needs beyond the operations — surfaces and errors, test and live
 // mode, limits, the CSV columns and download names, and how to verify webhook signatures.
+// Each `## ` section is also docs/api.md's text for it: `pnpm gen` copies it there (scripts/api-doc.ts).
 const TS_SERVICE = `import { createHmac, timingSafeEqual } from 'node:crypto';
 
 // X-Service-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex> during a secret rotation]
