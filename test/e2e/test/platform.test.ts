@@ -144,6 +144,7 @@ describe('install', () => {
       ['PATCH', '/api/platform/integration/settings', { shop: SHOP, settings: { autoFulfill: false } }],
       ['POST', '/api/platform/webhooks/register', { shop: SHOP }],
       ['POST', '/api/platform/fulfillment/retry', { shop: SHOP, orderId: '1' }],
+      ['GET', `/api/platform/integration?shop=${SHOP}`, undefined],
     ];
     for (const [method, url, body] of calls) {
       expect((await stack.call(method, url, { auth: intruder, body })).status).toBe(404);

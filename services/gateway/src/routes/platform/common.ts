@@ -66,5 +66,19 @@ export const integrationSchema = {
     },
     installedAt: { type: 'string', format: 'date-time', maxLength: 40 },
     updatedAt: { type: 'string', format: 'date-time', maxLength: 40 },
+    lastError: {
+      type: ['object', 'null'],
+      description: 'The last paid order that could not become its job; null when none (or a later one did)',
+      required: ['code', 'message', 'orderId', 'occurredAt'],
+      additionalProperties: false,
+      properties: {
+        code: { type: 'string', maxLength: 64 },
+        message: { type: 'string', maxLength: 1000 },
+        param: { type: ['string', 'null'], maxLength: 200 },
+        orderId: { type: 'string', maxLength: 100 },
+        orderName: { type: ['string', 'null'], maxLength: 100 },
+        occurredAt: { type: 'string', format: 'date-time', maxLength: 40 },
+      },
+    },
   },
 } as const;

@@ -1,5 +1,6 @@
 // The integration's management: credentials by setup token, auto-provision, webhook
-// re-registration and settings (user session; a shop of another enterprise is 404).
+// re-registration, the integration itself and its settings (user session; a shop of
+// another enterprise is 404).
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RouteDeps } from '../shared.js';
 import { credentialsSchema, ERRORS, integrationSchema, PUBLIC, SESSION, shopSchema, TAGS } from './common.js';
@@ -19,6 +20,16 @@ function presentIntegration(i: Integration) {
     },
     installedAt: i.installed_at,
     updatedAt: i.updated_at,
+    lastError: i.last_error
+      ? {
+          code: i.last_error.code,
+          message: i.last_error.message,
+          param: i.last_error.param || null,
+          orderId: i.last_error.order_id,
+          orderName: i.last_error.order_name || null,
+          occurredAt: i.last_error.occurred_at,
+        }
+      : null,
   };
 }
 
@@ -151,6 +162,42 @@ export default async function integrationRoutes(app: FastifyInstance, { clients 
         shop: request.body.shop,
       });
       return { success: true, shop: res.shop, topics: res.topics };
+    },
+  );
+
+  app.get<{ Querystring: { shop: string } }>(
+    '/api/platform/integration',
+    {
+      config: SESSION,
+      schema: {
+        tags: TAGS,
+        summary: 'The enterprise’s shop integration: status, settings and the last order that failed',
+        description:
+          '`lastError` is the last paid order that could not become its certificate job (e.g. a product with no ' +
+          'image anywhere), in the error envelope’s terms, with the order; null once a later order became its job. ' +
+          'Each such order is also sent as the enterprise webhook `platform.order.failed`.',
+        querystring: shopBody,
+        response: {
+          200: {
+            description: 'The integration',
+            type: 'object',
+            required: ['success', 'integration'],
+            additionalProperties: false,
+            properties: { success: { type: 'boolean', const: true }, integration: integrationSchema },
+          },
+          400: ERRORS[400],
+          401: ERRORS[401],
+          404: ERRORS[404],
+          429: ERRORS[429],
+        },
+      },
+    },
+    async (request) => {
+      const i = await clients.platform.getIntegration(
+        { principal: principalOf(request), shop: request.query.shop },
+        { idempotent: true },
+      );
+      return { success: true, integration: presentIntegration(i) };
     },
   );
 
