@@ -7140,6 +7140,15 @@ export interface operations {
                         displayName: string;
                         website: string;
                         logoUrl: string | null;
+                        logo: {
+                            url: string;
+                            sha256: string;
+                            /** Format: int64 */
+                            width: number;
+                            /** Format: int64 */
+                            height: number;
+                        } | null;
+                        indexable: boolean;
                         domain: {
                             host: string;
                             /** @enum {string} */
@@ -7202,6 +7211,15 @@ export interface operations {
                         displayName: string;
                         website: string;
                         logoUrl: string | null;
+                        logo: {
+                            url: string;
+                            sha256: string;
+                            /** Format: int64 */
+                            width: number;
+                            /** Format: int64 */
+                            height: number;
+                        } | null;
+                        indexable: boolean;
                         domain: {
                             host: string;
                             /** @enum {string} */
@@ -7252,6 +7270,15 @@ export interface operations {
                         displayName: string;
                         website: string;
                         logoUrl: string | null;
+                        logo: {
+                            url: string;
+                            sha256: string;
+                            /** Format: int64 */
+                            width: number;
+                            /** Format: int64 */
+                            height: number;
+                        } | null;
+                        indexable: boolean;
                         domain: {
                             host: string;
                             /** @enum {string} */
