@@ -82,3 +82,18 @@ export const integrationSchema = {
     },
   },
 } as const;
+
+/** The answers of the routes that return the integration (`{success, integration}`). */
+export const integrationAnswers = (description: string) => ({
+  200: {
+    description,
+    type: 'object',
+    required: ['success', 'integration'],
+    additionalProperties: false,
+    properties: { success: { type: 'boolean', const: true }, integration: integrationSchema },
+  },
+  400: ERRORS[400],
+  401: ERRORS[401],
+  404: ERRORS[404],
+  429: ERRORS[429],
+});

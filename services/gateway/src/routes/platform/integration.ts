@@ -3,7 +3,15 @@
 // another enterprise is 404).
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RouteDeps } from '../shared.js';
-import { credentialsSchema, ERRORS, integrationSchema, PUBLIC, SESSION, shopSchema, TAGS } from './common.js';
+import {
+  credentialsSchema,
+  ERRORS,
+  integrationAnswers,
+  PUBLIC,
+  SESSION,
+  shopSchema,
+  TAGS,
+} from './common.js';
 import type { Integration } from '@hallmark/proto/platform/v1/platform';
 
 function presentIntegration(i: Integration) {
@@ -177,19 +185,7 @@ export default async function integrationRoutes(app: FastifyInstance, { clients 
           'image anywhere), in the error envelope’s terms, with the order; null once a later order became its job. ' +
           'Each such order is also sent as the enterprise webhook `platform.order.failed`.',
         querystring: shopBody,
-        response: {
-          200: {
-            description: 'The integration',
-            type: 'object',
-            required: ['success', 'integration'],
-            additionalProperties: false,
-            properties: { success: { type: 'boolean', const: true }, integration: integrationSchema },
-          },
-          400: ERRORS[400],
-          401: ERRORS[401],
-          404: ERRORS[404],
-          429: ERRORS[429],
-        },
+        response: integrationAnswers('The integration'),
       },
     },
     async (request) => {
@@ -232,19 +228,7 @@ export default async function integrationRoutes(app: FastifyInstance, { clients 
             },
           },
         },
-        response: {
-          200: {
-            description: 'The integration with its settings',
-            type: 'object',
-            required: ['success', 'integration'],
-            additionalProperties: false,
-            properties: { success: { type: 'boolean', const: true }, integration: integrationSchema },
-          },
-          400: ERRORS[400],
-          401: ERRORS[401],
-          404: ERRORS[404],
-          429: ERRORS[429],
-        },
+        response: integrationAnswers('The integration with its settings'),
       },
     },
     async (request) => {
