@@ -121,6 +121,7 @@ const token = await signDevToken(secrets.jwtSecret, {
   role: 'owner',
 });
 const apiKey = await devApiKey(stack!.gatewayUrl, token);
+const issuer = await issuerLines(stack!.gatewayUrl, token, apiKey);
 
 console.log(`
 Hallmark is running.
@@ -144,7 +145,7 @@ Hallmark is running.
   Dev API key      ${apiKey}
 
   Try: curl -H "Authorization: Bearer ${apiKey.slice(0, 12)}…" ${stack!.gatewayUrl}/api/v1/api-keys
-${platformLines()}
+${issuer}${platformLines()}
   Press Ctrl-C to stop.
 `);
 
@@ -153,6 +154,27 @@ function platformLines(): string {
   return `
   Platform         simulator ${platform.url}, demo shop ${platform.shop} (product ${platform.productId})
                    install: pnpm hallmark shop install     a paid order: pnpm hallmark shop order 3`;
+}
+
+/**
+ * The demo enterprise's issuer profile, which the verify pages name the issuer by: what is
+ * set, or (none yet: the pages say "Issuer not verified") the one command that sets it.
+ */
+async function issuerLines(gatewayUrl: string, jwt: string, key: string): Promise<string> {
+  const res = await fetch(`${gatewayUrl}/api/v1/enterprise/profile`, {
+    headers: { authorization: `Bearer ${jwt}` },
+  }).catch(() => null);
+  if (res?.ok) {
+    const p = (await res.json()) as { displayName: string; domain: { host: string; status: string } };
+    return `
+  Issuer profile   ${p.displayName} (${p.domain.host}, domain ${p.domain.status}); change: pnpm hallmark profile set …
+`;
+  }
+  return `
+  Issuer profile   not set: verify pages say "Issuer not verified". Name your brand:
+                   HALLMARK_API_KEY=${key} pnpm hallmark profile set \\
+                     --name "Your brand" --website https://your.brand --logo https://your.brand/logo.png
+`;
 }
 
 /** The notification providers the caller set, passed to the services as given. */

@@ -9,13 +9,16 @@ import { certificatesCommand, costCommand } from './commands/certificates.js';
 import { completionCommand } from './commands/completion.js';
 import { keysCommand } from './commands/keys.js';
 import { listenCommand } from './commands/listen.js';
+import { profileCommand } from './commands/profile.js';
 import { shopCommand } from './commands/shop.js';
 import { vouchersCommand } from './commands/vouchers.js';
 import { webhooksCommand } from './commands/webhooks.js';
 
 export function buildProgram(): Command {
   const program = new Command('hallmark')
-    .description('Hallmark from the terminal: bulk certificate jobs, keys, vouchers, webhooks, certificates')
+    .description(
+      'Hallmark from the terminal: bulk certificate jobs, keys, vouchers, webhooks, certificates, issuer profile',
+    )
     .version('0.9.0')
     .option('--json', 'print exactly the API objects as JSON (for scripts)')
     .option('--base-url <url>', 'API base URL (env HALLMARK_BASE_URL; default http://127.0.0.1:8080)')
@@ -37,6 +40,7 @@ export function buildProgram(): Command {
     listenCommand(),
     certificatesCommand(),
     costCommand(),
+    profileCommand(),
     shopCommand(),
   ]) {
     program.addCommand(c);

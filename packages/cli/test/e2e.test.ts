@@ -1,6 +1,6 @@
 // One whole stack (anvil, Restate, a webhook receiver it trusts) for the tests of
 // @hallmark/client (../../client/test/client.suite.ts) and of the built `hallmark` CLI
-// (cli.suite.ts, listen.suite.ts): a stack start is the costly part, so both packages share one. Bulk jobs
+// (cli.suite.ts, listen.suite.ts, profile.suite.ts): a stack start is the costly part, so both packages share one. Bulk jobs
 // mint in batches of 50 here so a job's progress moves in steps a bar can show.
 import { afterAll, beforeAll, describe } from '@jest/globals';
 import { startTestStack, type TestStack } from '@hallmark/e2e';
@@ -11,6 +11,7 @@ import { clientSuite } from '../../client/test/client.suite.js';
 import { startReceiver, type Receiver } from '../../client/test/receiver.js';
 import { cliSuite } from './cli.suite.js';
 import { listenSuite } from './listen.suite.js';
+import { profileSuite } from './profile.suite.js';
 import { buildCli } from './run.js';
 
 let stack: TestStack;
@@ -38,3 +39,4 @@ afterAll(async () => {
 describe('@hallmark/client', () => clientSuite(() => ({ stack, receiver })));
 describe('hallmark CLI', () => cliSuite(() => ({ stack, receiver })));
 describe('hallmark CLI', () => listenSuite(() => stack));
+describe('hallmark profile', () => profileSuite(() => ({ stack, receiver })));

@@ -1475,6 +1475,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/platform/integration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The enterprise’s shop integration: status, settings and the last order that failed
+         * @description `lastError` is the last paid order that could not become its certificate job (e.g. a product with no image anywhere), in the error envelope’s terms, with the order; null once a later order became its job. Each such order is also sent as the enterprise webhook `platform.order.failed`.
+         *
+         *     A user session token only.
+         */
+        get: operations["platformGetIntegration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/platform/integration/settings": {
         parameters: {
             query?: never;
@@ -3719,7 +3741,7 @@ export interface operations {
                 "application/json": {
                     /** @description HTTPS only */
                     url: string;
-                    /** @description bulk.job.completed, bulk.job.failed, voucher.created, voucher.minted */
+                    /** @description bulk.job.completed, bulk.job.failed, voucher.created, voucher.minted, platform.order.failed */
                     events: string[];
                     /** @description 64 hex characters; generated when absent */
                     secret?: string;
@@ -6653,6 +6675,71 @@ export interface operations {
             504: components["responses"]["ApiError504"];
         };
     };
+    platformGetIntegration: {
+        parameters: {
+            query: {
+                /** @description The shop’s platform store domain, e.g. `my-shop.myshopify.com` */
+                shop: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The integration */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        integration: {
+                            shop: string;
+                            enterpriseId: string;
+                            apiKeyId?: string | null;
+                            /** @enum {string} */
+                            status: "active" | "uninstalled";
+                            settings: {
+                                autoFulfill?: boolean;
+                                productTemplateMapping?: {
+                                    [key: string]: unknown;
+                                } | null;
+                            };
+                            /** Format: date-time */
+                            installedAt?: string;
+                            /** Format: date-time */
+                            updatedAt?: string;
+                            /** @description The last paid order that could not become its job; null when none (or a later one did) */
+                            lastError?: {
+                                code: string;
+                                message: string;
+                                param?: string | null;
+                                orderId: string;
+                                orderName?: string | null;
+                                /** Format: date-time */
+                                occurredAt: string;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
     platformUpdateSettings: {
         parameters: {
             query?: never;
@@ -6701,6 +6788,16 @@ export interface operations {
                             installedAt?: string;
                             /** Format: date-time */
                             updatedAt?: string;
+                            /** @description The last paid order that could not become its job; null when none (or a later one did) */
+                            lastError?: {
+                                code: string;
+                                message: string;
+                                param?: string | null;
+                                orderId: string;
+                                orderName?: string | null;
+                                /** Format: date-time */
+                                occurredAt: string;
+                            } | null;
                         };
                     };
                 };
@@ -7043,6 +7140,15 @@ export interface operations {
                         displayName: string;
                         website: string;
                         logoUrl: string | null;
+                        logo: {
+                            url: string;
+                            sha256: string;
+                            /** Format: int64 */
+                            width: number;
+                            /** Format: int64 */
+                            height: number;
+                        } | null;
+                        indexable: boolean;
                         domain: {
                             host: string;
                             /** @enum {string} */
@@ -7105,6 +7211,15 @@ export interface operations {
                         displayName: string;
                         website: string;
                         logoUrl: string | null;
+                        logo: {
+                            url: string;
+                            sha256: string;
+                            /** Format: int64 */
+                            width: number;
+                            /** Format: int64 */
+                            height: number;
+                        } | null;
+                        indexable: boolean;
                         domain: {
                             host: string;
                             /** @enum {string} */
@@ -7155,6 +7270,15 @@ export interface operations {
                         displayName: string;
                         website: string;
                         logoUrl: string | null;
+                        logo: {
+                            url: string;
+                            sha256: string;
+                            /** Format: int64 */
+                            width: number;
+                            /** Format: int64 */
+                            height: number;
+                        } | null;
+                        indexable: boolean;
                         domain: {
                             host: string;
                             /** @enum {string} */

@@ -42,6 +42,7 @@ describe('event contracts', () => {
       'bulk.job.failed',
       'voucher.created',
       'voucher.minted',
+      'platform.order.failed',
     ]);
     expect(enterpriseNameOf('certificate_voucher.created')).toBe('voucher.created');
     expect(enterpriseNameOf('certificate_voucher.minted')).toBe('voucher.minted');

@@ -106,7 +106,7 @@ async function handle(sim: Simulator, req: http.IncomingMessage, res: http.Serve
     );
   }
   if (await suffer(sim, 'rest', res, resource.join('/'))) return;
-  const r = runRest(sim.state, shop, req.method ?? 'GET', resource.join('/'), body);
+  const r = runRest(sim.state, shop, req.method ?? 'GET', resource.join('/'), body, url.searchParams);
   return send(res, r.status, r.body);
 }
 

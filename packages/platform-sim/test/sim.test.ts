@@ -235,6 +235,33 @@ describe('webhooks and fulfilment', () => {
     expect(sim.sim.view(SHOP).fulfillments.find((x) => x.orderId === order.id)?.via).toBe('rest');
   });
 
+  it('answers products by ids over REST in the platform shape (numeric ids, image.src, fields trims)', async () => {
+    const bare = sim.sim.addProduct(SHOP, { title: 'Scarf', imageUrl: null }).id;
+    const headers = { 'x-platform-access-token': token };
+    const res = await fetch(
+      admin(
+        `/api/2024-10/products.json?ids=${productId},${bare},999&fields=id,title,vendor,product_type,image`,
+      ),
+      { headers },
+    );
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    expect(body.products).toEqual([
+      expect.objectContaining({
+        id: productId,
+        title: 'Handbag',
+        image: expect.objectContaining({ src: 'https://cdn.test/bag.png' }),
+      }),
+      expect.objectContaining({ id: bare, title: 'Scarf', image: null }),
+    ]);
+    expect(Object.keys(body.products[0]).sort()).toEqual(['id', 'image', 'product_type', 'title', 'vendor']);
+    const one = await fetch(admin(`/api/2024-10/products/${productId}.json`), { headers });
+    expect(((await one.json()) as any).product.admin_graphql_api_id).toBe(
+      `gid://shopify/Product/${productId}`,
+    );
+    expect((await fetch(admin('/api/2024-10/products/1.json'), { headers })).status).toBe(404);
+  });
+
   it('fails on demand: GraphQL errors, a 5xx, a timeout, then recovers', async () => {
     const q = '{ webhookSubscriptions(first: 1) { nodes { id } } }';
     sim.sim.faults.set('graphql', 'errors', { times: 1 });

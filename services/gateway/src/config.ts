@@ -86,17 +86,23 @@ export const configSchema = z.object({
   // Cache-Control of the cached answers, for a CDN in front.
   HALLMARK_PUBLIC_CACHE_MAX_AGE_SEC: z.coerce.number().int().min(0).default(5),
   HALLMARK_PUBLIC_CACHE_SWR_SEC: z.coerce.number().int().min(0).default(30),
-  // Explorer links of the verify page's technical details (`{hash}`, `{address}`); empty: no
-  // links (a private chain such as the dev stack's anvil has no explorer). The tx template is
-  // the one the platform service puts in fulfilment tracking.
+  // Explorer links of the verify page's technical details (pages/explorers.ts): the chain's
+  // explorer base URL, by default the known explorer of HALLMARK_CHAIN_ID and none for a
+  // local or unknown chain (the dev stack's anvil, 31337, has no explorer); empty: none. The
+  // `{hash}` / `{address}` templates override the base's `/tx/…` and `/address/…` paths.
+  HALLMARK_CHAIN_ID: z.coerce.number().int().positive().optional(),
+  HALLMARK_CHAIN_EXPLORER_URL: z
+    .string()
+    .refine((v) => v === '' || /^https:\/\/[^\s]+$/.test(v), 'an https URL (or empty)')
+    .optional(),
   HALLMARK_CHAIN_EXPLORER_TX_URL: z
     .string()
     .refine((v) => v === '' || v.includes('{hash}'), 'must contain {hash} (or be empty)')
-    .default('https://etherscan.io/tx/{hash}'),
+    .optional(),
   HALLMARK_CHAIN_EXPLORER_ADDRESS_URL: z
     .string()
     .refine((v) => v === '' || v.includes('{address}'), 'must contain {address} (or be empty)')
-    .default('https://etherscan.io/address/{address}'),
+    .optional(),
   // /readyz names each service's health only when set (an operator's setting, not the public's).
   HALLMARK_READYZ_DETAIL: z
     .enum(['true', 'false', '1', '0'])

@@ -3,6 +3,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Certificate } from '@hallmark/proto/certificates/v1/certificates';
 import { escapeHtml, html, unsafeRaw } from '../src/pages/html.js';
+import { explorerOf } from '../src/pages/explorers.js';
 import { renderNotFoundPage, renderVerifyPage, warrantyStatus } from '../src/pages/verify.js';
 import { tokenMetadata, verifyUrl } from '../src/routes/verify/pages.js';
 
@@ -85,6 +86,65 @@ describe('verification page', () => {
     expect(page).not.toContain('javascript:');
     expect(page).toContain('data-result="failed"');
     expect(renderNotFoundPage('<x>')).toContain('&lt;x&gt;');
+  });
+
+  it('says plainly "Issuer not verified" when the enterprise has set no issuer profile', () => {
+    const page = renderVerifyPage(
+      {
+        certificate: certificate(),
+        checks: [{ name: 'record_found', passed: true, detail: 'ok' }],
+        verified: true,
+        burned: false,
+        verified_at: '2021-06-01T00:00:00.000Z',
+      },
+      '/verify/cert_abc/qr.svg',
+      null,
+    );
+    const line = /<p class="issuer unverified" id="issuer" data-domain="none">([\s\S]*?)<\/p>/.exec(
+      page,
+    )?.[1];
+    expect(line).toContain('<span class="badge warn">Issuer not verified</span>');
+    expect(line).toContain('no Hallmark profile');
+    expect(page).not.toContain('Issued by');
+  });
+
+  it('links to no explorer on a chain without one (the local anvil), to its own explorer on a public chain', () => {
+    const TX = `0x${'ab'.repeat(32)}`;
+    const CONTRACT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+    const render = (chainEnv: Parameters<typeof explorerOf>[0]) =>
+      renderVerifyPage(
+        {
+          certificate: certificate({ transaction_hash: TX }),
+          checks: [{ name: 'record_found', passed: true, detail: 'ok' }],
+          verified: true,
+          burned: false,
+          verified_at: '2021-06-01T00:00:00.000Z',
+          contract_address: CONTRACT,
+        },
+        '/verify/cert_abc/qr.svg',
+        null,
+        explorerOf(chainEnv),
+      );
+    for (const local of [
+      { HALLMARK_CHAIN_ID: 31337 },
+      {},
+      { HALLMARK_CHAIN_ID: 1, HALLMARK_CHAIN_EXPLORER_URL: '' },
+    ]) {
+      expect(explorerOf(local)).toBeNull();
+      const tech = render(local).slice(render(local).indexOf('<details class="card tech"'));
+      expect(tech).toContain(`<code title="${TX}">`);
+      expect(tech).not.toContain('href=');
+    }
+    expect(render({ HALLMARK_CHAIN_ID: 1 })).toContain(`href="https://etherscan.io/tx/${TX}"`);
+    expect(render({ HALLMARK_CHAIN_ID: 137 })).toContain(
+      `href="https://polygonscan.com/address/${CONTRACT}"`,
+    );
+    expect(
+      explorerOf({ HALLMARK_CHAIN_ID: 31337, HALLMARK_CHAIN_EXPLORER_URL: 'https://scan.internal/' }),
+    ).toEqual({
+      tx: 'https://scan.internal/tx/{hash}',
+      address: 'https://scan.internal/address/{address}',
+    });
   });
 
   it('shows attributes as a table a person reads (labels, lists, no JSON) and the proof folded under technical details with explorer links', () => {

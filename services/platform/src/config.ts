@@ -46,6 +46,11 @@ export const configSchema = z.object({
   HALLMARK_PLATFORM_CALLBACK_MAX_AGE_S: seconds(300),
   /** Deadline of one call to the platform's Admin API. */
   HALLMARK_PLATFORM_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /**
+   * Attempts at an order's product lookup (each GraphQL, then REST) before its job is built
+   * from the order's own line items.
+   */
+  HALLMARK_PLATFORM_PRODUCT_LOOKUP_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
   /** First fulfilment retry delay (doubles, capped at 10 s; spec › Limits 7). */
   HALLMARK_FULFILMENT_BACKOFF_MS: z.coerce.number().int().min(1).default(1000),
   HALLMARK_RESTATE_INGRESS_URL: z.string().url().default('http://127.0.0.1:9080'),

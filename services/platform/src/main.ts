@@ -92,7 +92,7 @@ await runServiceMain({
       config.HALLMARK_PLATFORM_SHOP_DOMAIN_SUFFIX,
       (shop) => install.stillInstalled(shop),
     );
-    const steps = new OrderSteps(orders, installs, admin, bulk.api, fulfilment, cancellations, log);
+    const steps = new OrderSteps(orders, installs, admin, bulk.api, keys.api, fulfilment, cancellations, log);
     const shopOf = (s: string) => parseShop(s, config.HALLMARK_PLATFORM_SHOP_DOMAIN_SUFFIX);
     return {
       services: [
@@ -103,7 +103,7 @@ await runServiceMain({
         }),
       ],
       workers: [
-        restateEndpoint(orderWorkflow(steps), {
+        restateEndpoint(orderWorkflow(steps, config.HALLMARK_PLATFORM_PRODUCT_LOOKUP_ATTEMPTS), {
           port: config.HALLMARK_PLATFORM_RESTATE_PORT,
           host: config.HALLMARK_PLATFORM_RESTATE_HOST,
           url: config.HALLMARK_PLATFORM_RESTATE_URL,

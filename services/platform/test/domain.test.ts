@@ -184,6 +184,42 @@ describe('order form', () => {
     );
   });
 
+  it('without the products (Admin API down) builds the form from the line items, the image from the mapping, else the issuer logo', () => {
+    const mapping = parseMapping({
+      'gid://shopify/Product/9': { templateId: 'tmpl_a', imageUrl: 'https://cdn/default-bag.png' },
+    });
+    const none = new Map();
+    const fromMapping = buildOrderForm('s.myshopify.com', order, none, mapping);
+    const b = fromMapping.body as any;
+    expect(b.metadata[0]).toMatchObject({ name: 'Bag', sku: 'B-1', imageUrl: 'https://cdn/default-bag.png' });
+    // The belt has no mapping: no image anywhere, and the form says which unit.
+    expect(fromMapping.missingImage).toMatchObject({
+      code: 'parameter_missing',
+      param: 'metadata[2].imageUrl',
+    });
+    expect(fromMapping.missingImage!.message).toContain('Belt');
+    const withLogo = buildOrderForm('s.myshopify.com', order, none, mapping, 'https://brand/logo.png');
+    expect(withLogo.missingImage).toBeNull();
+    expect((withLogo.body as any).metadata.map((m: any) => m.imageUrl)).toEqual([
+      'https://cdn/default-bag.png',
+      'https://cdn/default-bag.png',
+      'https://brand/logo.png',
+    ]);
+    // The product's own image wins over both.
+    expect(
+      (buildOrderForm('s.myshopify.com', order, products, mapping, 'https://brand/logo.png').body as any)
+        .metadata[0].imageUrl,
+    ).toBe('https://cdn/bag.png');
+  });
+
+  it('refuses a mapping imageUrl that is not https', () => {
+    expect(
+      codeOf(() =>
+        parseMapping({ 'gid://shopify/Product/1': { templateId: 'x', imageUrl: 'http://cdn/a.png' } }),
+      ),
+    ).toBe('parameter_invalid');
+  });
+
   it('refuses a mapping keyed by something other than a product id', () => {
     expect(codeOf(() => parseMapping({ nope: { templateId: 'x' } }))).toBe('parameter_invalid');
     expect(codeOf(() => parseMapping({ 'gid://shopify/Product/1': {} }))).toBe('parameter_invalid');

@@ -2,7 +2,10 @@
 // simulator in place of the platform: install by OAuth, a paid order becomes one bulk job
 // and its certificate vouchers, the enterprise webhook carries the voucher map, and the
 // order is fulfilled with the chain transaction (GraphQL, else REST; failures recorded and
-// retried by hand), exactly once under redelivered webhooks.
+// retried by hand), exactly once under redelivered webhooks. An Admin API outage does not stop
+// paid orders: products are read through REST when GraphQL fails, and with both failing the job
+// is made from the line items and the mapping's image; an order that cannot become a job is
+// shown on the integration and sent as platform.order.failed.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { signOAuthQuery, signWebhook, startPlatformSim, type PlatformSim } from '@hallmark/platform-sim';
 import { mkdtempSync } from 'node:fs';
@@ -67,6 +70,26 @@ async function payOrder(quantity: number) {
   expect(sent.map((s) => s.status)).toEqual([200]);
   return { order, gid: `gid://shopify/Order/${order.id}`, webhookId: sent[0]!.webhookId };
 }
+
+/** One unit of `product` paid; its order gid. */
+async function payFor(product: number) {
+  const { order } = await sim.sim.createOrder(SHOP, { lineItems: [{ productId: product, quantity: 1 }] });
+  expect((await sim.sim.pay(SHOP, order.id)).map((s) => s.status)).toEqual([200]);
+  return `gid://shopify/Order/${order.id}`;
+}
+
+/** The items of the order's job as bulk stored them (JSON text), once the job completed. */
+const jobItems = (gid: string) =>
+  until('order job completed', async () => {
+    const rows = await serviceQuery<{ status: string; input: string }>(
+      stack,
+      'bulk',
+      `SELECT j.status, i.input::text AS input FROM jobs j JOIN job_items i ON i.job_id = j.id
+        WHERE j.external_context->>'orderId' = $1`,
+      [gid],
+    );
+    return rows.length > 0 && rows.every((r) => r.status === 'completed') ? rows.map((r) => r.input) : null;
+  });
 
 const fulfilmentOf = (gid: string) =>
   platformDb<{ status: string; attempts: number; via: string; error: string }>(
@@ -144,6 +167,7 @@ describe('install', () => {
       ['PATCH', '/api/platform/integration/settings', { shop: SHOP, settings: { autoFulfill: false } }],
       ['POST', '/api/platform/webhooks/register', { shop: SHOP }],
       ['POST', '/api/platform/fulfillment/retry', { shop: SHOP, orderId: '1' }],
+      ['GET', `/api/platform/integration?shop=${SHOP}`, undefined],
     ];
     for (const [method, url, body] of calls) {
       expect((await stack.call(method, url, { auth: intruder, body })).status).toBe(404);
@@ -166,7 +190,7 @@ describe('paid orders', () => {
       auth: session,
       body: {
         url: `${host.url}/hooks`,
-        events: ['bulk.job.completed'],
+        events: ['bulk.job.completed', 'platform.order.failed'],
         secret: creds.webhookSecret,
         enabled: true,
       },
@@ -284,6 +308,76 @@ describe('paid orders', () => {
     expect(
       sim.sim.view(SHOP).fulfillments.filter((x) => `gid://shopify/Order/${x.orderId}` === gid),
     ).toHaveLength(1);
+  }, 180_000);
+
+  // An Admin API outage does not stop paid orders (spec: the Admin API comes after the job).
+  it('makes the paid order’s job through the REST product lookup while GraphQL fails', async () => {
+    sim.sim.faults.set('graphql', 'errors', { match: 'HallmarkProducts' });
+    try {
+      const gid = await payFor(productId);
+      // The product's image reached the job: only the product lookup (here REST) knows it.
+      expect(await jobItems(gid)).toEqual([expect.stringContaining(`${host.url}/handbag.png`)]);
+    } finally {
+      sim.sim.faults.clear();
+    }
+  }, 180_000);
+
+  it('with GraphQL and REST both failing makes the job from the line items and the mapping’s image, then fulfils', async () => {
+    const mapped = await stack.call('PATCH', '/api/platform/integration/settings', {
+      auth: session,
+      body: {
+        shop: SHOP,
+        settings: {
+          productTemplateMapping: {
+            [`gid://shopify/Product/${productId}`]: {
+              templateId: 'tmpl_bag',
+              imageUrl: `${host.url}/default.png`,
+            },
+          },
+        },
+      },
+    });
+    expect(mapped.status).toBe(200);
+    sim.sim.faults.set('graphql', '5xx', { match: 'HallmarkProducts' });
+    sim.sim.faults.set('rest', 'errors', { match: 'products' });
+    try {
+      const gid = await payFor(productId);
+      expect(await jobItems(gid)).toEqual([expect.stringContaining(`${host.url}/default.png`)]);
+      const f = await until('fulfilment', async () =>
+        sim.sim.view(SHOP).fulfillments.find((x) => `gid://shopify/Order/${x.orderId}` === gid),
+      );
+      expect(f.trackingNumber).toMatch(/^0x[0-9a-f]{64}$/);
+    } finally {
+      sim.sim.faults.clear();
+    }
+  }, 180_000);
+
+  it('shows an order with no image anywhere on the integration and sends platform.order.failed, making no job', async () => {
+    const bare = sim.sim.addProduct(SHOP, { title: 'Plain belt', imageUrl: null }).id;
+    const gid = await payFor(bare);
+    const integration = await until('integration lastError', async () => {
+      const res = await stack.call('GET', `/api/platform/integration?shop=${SHOP}`, { auth: session });
+      return res.body.integration?.lastError?.orderId === gid ? res.body.integration : null;
+    });
+    expect(integration.lastError).toMatchObject({
+      code: 'parameter_missing',
+      param: 'metadata[0].imageUrl',
+      message: expect.stringContaining('Plain belt'),
+    });
+    const hook = await until('platform.order.failed webhook', async () =>
+      host.hooks.find((h) => JSON.parse(h.body).orderId === gid),
+    );
+    expect(hook.headers['x-webhook-event']).toBe('platform.order.failed');
+    expect(hook.headers['x-webhook-signature']).toBe(webhookSignature(hook.body, creds.webhookSecret));
+    expect(JSON.parse(hook.body)).toMatchObject({
+      event: 'platform.order.failed',
+      shop: SHOP,
+      orderId: gid,
+      error: { code: 'parameter_missing', param: 'metadata[0].imageUrl' },
+    });
+    expect(
+      await serviceQuery(stack, 'bulk', "SELECT 1 FROM jobs WHERE external_context->>'orderId' = $1", [gid]),
+    ).toHaveLength(0);
   }, 180_000);
 
   it('answers 401 to a webhook with a wrong or missing signature and does nothing', async () => {

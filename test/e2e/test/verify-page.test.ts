@@ -1,7 +1,8 @@
 // The public verification page in a real browser: headless Chromium (Debian's `chromium`, driven
 // by playwright-core) opens the page of certificates minted on anvil through the real processes:
 // a genuine one (every check passes), an unknown one (friendly 404) and one its holder burned on
-// chain (says so; not_burned fails). Also the QR codes, the token metadata JSON of tokenURI, the
+// chain (says so; not_burned fails); without an issuer profile it says "Issuer not verified",
+// and on anvil (no explorer) nothing links to one. Also the QR codes, the token metadata JSON of tokenURI, the
 // page's CSP and escaping, and the document.verified event each verification records.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createGrpcClient, newId, serviceDatabaseUrl, type GrpcClient } from '@hallmark/kit';
@@ -145,6 +146,10 @@ describe('the verification page in headless Chromium', () => {
     expect(await page.locator('h1#name').textContent()).toBe('Gold Watch <b>"No. 1"</b> & Co');
     expect(await page.locator('script').count()).toBe(0);
     expect(await page.locator('#provenance [data-kind="minted"]').count()).toBe(1);
+    // No issuer profile: said plainly. The local chain (anvil) has no explorer: nothing links to one.
+    expect(await page.locator('#issuer .badge').textContent()).toBe('Issuer not verified');
+    expect(await page.locator('#technical code').count()).toBeGreaterThan(0);
+    expect(await page.locator('#technical a').count()).toBe(0);
     await screenshot(page, 'genuine');
 
     const raw = await stack.call('GET', `/verify/${genuine.id}`);

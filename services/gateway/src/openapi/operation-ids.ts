@@ -88,6 +88,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /api/platform/integration/credentials': 'platformGetCredentials',
   'POST /api/platform/integration/auto-provision': 'platformAutoProvision',
   'POST /api/platform/webhooks/register': 'platformRegisterWebhooks',
+  'GET /api/platform/integration': 'platformGetIntegration',
   'PATCH /api/platform/integration/settings': 'platformUpdateSettings',
   'POST /api/platform/fulfillment/retry': 'platformRetryFulfillment',
   'POST /api/platform/webhooks': 'platformReceiveWebhook',

@@ -36,19 +36,32 @@ const AllowlistEntry = {
 };
 const allowlistRequired = ['address', 'allowlistRetryCount'];
 
-const EnterpriseProfile = obj(['enterpriseId', 'displayName', 'website', 'logoUrl', 'domain', 'updatedAt'], {
-  enterpriseId: str(64),
-  displayName: str(100),
-  website: str(2048),
-  logoUrl: nullable(str(2048)),
-  domain: obj(['host', 'status', 'checkedAt', 'detail'], {
-    host: str(300),
-    status: { type: 'string', enum: ['verified', 'unverified'] },
-    checkedAt: time,
-    detail: nullable(str(300)),
-  }),
-  updatedAt: time,
-});
+const EnterpriseProfile = obj(
+  ['enterpriseId', 'displayName', 'website', 'logoUrl', 'logo', 'indexable', 'domain', 'updatedAt'],
+  {
+    enterpriseId: str(64),
+    displayName: str(100),
+    website: str(2048),
+    logoUrl: nullable(str(2048)),
+    // Hallmark's archived copy of the logo (what the pages show), and its size.
+    logo: nullable(
+      obj(['url', 'sha256', 'width', 'height'], {
+        url: str(2048),
+        sha256: str(64),
+        width: int(),
+        height: int(),
+      }),
+    ),
+    indexable: bool,
+    domain: obj(['host', 'status', 'checkedAt', 'detail'], {
+      host: str(300),
+      status: { type: 'string', enum: ['verified', 'unverified'] },
+      checkedAt: time,
+      detail: nullable(str(300)),
+    }),
+    updatedAt: time,
+  },
+);
 
 const Variable = obj(['name', 'type', 'required'], {
   name: str(100),

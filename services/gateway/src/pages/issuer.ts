@@ -1,6 +1,7 @@
 // "Issued by <brand>": the issuer line of the verify, voucher and claim pages and the public
 // certificate read, from the enterprise's issuer profile (keys service). A page without a
-// profile, or whose profile cannot be read just now, simply has no issuer line.
+// profile (or whose profile cannot be read just now) says plainly "Issuer not verified":
+// nobody has confirmed who issued it, and silence would read as if that did not matter.
 import type { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
 import type { EnterpriseProfile, KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import type { AsyncClient } from '@hallmark/kit';
@@ -77,15 +78,20 @@ export const presentIssuer = (i: IssuerView | null) =>
   i && { name: i.name, website: i.website, domain: i.host, domainVerified: i.domainVerified };
 
 /**
- * The issuer line. A verified issuer (its website publishes the enterprise's id) is named with
- * emphasis, its logo and a "domain verified" badge. An unverified one is a claim anyone can
+ * The issuer line. Without a profile: "Issuer not verified" (nobody confirms who issued it).
+ * A verified issuer (its website publishes the enterprise's id) is named with emphasis, its
+ * logo and a "domain verified" badge. An unverified one is a claim anyone can
  * type, so it is shown as such: a plain "Issuer not verified" label first, then "Claimed by
  * <name>" in ordinary weight, no logo (a copied brand logo is the strongest false cue), and
  * the website as text, not a link. The label is words, not only colour, and the line is one
  * sentence to a screen reader.
  */
-export function renderIssuer(i: IssuerView | null): Html | null {
-  if (!i) return null;
+export function renderIssuer(i: IssuerView | null): Html {
+  if (!i)
+    return html`<p class="issuer unverified" id="issuer" data-domain="none">
+      <span class="badge warn">Issuer not verified</span>
+      The issuer has no Hallmark profile, so who issued this certificate is not confirmed.
+    </p>`;
   if (!i.domainVerified)
     return html`<p class="issuer unverified" id="issuer" data-domain="unverified">
       <span class="badge warn">Issuer not verified</span>

@@ -1,7 +1,7 @@
 // The verify page's "Technical details": what a specialist checks by hand (the batch's Merkle
 // root, the metadata hash, the contract, the holder, the transactions), folded away from the
 // shopper under a <details>, each hash or address in full and linked to a block explorer when
-// one is configured (HALLMARK_CHAIN_EXPLORER_TX_URL, HALLMARK_CHAIN_EXPLORER_ADDRESS_URL).
+// one is configured (pages/explorers.ts: one per chain, none for a local chain).
 import type { VerifyCertificateResponse } from '@hallmark/proto/certificates/v1/verification';
 import { html, type Html } from './html.js';
 

@@ -158,6 +158,39 @@ describe('PATCH /api/platform/integration/settings', () =>
     new HallmarkError('resource_not_found'),
   ));
 
+describe('GET /api/platform/integration', () => {
+  const req = { method: 'GET' as const, url: `/api/platform/integration?shop=${SHOP}` };
+
+  it('shows the integration with the last order that could not become its job', async () => {
+    h.answer('platform', 'getIntegration', async () => ({
+      ...integration,
+      last_error: {
+        code: 'parameter_missing',
+        message: 'no image',
+        param: 'metadata[0].imageUrl',
+        order_id: 'gid://shopify/Order/7',
+        order_name: '#1007',
+        occurred_at: '2025-01-02T00:00:00.000Z',
+      },
+    }));
+    const res = await h.app.inject({ ...req, headers: h.session });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().integration.lastError).toEqual({
+      code: 'parameter_missing',
+      message: 'no image',
+      param: 'metadata[0].imageUrl',
+      orderId: 'gid://shopify/Order/7',
+      orderName: '#1007',
+      occurredAt: '2025-01-02T00:00:00.000Z',
+    });
+    expect(h.callsTo('platform', 'getIntegration')[0]).toMatchObject({ shop: SHOP });
+  });
+
+  it('takes only a user session', async () => {
+    await expectSessionOnly(h, req);
+  });
+});
+
 describe('POST /api/platform/fulfillment/retry', () =>
   sessionRoute(
     { method: 'POST', url: '/api/platform/fulfillment/retry', payload: { shop: SHOP, orderId: 'o_1' } },

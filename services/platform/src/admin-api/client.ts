@@ -1,6 +1,6 @@
 // Hallmark's calls to a shop's Admin API: the OAuth code exchange, GraphQL (webhook
 // subscriptions, fulfillment orders, fulfillment create, products) and the REST fallback
-// for fulfilment. Every call has a deadline; failures are AdminApiErrors saying whether the
+// for products and fulfilment. Every call has a deadline; failures are AdminApiErrors saying whether the
 // platform refused (GraphQL errors, userErrors, 4xx) or could not answer (5xx, timeout).
 import {
   CREATE_FULFILLMENT,
@@ -45,6 +45,14 @@ export interface ProductInfo {
   productType: string;
   imageUrl: string | null;
 }
+
+export interface ProductLookup {
+  via: 'graphql' | 'rest';
+  products: Map<string, ProductInfo>;
+}
+
+/** The platform's REST page limit. */
+const REST_PAGE = 250;
 
 export interface FulfilResult {
   via: 'graphql' | 'rest' | 'already';
@@ -121,8 +129,28 @@ export class AdminApi {
     return Object.keys(WEBHOOK_TOPICS) as InboundTopic[];
   }
 
-  async products(shop: string, token: string, ids: string[]): Promise<Map<string, ProductInfo>> {
-    if (ids.length === 0) return new Map();
+  /**
+   * Products by global id: GraphQL `nodes(ids:)`, else the REST `products.json?ids=` (the
+   * same fallback as fulfilment). Unknown or deleted products are simply absent. Both
+   * failing throws one AdminApiError naming both reasons.
+   */
+  async products(shop: string, token: string, ids: string[]): Promise<ProductLookup> {
+    if (ids.length === 0) return { via: 'graphql', products: new Map() };
+    try {
+      return { via: 'graphql', products: await this.productsGraphql(shop, token, ids) };
+    } catch (gqlErr) {
+      try {
+        return { via: 'rest', products: await this.productsRest(shop, token, ids) };
+      } catch (restErr) {
+        throw new AdminApiError(
+          (restErr as AdminApiError).kind ?? 'http',
+          `products: GraphQL: ${(gqlErr as Error).message}; REST: ${(restErr as Error).message}`,
+        );
+      }
+    }
+  }
+
+  private async productsGraphql(shop: string, token: string, ids: string[]) {
     type Node = {
       id: string;
       title: string;
@@ -144,6 +172,40 @@ export class AdminApi {
           },
         ]),
     );
+  }
+
+  /** `GET products.json?ids=1,2&fields=…` (numeric ids; at most 250 a page, as the platform pages). */
+  private async productsRest(shop: string, token: string, ids: string[]) {
+    type Rest = {
+      id: number;
+      title?: string;
+      vendor?: string;
+      product_type?: string;
+      image?: { src?: string } | null;
+    };
+    const byNumber = new Map(ids.map((gid) => [/\/(\d+)$/.exec(gid)?.[1] ?? '', gid]));
+    byNumber.delete('');
+    const numbers = [...byNumber.keys()];
+    const out = new Map<string, ProductInfo>();
+    for (let i = 0; i < numbers.length; i += REST_PAGE) {
+      const q = new URLSearchParams({
+        ids: numbers.slice(i, i + REST_PAGE).join(','),
+        fields: 'id,title,vendor,product_type,image',
+      });
+      const body = (await this.rest(shop, token, 'GET', `products.json?${q}`)) as { products?: Rest[] };
+      if (!Array.isArray(body?.products)) throw new AdminApiError('http', 'products missing from the answer');
+      for (const p of body.products) {
+        const gid = byNumber.get(String(p.id));
+        if (!gid) continue;
+        out.set(gid, {
+          title: p.title ?? '',
+          vendor: p.vendor ?? '',
+          productType: p.product_type ?? '',
+          imageUrl: p.image?.src ?? null,
+        });
+      }
+    }
+    return out;
   }
 
   /** Fulfils every open fulfillment order of the order through GraphQL. */

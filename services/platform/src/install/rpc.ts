@@ -7,7 +7,13 @@ import type { IntegrationRecord } from './store.js';
 
 type InstallRpcs = Pick<
   AsyncHandlers<PlatformServiceServer>,
-  'authorize' | 'callback' | 'getCredentials' | 'autoProvision' | 'registerWebhooks' | 'updateSettings'
+  | 'authorize'
+  | 'callback'
+  | 'getCredentials'
+  | 'autoProvision'
+  | 'registerWebhooks'
+  | 'updateSettings'
+  | 'getIntegration'
 >;
 
 export function principalOf(p: Principal | undefined): Principal {
@@ -25,6 +31,16 @@ export function integrationToProto(i: IntegrationRecord): Integration {
     product_template_mapping_json: i.mapping ? JSON.stringify(i.mapping) : undefined,
     installed_at: i.installedAt.toISOString(),
     updated_at: i.updatedAt.toISOString(),
+    last_error: i.lastError
+      ? {
+          code: i.lastError.code,
+          message: i.lastError.message,
+          param: i.lastError.param ?? '',
+          order_id: i.lastError.orderId,
+          order_name: i.lastError.orderName ?? '',
+          occurred_at: i.lastError.at,
+        }
+      : undefined,
   };
 }
 
@@ -65,6 +81,9 @@ export function installHandlers(svc: InstallService): InstallRpcs {
     },
     async registerWebhooks(req) {
       return svc.registerWebhooks(principalOf(req.principal), req.shop);
+    },
+    async getIntegration(req) {
+      return integrationToProto(await svc.integration(principalOf(req.principal), req.shop));
     },
     async updateSettings(req) {
       return integrationToProto(

@@ -171,6 +171,11 @@ export class InstallService {
     return this.store.updateSettings(shop, principal.enterprise_id, autoFulfill, mapping);
   }
 
+  /** The principal's shop's integration (another enterprise's: not found). */
+  async integration(principal: Principal, shopRaw: string): Promise<IntegrationRecord> {
+    return this.store.forTenant(parseShop(shopRaw, this.cfg.shopSuffix), principal.enterprise_id);
+  }
+
   /**
    * Whether the platform still accepts the shop's access token, i.e. the app is installed.
    * An `app/uninstalled` body is signed but carries no time, so a leaked one could be sent

@@ -12,6 +12,15 @@ export interface IntegrationRecord {
   apiKeyProvisioned: boolean;
   autoFulfill: boolean;
   mapping: ProductTemplateMapping | null;
+  /** The last paid order that could not become its job (orders store sets and clears it). */
+  lastError: {
+    code: string;
+    message: string;
+    param?: string;
+    orderId: string;
+    orderName: string | null;
+    at: string;
+  } | null;
   installedAt: Date;
   updatedAt: Date;
 }
@@ -39,6 +48,7 @@ const row = (r: any): IntegrationRecord => ({
   apiKeyProvisioned: r.api_key_provisioned,
   autoFulfill: r.auto_fulfill,
   mapping: r.product_template_mapping,
+  lastError: r.last_error ?? null,
   installedAt: r.installed_at,
   updatedAt: r.updated_at,
 });

@@ -165,6 +165,52 @@ export class OrdersStore {
     );
   }
 
+  /**
+   * An order that could not become its job: recorded on the order and as the integration's
+   * last error, with `platform.order.failed`, all in one transaction and only the first time
+   * (a repeated workflow step reports nothing twice). False when it was already recorded.
+   */
+  async recordFailure(
+    o: { shop: string; orderId: string; orderName: string | null; orderNumber: string | null },
+    owner: { enterpriseId: string; livemode: boolean },
+    failure: { code: string; message: string; param?: string },
+  ): Promise<boolean> {
+    const at = new Date().toISOString();
+    return transaction(this.pool, async (tx) => {
+      const { rowCount } = await tx.query(
+        `UPDATE orders SET job_id = '', job_status = $3, failure = $4, updated_at = now()
+         WHERE shop = $1 AND order_id = $2 AND failure IS NULL`,
+        [o.shop, o.orderId, `failed: ${failure.message}`.slice(0, 300), { ...failure, at }],
+      );
+      if (rowCount !== 1) return false;
+      await tx.query('UPDATE integrations SET last_error = $2 WHERE shop = $1', [
+        o.shop,
+        { ...failure, orderId: o.orderId, orderName: o.orderName, at },
+      ]);
+      await recordEvent(tx, 'platform', {
+        type: 'platform.order.failed',
+        enterpriseId: owner.enterpriseId,
+        livemode: owner.livemode,
+        data: {
+          shop: o.shop,
+          orderId: o.orderId,
+          orderNumber: o.orderNumber,
+          orderName: o.orderName,
+          error: { code: failure.code, message: failure.message, param: failure.param ?? null },
+        },
+      });
+      return true;
+    });
+  }
+
+  /** A later order of the shop became its job: the integration's last error is history. */
+  async clearLastError(shop: string) {
+    await this.pool.query(
+      'UPDATE integrations SET last_error = NULL WHERE shop = $1 AND last_error IS NOT NULL',
+      [shop],
+    );
+  }
+
   async markSubmitted(shop: string, orderId: string) {
     await this.pool.query('UPDATE orders SET workflow_submitted = true WHERE shop = $1 AND order_id = $2', [
       shop,

@@ -89,6 +89,11 @@ export interface UpdateSettingsRequest {
   product_template_mapping_json?: string | undefined;
 }
 
+export interface GetIntegrationRequest {
+  principal?: Principal | undefined;
+  shop: string;
+}
+
 export interface Integration {
   shop: string;
   enterprise_id: string;
@@ -99,6 +104,20 @@ export interface Integration {
   product_template_mapping_json?: string | undefined;
   installed_at: string;
   updated_at: string;
+  /** The last paid order that could not become its job (cleared when a later one did). */
+  last_error?: IntegrationError | undefined;
+}
+
+/** Why a paid order could not become its job, in the spec's error terms. */
+export interface IntegrationError {
+  code: string;
+  message: string;
+  /** The order form's field to blame (e.g. metadata[0].imageUrl), or empty. */
+  param: string;
+  order_id: string;
+  order_name: string;
+  /** ISO 8601. */
+  occurred_at: string;
 }
 
 export interface ReceiveWebhookRequest {
@@ -1090,6 +1109,81 @@ export const UpdateSettingsRequest: MessageFns<UpdateSettingsRequest> = {
   },
 };
 
+function createBaseGetIntegrationRequest(): GetIntegrationRequest {
+  return { principal: undefined, shop: "" };
+}
+
+export const GetIntegrationRequest: MessageFns<GetIntegrationRequest> = {
+  encode(message: GetIntegrationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.shop !== "") {
+      writer.uint32(18).string(message.shop);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetIntegrationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetIntegrationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.shop = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetIntegrationRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      shop: isSet(object.shop) ? globalThis.String(object.shop) : "",
+    };
+  },
+
+  toJSON(message: GetIntegrationRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.shop !== "") {
+      obj.shop = message.shop;
+    }
+    return obj;
+  },
+};
+
 function createBaseIntegration(): Integration {
   return {
     shop: "",
@@ -1100,6 +1194,7 @@ function createBaseIntegration(): Integration {
     product_template_mapping_json: undefined,
     installed_at: "",
     updated_at: "",
+    last_error: undefined,
   };
 }
 
@@ -1128,6 +1223,9 @@ export const Integration: MessageFns<Integration> = {
     }
     if (message.updated_at !== "") {
       writer.uint32(66).string(message.updated_at);
+    }
+    if (message.last_error !== undefined) {
+      IntegrationError.encode(message.last_error, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -1209,6 +1307,14 @@ export const Integration: MessageFns<Integration> = {
             message.updated_at = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.last_error = IntegrationError.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1255,6 +1361,11 @@ export const Integration: MessageFns<Integration> = {
         : isSet(object.updated_at)
         ? globalThis.String(object.updated_at)
         : "",
+      last_error: isSet(object.lastError)
+        ? IntegrationError.fromJSON(object.lastError)
+        : isSet(object.last_error)
+        ? IntegrationError.fromJSON(object.last_error)
+        : undefined,
     };
   },
 
@@ -1283,6 +1394,156 @@ export const Integration: MessageFns<Integration> = {
     }
     if (message.updated_at !== "") {
       obj.updatedAt = message.updated_at;
+    }
+    if (message.last_error !== undefined) {
+      obj.lastError = IntegrationError.toJSON(message.last_error);
+    }
+    return obj;
+  },
+};
+
+function createBaseIntegrationError(): IntegrationError {
+  return { code: "", message: "", param: "", order_id: "", order_name: "", occurred_at: "" };
+}
+
+export const IntegrationError: MessageFns<IntegrationError> = {
+  encode(message: IntegrationError, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.message !== "") {
+      writer.uint32(18).string(message.message);
+    }
+    if (message.param !== "") {
+      writer.uint32(26).string(message.param);
+    }
+    if (message.order_id !== "") {
+      writer.uint32(34).string(message.order_id);
+    }
+    if (message.order_name !== "") {
+      writer.uint32(42).string(message.order_name);
+    }
+    if (message.occurred_at !== "") {
+      writer.uint32(50).string(message.occurred_at);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IntegrationError {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIntegrationError();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.param = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.order_id = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.order_name = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.occurred_at = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IntegrationError {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      param: isSet(object.param) ? globalThis.String(object.param) : "",
+      order_id: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      order_name: isSet(object.orderName)
+        ? globalThis.String(object.orderName)
+        : isSet(object.order_name)
+        ? globalThis.String(object.order_name)
+        : "",
+      occurred_at: isSet(object.occurredAt)
+        ? globalThis.String(object.occurredAt)
+        : isSet(object.occurred_at)
+        ? globalThis.String(object.occurred_at)
+        : "",
+    };
+  },
+
+  toJSON(message: IntegrationError): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    if (message.param !== "") {
+      obj.param = message.param;
+    }
+    if (message.order_id !== "") {
+      obj.orderId = message.order_id;
+    }
+    if (message.order_name !== "") {
+      obj.orderName = message.order_name;
+    }
+    if (message.occurred_at !== "") {
+      obj.occurredAt = message.occurred_at;
     }
     return obj;
   },
@@ -1920,6 +2181,20 @@ export const PlatformServiceService = {
     responseDeserialize: (value: Buffer): Integration => Integration.decode(value),
   },
   /**
+   * The principal's shop's integration: status, settings and the last paid order that could
+   * not become its job (last_error). Another enterprise's shop: resource_not_found.
+   */
+  getIntegration: {
+    path: "/hallmark.platform.v1.PlatformService/GetIntegration" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetIntegrationRequest): Buffer =>
+      Buffer.from(GetIntegrationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetIntegrationRequest => GetIntegrationRequest.decode(value),
+    responseSerialize: (value: Integration): Buffer => Buffer.from(Integration.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Integration => Integration.decode(value),
+  },
+  /**
    * One inbound platform webhook, raw body as received. Wrong or missing HMAC:
    * authentication_failed. Duplicates (same webhook id, or same topic + order) answer
    * duplicate = true and do nothing new. orders/paid records the order (payment.succeeded)
@@ -1988,6 +2263,11 @@ export interface PlatformServiceServer extends UntypedServiceImplementation {
    * Idempotent.
    */
   updateSettings: handleUnaryCall<UpdateSettingsRequest, Integration>;
+  /**
+   * The principal's shop's integration: status, settings and the last paid order that could
+   * not become its job (last_error). Another enterprise's shop: resource_not_found.
+   */
+  getIntegration: handleUnaryCall<GetIntegrationRequest, Integration>;
   /**
    * One inbound platform webhook, raw body as received. Wrong or missing HMAC:
    * authentication_failed. Duplicates (same webhook id, or same topic + order) answer
@@ -2118,6 +2398,25 @@ export interface PlatformServiceClient extends Client {
   ): ClientUnaryCall;
   updateSettings(
     request: UpdateSettingsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Integration) => void,
+  ): ClientUnaryCall;
+  /**
+   * The principal's shop's integration: status, settings and the last paid order that could
+   * not become its job (last_error). Another enterprise's shop: resource_not_found.
+   */
+  getIntegration(
+    request: GetIntegrationRequest,
+    callback: (error: ServiceError | null, response: Integration) => void,
+  ): ClientUnaryCall;
+  getIntegration(
+    request: GetIntegrationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Integration) => void,
+  ): ClientUnaryCall;
+  getIntegration(
+    request: GetIntegrationRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Integration) => void,

@@ -66,5 +66,34 @@ export const integrationSchema = {
     },
     installedAt: { type: 'string', format: 'date-time', maxLength: 40 },
     updatedAt: { type: 'string', format: 'date-time', maxLength: 40 },
+    lastError: {
+      type: ['object', 'null'],
+      description: 'The last paid order that could not become its job; null when none (or a later one did)',
+      required: ['code', 'message', 'orderId', 'occurredAt'],
+      additionalProperties: false,
+      properties: {
+        code: { type: 'string', maxLength: 64 },
+        message: { type: 'string', maxLength: 1000 },
+        param: { type: ['string', 'null'], maxLength: 200 },
+        orderId: { type: 'string', maxLength: 100 },
+        orderName: { type: ['string', 'null'], maxLength: 100 },
+        occurredAt: { type: 'string', format: 'date-time', maxLength: 40 },
+      },
+    },
   },
 } as const;
+
+/** The answers of the routes that return the integration (`{success, integration}`). */
+export const integrationAnswers = (description: string) => ({
+  200: {
+    description,
+    type: 'object',
+    required: ['success', 'integration'],
+    additionalProperties: false,
+    properties: { success: { type: 'boolean', const: true }, integration: integrationSchema },
+  },
+  400: ERRORS[400],
+  401: ERRORS[401],
+  404: ERRORS[404],
+  429: ERRORS[429],
+});

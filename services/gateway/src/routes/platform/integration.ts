@@ -1,8 +1,17 @@
 // The integration's management: credentials by setup token, auto-provision, webhook
-// re-registration and settings (user session; a shop of another enterprise is 404).
+// re-registration, the integration itself and its settings (user session; a shop of
+// another enterprise is 404).
 import type { FastifyInstance } from 'fastify';
 import { principalOf, type RouteDeps } from '../shared.js';
-import { credentialsSchema, ERRORS, integrationSchema, PUBLIC, SESSION, shopSchema, TAGS } from './common.js';
+import {
+  credentialsSchema,
+  ERRORS,
+  integrationAnswers,
+  PUBLIC,
+  SESSION,
+  shopSchema,
+  TAGS,
+} from './common.js';
 import type { Integration } from '@hallmark/proto/platform/v1/platform';
 
 function presentIntegration(i: Integration) {
@@ -19,6 +28,16 @@ function presentIntegration(i: Integration) {
     },
     installedAt: i.installed_at,
     updatedAt: i.updated_at,
+    lastError: i.last_error
+      ? {
+          code: i.last_error.code,
+          message: i.last_error.message,
+          param: i.last_error.param || null,
+          orderId: i.last_error.order_id,
+          orderName: i.last_error.order_name || null,
+          occurredAt: i.last_error.occurred_at,
+        }
+      : null,
   };
 }
 
@@ -154,6 +173,30 @@ export default async function integrationRoutes(app: FastifyInstance, { clients 
     },
   );
 
+  app.get<{ Querystring: { shop: string } }>(
+    '/api/platform/integration',
+    {
+      config: SESSION,
+      schema: {
+        tags: TAGS,
+        summary: 'The enterprise’s shop integration: status, settings and the last order that failed',
+        description:
+          '`lastError` is the last paid order that could not become its certificate job (e.g. a product with no ' +
+          'image anywhere), in the error envelope’s terms, with the order; null once a later order became its job. ' +
+          'Each such order is also sent as the enterprise webhook `platform.order.failed`.',
+        querystring: shopBody,
+        response: integrationAnswers('The integration'),
+      },
+    },
+    async (request) => {
+      const i = await clients.platform.getIntegration(
+        { principal: principalOf(request), shop: request.query.shop },
+        { idempotent: true },
+      );
+      return { success: true, integration: presentIntegration(i) };
+    },
+  );
+
   app.patch<{
     Body: { shop: string; settings: { autoFulfill?: boolean; productTemplateMapping?: unknown } };
   }>(
@@ -185,19 +228,7 @@ export default async function integrationRoutes(app: FastifyInstance, { clients 
             },
           },
         },
-        response: {
-          200: {
-            description: 'The integration with its settings',
-            type: 'object',
-            required: ['success', 'integration'],
-            additionalProperties: false,
-            properties: { success: { type: 'boolean', const: true }, integration: integrationSchema },
-          },
-          400: ERRORS[400],
-          401: ERRORS[401],
-          404: ERRORS[404],
-          429: ERRORS[429],
-        },
+        response: integrationAnswers('The integration with its settings'),
       },
     },
     async (request) => {

@@ -18,6 +18,7 @@ import { sendCachedPage, sendPage } from '../../pages/shell.js';
 import { publicCacheControl, sendCached } from '../../cache/http.js';
 import { notFoundError, type Cached } from '../../cache/public-cache.js';
 import { readPublic } from '../certificates/public.js';
+import { explorerOf } from '../../pages/explorers.js';
 import { loadIssuer } from '../../pages/issuer.js';
 import type { RouteDeps } from '../shared.js';
 import { recordsEvent } from './events.js';
@@ -68,10 +69,7 @@ export function tokenMetadata(c: Certificate, publicUrl: string) {
 export default async function verifyPages(app: FastifyInstance, { clients, config, publicCache }: RouteDeps) {
   const publicUrl = config.HALLMARK_PUBLIC_URL;
   const cacheControl = publicCacheControl(config);
-  const explorer = {
-    tx: config.HALLMARK_CHAIN_EXPLORER_TX_URL,
-    address: config.HALLMARK_CHAIN_EXPLORER_ADDRESS_URL,
-  };
+  const explorer = explorerOf(config);
 
   /** The verification page as the cache holds it; `recordEvent` asks for a document.verified. */
   async function renderPage(id: string, recordEvent: boolean) {

@@ -47,7 +47,8 @@ export default async function enterpriseWebhooks(app: FastifyInstance, { clients
               minItems: 1,
               maxItems: 10,
               items: { type: 'string', maxLength: 100 },
-              description: 'bulk.job.completed, bulk.job.failed, voucher.created, voucher.minted',
+              description:
+                'bulk.job.completed, bulk.job.failed, voucher.created, voucher.minted, platform.order.failed',
             },
             secret: {
               type: 'string',

@@ -78,11 +78,12 @@ export function versionedBody(event: EventEnvelope, type: string = event.type): 
 /**
  * The spec's enterprise body: `{event, timestamp, …}`. Bulk job events carry their fields
  * at the top level as the spec lists them (jobId, status, summary, results, shop, orderId,
- * orderNumber, voucher_map, voucher_all); voucher events carry the voucher as `voucher`.
+ * orderNumber, voucher_map, voucher_all), and so does `platform.order.failed` (shop, orderId,
+ * orderNumber, orderName, error); voucher events carry the voucher as `voucher`.
  */
 export function enterpriseBody(event: EventEnvelope, type: EnterpriseEventType): string {
   const head = { event: type, timestamp: event.occurred_at };
-  if (type === 'bulk.job.completed' || type === 'bulk.job.failed') {
+  if (type === 'bulk.job.completed' || type === 'bulk.job.failed' || type === 'platform.order.failed') {
     const data = isRecord(event.data) ? event.data : {};
     return JSON.stringify({ ...head, ...data, event: type, timestamp: event.occurred_at });
   }
@@ -153,5 +154,14 @@ export function enterpriseTestBody(type: EnterpriseEventType, now: Date): string
       ...(failed ? { error: 'Test event' } : {}),
     });
   }
+  if (type === 'platform.order.failed')
+    return JSON.stringify({
+      ...head,
+      shop: 'test-shop.myshopify.com',
+      orderId: 'gid://shopify/Order/1',
+      orderNumber: '1001',
+      orderName: '#1001',
+      error: { code: 'parameter_missing', message: 'Test event', param: 'metadata[0].imageUrl' },
+    });
   return JSON.stringify({ ...head, voucher: { id: 'v_test', status: 'active', test: true } });
 }

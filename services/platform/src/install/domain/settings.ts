@@ -8,6 +8,8 @@ export interface ProductMapping {
   enabled: boolean;
   variantMappings: Record<string, string>;
   metadataMapping: Record<string, string>;
+  /** The certificates' image when the product has none or cannot be read (https). */
+  imageUrl?: string;
 }
 
 export type ProductTemplateMapping = Record<string, ProductMapping>;
@@ -29,6 +31,15 @@ function stringMap(v: unknown, param: string): Record<string, string> {
   return out;
 }
 
+function isHttpsUrl(v: unknown): boolean {
+  if (typeof v !== 'string' || v.length > 2048) return false;
+  try {
+    return new URL(v).protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 /** Parses `productTemplateMapping` (null clears it). */
 export function parseMapping(raw: unknown): ProductTemplateMapping | null {
   if (raw === null) return null;
@@ -48,12 +59,15 @@ export function parseMapping(raw: unknown): ProductTemplateMapping | null {
       throw invalidParam(`${p}.templateId`, 'templateId is required (a template id).');
     if (m.enabled !== undefined && typeof m.enabled !== 'boolean')
       throw invalidParam(`${p}.enabled`, 'a boolean.');
+    if (m.imageUrl !== undefined && !isHttpsUrl(m.imageUrl))
+      throw invalidParam(`${p}.imageUrl`, 'imageUrl is an https URL of at most 2048 characters.');
     out[gid] = {
       productId: gid,
       templateId: m.templateId,
       enabled: m.enabled ?? true,
       variantMappings: stringMap(m.variantMappings, `${p}.variantMappings`),
       metadataMapping: stringMap(m.metadataMapping, `${p}.metadataMapping`),
+      ...(m.imageUrl !== undefined ? { imageUrl: m.imageUrl as string } : {}),
     };
   }
   return out;

@@ -1,7 +1,12 @@
 // A paid order as bulk's JSON order form (spec › Resources › Bulk mint job, JSON form): one
-// metadata entry per unit across the line items (name, description, image from the product,
-// sku, vendor, productType; the product template mapping adds templateId and copies fields
-// by metadataMapping), the ExternalContext from the order, and the Idempotency-Key.
+// metadata entry per unit across the line items (name, description, image, sku, vendor,
+// productType; the product template mapping adds templateId and copies fields by
+// metadataMapping), the ExternalContext from the order, and the Idempotency-Key.
+//
+// The products come from the Admin API when it answers; when it does not, the form is built
+// from the order's own line items (title, sku, vendor) and the image falls back to the
+// mapping's `imageUrl`, then the issuer profile's logo. A unit with no image at all cannot
+// be minted: `missingImage` says which, and the order is reported, not sent to bulk.
 import { sha256Hex } from '@hallmark/kit/crypto';
 import type { ProductTemplateMapping } from '../../install/domain/settings.js';
 import type { PlatformOrder } from './webhook.js';
@@ -39,20 +44,46 @@ function pick(sources: Record<string, unknown>, path: string): unknown {
 
 const RESERVED = new Set(['name', 'description', 'imageUrl']);
 
+/** Why an order cannot become its job, in the spec's error terms. */
+export interface OrderFailure {
+  code: string;
+  message: string;
+  param?: string;
+}
+
+export interface OrderForm {
+  body: Record<string, unknown>;
+  units: number;
+  /** The first unit without an image, if any (the form must not be sent). */
+  missingImage: OrderFailure | null;
+}
+
 export function buildOrderForm(
   shop: string,
   order: PlatformOrder,
   products: Map<string, ProductFacts>,
   mapping: ProductTemplateMapping | null,
-): { body: Record<string, unknown>; units: number } {
+  issuerLogoUrl: string | null = null,
+): OrderForm {
   const metadata: Record<string, unknown>[] = [];
+  let missingImage: OrderFailure | null = null;
   for (const line of order.lines) {
     const product = line.productGid ? products.get(line.productGid) : undefined;
     const m = line.productGid ? mapping?.[line.productGid] : undefined;
+    const imageUrl = product?.imageUrl || (m?.enabled && m.imageUrl) || issuerLogoUrl || '';
+    if (!imageUrl && !missingImage)
+      missingImage = {
+        code: 'parameter_missing',
+        param: `metadata[${metadata.length}].imageUrl`,
+        message:
+          `“${line.title}” has no image: the product has none (or the platform's Admin API could not be read), ` +
+          'its product template mapping sets no imageUrl and the issuer profile has no logo. Give the product an ' +
+          'image, or set settings.productTemplateMapping.<product>.imageUrl or the issuer profile’s logo.',
+      };
     const entry: Record<string, unknown> = {
       name: line.title,
       description: `${line.title}, ${shop} order ${order.name ?? order.number ?? order.gid}`,
-      imageUrl: product?.imageUrl ?? '',
+      imageUrl,
     };
     if (line.sku) entry.sku = line.sku;
     if (line.vendor ?? product?.vendor) entry.vendor = line.vendor ?? product?.vendor;
@@ -79,5 +110,9 @@ export function buildOrderForm(
   if (order.financialStatus) externalContext.financialStatus = order.financialStatus;
   if (order.fulfillmentStatus) externalContext.fulfillmentStatus = order.fulfillmentStatus;
   if (order.customer?.email) externalContext.customer = order.customer;
-  return { body: { schemaVersion: SCHEMA_VERSION, metadata, externalContext }, units: metadata.length };
+  return {
+    body: { schemaVersion: SCHEMA_VERSION, metadata, externalContext },
+    units: metadata.length,
+    missingImage,
+  };
 }

@@ -15,19 +15,27 @@
 // in workers/ calls `jobFinished`); the run also re-reads the job every 30 s in case an
 // event is missed.
 //
-// Errors: an order the job cannot be made from (no image, no line items) and bulk's
-// validation refusals are recorded and end the run; transport failures retry with backoff
-// capped at 10 s. Fulfilment failures are recorded after 3 attempts and never fail the job.
+// The Admin API is not in the job's way (spec: it comes after the job): the product lookup
+// tries GraphQL, then REST, a bounded number of times (`productAttempts`); when both keep
+// failing the job is built from the order's own line items, with the image from the
+// mapping or the issuer profile. The certificates are not enriched later: their metadata is
+// anchored on chain at mint.
+//
+// Errors: an order the job cannot be made from (a unit with no image anywhere) and bulk's
+// validation refusals are reported (on the order, as the integration's lastError and as the
+// enterprise webhook platform.order.failed) and end the run; an order without line items is
+// skipped; transport failures retry with backoff capped at 10 s. Fulfilment failures are
+// recorded after 3 attempts and never fail the job.
 import { invocation } from '@hallmark/kit';
 import * as restate from '@restatedev/restate-sdk';
 import { MAX_ATTEMPTS } from '../../fulfilment/domain/fulfilment.js';
-import type { OrderSteps } from '../order-steps.js';
+import type { OrderSteps, ProductEntries } from '../order-steps.js';
 import { splitOrderKey, WORKFLOW_NAME } from './ingress.js';
 
 const STEP_RETRY = { initialRetryInterval: 200, retryIntervalFactor: 2, maxRetryInterval: 10_000 };
 const RECHECK_MS = 30_000;
 
-export function orderWorkflow(steps: OrderSteps) {
+export function orderWorkflow(steps: OrderSteps, productAttempts = 3) {
   return restate.workflow({
     name: WORKFLOW_NAME,
     handlers: {
@@ -38,12 +46,40 @@ export function orderWorkflow(steps: OrderSteps) {
           const plan = await ctx.run('plan', () => steps.plan(shop, orderId), STEP_RETRY);
           if ('skip' in plan) return { status: `skipped: ${plan.skip}` };
 
-          const created = await ctx.run('create job', () => steps.createJob(shop, orderId, plan), STEP_RETRY);
-          if (!created.jobId) return { status: 'refused' };
+          let products: ProductEntries = [];
+          try {
+            products = await ctx.run('products', () => steps.products(shop, orderId), {
+              ...STEP_RETRY,
+              maxRetryAttempts: productAttempts,
+            });
+          } catch (err) {
+            if (!(err instanceof restate.TerminalError)) throw err;
+            await ctx.run('products unavailable', () =>
+              steps.productsUnavailable(shop, orderId, err.message),
+            );
+          }
+          const form = await ctx.run(
+            'order form',
+            () => steps.orderForm(shop, orderId, plan.principal, products),
+            STEP_RETRY,
+          );
+          const created =
+            'failure' in form
+              ? form
+              : await ctx.run(
+                  'create job',
+                  () => steps.createJob(shop, orderId, plan, form.bodyJson),
+                  STEP_RETRY,
+                );
+          if ('failure' in created) {
+            const failure = created.failure;
+            await ctx.run('report failure', () => steps.reportFailure(shop, orderId, failure), STEP_RETRY);
+            return { status: `failed: ${failure.code}` };
+          }
 
           let outcome = await ctx.run(
             'read job',
-            () => steps.jobOutcome(shop, orderId, plan, created.jobId!),
+            () => steps.jobOutcome(shop, orderId, plan, created.jobId),
             STEP_RETRY,
           );
           for (let i = 0; !outcome.finished; i++) {
@@ -54,7 +90,7 @@ export function orderWorkflow(steps: OrderSteps) {
             }
             outcome = await ctx.run(
               `read job #${i}`,
-              () => steps.jobOutcome(shop, orderId, plan, created.jobId!),
+              () => steps.jobOutcome(shop, orderId, plan, created.jobId),
               STEP_RETRY,
             );
           }
