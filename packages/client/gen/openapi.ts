@@ -1815,92 +1815,6 @@ export interface components {
             value?: unknown;
         };
         /**
-         * @description A discount voucher (spec › Resources › Discount voucher)
-         * @example {
-         *       "id": "vouch_4Q2m9XbT7cLp0aZ1yN8kVw3e",
-         *       "code": "SUMMER2025",
-         *       "type": "percentage",
-         *       "value": 20,
-         *       "status": "active",
-         *       "uses_remaining": 99,
-         *       "max_uses": 100,
-         *       "expires_at": "2025-09-30T23:59:59Z",
-         *       "created_at": "2025-06-01T10:00:00Z",
-         *       "updated_at": "2025-06-02T08:30:00Z",
-         *       "description": "Summer sale",
-         *       "currency": null,
-         *       "max_uses_per_customer": null,
-         *       "times_used": 1,
-         *       "livemode": true
-         *     }
-         */
-        Voucher: {
-            id: string;
-            code: string;
-            /** @enum {string} */
-            type: "percentage" | "fixed_amount";
-            /** @description 1–100 for percentage, up to two decimals (12.5); whole minor units for fixed_amount */
-            value: number;
-            /** @enum {string} */
-            status: "active" | "expired" | "used" | "inactive";
-            /**
-             * Format: int64
-             * @description Null when unlimited
-             */
-            uses_remaining?: number | null;
-            /**
-             * Format: int64
-             * @description Null means unlimited
-             */
-            max_uses?: number | null;
-            /** Format: date-time */
-            expires_at?: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at?: string;
-            description?: string | null;
-            /** @description Capitals (`USD`) */
-            currency?: string | null;
-            /** Format: int64 */
-            max_uses_per_customer?: number | null;
-            /** Format: int64 */
-            times_used?: number;
-            livemode: boolean;
-        };
-        Redemption: {
-            success: boolean;
-            voucher?: {
-                id: string;
-                code: string;
-                /** @enum {string} */
-                type: "percentage" | "fixed_amount";
-                value: number;
-            };
-            /**
-             * Format: int64
-             * @description Minor units. Without `amount`: a fixed_amount voucher’s value; null for a percentage voucher (the caller applies `voucher.value` % to its order)
-             */
-            discount_applied: number | null;
-            /**
-             * Format: int64
-             * @description Minor units: the request’s `amount`; null without one
-             */
-            original_amount: number | null;
-            /**
-             * Format: int64
-             * @description Minor units: original − discount; null without `amount`
-             */
-            final_amount: number | null;
-            currency?: string;
-            order_id?: string;
-            transaction_id?: string | null;
-            /** Format: date-time */
-            redeemed_at?: string | null;
-            /** @description True when this order had already redeemed the voucher */
-            replayed?: boolean;
-        };
-        /**
          * @description An API key (spec › Resources › API key)
          * @example {
          *       "id": "apikey_7hQm2ZxP0aLc9TbN4yVw1eRk",
@@ -2109,6 +2023,92 @@ export interface components {
             error?: string;
             /** @description Where to poll the job (also the 202’s Location) */
             pollUrl?: string;
+        };
+        /**
+         * @description A discount voucher (spec › Resources › Discount voucher)
+         * @example {
+         *       "id": "vouch_4Q2m9XbT7cLp0aZ1yN8kVw3e",
+         *       "code": "SUMMER2025",
+         *       "type": "percentage",
+         *       "value": 20,
+         *       "status": "active",
+         *       "uses_remaining": 99,
+         *       "max_uses": 100,
+         *       "expires_at": "2025-09-30T23:59:59Z",
+         *       "created_at": "2025-06-01T10:00:00Z",
+         *       "updated_at": "2025-06-02T08:30:00Z",
+         *       "description": "Summer sale",
+         *       "currency": null,
+         *       "max_uses_per_customer": null,
+         *       "times_used": 1,
+         *       "livemode": true
+         *     }
+         */
+        Voucher: {
+            id: string;
+            code: string;
+            /** @enum {string} */
+            type: "percentage" | "fixed_amount";
+            /** @description 1–100 for percentage, up to two decimals (12.5); whole minor units for fixed_amount */
+            value: number;
+            /** @enum {string} */
+            status: "active" | "expired" | "used" | "inactive";
+            /**
+             * Format: int64
+             * @description Null when unlimited
+             */
+            uses_remaining?: number | null;
+            /**
+             * Format: int64
+             * @description Null means unlimited
+             */
+            max_uses?: number | null;
+            /** Format: date-time */
+            expires_at?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at?: string;
+            description?: string | null;
+            /** @description Capitals (`USD`) */
+            currency?: string | null;
+            /** Format: int64 */
+            max_uses_per_customer?: number | null;
+            /** Format: int64 */
+            times_used?: number;
+            livemode: boolean;
+        };
+        Redemption: {
+            success: boolean;
+            voucher?: {
+                id: string;
+                code: string;
+                /** @enum {string} */
+                type: "percentage" | "fixed_amount";
+                value: number;
+            };
+            /**
+             * Format: int64
+             * @description Minor units. Without `amount`: a fixed_amount voucher’s value; null for a percentage voucher (the caller applies `voucher.value` % to its order)
+             */
+            discount_applied: number | null;
+            /**
+             * Format: int64
+             * @description Minor units: the request’s `amount`; null without one
+             */
+            original_amount: number | null;
+            /**
+             * Format: int64
+             * @description Minor units: original − discount; null without `amount`
+             */
+            final_amount: number | null;
+            currency?: string;
+            order_id?: string;
+            transaction_id?: string | null;
+            /** Format: date-time */
+            redeemed_at?: string | null;
+            /** @description True when this order had already redeemed the voucher */
+            replayed?: boolean;
         };
     };
     responses: {

@@ -1,6 +1,7 @@
 // Shared parts of the OpenAPI document: the error shapes of both surfaces (spec › Errors),
 // pagination, the rate-limit headers (spec › Limits 1), the standard error responses, the
 // security schemes (spec › Authentication 1–4) and the tags.
+import { Pagination } from '../routes/pagination.js';
 
 const requestId = {
   type: 'string',
@@ -101,17 +102,7 @@ export const schemas: Record<string, unknown> = {
       request_id: 'req_4Q2m9XbT7cLp0aZ1yN8kVw3e',
     },
   },
-  Pagination: {
-    type: 'object',
-    description: 'Page of a versioned list (spec › Limits 2: limit ≤ 100, default 20)',
-    required: ['page', 'limit', 'total', 'total_pages'],
-    properties: {
-      page: { type: 'integer', format: 'int32', minimum: 1, maximum: 1_000_000 },
-      limit: { type: 'integer', format: 'int32', minimum: 1, maximum: 100 },
-      total: { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
-      total_pages: { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
-    },
-  },
+  Pagination,
 };
 
 const rateHeader = (description: string) => ({

@@ -16,6 +16,7 @@ import {
   tags,
   type Surface,
 } from './components.js';
+import { binaryContent, declaredComponents, declaredResponses } from './declared.js';
 import { GUIDE } from './guide.js';
 import { OPERATION_IDS } from './operation-ids.js';
 import { resourceSchemas } from './resources.js';
@@ -65,12 +66,11 @@ const withRateHeaders = (response: Json) => ({
   headers: { ...rateLimitHeaders, ...response.headers },
 });
 
-function successResponses(key: string): [string, Json][] {
+function successResponses(key: string, entry: CatalogEntry | undefined): [string, Json][] {
+  if (entry?.endpoint) return declaredResponses(entry.endpoint);
   const s = SUCCESS[key];
   if (!s) return [];
-  const content = s.contentType
-    ? { [s.contentType]: { schema: { type: 'string', format: 'binary', maxLength: 200 * 1024 * 1024 } } }
-    : { 'application/json': { schema: s.schema } };
+  const content = s.contentType ? binaryContent(s.contentType) : { 'application/json': { schema: s.schema } };
   return [
     [s.status, { description: s.description, content }],
     ...(s.also ?? []).map(([status, description]): [string, Json] => [status, { description, content }]),
@@ -92,6 +92,7 @@ function errorStatuses(path: string, method: string, entry: CatalogEntry | undef
 export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Json {
   const byKey = new Map(catalog.map((e) => [`${e.method} ${e.url.replace(/:([A-Za-z_]+)/g, '{$1}')}`, e]));
   const missing: string[] = [];
+  const twice: string[] = [];
   const undocumented: string[] = [];
   for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
     const surface: Surface = surfaceOf(path) === 'api' ? 'api' : 'v1';
@@ -99,21 +100,26 @@ export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Jso
       const op = item[method] as Json;
       const key = `${method.toUpperCase()} ${path}`;
       const entry = byKey.get(key);
-      const operationId = OPERATION_IDS[key];
+      const operationId = entry?.endpoint?.operationId ?? OPERATION_IDS[key];
       if (!operationId) missing.push(key);
+      // A declared endpoint is its own entry: a side-table row beside it would be a second truth.
+      if (entry?.endpoint && (OPERATION_IDS[key] || SUCCESS[key])) twice.push(key);
       op.operationId = operationId;
       op.description = [op.description ?? op.summary ?? '', authLine(entry)].filter(Boolean).join('\n\n');
       op.security = SIGNED_BY_CALLER[key] ?? securityOf(entry);
       // Any one of these scopes admits the caller (a session holds `admin.*`).
       if (entry?.scopes.length) op['x-required-scopes'] = entry.scopes;
       const responses: Json = {};
-      const declared = Object.entries<Json>(op.responses ?? {}).filter(([s]) => s !== 'default');
+      // A declared endpoint's answers come from its declaration, not from the route schema.
+      const declared = entry?.endpoint
+        ? []
+        : Object.entries<Json>(op.responses ?? {}).filter(([s]) => s !== 'default');
       const hasSuccess = declared.some(
         // A redirect (302) is a success too: no JSON 200 is invented beside it.
         ([s, r]) => /^[23]/.test(s) && (r.content || r.description !== 'Default Response'),
       );
       if (!hasSuccess) {
-        const documented = successResponses(key);
+        const documented = successResponses(key, entry);
         if (documented.length === 0) undocumented.push(key);
         for (const [status, response] of documented) responses[status] = response;
       }
@@ -135,6 +141,10 @@ export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Jso
       op.responses = responses;
     }
   }
+  if (twice.length > 0)
+    throw new Error(
+      `declared endpoints still in openapi/operation-ids.ts or success*.ts: ${twice.join(', ')}`,
+    );
   if (missing.length > 0)
     throw new Error(`operations without an operationId (openapi/operation-ids.ts): ${missing.join(', ')}`);
   // Every operation states what it answers: a route's own `response` or an entry in SUCCESS.
@@ -159,9 +169,15 @@ export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Jso
     },
   ];
   doc.tags = tags;
+  const components = declaredComponents(catalog.flatMap((e) => (e.endpoint ? [e.endpoint] : [])));
+  const defined = Object.keys(components).filter((name) => name in resourceSchemas);
+  if (defined.length > 0)
+    throw new Error(
+      `resources declared with defineResource still in openapi/resources.ts: ${defined.join(', ')}`,
+    );
   doc.components = {
     ...doc.components,
-    schemas: { ...doc.components?.schemas, ...schemas, ...resourceSchemas },
+    schemas: { ...doc.components?.schemas, ...schemas, ...resourceSchemas, ...components },
     responses: errorResponses(),
     headers,
     securitySchemes,

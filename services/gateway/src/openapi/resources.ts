@@ -5,23 +5,6 @@ import { int, list, nullable, obj, ref, str, time } from './schema-helpers.js';
 
 /** Examples in the spec's own terms, shown in /docs. */
 const EXAMPLES = {
-  Voucher: {
-    id: 'vouch_4Q2m9XbT7cLp0aZ1yN8kVw3e',
-    code: 'SUMMER2025',
-    type: 'percentage',
-    value: 20,
-    status: 'active',
-    uses_remaining: 99,
-    max_uses: 100,
-    expires_at: '2025-09-30T23:59:59Z',
-    created_at: '2025-06-01T10:00:00Z',
-    updated_at: '2025-06-02T08:30:00Z',
-    description: 'Summer sale',
-    currency: null,
-    max_uses_per_customer: null,
-    times_used: 1,
-    livemode: true,
-  },
   ApiKey: {
     id: 'apikey_7hQm2ZxP0aLc9TbN4yVw1eRk',
     name: 'Reporting',
@@ -58,57 +41,6 @@ export const resourceSchemas: Record<string, unknown> = {
     field: str(100),
     operator: str(32),
     value: { description: 'Any JSON value' },
-  }),
-  Voucher: obj(
-    ['id', 'code', 'type', 'value', 'status', 'created_at', 'livemode'],
-    {
-      id: { type: 'string', pattern: '^vouch_', maxLength: 64 },
-      code: str(32),
-      type: { type: 'string', enum: ['percentage', 'fixed_amount'] },
-      value: {
-        type: 'number',
-        description: '1–100 for percentage, up to two decimals (12.5); whole minor units for fixed_amount',
-      },
-      status: { type: 'string', enum: ['active', 'expired', 'used', 'inactive'] },
-      uses_remaining: nullable(int('Null when unlimited')),
-      max_uses: nullable(int('Null means unlimited')),
-      expires_at: nullable(time),
-      created_at: time,
-      updated_at: time,
-      description: nullable(str(500)),
-      currency: nullable({
-        type: 'string',
-        pattern: '^[A-Z]{3}$',
-        maxLength: 3,
-        description: 'Capitals (`USD`)',
-      }),
-      max_uses_per_customer: nullable(int()),
-      times_used: int(),
-      livemode: { type: 'boolean' },
-    },
-    'A discount voucher (spec › Resources › Discount voucher)',
-  ),
-  Redemption: obj(['success', 'discount_applied', 'original_amount', 'final_amount'], {
-    success: { type: 'boolean' },
-    voucher: obj(['id', 'code', 'type', 'value'], {
-      id: { type: 'string', pattern: '^vouch_', maxLength: 64 },
-      code: str(32),
-      type: { type: 'string', enum: ['percentage', 'fixed_amount'] },
-      value: { type: 'number' },
-    }),
-    discount_applied: nullable(
-      int(
-        'Minor units. Without `amount`: a fixed_amount voucher’s value; null for a percentage voucher ' +
-          '(the caller applies `voucher.value` % to its order)',
-      ),
-    ),
-    original_amount: nullable(int('Minor units: the request’s `amount`; null without one')),
-    final_amount: nullable(int('Minor units: original − discount; null without `amount`')),
-    currency: str(3),
-    order_id: str(),
-    transaction_id: nullable(str(64)),
-    redeemed_at: nullable(time),
-    replayed: { type: 'boolean', description: 'True when this order had already redeemed the voucher' },
   }),
   ApiKey: obj(
     ['id', 'name', 'type', 'permissions', 'createdAt', 'status', 'keyPrefix', 'livemode'],

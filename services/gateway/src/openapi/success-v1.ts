@@ -136,17 +136,6 @@ export const SUCCESS_V1: Record<string, Success> = {
       },
     ),
   },
-  'POST /api/v1/vouchers/{voucher_id}/redemptions/{order_id}/rollback': {
-    status: '200',
-    description: 'The redemption is undone and the use given back (once; a repeat says so)',
-    schema: obj(['voucher', 'order_id', 'already_rolled_back'], {
-      voucher: ref('Voucher'),
-      order_id: str(255),
-      transaction_id: nullable(str(64)),
-      rolled_back_at: nullable(time),
-      already_rolled_back: bool,
-    }),
-  },
   'GET /api/v1/webhooks': {
     status: '200',
     description: 'A page of endpoints, newest first (secrets never shown)',

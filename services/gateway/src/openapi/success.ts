@@ -78,36 +78,6 @@ export const SUCCESS: Record<string, Success> = {
       ),
     }),
   },
-  'GET /api/v1/vouchers': {
-    status: '200',
-    description: 'A page of vouchers, newest first',
-    schema: obj(['vouchers', 'pagination'], {
-      vouchers: list(ref('Voucher'), 100),
-      pagination: ref('Pagination'),
-    }),
-  },
-  'POST /api/v1/vouchers': { status: '201', description: 'The voucher', schema: ref('Voucher') },
-  'GET /api/v1/vouchers/{voucher_id}': { status: '200', description: 'The voucher', schema: ref('Voucher') },
-  'PATCH /api/v1/vouchers/{voucher_id}': {
-    status: '200',
-    description: 'The updated voucher',
-    schema: ref('Voucher'),
-  },
-  'DELETE /api/v1/vouchers/{voucher_id}': {
-    status: '200',
-    description: 'Deleted permanently',
-    schema: obj(['id', 'deleted'], { id: str(64), deleted: { type: 'boolean' } }),
-  },
-  'POST /api/v1/vouchers/redeem': {
-    status: '200',
-    description: 'The redemption result',
-    schema: ref('Redemption'),
-  },
-  'POST /api/v1/vouchers/validate': {
-    status: '200',
-    description: 'What redeem would answer; nothing consumed',
-    schema: ref('Redemption'),
-  },
   'POST /api/enterprise/api-keys': {
     status: '201',
     description: 'The enterprise key, its secret shown once',

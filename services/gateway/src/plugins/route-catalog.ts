@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AuthMode, RateGroup } from '../auth/types.js';
+import type { Endpoint } from '../endpoint/define.js';
 
 export interface CatalogEntry {
   method: string;
@@ -11,6 +12,8 @@ export interface CatalogEntry {
   auth: AuthMode;
   scopes: string[];
   rateGroup?: RateGroup;
+  /** The declaration, for routes registered by endpoint/define.ts. */
+  endpoint?: Endpoint;
 }
 
 declare module 'fastify' {
@@ -28,7 +31,14 @@ export default fp(async function routeCatalog(app: FastifyInstance) {
     const scopes = scope === undefined ? [] : Array.isArray(scope) ? scope : [scope];
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
       if (method === 'HEAD' || route.schema?.hide) continue;
-      catalog.push({ method, url: route.url, auth, scopes, rateGroup: route.config?.rateGroup });
+      catalog.push({
+        method,
+        url: route.url,
+        auth,
+        scopes,
+        rateGroup: route.config?.rateGroup,
+        endpoint: route.config?.endpoint,
+      });
     }
   });
 });

@@ -1,0 +1,33 @@
+// What the OpenAPI document takes from declared endpoints (endpoint/define.ts): their success
+// responses and the components of the resources they return. Routes not yet declared keep
+// their entries in the side tables (operation-ids.ts, success*.ts, resources.ts).
+import type { Endpoint } from '../endpoint/define.js';
+import { collectResources, documented } from '../endpoint/resource.js';
+
+type Json = Record<string, any>;
+
+/** A non-JSON answer: documented as bytes of its media type. */
+export const binaryContent = (contentType: string) => ({
+  [contentType]: { schema: { type: 'string', format: 'binary', maxLength: 200 * 1024 * 1024 } },
+});
+
+/** The endpoint's declared answers, [status, response object], in status order. */
+export function declaredResponses(endpoint: Endpoint): [string, Json][] {
+  return Object.entries(endpoint.responses).map(([status, r]) => [
+    status,
+    {
+      description: r.description,
+      content: r.contentType
+        ? binaryContent(r.contentType)
+        : { 'application/json': { schema: documented(r.schema, false) } },
+    },
+  ]);
+}
+
+/** Components of every resource the declared endpoints answer with. */
+export function declaredComponents(endpoints: readonly Endpoint[]): Record<string, Json> {
+  const found = new Map<string, Json>();
+  for (const endpoint of endpoints)
+    for (const r of Object.values(endpoint.responses)) if (r.schema) collectResources(r.schema, found);
+  return Object.fromEntries(found);
+}
