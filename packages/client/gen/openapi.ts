@@ -1814,60 +1814,6 @@ export interface components {
             /** @description Any JSON value */
             value?: unknown;
         };
-        /**
-         * @description An API key (spec › Resources › API key)
-         * @example {
-         *       "id": "apikey_7hQm2ZxP0aLc9TbN4yVw1eRk",
-         *       "name": "Reporting",
-         *       "type": "restricted",
-         *       "permissions": [
-         *         "reports.read"
-         *       ],
-         *       "rateLimit": 60,
-         *       "expiresAt": null,
-         *       "createdAt": "2025-06-01T10:00:00Z",
-         *       "lastUsedAt": null,
-         *       "status": "active",
-         *       "keyPrefix": "pk_restricted_a1B2",
-         *       "allowedIps": [],
-         *       "livemode": true
-         *     }
-         */
-        ApiKey: {
-            id: string;
-            name: string;
-            /**
-             * @description `enterprise`: made by POST /api/enterprise/api-keys (unversioned scopes)
-             * @enum {string}
-             */
-            type: "production" | "test" | "restricted" | "enterprise";
-            permissions: string[];
-            /**
-             * Format: int64
-             * @description Requests per minute
-             */
-            rateLimit?: number;
-            /** Format: date-time */
-            expiresAt?: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            lastUsedAt?: string | null;
-            /** @enum {string} */
-            status: "active" | "revoked" | "expired";
-            /** @description The non-secret start of the key, e.g. pk_live_a1B2 */
-            keyPrefix: string;
-            allowedIps?: string[];
-            livemode: boolean;
-            /** @enum {string} */
-            accessLevel?: "owner" | "admin" | "editor" | "viewer";
-            /** Format: date-time */
-            revokedAt?: string;
-            /** @description The secret: only in create and rotate answers */
-            key?: string;
-            /** Format: date-time */
-            previousKeyValidUntil?: string | null;
-        };
         WebhookEndpoint: {
             id: string;
             url: string;
@@ -2023,6 +1969,60 @@ export interface components {
             error?: string;
             /** @description Where to poll the job (also the 202’s Location) */
             pollUrl?: string;
+        };
+        /**
+         * @description An API key (spec › Resources › API key)
+         * @example {
+         *       "id": "apikey_7hQm2ZxP0aLc9TbN4yVw1eRk",
+         *       "name": "Reporting",
+         *       "type": "restricted",
+         *       "permissions": [
+         *         "reports.read"
+         *       ],
+         *       "rateLimit": 60,
+         *       "expiresAt": null,
+         *       "createdAt": "2025-06-01T10:00:00Z",
+         *       "lastUsedAt": null,
+         *       "status": "active",
+         *       "keyPrefix": "pk_restricted_a1B2",
+         *       "allowedIps": [],
+         *       "livemode": true
+         *     }
+         */
+        ApiKey: {
+            id: string;
+            name: string;
+            /**
+             * @description `enterprise`: made by POST /api/enterprise/api-keys (unversioned scopes)
+             * @enum {string}
+             */
+            type: "production" | "test" | "restricted" | "enterprise";
+            permissions: string[];
+            /**
+             * Format: int64
+             * @description Requests per minute
+             */
+            rateLimit?: number;
+            /** Format: date-time */
+            expiresAt?: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            lastUsedAt?: string | null;
+            /** @enum {string} */
+            status: "active" | "revoked" | "expired";
+            /** @description The non-secret start of the key, e.g. pk_live_a1B2 */
+            keyPrefix: string;
+            allowedIps?: string[];
+            livemode: boolean;
+            /** @enum {string} */
+            accessLevel?: "owner" | "admin" | "editor" | "viewer";
+            /** Format: date-time */
+            revokedAt?: string;
+            /** @description The secret: only in create and rotate answers */
+            key?: string;
+            /** Format: date-time */
+            previousKeyValidUntil?: string | null;
         };
         /**
          * @description A discount voucher (spec › Resources › Discount voucher)

@@ -5,20 +5,6 @@ import { int, list, nullable, obj, ref, str, time } from './schema-helpers.js';
 
 /** Examples in the spec's own terms, shown in /docs. */
 const EXAMPLES = {
-  ApiKey: {
-    id: 'apikey_7hQm2ZxP0aLc9TbN4yVw1eRk',
-    name: 'Reporting',
-    type: 'restricted',
-    permissions: ['reports.read'],
-    rateLimit: 60,
-    expiresAt: null,
-    createdAt: '2025-06-01T10:00:00Z',
-    lastUsedAt: null,
-    status: 'active',
-    keyPrefix: 'pk_restricted_a1B2',
-    allowedIps: [],
-    livemode: true,
-  },
   CsvJob: {
     jobId: 'job_2bX9qL0mT7cZp4aN1yV8kW3e',
     status: 'completed',
@@ -42,32 +28,6 @@ export const resourceSchemas: Record<string, unknown> = {
     operator: str(32),
     value: { description: 'Any JSON value' },
   }),
-  ApiKey: obj(
-    ['id', 'name', 'type', 'permissions', 'createdAt', 'status', 'keyPrefix', 'livemode'],
-    {
-      id: { type: 'string', pattern: '^apikey_', maxLength: 64 },
-      name: str(100),
-      type: {
-        type: 'string',
-        enum: ['production', 'test', 'restricted', 'enterprise'],
-        description: '`enterprise`: made by POST /api/enterprise/api-keys (unversioned scopes)',
-      },
-      permissions: list(str(64), 50),
-      rateLimit: int('Requests per minute'),
-      expiresAt: nullable(time),
-      createdAt: time,
-      lastUsedAt: nullable(time),
-      status: { type: 'string', enum: ['active', 'revoked', 'expired'] },
-      keyPrefix: str(32, 'The non-secret start of the key, e.g. pk_live_a1B2'),
-      allowedIps: list(str(64), 100),
-      livemode: { type: 'boolean' },
-      accessLevel: { type: 'string', enum: ['owner', 'admin', 'editor', 'viewer'] },
-      revokedAt: time,
-      key: str(64, 'The secret: only in create and rotate answers'),
-      previousKeyValidUntil: nullable(time),
-    },
-    'An API key (spec › Resources › API key)',
-  ),
   WebhookEndpoint: obj(['id', 'url', 'events', 'status', 'created_at'], {
     id: { type: 'string', pattern: '^webhook_', maxLength: 64 },
     url: str(2048),

@@ -1,5 +1,5 @@
 // Success answers of the versioned surface's lists, deletes and sub-resources (webhooks,
-// templates, allowlist, key usage, voucher rollback) and of the enterprise webhooks: what
+// templates, the enterprise profile) and of the enterprise webhooks: what
 // each route handler returns, field by field. Merged into SUCCESS (success.ts).
 import { int, list, nullable, obj, ref, str, time } from './schema-helpers.js';
 
@@ -23,18 +23,6 @@ const Subscription = obj(['id', 'url', 'events', 'enabled', 'createdAt'], {
   lastFailureAt: nullable(time),
   lastError: nullable(str(2000)),
 });
-
-const AllowlistEntry = {
-  address: str(64),
-  allowlistStatus: nullable(str(32)),
-  allowlistError: nullable(str(2000)),
-  lastAllowlistAttempt: nullable(time),
-  allowlistRetryCount: int(),
-  transactionHash: nullable(str(66)),
-  blockNumber: nullable(int()),
-  onChain: nullable(bool),
-};
-const allowlistRequired = ['address', 'allowlistRetryCount'];
 
 const EnterpriseProfile = obj(
   ['enterpriseId', 'displayName', 'website', 'logoUrl', 'logo', 'indexable', 'domain', 'updatedAt'],
@@ -104,38 +92,6 @@ type Success = {
 };
 
 export const SUCCESS_V1: Record<string, Success> = {
-  'GET /api/v1/api-keys/{key_id}/usage': {
-    status: '200',
-    description: 'Requests over the period, in total and per endpoint',
-    schema: obj(
-      [
-        'keyId',
-        'period',
-        'totalRequests',
-        'successfulRequests',
-        'failedRequests',
-        'averageLatency',
-        'endpoints',
-      ],
-      {
-        keyId: str(64),
-        period: { type: 'string', enum: ['24h', '7d', '30d'] },
-        totalRequests: int(),
-        successfulRequests: int(),
-        failedRequests: int(),
-        averageLatency: { type: 'number', description: 'Milliseconds', minimum: 0, maximum: 1e9 },
-        endpoints: list(
-          obj(['path', 'method', 'requests', 'avgLatency'], {
-            path: str(300),
-            method: str(10),
-            requests: int(),
-            avgLatency: { type: 'number', minimum: 0, maximum: 1e9 },
-          }),
-          1000,
-        ),
-      },
-    ),
-  },
   'GET /api/v1/webhooks': {
     status: '200',
     description: 'A page of endpoints, newest first (secrets never shown)',
@@ -263,26 +219,6 @@ export const SUCCESS_V1: Record<string, Success> = {
     status: '200',
     description: 'The owner and the grants after the change',
     schema: TemplateAccess,
-  },
-  'GET /api/v1/allowlist/check/{address}': {
-    status: '200',
-    description: '`onChain` for anyone; the request details only to an enterprise that requested the address',
-    schema: obj([...allowlistRequired, 'requested'], { ...AllowlistEntry, requested: bool }),
-  },
-  'POST /api/v1/allowlist/wait-for-confirmation': {
-    status: '200',
-    description: 'The entry once confirmed, failed or when the wait ran out',
-    schema: obj([...allowlistRequired, 'confirmed', 'timedOut'], {
-      ...AllowlistEntry,
-      confirmed: bool,
-      timedOut: bool,
-    }),
-  },
-  'POST /api/v1/allowlist': {
-    status: '200',
-    description: 'The address is already confirmed (or failed)',
-    schema: obj(allowlistRequired, AllowlistEntry),
-    also: [['202', 'The address is queued (status pending)']],
   },
   'GET /api/v1/enterprise/profile': {
     status: '200',

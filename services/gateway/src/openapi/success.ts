@@ -23,75 +23,6 @@ export const SUCCESS: Record<string, Success> = {
   ...SUCCESS_V1,
   ...SUCCESS_CERTIFICATES,
   ...SUCCESS_BULK,
-  'POST /api/v1/api-keys': {
-    status: '201',
-    description: 'The key, with its secret (shown once)',
-    schema: ref('ApiKey'),
-  },
-  'GET /api/v1/api-keys': {
-    status: '200',
-    description: 'Every key the caller may see (never the secrets)',
-    schema: obj(['apiKeys'], { apiKeys: list(ref('ApiKey'), 10_000) }),
-  },
-  'GET /api/v1/api-keys/{key_id}': { status: '200', description: 'The key', schema: ref('ApiKey') },
-  'PATCH /api/v1/api-keys/{key_id}': { status: '200', description: 'The updated key', schema: ref('ApiKey') },
-  'DELETE /api/v1/api-keys/{key_id}': {
-    status: '200',
-    description: 'The revoked key',
-    schema: ref('ApiKey'),
-  },
-  'POST /api/v1/api-keys/{key_id}/rotate': {
-    status: '200',
-    description: 'The key with its new secret',
-    schema: ref('ApiKey'),
-  },
-  'POST /api/v1/api-keys/{key_id}/share': {
-    status: '200',
-    description: 'Every share of the key; users are named by their session `sub`',
-    schema: obj(['keyId', 'shares'], {
-      keyId: str(64),
-      shares: list(
-        obj(['userId', 'level'], {
-          userId: str(255, 'The user’s session `sub`'),
-          level: str(16),
-          permissions: list(str(16), 2),
-          createdAt: time,
-        }),
-        1000,
-      ),
-    }),
-  },
-  'GET /api/v1/api-keys/{key_id}/audit-logs': {
-    status: '200',
-    description: 'Newest first; `userId` is the acting user’s session `sub` (or the API key id)',
-    schema: obj(['logs'], {
-      logs: list(
-        obj(['timestamp', 'action'], {
-          timestamp: time,
-          action: str(32),
-          userId: str(255),
-          ipAddress: str(64),
-          endpoint: str(300),
-          statusCode: int(),
-        }),
-        100,
-      ),
-    }),
-  },
-  'POST /api/enterprise/api-keys': {
-    status: '201',
-    description: 'The enterprise key, its secret shown once',
-    schema: obj(['success', 'apiKey'], {
-      success: { type: 'boolean', const: true },
-      apiKey: obj(['key', 'keyPrefix', 'scopes', 'id', 'createdAt'], {
-        key: str(64),
-        keyPrefix: str(32),
-        scopes: list(str(32), 4),
-        id: str(64),
-        createdAt: time,
-      }),
-    }),
-  },
   'POST /api/v1/webhooks': {
     status: '201',
     description: 'The endpoint, with its signing secret',
@@ -176,21 +107,5 @@ export const SUCCESS: Record<string, Success> = {
         '`{status: degraded, timestamp}`: a part is down or the relayer balance is under its floor (which one is in the gateway log, not the answer)',
       ],
     ],
-  },
-  'GET /api/billing/cost-preview/{count}': {
-    status: '200',
-    description: 'Price (minor units, currency `USD`) and gas estimate',
-    schema: wrapped(
-      obj(['count', 'currency', 'unitPrice', 'totalPrice'], {
-        count: int(),
-        currency: { type: 'string', pattern: '^[A-Z]{3}$', maxLength: 3 },
-        unitPrice: int(),
-        totalPrice: int(),
-        estimatedGas: int(),
-        estimatedGasPerCertificate: int(),
-        batches: int(),
-        note: str(200),
-      }),
-    ),
   },
 };

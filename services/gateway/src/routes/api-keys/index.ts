@@ -1,11 +1,24 @@
 // API keys: the versioned surface (`/api/v1/api-keys`, keys and sessions) and the enterprise
-// dashboard's list (`/api/enterprise/api-keys`), both served by the keys service.
+// dashboard's form (`/api/enterprise/api-keys`), both served by the keys service. Each
+// endpoint is declared once (endpoint/define.ts).
 import type { FastifyInstance } from 'fastify';
+import { registerEndpoints } from '../../endpoint/define.js';
 import type { RouteDeps } from '../shared.js';
-import apiKeys from './keys.js';
-import enterpriseApiKeys from './enterprise.js';
+import { getApiKeyUsage, listApiKeyAuditLogs, shareApiKey } from './activity.js';
+import { createEnterpriseApiKey } from './enterprise.js';
+import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from './keys.js';
 
 export default async function routes(app: FastifyInstance, deps: RouteDeps) {
-  await app.register(apiKeys, deps);
-  await app.register(enterpriseApiKeys, deps);
+  registerEndpoints(app, deps, [
+    createApiKey,
+    listApiKeys,
+    getApiKey,
+    updateApiKey,
+    revokeApiKey,
+    rotateApiKey,
+    getApiKeyUsage,
+    shareApiKey,
+    listApiKeyAuditLogs,
+    createEnterpriseApiKey,
+  ]);
 }
