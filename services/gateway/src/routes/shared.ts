@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { PublicCache } from '../cache/public-cache.js';
 import type { Clients } from '../clients.js';
 import type { Config } from '../config.js';
+import { idParams } from '../endpoint/schema.js';
 
 export interface RouteDeps {
   clients: Clients;
@@ -21,12 +22,8 @@ export function principalOf(request: FastifyRequest): Principal {
 /** Proto strings are '' when unset; the API says null. */
 export const orNull = (s: string | undefined): string | null => (s ? s : null);
 
-export const idParam = (name: string) => ({
-  type: 'object',
-  required: [name],
-  properties: { [name]: { type: 'string', minLength: 1, maxLength: 64 } },
-  additionalProperties: false,
-});
+/** A path parameter that is an id (≤ 64 characters); declared endpoints use `idParams`. */
+export const idParam = idParams;
 
 /**
  * The unversioned error body `{success:false, error, code, param?, request_id}` (and
