@@ -1,5 +1,5 @@
 // Typed env config of the bulk service, validated once at start (all problems together).
-import { commonEnv, grpcAddr, loadConfig, SERVICE_DEFAULT_PORT } from '@hallmark/kit';
+import { commonEnv, grpcAddr, loadConfig, restateEnv, SERVICE_DEFAULT_PORT } from '@hallmark/kit';
 import { z } from 'zod';
 
 const bool = z
@@ -13,9 +13,8 @@ export const configSchema = z.object({
   HALLMARK_CERTIFICATES_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.certificates),
   /** Contacts (recipient e-mail and name) are stored encrypted with these keys. */
   HALLMARK_ENCRYPTION_KEYS: z.string().min(1),
-  /** Restate ingress (jobs are submitted here) and admin API (the endpoint registers itself). */
-  HALLMARK_RESTATE_INGRESS_URL: z.string().url().default('http://127.0.0.1:9080'),
-  HALLMARK_RESTATE_ADMIN_URL: z.string().url().default('http://127.0.0.1:9070'),
+  /** Restate ingress (jobs are submitted here), admin API, this process's release. */
+  ...restateEnv,
   /** Port of this service's Restate endpoint (HTTP/2), and the URL Restate reaches it at. */
   HALLMARK_BULK_RESTATE_PORT: z.coerce.number().int().min(0).max(65535).default(9180),
   HALLMARK_BULK_RESTATE_HOST: z.string().default('127.0.0.1'),

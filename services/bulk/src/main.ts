@@ -1,6 +1,14 @@
 // Wiring only: config, database, bus, gRPC server, the Restate endpoint of the bulk-job
 // workflow (registered with Restate at start), the run submitter, shutdown.
-import { bind, createGrpcClient, gaugeFrom, Encryptor, runServiceMain } from '@hallmark/kit';
+import {
+  bind,
+  createGrpcClient,
+  gaugeFrom,
+  Encryptor,
+  restateEndpoint,
+  restateIngress,
+  runServiceMain,
+} from '@hallmark/kit';
 import { BulkServiceService, type BulkServiceServer } from '@hallmark/proto/bulk/v1/bulk';
 import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
 import { MediaServiceClient } from '@hallmark/proto/certificates/v1/media';
@@ -16,9 +24,9 @@ import { createBulkHandlers } from './rpc.js';
 import { BulkService } from './service.js';
 import { JobsStore } from './store.js';
 import { submitterWorker } from './workers/submitter.js';
-import { restateEndpoint } from './workflows/endpoint.js';
+import { bulkJobObject } from './workflows/bulk-job.js';
 import { JobSteps } from './workflows/steps.js';
-import { restateIngress } from './workflows/submit.js';
+import { jobRuns } from './workflows/submit.js';
 
 const config = loadBulkConfig();
 
@@ -52,7 +60,7 @@ await runServiceMain({
       batchSize: config.HALLMARK_BULK_BATCH_SIZE,
       log,
     });
-    const ingress = restateIngress(config.HALLMARK_RESTATE_INGRESS_URL);
+    const runs = jobRuns(restateIngress(config.HALLMARK_RESTATE_INGRESS_URL));
     // The job backlog, read at each scrape of the metrics port.
     gaugeFrom(
       'hallmark_bulk_jobs_backlog',
@@ -75,7 +83,7 @@ await runServiceMain({
       media: mediaStore,
       archive,
       exports: { items: new ExportStore(pool) },
-      ingress,
+      ingress: runs,
       log,
       syncMaxItems: config.SYNC_MINT_MAX_ITEMS,
       pricing: {
@@ -89,13 +97,13 @@ await runServiceMain({
     return {
       services: [bind<BulkServiceServer>(BulkServiceService, createBulkHandlers(service))],
       workers: [
-        restateEndpoint(steps, {
+        restateEndpoint([bulkJobObject(steps, { pipelineDepth: config.HALLMARK_BULK_PIPELINE_DEPTH })], {
           host: config.HALLMARK_BULK_RESTATE_HOST,
           port: config.HALLMARK_BULK_RESTATE_PORT,
-          publicUri: config.HALLMARK_BULK_RESTATE_URL,
-          register: config.HALLMARK_BULK_RESTATE_REGISTER,
-          adminUrl: config.HALLMARK_RESTATE_ADMIN_URL,
-          pipelineDepth: config.HALLMARK_BULK_PIPELINE_DEPTH,
+          url: config.HALLMARK_BULK_RESTATE_URL,
+          release: config.HALLMARK_RELEASE,
+          adminUrl: config.HALLMARK_BULK_RESTATE_REGISTER ? config.HALLMARK_RESTATE_ADMIN_URL : null,
+          force: config.HALLMARK_RESTATE_FORCE_REGISTER,
           log,
           onStop: () => {
             certificates.close();
@@ -103,7 +111,7 @@ await runServiceMain({
             media.close();
           },
         }),
-        submitterWorker(ingress, jobs, pool, log, config.HALLMARK_BULK_SUBMIT_INTERVAL_MS),
+        submitterWorker(runs, jobs, pool, log, config.HALLMARK_BULK_SUBMIT_INTERVAL_MS),
         mediaMoverWorker(mediaStore, archive, log, 30_000),
       ],
     };

@@ -19,7 +19,7 @@ import { ItemsStore, type FixedItem } from './items-store.js';
 import type { MediaArchive } from './media-archive.js';
 import type { Medium, MediaStore } from './media-store.js';
 import type { JobsStore, RowErrorAt } from './store.js';
-import { submitRun, type RestateIngress } from './workflows/submit.js';
+import { submitRun, type JobRuns } from './workflows/submit.js';
 
 /** Row errors shown per job in a list. */
 const LIST_ERRORS = 100;
@@ -38,7 +38,7 @@ export interface BulkServiceDeps {
   /** The certificates service's media store (ZIP images go there). */
   archive?: MediaArchive;
   exports: Omit<ExportDeps, 'media' | 'decrypt' | 'archive'>;
-  ingress: RestateIngress;
+  ingress: JobRuns;
   log: Logger;
   syncMaxItems: number;
   pricing: Pricing;

@@ -4,7 +4,15 @@
 // is not running here: runs stay unsubmitted (the submitter's case), which these guarantees
 // do not depend on.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createLogger, Encryptor, HallmarkError, newId, openDatabase, type Pool } from '@hallmark/kit';
+import {
+  createLogger,
+  Encryptor,
+  HallmarkError,
+  newId,
+  openDatabase,
+  restateIngress,
+  type Pool,
+} from '@hallmark/kit';
 import { closeTestDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '@hallmark/kit/testing';
 import path from 'node:path';
 import type { Scope } from '../src/domain/job.js';
@@ -12,7 +20,7 @@ import { ExportStore } from '../src/export-store.js';
 import { MediaStore } from '../src/media-store.js';
 import { BulkService } from '../src/service.js';
 import { JobsStore } from '../src/store.js';
-import { restateIngress } from '../src/workflows/submit.js';
+import { jobRuns } from '../src/workflows/submit.js';
 import { buildZip, image } from './fixtures/files.js';
 
 const database = uniqueDatabaseName('bulk');
@@ -65,7 +73,7 @@ beforeAll(async () => {
     jobs,
     media,
     exports: { items: new ExportStore(pool) },
-    ingress: restateIngress('http://127.0.0.1:9'),
+    ingress: jobRuns(restateIngress('http://127.0.0.1:9')),
     log: createLogger('bulk-test', 'silent'),
     syncMaxItems: 0,
     pricing: { unitPrice: 100, currency: 'USD', gasPerCertificate: 1, gasPerBatch: 1, batchSize: 100 },

@@ -1,5 +1,5 @@
 // Typed env config of the certificates service, validated once at start (all problems together).
-import { commonEnv, grpcAddr, loadConfig, SERVICE_DEFAULT_PORT } from '@hallmark/kit';
+import { commonEnv, grpcAddr, loadConfig, restateEnv, SERVICE_DEFAULT_PORT } from '@hallmark/kit';
 import { z } from 'zod';
 import type { FeePolicy } from './chain/replacement.js';
 
@@ -81,8 +81,7 @@ export const configSchema = z
     /** How often gifts whose workflow Restate has not accepted yet are started again. */
     HALLMARK_GIFT_STARTER_INTERVAL_MS: z.coerce.number().int().min(50).default(5000),
     HALLMARK_NOTIFY_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.notify),
-    HALLMARK_RESTATE_INGRESS_URL: z.string().url().default('http://127.0.0.1:9080'),
-    HALLMARK_RESTATE_ADMIN_URL: z.string().url().default('http://127.0.0.1:9070'),
+    ...restateEnv,
     HALLMARK_CERTIFICATES_RESTATE_PORT: z.coerce.number().int().min(0).max(65535).default(9182),
     HALLMARK_CERTIFICATES_RESTATE_HOST: z.string().default('127.0.0.1'),
     HALLMARK_CERTIFICATES_RESTATE_URL: z.string().url().optional(),

@@ -18,6 +18,7 @@ import {
   HallmarkError,
   newId,
   openDatabase,
+  restateIngress,
   type Pool,
 } from '@hallmark/kit';
 import { closeTestDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '@hallmark/kit/testing';
@@ -165,7 +166,7 @@ beforeAll(async () => {
     wallets,
     notifier,
     tokens: new ClaimTokens(KEYS),
-    ingress: giftWorkflowIngress(`http://${NOWHERE}`),
+    ingress: giftWorkflowIngress(restateIngress(`http://${NOWHERE}`)),
     ttlHours: 168,
     publicUrl: 'https://hallmark.test',
     log,

@@ -1,6 +1,6 @@
 // Typed env config of the platform service, validated once at start (all problems together).
 // Names: architecture.md › Gifts and the e-commerce platform.
-import { commonEnv, grpcAddr, loadConfig, SERVICE_DEFAULT_PORT } from '@hallmark/kit';
+import { commonEnv, grpcAddr, loadConfig, restateEnv, SERVICE_DEFAULT_PORT } from '@hallmark/kit';
 import { z } from 'zod';
 
 const bool = z
@@ -53,8 +53,7 @@ export const configSchema = z.object({
   HALLMARK_PLATFORM_PRODUCT_LOOKUP_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
   /** First fulfilment retry delay (doubles, capped at 10 s; spec › Limits 7). */
   HALLMARK_FULFILMENT_BACKOFF_MS: z.coerce.number().int().min(1).default(1000),
-  HALLMARK_RESTATE_INGRESS_URL: z.string().url().default('http://127.0.0.1:9080'),
-  HALLMARK_RESTATE_ADMIN_URL: z.string().url().default('http://127.0.0.1:9070'),
+  ...restateEnv,
   HALLMARK_PLATFORM_RESTATE_PORT: z.coerce.number().int().min(0).max(65535).default(9181),
   HALLMARK_PLATFORM_RESTATE_HOST: z.string().default('127.0.0.1'),
   HALLMARK_PLATFORM_RESTATE_URL: z.string().url().optional(),

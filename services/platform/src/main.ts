@@ -1,7 +1,14 @@
 // Wiring only: config, database, bus, gRPC server (install, orders, fulfilment RPCs), the
 // Restate endpoint of the paid-order workflow (registered at start), the order submitter,
 // the bulk job-event consumer, shutdown.
-import { bind, createGrpcClient, Encryptor, runServiceMain } from '@hallmark/kit';
+import {
+  bind,
+  createGrpcClient,
+  Encryptor,
+  restateEndpoint,
+  restateIngress,
+  runServiceMain,
+} from '@hallmark/kit';
 import { BulkServiceClient } from '@hallmark/proto/bulk/v1/bulk';
 import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1/vouchers';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
@@ -25,7 +32,6 @@ import { jobEventsConsumer } from './orders/workers/job-events.js';
 import { orderSubmitter } from './orders/workers/submitter.js';
 import { orderWorkflowIngress } from './orders/workflows/ingress.js';
 import { orderWorkflow } from './orders/workflows/order-paid.js';
-import { restateEndpoint } from './restate-endpoint.js';
 
 const config = loadPlatformConfig();
 
@@ -52,7 +58,7 @@ await runServiceMain({
     const vouchers = createGrpcClient(CertificateVoucherServiceClient, config.HALLMARK_CERTIFICATES_ADDR);
     const installs = new InstallStore(pool, enc);
     const orders = new OrdersStore(pool, enc);
-    const ingress = orderWorkflowIngress(config.HALLMARK_RESTATE_INGRESS_URL);
+    const ingress = orderWorkflowIngress(restateIngress(config.HALLMARK_RESTATE_INGRESS_URL));
     const install = new InstallService(
       installs,
       admin,
@@ -103,10 +109,12 @@ await runServiceMain({
         }),
       ],
       workers: [
-        restateEndpoint(orderWorkflow(steps, config.HALLMARK_PLATFORM_PRODUCT_LOOKUP_ATTEMPTS), {
+        restateEndpoint([orderWorkflow(steps, config.HALLMARK_PLATFORM_PRODUCT_LOOKUP_ATTEMPTS)], {
           port: config.HALLMARK_PLATFORM_RESTATE_PORT,
           host: config.HALLMARK_PLATFORM_RESTATE_HOST,
           url: config.HALLMARK_PLATFORM_RESTATE_URL,
+          release: config.HALLMARK_RELEASE,
+          force: config.HALLMARK_RESTATE_FORCE_REGISTER,
           adminUrl: config.HALLMARK_PLATFORM_RESTATE_REGISTER ? config.HALLMARK_RESTATE_ADMIN_URL : null,
           log,
           onStop: () => {

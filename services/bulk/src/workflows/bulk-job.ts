@@ -43,6 +43,9 @@ interface InFlight {
   batchId: string | null;
 }
 
+/** The object's name and type, for the typed ingress client (kit `restateIngress`). */
+export const BulkJob: ReturnType<typeof bulkJobObject> = { name: 'BulkJob' };
+
 export function bulkJobObject(steps: JobSteps, opts: BulkJobOptions) {
   const waitMs = opts.waitMs ?? 20_000;
   return restate.object({

@@ -1,6 +1,13 @@
 // The gifts slice assembled: store, notifier (notify's messaging and templates over gRPC),
 // service, the gift workflow's Restate endpoint and the workflow starter. main.ts wires it.
-import { bind, createGrpcClient, type Logger, type Pool } from '@hallmark/kit';
+import {
+  bind,
+  createGrpcClient,
+  restateEndpoint,
+  restateIngress,
+  type Logger,
+  type Pool,
+} from '@hallmark/kit';
 import { GiftServiceService, type GiftServiceServer } from '@hallmark/proto/certificates/v1/gifts';
 import { MessagingServiceClient } from '@hallmark/proto/notify/v1/messaging';
 import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';
@@ -14,7 +21,6 @@ import { GiftService } from './service.js';
 import { GiftStore } from './store.js';
 import { ClaimTokens } from './tokens.js';
 import { giftStarter } from './workers/starter.js';
-import { giftEndpoint } from './workflows/endpoint.js';
 import { giftWorkflow } from './workflows/gift.js';
 import { giftWorkflowIngress } from './workflows/ingress.js';
 import { GiftSteps } from './workflows/steps.js';
@@ -43,7 +49,7 @@ export function giftsSlice(d: GiftsDeps) {
     wallets: d.wallets,
     notifier,
     tokens: new ClaimTokens(d.encryptionKeys),
-    ingress: giftWorkflowIngress(config.HALLMARK_RESTATE_INGRESS_URL),
+    ingress: giftWorkflowIngress(restateIngress(config.HALLMARK_RESTATE_INGRESS_URL)),
     ttlHours: config.HALLMARK_GIFT_TTL_HOURS,
     publicUrl: config.HALLMARK_PUBLIC_URL,
     log,
@@ -57,25 +63,21 @@ export function giftsSlice(d: GiftsDeps) {
     maxAttempts: config.HALLMARK_GIFT_MAX_TRANSFER_ATTEMPTS,
     log,
   });
-  const endpoint = giftEndpoint(giftWorkflow(steps), {
+  const endpoint = restateEndpoint([giftWorkflow(steps)], {
     port: config.HALLMARK_CERTIFICATES_RESTATE_PORT,
     host: config.HALLMARK_CERTIFICATES_RESTATE_HOST,
     url: config.HALLMARK_CERTIFICATES_RESTATE_URL,
+    release: config.HALLMARK_RELEASE,
     adminUrl: config.HALLMARK_CERTIFICATES_RESTATE_REGISTER ? config.HALLMARK_RESTATE_ADMIN_URL : null,
+    force: config.HALLMARK_RESTATE_FORCE_REGISTER,
     log,
+    onStop: () => {
+      messaging.close();
+      templates.close();
+    },
   });
   return {
     binding: bind<GiftServiceServer>(GiftServiceService, createGiftHandlers(service)),
-    workers: [
-      {
-        start: () => endpoint.start(),
-        stop: async () => {
-          await endpoint.stop();
-          messaging.close();
-          templates.close();
-        },
-      },
-      giftStarter(gifts, service, pool, log, config.HALLMARK_GIFT_STARTER_INTERVAL_MS),
-    ],
+    workers: [endpoint, giftStarter(gifts, service, pool, log, config.HALLMARK_GIFT_STARTER_INTERVAL_MS)],
   };
 }

@@ -1,7 +1,7 @@
 // Gift use cases: create (record + start the workflow), resend, revoke, the public view of a
 // claim link, and the claim (take the token once, wake the workflow, wait a bounded time for
 // its transfer). The chain side and the expiry run in the workflow (workflows/gift.ts).
-import { counter, HallmarkError, isId, newId, notFound, type Logger } from '@hallmark/kit';
+import { counter, HallmarkError, isId, newId, notFound, startAndRecord, type Logger } from '@hallmark/kit';
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import { getAddress } from 'ethers';
 import type { CertificateRecord, Scope } from '../domain/certificate.js';
@@ -102,13 +102,14 @@ export class GiftService {
   }
 
   /** Starts the gift's workflow; when Restate is unreachable the starter worker retries. */
-  async startWorkflow(id: string): Promise<void> {
-    try {
-      await this.deps.ingress.start(id);
-      await this.deps.gifts.markStarted(id);
-    } catch (err) {
-      this.deps.log.warn({ err, gift: id }, 'gift workflow not started yet; the starter retries');
-    }
+  startWorkflow(id: string): Promise<boolean> {
+    const { ingress, gifts, log } = this.deps;
+    return startAndRecord(
+      log,
+      { gift: id },
+      () => ingress.start(id),
+      () => gifts.markStarted(id),
+    );
   }
 
   /**

@@ -5,7 +5,7 @@
 // accepts the shop's token (its body has no time, so this is what tells a replay).
 // orders/paid starts the order's workflow after commit (or the submitter does, if Restate
 // is away); orders/cancelled voids the order's unclaimed vouchers; app/uninstalled disables the integration and revokes the provisioned key.
-import { HallmarkError, type AsyncClient, type Logger } from '@hallmark/kit';
+import { HallmarkError, startAndRecord, type AsyncClient, type Logger } from '@hallmark/kit';
 import type { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import type { InstallStore } from '../install/store.js';
 import type { Cancellations } from './cancellation.js';
@@ -174,12 +174,12 @@ export class OrdersService {
   }
 
   /** Starts the order's workflow unless Restate already has it; a failure is left to the submitter. */
-  async startWorkflow(shop: string, orderId: string): Promise<void> {
-    try {
-      await this.ingress.start(shop, orderId);
-      await this.orders.markSubmitted(shop, orderId);
-    } catch (err) {
-      this.log.warn({ err, shop, orderId }, 'order workflow not started yet; the submitter will retry');
-    }
+  startWorkflow(shop: string, orderId: string): Promise<boolean> {
+    return startAndRecord(
+      this.log,
+      { shop, orderId },
+      () => this.ingress.start(shop, orderId),
+      () => this.orders.markSubmitted(shop, orderId),
+    );
   }
 }

@@ -1,6 +1,7 @@
 // Keeps gifts' workflows started: a gift committed while Restate was unreachable is started
-// again until Restate accepts it (a repeat for a started workflow does nothing).
-import { IntervalWorker, type Logger, type Pool } from '@hallmark/kit';
+// again until Restate accepts it (a repeat for a started workflow does nothing; kit
+// `keepStartedWorker`).
+import { keepStartedWorker, type Logger, type Pool } from '@hallmark/kit';
 import type { GiftService } from '../service.js';
 import type { GiftStore } from '../store.js';
 
@@ -11,10 +12,13 @@ export function giftStarter(
   log: Logger,
   intervalMs: number,
 ) {
-  return new IntervalWorker(
-    { name: 'gift workflow starter', intervalMs, log, pool, lockKey: 'certificates-gift-starter' },
-    async () => {
-      for (const id of await gifts.unstarted(100)) await service.startWorkflow(id);
-    },
-  );
+  return keepStartedWorker({
+    name: 'gift workflow starter',
+    lockKey: 'certificates-gift-starter',
+    intervalMs,
+    pool,
+    log,
+    unstarted: (limit) => gifts.unstarted(limit),
+    start: (id) => service.startWorkflow(id),
+  });
 }

@@ -28,7 +28,6 @@
 // in the database as it is (pending gifts then stay until revoked).
 import { invocation } from '@hallmark/kit';
 import * as restate from '@restatedev/restate-sdk';
-import { GIFT_WORKFLOW } from './ingress.js';
 import { NotYet, type GiftSteps } from './steps.js';
 
 const STEP_RETRY = { initialRetryInterval: 200, retryIntervalFactor: 2, maxRetryInterval: 5_000 };
@@ -47,6 +46,11 @@ async function wake(ctx: restate.WorkflowSharedContext, signal: string): Promise
     if (!(err instanceof restate.TerminalError)) throw err;
   }
 }
+
+export const GIFT_WORKFLOW = 'GiftTransfer';
+
+/** The workflow's name and type, for the typed ingress client (ingress.ts). */
+export const GiftTransfer: ReturnType<typeof giftWorkflow> = { name: GIFT_WORKFLOW };
 
 export function giftWorkflow(steps: GiftSteps) {
   return restate.workflow({

@@ -1,8 +1,9 @@
 // Keeps paid orders' workflows started (an order committed while Restate was unreachable is
-// sent again until Restate accepts it; a repeat for a started workflow does nothing) and
-// cancelled orders' vouchers voided (until certificates accepts the void), and uninstalled
-// shops' provisioned keys revoked (until keys accepts the revocation).
-import { IntervalWorker, type Logger, type Pool } from '@hallmark/kit';
+// sent again until Restate accepts it; a repeat for a started workflow does nothing; kit
+// `keepStartedWorker`), and in the same pass cancelled orders' vouchers voided (until
+// certificates accepts the void), and uninstalled shops' provisioned keys revoked (until keys
+// accepts the revocation).
+import { keepStartedWorker, type Logger, type Pool } from '@hallmark/kit';
 import type { InstallStore } from '../../install/store.js';
 import type { Cancellations } from '../cancellation.js';
 import type { OrdersService } from '../service.js';
@@ -17,13 +18,18 @@ export function orderSubmitter(
   log: Logger,
   intervalMs: number,
 ) {
-  return new IntervalWorker(
-    { name: 'order submitter', intervalMs, log, pool, lockKey: 'platform-order-submitter' },
-    async () => {
-      for (const o of await orders.unsubmitted(100)) await svc.startWorkflow(o.shop, o.orderId);
+  return keepStartedWorker({
+    name: 'order submitter',
+    lockKey: 'platform-order-submitter',
+    intervalMs,
+    pool,
+    log,
+    unstarted: (limit) => orders.unsubmitted(limit),
+    start: (o) => svc.startWorkflow(o.shop, o.orderId),
+    alsoEachPass: async () => {
       for (const k of await installs.pendingRevocations(100)) await svc.revokeProvisionedKey(k);
       for (const o of await orders.unvoided(100))
         if (!(await cancellations.voidIfCancelled(o.shop, o.orderId))) break;
     },
-  );
+  });
 }

@@ -30,10 +30,22 @@ import { invocation } from '@hallmark/kit';
 import * as restate from '@restatedev/restate-sdk';
 import { MAX_ATTEMPTS } from '../../fulfilment/domain/fulfilment.js';
 import type { OrderSteps, ProductEntries } from '../order-steps.js';
-import { splitOrderKey, WORKFLOW_NAME } from './ingress.js';
 
 const STEP_RETRY = { initialRetryInterval: 200, retryIntervalFactor: 2, maxRetryInterval: 10_000 };
 const RECHECK_MS = 30_000;
+
+export const WORKFLOW_NAME = 'PlatformOrder';
+
+/** The workflow's name and type, for the typed ingress client (ingress.ts). */
+export const PlatformOrder: ReturnType<typeof orderWorkflow> = { name: WORKFLOW_NAME };
+
+/** The workflow key: shop and order global id (both free of `|`). */
+export const orderKey = (shop: string, orderId: string) => `${shop}|${orderId}`;
+
+export function splitOrderKey(key: string): { shop: string; orderId: string } {
+  const i = key.indexOf('|');
+  return { shop: key.slice(0, i), orderId: key.slice(i + 1) };
+}
 
 export function orderWorkflow(steps: OrderSteps, productAttempts = 3) {
   return restate.workflow({

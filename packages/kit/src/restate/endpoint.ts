@@ -1,0 +1,96 @@
+// A service's Restate endpoint (HTTP/2) as a worker: it listens, serves its handlers under
+// its release's path, and (when asked) registers itself with Restate's admin API in the
+// background, so the service answers while Restate starts (work sent meanwhile is re-sent by
+// the service's keep-started worker).
+//
+// Why the release is in the path: Restate pins each invocation to the deployment (the URI)
+// it started on. A process of another release reached at an old URI (a restart on the same
+// port) refuses it with 404 rather than replaying that journal against other code; Restate
+// retries it until the old release answers there again.
+import * as restate from '@restatedev/restate-sdk';
+import http2 from 'node:http2';
+import { z } from 'zod';
+import type { Logger } from '../log.js';
+import { registerRestateDeployment } from './admin.js';
+import { withRestateIdentity } from './identity.js';
+
+/** Restate settings every service with workflows reads (spread into its config schema). */
+export const restateEnv = {
+  /** Restate's ingress (workflows are started here) and admin API (endpoints register here). */
+  HALLMARK_RESTATE_INGRESS_URL: z.string().url().default('http://127.0.0.1:9080'),
+  HALLMARK_RESTATE_ADMIN_URL: z.string().url().default('http://127.0.0.1:9070'),
+  /**
+   * The release this process runs (the image tag in production). Its Restate endpoint is
+   * registered as a deployment of its own, at `<url>/<release>`: see docs/runbooks/upgrade.md.
+   */
+  HALLMARK_RELEASE: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, . _ - (a URL path segment)')
+    .default('dev'),
+  /**
+   * Register over a deployment already at the same URI (`pnpm start`: rebuilt code on the
+   * same port). Never in production: it swaps the code under running invocations.
+   */
+  HALLMARK_RESTATE_FORCE_REGISTER: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
+};
+
+export type RestateDefinition = Parameters<restate.RestateEndpoint['bind']>[0];
+
+export interface RestateEndpointOptions {
+  host: string;
+  port: number;
+  /** The URL Restate reaches this process at, without the release (default http://127.0.0.1:<port>). */
+  url?: string | undefined;
+  release: string;
+  /** Register with this admin API at start; null when a deploy job registers it. */
+  adminUrl: string | null;
+  /** Replace a deployment registered at the same URI (the dev stack only). */
+  force?: boolean;
+  log: Logger;
+  /** Called after the server closed (clients to close). */
+  onStop?: () => void;
+}
+
+/** The URI a release's endpoint is registered at. */
+export const releaseUri = (base: string, release: string) => `${base.replace(/\/+$/, '')}/${release}`;
+
+export function restateEndpoint(definitions: RestateDefinition[], o: RestateEndpointOptions) {
+  let endpoint = restate.endpoint();
+  for (const d of definitions) endpoint = endpoint.bind(d);
+  const handler = withRestateIdentity(endpoint).http2Handler();
+  const prefix = `/${o.release}/`;
+  const server = http2.createServer((req, res) => {
+    if (req.url.startsWith(prefix)) return handler(req, res);
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end(`this endpoint serves release ${o.release} under ${prefix}`);
+  });
+  return {
+    /** The URI it registers (known once it listens). */
+    uri: '',
+    async start() {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(o.port, o.host, () => resolve());
+      });
+      const port = (server.address() as { port: number }).port;
+      this.uri = releaseUri(o.url ?? `http://127.0.0.1:${port}`, o.release);
+      const uri = this.uri;
+      o.log.info({ uri }, 'restate endpoint listening');
+      if (o.adminUrl)
+        void registerRestateDeployment(o.adminUrl, uri, {
+          timeoutMs: Infinity,
+          force: o.force ?? false,
+        }).then(
+          () => o.log.info({ uri }, 'restate endpoint registered'),
+          (err: unknown) => o.log.error({ err }, 'restate endpoint registration refused'),
+        );
+    },
+    async stop() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      o.onStop?.();
+    },
+  };
+}
