@@ -167,8 +167,9 @@ function operationsProblems(docs, byKind, problems) {
     .split(',')
     .filter(Boolean);
   for (const uri of registered) {
-    // A Service by its bare or fully qualified name (ordering.mjs checks which one is needed).
-    const m = /^http:\/\/([^:/.]+)(?:\.[^:/]+)?:(\d+)$/.exec(uri);
+    // A Service by its bare or fully qualified name (ordering.mjs checks which one is needed),
+    // with the release's path: each release is a deployment of its own (upgrade.md).
+    const m = /^http:\/\/([^:/.]+)(?:\.[^:/]+)?:(\d+)(\/[^/]+)?$/.exec(uri);
     const svc = m && byKind('Service').find((s) => s.metadata.name === m[1]);
     const port = svc?.spec.ports?.find((p) => String(p.port) === m[2]);
     const who = svc?.spec.selector?.['app.kubernetes.io/component'];

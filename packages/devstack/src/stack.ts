@@ -126,9 +126,12 @@ export interface Stack {
    * Starts (or restarts) replica `index` (1…) of a backend: the same env and database, its own
    * gRPC port, no Restate registration and no metrics port. Nothing routes calls to it; it
    * runs the background workers beside the first process, so their locks and leases are
-   * exercised (the chaos soak). Kept in `processes` as `<name>#<index>`.
+   * exercised (the chaos soak). Kept in `processes` as `<name>#<index>`. `env` overrides its
+   * variables at its first start, e.g. an upgrade: `{ HALLMARK_RELEASE: 'next',
+   * HALLMARK_BULK_RESTATE_REGISTER: 'true' }` (a new release's process registering its own
+   * Restate deployment beside the running one).
    */
-  startReplica(name: ServiceName, index: number): Promise<ProcessHandle>;
+  startReplica(name: ServiceName, index: number, env?: Record<string, string>): Promise<ProcessHandle>;
   stop(): Promise<void>;
 }
 
@@ -232,6 +235,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     // And the certificates service's gift workflow.
     HALLMARK_CERTIFICATES_RESTATE_PORT: String(opts.fixedPorts ? 9182 : await freePort()),
     HALLMARK_CERTIFICATES_RESTATE_REGISTER: restate ? 'true' : 'false',
+    // `pnpm start` rebuilds code under one release name ('dev') at fixed ports: each start
+    // replaces the registration. Tests register like production: a new URI per release.
+    HALLMARK_RESTATE_FORCE_REGISTER: opts.fixedPorts ? 'true' : 'false',
     ...opts.env,
   };
   for (const name of SERVICE_NAMES) {
@@ -252,7 +258,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const replicaEnv = new Map<string, Record<string, string>>();
   /** A restarted process's own variables (its restart count), over the stack's. */
   const restartEnv = new Map<string, Record<string, string>>();
-  const startService = async (name: ServiceName | 'gateway', replica?: number): Promise<ProcessHandle> => {
+  const startService = async (
+    name: ServiceName | 'gateway',
+    replica?: number,
+    overrides: Record<string, string> = {},
+  ): Promise<ProcessHandle> => {
     const label = replica ? `${name}#${replica}` : name;
     let procEnv = env;
     if (replica && name !== 'gateway') {
@@ -265,6 +275,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
           own[restate] = String(await freePort());
           own[`HALLMARK_${name.toUpperCase()}_RESTATE_REGISTER`] = 'false';
         }
+        Object.assign(own, overrides);
         replicaEnv.set(label, own);
       }
       procEnv = own;
@@ -373,7 +384,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     processTable: () =>
       [...processes.values()].map((p) => ({ name: p.name, pid: p.pid, exited: p.exitStatus() })),
     startService: (name) => startService(name),
-    startReplica: (name, index) => startService(name, index),
+    startReplica: (name, index, env) => startService(name, index, env),
     stop,
   };
 }

@@ -8,18 +8,30 @@ calls these with dict "root" $ "name" "<svc>", so every service has the same sha
 {{- define "hallmark.grpc.deployment" -}}
 {{- $root := .root }}
 {{- $values := index $root.Values.services .name }}
+{{- $versioned := gt (int $values.restatePort) 0 }}
 apiVersion: apps/v1
 kind: Deployment
 metadata:
-  name: {{ include "hallmark.svcName" . }}
+  {{- /*
+  A service with Restate handlers runs one Deployment per release: an upgrade starts the new
+  release's pods beside the old ones, which helm keeps (and the gRPC Service still reaches)
+  while Restate finishes the invocations pinned to them; restate-drain removes them after.
+  */}}
+  name: {{ $versioned | ternary (include "hallmark.releaseName" .) (include "hallmark.svcName" .) }}
   labels:
     {{- include "hallmark.componentLabels" . | trim | nindent 4 }}
+    {{- with include "hallmark.releaseLabel" . | trim }}{{ . | nindent 4 }}{{ end }}
+  {{- if $versioned }}
+  annotations:
+    helm.sh/resource-policy: keep
+  {{- end }}
 spec:
   replicas: {{ $values.replicas }}
   revisionHistoryLimit: 5
   selector:
     matchLabels:
       {{- include "hallmark.selectorLabels" . | trim | nindent 6 }}
+      {{- with include "hallmark.releaseLabel" . | trim }}{{ . | nindent 6 }}{{ end }}
   template:
     metadata:
       {{- include "hallmark.podMetadata" . | trim | nindent 6 }}
@@ -93,13 +105,34 @@ spec:
       targetPort: metrics
       protocol: TCP
     {{- end }}
-    {{- if gt (int $values.restatePort) 0 }}
+{{- if gt (int $values.restatePort) 0 }}
+{{- /*
+The Restate endpoint of this release's pods only: the URI registered for this release (with
+/<release> appended), so Restate's calls for invocations pinned to it never reach another
+release's code. Kept across upgrades like the release's Deployment.
+*/}}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "hallmark.releaseName" . }}
+  labels:
+    {{- include "hallmark.componentLabels" . | trim | nindent 4 }}
+    {{- with include "hallmark.releaseLabel" . | trim }}{{ . | nindent 4 }}{{ end }}
+  annotations:
+    helm.sh/resource-policy: keep
+spec:
+  type: ClusterIP
+  selector:
+    {{- include "hallmark.selectorLabels" . | trim | nindent 4 }}
+    {{- with include "hallmark.releaseLabel" . | trim }}{{ . | nindent 4 }}{{ end }}
+  ports:
     - name: restate
       port: {{ $values.restatePort }}
       targetPort: restate
       protocol: TCP
       appProtocol: kubernetes.io/h2c
-    {{- end }}
+{{- end }}
 {{- /*
 A headless Service over the same pods, gRPC only: its DNS name resolves to every ready pod, so
 a client dialling dns:///<name>:<port> (HALLMARK_<SVC>_ADDR) connects to each and spreads its

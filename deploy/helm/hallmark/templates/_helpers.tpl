@@ -32,6 +32,37 @@ keys vouchers certificates bulk notify platform
 {{- printf "%s-%s-pods" (include "hallmark.fullname" .root | trunc 44 | trimSuffix "-") .name }}
 {{- end }}
 
+{{- /*
+The code release (HALLMARK_RELEASE): releaseVersion, else the image tag, else the chart's
+appVersion, as a URL path segment. Each release's Restate endpoints are registered as
+deployments of their own (docs/runbooks/upgrade.md).
+*/}}
+{{- define "hallmark.releaseVersion" -}}
+{{- regexReplaceAll "[^A-Za-z0-9._-]" (.Values.releaseVersion | default .Values.image.tag | default .Chart.AppVersion | toString) "-" | trunc 63 }}
+{{- end }}
+
+{{- /* The release in object names and the hallmark.dev/release label (DNS-label characters). */}}
+{{- define "hallmark.releaseSlug" -}}
+{{- regexReplaceAll "[^a-z0-9-]" (include "hallmark.releaseVersion" . | lower) "-" | trunc 20 | trimAll "-" }}
+{{- end }}
+
+{{- /*
+dict root name → the Deployment and Restate Service of one release of a service with Restate
+handlers: <fullname>-<svc>-<release>. Kept by helm across upgrades (resource-policy keep) until
+the drain CronJob removes them once Restate has nothing in flight on them.
+*/}}
+{{- define "hallmark.releaseName" -}}
+{{- $suffix := printf "-%s-%s" .name (include "hallmark.releaseSlug" .root) }}
+{{- printf "%s%s" (include "hallmark.fullname" .root | trunc (int (sub 63 (len $suffix))) | trimSuffix "-") $suffix }}
+{{- end }}
+
+{{- /* dict root name → the label that tells one release's pods of a Restate service apart. */}}
+{{- define "hallmark.releaseLabel" -}}
+{{- if gt (int (index .root.Values.services .name).restatePort) 0 }}
+hallmark.dev/release: {{ include "hallmark.releaseSlug" .root }}
+{{- end }}
+{{- end }}
+
 {{- define "hallmark.labels" -}}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 app.kubernetes.io/name: {{ include "hallmark.name" . }}
@@ -157,7 +188,11 @@ and Service port, and the URI Restate reaches it at (and the registration Job re
 - name: HALLMARK_{{ upper .name }}_RESTATE_HOST
   value: "0.0.0.0"
 - name: HALLMARK_{{ upper .name }}_RESTATE_URL
-  value: {{ printf "http://%s:%d" (include "hallmark.svcName" .) $restatePort | quote }}
+  value: {{ printf "http://%s:%d" (include "hallmark.releaseName" .) $restatePort | quote }}
+{{- /* Literal, not from the ConfigMap: a pod of a draining release that restarts after the
+upgrade rewrote the ConfigMap must still serve its own release's path. */}}
+- name: HALLMARK_RELEASE
+  value: {{ include "hallmark.releaseVersion" .root | quote }}
 - name: HALLMARK_{{ upper .name }}_RESTATE_REGISTER
   value: {{ not .root.Values.restateRegistration.enabled | toString | quote }}
 {{- end }}
@@ -198,6 +233,9 @@ checksum/secret: {{ include (print .Template.BasePath "/secret.yaml") . | sha256
 {{- $values := index $root.Values.services .name }}
 labels:
   {{- include "hallmark.componentLabels" . | trim | nindent 2 }}
+  {{- with include "hallmark.releaseLabel" . | trim }}
+  {{- . | nindent 2 }}
+  {{- end }}
   {{- with merge (dict) ($values.podLabels | default dict) $root.Values.podLabels }}
   {{- toYaml . | nindent 2 }}
   {{- end }}
