@@ -173,6 +173,10 @@ function operationsProblems(docs, byKind, problems) {
     const svc = m && byKind('Service').find((s) => s.metadata.name === m[1]);
     const port = svc?.spec.ports?.find((p) => String(p.port) === m[2]);
     const who = svc?.spec.selector?.['app.kubernetes.io/component'];
+    if (m && !m[3])
+      problems.push(
+        `Job/${registration.metadata.name}: registers ${uri} without its release path: every upgrade would re-register one URI under running workflows`,
+      );
     if (!port || port.name !== 'restate')
       problems.push(`Job/${registration.metadata.name}: registers ${uri}, not a Service's restate port`);
     else if (!RESTATE_SERVICES.includes(who))
@@ -191,6 +195,9 @@ function operationsProblems(docs, byKind, problems) {
     } else {
       const env = (k) => lastEnv(c, `HALLMARK_${svc.toUpperCase()}_RESTATE_${k}`)?.value;
       if (!restatePort) say(`${svc} serves Restate handlers but exposes no restate port`);
+      // Each release's pods outlive the upgrade until their invocations drain (upgrade.md).
+      if (d.metadata.annotations?.['helm.sh/resource-policy'] !== 'keep' || !lastEnv(c, 'HALLMARK_RELEASE'))
+        say(`${svc} serves Restate handlers but its release is not kept through upgrades (resource-policy keep, HALLMARK_RELEASE)`);
       else if (env('PORT') !== String(restatePort.containerPort))
         say(
           `${svc}'s Restate endpoint listens on HALLMARK_${svc.toUpperCase()}_RESTATE_PORT=${env('PORT') ?? '(default)'} but its restate port is ${restatePort.containerPort}`,

@@ -14,8 +14,8 @@ import {
   runWithContext,
   sendOpts,
 } from '@hallmark/kit';
+import { h2Status } from '@hallmark/kit/testing';
 import * as restate from '@restatedev/restate-sdk';
-import http2 from 'node:http2';
 import { freePort, startRestate, type RestateHandle } from '../src/index.js';
 import { tempDataDir } from './helpers.js';
 
@@ -36,7 +36,7 @@ const upgradeProbe = (release: string) =>
 const UpgradeProbe: ReturnType<typeof upgradeProbe> = { name: 'UpgradeProbe' };
 
 const tmp = tempDataDir('restate-upgrade');
-const log = createLogger({ name: 'restate-upgrade-test', level: 'silent' });
+const log = createLogger('restate-upgrade-test', 'silent');
 let server: RestateHandle;
 const endpoints: { stop(): Promise<void> }[] = [];
 
@@ -116,24 +116,10 @@ describe('Restate upgrades (kit restate module)', () => {
   it("an endpoint refuses another release's invocations (404) instead of running them", async () => {
     const v3 = await releaseEndpoint('1.2.0');
     const port = new URL(v3.uri).port;
-    const status = async (path: string) => {
-      const client = http2.connect(`http://127.0.0.1:${port}`);
-      try {
-        return await new Promise<number>((resolve, reject) => {
-          const req = client.request({
-            ':method': 'GET',
-            ':path': path,
-            accept: 'application/vnd.restate.endpointmanifest.v3+json',
-          });
-          req.on('response', (h) => resolve(Number(h[':status'])));
-          req.on('error', reject);
-          req.resume();
-          req.end();
-        });
-      } finally {
-        client.close();
-      }
-    };
+    const status = (path: string) =>
+      h2Status(`http://127.0.0.1:${port}`, path, {
+        accept: 'application/vnd.restate.endpointmanifest.v3+json',
+      });
     expect(await status('/1.0.0/discover')).toBe(404);
     expect(await status('/discover')).toBe(404);
     expect(await status('/1.2.0/discover')).toBe(200);

@@ -1,6 +1,8 @@
 // Test helpers over real infrastructure: a fresh database per test file on the real
 // PostgreSQL server, and the real NATS server. `pnpm test` makes sure both are up
-// (starting local ones when absent) and passes their URLs in the environment.
+// (starting local ones when absent) and passes their URLs in the environment. And a probe of
+// cleartext HTTP/2 endpoints (Restate's).
+import { connect } from 'node:http2';
 import pg from 'pg';
 import { randomBase62 } from './ids.js';
 import { serviceDatabaseUrl } from './db.js';
@@ -50,5 +52,28 @@ export async function eventually<T>(
       if (Date.now() > deadline) throw lastErr;
       await new Promise((r) => setTimeout(r, opts.intervalMs ?? 50));
     }
+  }
+}
+
+/**
+ * The status a cleartext HTTP/2 server (a Restate endpoint; fetch speaks HTTP/1.1 only)
+ * answers a GET of `path` with.
+ */
+export async function h2Status(
+  origin: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<number> {
+  const client = connect(origin);
+  try {
+    return await new Promise<number>((resolve, reject) => {
+      const req = client.request({ ':method': 'GET', ':path': path, ...headers });
+      req.on('response', (h) => resolve(Number(h[':status'])));
+      req.on('error', reject);
+      req.resume();
+      req.end();
+    });
+  } finally {
+    client.close();
   }
 }

@@ -1,14 +1,6 @@
 // Wiring only: config, database, bus, gRPC server, the Restate endpoint of the bulk-job
 // workflow (registered with Restate at start), the run submitter, shutdown.
-import {
-  bind,
-  createGrpcClient,
-  gaugeFrom,
-  Encryptor,
-  restateEndpoint,
-  restateIngress,
-  runServiceMain,
-} from '@hallmark/kit';
+import { bind, createGrpcClient, gaugeFrom, Encryptor, restateEndpoint, runServiceMain } from '@hallmark/kit';
 import { BulkServiceService, type BulkServiceServer } from '@hallmark/proto/bulk/v1/bulk';
 import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
 import { MediaServiceClient } from '@hallmark/proto/certificates/v1/media';
@@ -60,7 +52,7 @@ await runServiceMain({
       batchSize: config.HALLMARK_BULK_BATCH_SIZE,
       log,
     });
-    const runs = jobRuns(restateIngress(config.HALLMARK_RESTATE_INGRESS_URL));
+    const runs = jobRuns(config.HALLMARK_RESTATE_INGRESS_URL);
     // The job backlog, read at each scrape of the metrics port.
     gaugeFrom(
       'hallmark_bulk_jobs_backlog',

@@ -3,6 +3,7 @@
 // signed by the Restate server's key is refused before any handler runs; unset, it is served.
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { withRestateIdentity } from '@hallmark/kit';
+import { h2Status } from '@hallmark/kit/testing';
 import * as restate from '@restatedev/restate-sdk';
 import { generateKeyPairSync } from 'node:crypto';
 import http2 from 'node:http2';
@@ -39,22 +40,9 @@ async function discover(): Promise<number> {
   const server = http2.createServer(withRestateIdentity(restate.endpoint().bind(probe)).http2Handler());
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const client = http2.connect(`http://127.0.0.1:${(server.address() as { port: number }).port}`);
-  try {
-    return await new Promise<number>((resolve, reject) => {
-      const req = client.request({
-        ':method': 'GET',
-        ':path': '/discover',
-        accept: 'application/vnd.restate.endpointmanifest.v3+json',
-      });
-      req.on('response', (h) => resolve(Number(h[':status'])));
-      req.on('error', reject);
-      req.resume();
-      req.end();
-    });
-  } finally {
-    client.close();
-  }
+  return h2Status(`http://127.0.0.1:${(server.address() as { port: number }).port}`, '/discover', {
+    accept: 'application/vnd.restate.endpointmanifest.v3+json',
+  });
 }
 
 describe('Restate request identity', () => {

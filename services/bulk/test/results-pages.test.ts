@@ -3,15 +3,7 @@
 // StreamJobVouchers' pages and the streamed CSV download read the same items page by page;
 // another enterprise's job is not found on either path.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  createLogger,
-  Encryptor,
-  HallmarkError,
-  newId,
-  openDatabase,
-  restateIngress,
-  type Pool,
-} from '@hallmark/kit';
+import { createLogger, Encryptor, HallmarkError, newId, openDatabase, type Pool } from '@hallmark/kit';
 import { closeTestDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '@hallmark/kit/testing';
 import path from 'node:path';
 import yauzl from 'yauzl';
@@ -55,7 +47,7 @@ beforeAll(async () => {
     jobs: new JobsStore(pool, new Encryptor(Encryptor.generateKey())),
     media: new MediaStore(pool),
     exports: { items: new ExportStore(pool) },
-    ingress: jobRuns(restateIngress('http://127.0.0.1:9')),
+    ingress: jobRuns('http://127.0.0.1:9'),
     log: createLogger('bulk-test', 'silent'),
     syncMaxItems: 0,
     pricing: { unitPrice: 100, currency: 'USD', gasPerCertificate: 1, gasPerBatch: 1, batchSize: 100 },

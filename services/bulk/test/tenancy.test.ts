@@ -4,15 +4,7 @@
 // is not running here: runs stay unsubmitted (the submitter's case), which these guarantees
 // do not depend on.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  createLogger,
-  Encryptor,
-  HallmarkError,
-  newId,
-  openDatabase,
-  restateIngress,
-  type Pool,
-} from '@hallmark/kit';
+import { createLogger, Encryptor, HallmarkError, newId, openDatabase, type Pool } from '@hallmark/kit';
 import { closeTestDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '@hallmark/kit/testing';
 import path from 'node:path';
 import type { Scope } from '../src/domain/job.js';
@@ -73,7 +65,7 @@ beforeAll(async () => {
     jobs,
     media,
     exports: { items: new ExportStore(pool) },
-    ingress: jobRuns(restateIngress('http://127.0.0.1:9')),
+    ingress: jobRuns('http://127.0.0.1:9'),
     log: createLogger('bulk-test', 'silent'),
     syncMaxItems: 0,
     pricing: { unitPrice: 100, currency: 'USD', gasPerCertificate: 1, gasPerBatch: 1, batchSize: 100 },

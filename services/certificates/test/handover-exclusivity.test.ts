@@ -18,7 +18,6 @@ import {
   HallmarkError,
   newId,
   openDatabase,
-  restateIngress,
   type Pool,
 } from '@hallmark/kit';
 import { closeTestDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '@hallmark/kit/testing';
@@ -166,7 +165,7 @@ beforeAll(async () => {
     wallets,
     notifier,
     tokens: new ClaimTokens(KEYS),
-    ingress: giftWorkflowIngress(restateIngress(`http://${NOWHERE}`)),
+    ingress: giftWorkflowIngress(`http://${NOWHERE}`),
     ttlHours: 168,
     publicUrl: 'https://hallmark.test',
     log,

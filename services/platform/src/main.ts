@@ -1,14 +1,7 @@
 // Wiring only: config, database, bus, gRPC server (install, orders, fulfilment RPCs), the
 // Restate endpoint of the paid-order workflow (registered at start), the order submitter,
 // the bulk job-event consumer, shutdown.
-import {
-  bind,
-  createGrpcClient,
-  Encryptor,
-  restateEndpoint,
-  restateIngress,
-  runServiceMain,
-} from '@hallmark/kit';
+import { bind, createGrpcClient, Encryptor, restateEndpoint, runServiceMain } from '@hallmark/kit';
 import { BulkServiceClient } from '@hallmark/proto/bulk/v1/bulk';
 import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1/vouchers';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
@@ -58,7 +51,7 @@ await runServiceMain({
     const vouchers = createGrpcClient(CertificateVoucherServiceClient, config.HALLMARK_CERTIFICATES_ADDR);
     const installs = new InstallStore(pool, enc);
     const orders = new OrdersStore(pool, enc);
-    const ingress = orderWorkflowIngress(restateIngress(config.HALLMARK_RESTATE_INGRESS_URL));
+    const ingress = orderWorkflowIngress(config.HALLMARK_RESTATE_INGRESS_URL);
     const install = new InstallService(
       installs,
       admin,

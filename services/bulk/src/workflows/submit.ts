@@ -3,7 +3,7 @@
 // `<jobId>:<pass>` (a repeat attaches to the same invocation). If Restate is unreachable at
 // that moment, the submitter worker (workers/submitter.ts) re-sends every job whose current
 // pass Restate has not acknowledged.
-import { callOpts, sendOpts, startAndRecord, type Logger, type RestateIngress } from '@hallmark/kit';
+import { callOpts, restateIngress, sendOpts, startAndRecord, type Logger } from '@hallmark/kit';
 import type { JobsStore } from '../store.js';
 import { BulkJob } from './bulk-job.js';
 
@@ -16,7 +16,8 @@ export interface JobRuns {
 
 const runKey = (jobId: string, pass: number) => `${jobId}:${pass}`;
 
-export function jobRuns(ingress: RestateIngress): JobRuns {
+export function jobRuns(ingressUrl: string): JobRuns {
+  const ingress = restateIngress(ingressUrl);
   return {
     async send(jobId, pass) {
       await ingress

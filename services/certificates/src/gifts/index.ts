@@ -1,13 +1,6 @@
 // The gifts slice assembled: store, notifier (notify's messaging and templates over gRPC),
 // service, the gift workflow's Restate endpoint and the workflow starter. main.ts wires it.
-import {
-  bind,
-  createGrpcClient,
-  restateEndpoint,
-  restateIngress,
-  type Logger,
-  type Pool,
-} from '@hallmark/kit';
+import { bind, createGrpcClient, restateEndpoint, type Logger, type Pool } from '@hallmark/kit';
 import { GiftServiceService, type GiftServiceServer } from '@hallmark/proto/certificates/v1/gifts';
 import { MessagingServiceClient } from '@hallmark/proto/notify/v1/messaging';
 import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';
@@ -49,7 +42,7 @@ export function giftsSlice(d: GiftsDeps) {
     wallets: d.wallets,
     notifier,
     tokens: new ClaimTokens(d.encryptionKeys),
-    ingress: giftWorkflowIngress(restateIngress(config.HALLMARK_RESTATE_INGRESS_URL)),
+    ingress: giftWorkflowIngress(config.HALLMARK_RESTATE_INGRESS_URL),
     ttlHours: config.HALLMARK_GIFT_TTL_HOURS,
     publicUrl: config.HALLMARK_PUBLIC_URL,
     log,

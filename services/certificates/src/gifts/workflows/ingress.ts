@@ -1,7 +1,7 @@
 // Talking to the gift workflow through Restate's ingress (kit's typed client, which carries
 // the caller's request id and trace context): start it (once per gift: a repeat does
 // nothing) and send it the claim and revoke signals.
-import { oncePerKey, sendOpts, callOpts, type RestateIngress } from '@hallmark/kit';
+import { callOpts, oncePerKey, restateIngress, sendOpts } from '@hallmark/kit';
 import { GiftTransfer } from './gift.js';
 
 export interface GiftWorkflowIngress {
@@ -9,7 +9,8 @@ export interface GiftWorkflowIngress {
   signal(giftId: string, signal: 'claim' | 'revoke'): Promise<void>;
 }
 
-export function giftWorkflowIngress(ingress: RestateIngress): GiftWorkflowIngress {
+export function giftWorkflowIngress(ingressUrl: string): GiftWorkflowIngress {
+  const ingress = restateIngress(ingressUrl);
   const gift = (giftId: string) => ingress.workflowClient(GiftTransfer, giftId);
   return {
     start: (giftId) => oncePerKey(() => gift(giftId).workflowSubmit(sendOpts({ timeoutMs: 5000 }))),

@@ -1,7 +1,7 @@
 // Talking to the order workflow through Restate's ingress (kit's typed client, which carries
 // the caller's request id and trace context): start it (once per key; a repeat does
 // nothing) and tell it its bulk job finished.
-import { callOpts, oncePerKey, sendOpts, type RestateIngress } from '@hallmark/kit';
+import { callOpts, oncePerKey, restateIngress, sendOpts } from '@hallmark/kit';
 import { orderKey, PlatformOrder } from './order-paid.js';
 
 export interface OrderWorkflowIngress {
@@ -13,7 +13,8 @@ export interface OrderWorkflowIngress {
 // Restate is left to the submitter.
 const TIMEOUT_MS = 2000;
 
-export function orderWorkflowIngress(ingress: RestateIngress): OrderWorkflowIngress {
+export function orderWorkflowIngress(ingressUrl: string): OrderWorkflowIngress {
+  const ingress = restateIngress(ingressUrl);
   const order = (shop: string, orderId: string) =>
     ingress.workflowClient(PlatformOrder, orderKey(shop, orderId));
   return {
