@@ -197,7 +197,9 @@ function operationsProblems(docs, byKind, problems) {
       if (!restatePort) say(`${svc} serves Restate handlers but exposes no restate port`);
       // Each release's pods outlive the upgrade until their invocations drain (upgrade.md).
       if (d.metadata.annotations?.['helm.sh/resource-policy'] !== 'keep' || !lastEnv(c, 'HALLMARK_RELEASE'))
-        say(`${svc} serves Restate handlers but its release is not kept through upgrades (resource-policy keep, HALLMARK_RELEASE)`);
+        say(
+          `${svc} serves Restate handlers but its release is not kept through upgrades (resource-policy keep, HALLMARK_RELEASE)`,
+        );
       else if (env('PORT') !== String(restatePort.containerPort))
         say(
           `${svc}'s Restate endpoint listens on HALLMARK_${svc.toUpperCase()}_RESTATE_PORT=${env('PORT') ?? '(default)'} but its restate port is ${restatePort.containerPort}`,

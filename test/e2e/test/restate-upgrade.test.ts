@@ -35,7 +35,9 @@ async function bulkInvocations(): Promise<Map<string, { deployment: string | nul
         "SELECT target_service_key AS job, pinned_deployment_id AS deployment, status FROM sys_invocation WHERE target_service_name = 'BulkJob'",
     }),
   });
-  const { rows } = (await res.json()) as { rows: { job: string; deployment: string | null; status: string }[] };
+  const { rows } = (await res.json()) as {
+    rows: { job: string; deployment: string | null; status: string }[];
+  };
   return new Map(rows.map((r) => [r.job, { deployment: r.deployment, status: r.status }]));
 }
 
@@ -73,12 +75,18 @@ describe('a Restate deployment upgrade', () => {
 
     await stack.processes.get('certificates')!.stop();
     const before = await createJob(auth, 20);
-    const pinned = await until(async () => (await bulkInvocations()).get(before)?.deployment ?? undefined, 'run');
+    const pinned = await until(
+      async () => (await bulkInvocations()).get(before)?.deployment ?? undefined,
+      'run',
+    );
     expect(pinned).toBe(v1.id);
 
     // The upgrade: a bulk process of release 1.1.0 beside the running one, registering its own
     // deployment (no force); the 1.0.0 process keeps running for what is pinned to it.
-    await stack.startReplica('bulk', 2, { HALLMARK_RELEASE: '1.1.0', HALLMARK_BULK_RESTATE_REGISTER: 'true' });
+    await stack.startReplica('bulk', 2, {
+      HALLMARK_RELEASE: '1.1.0',
+      HALLMARK_BULK_RESTATE_REGISTER: 'true',
+    });
     const v2 = await until(() => bulkDeployment('1.1.0'), 'release 1.1.0 registered');
     expect(v2.id).not.toBe(v1.id);
     // Not drained yet: the draining step keeps 1.0.0.
@@ -86,10 +94,16 @@ describe('a Restate deployment upgrade', () => {
 
     const after = await createJob(auth, 10);
     await stack.startService('certificates');
-    const [jobBefore, jobAfter] = [await waitForJob(stack, auth, before), await waitForJob(stack, auth, after)];
-    expect([jobBefore.status, jobBefore.summary.successCount, jobAfter.status, jobAfter.summary.successCount]).toEqual(
-      ['completed', 20, 'completed', 10],
-    );
+    const [jobBefore, jobAfter] = [
+      await waitForJob(stack, auth, before),
+      await waitForJob(stack, auth, after),
+    ];
+    expect([
+      jobBefore.status,
+      jobBefore.summary.successCount,
+      jobAfter.status,
+      jobAfter.summary.successCount,
+    ]).toEqual(['completed', 20, 'completed', 10]);
     const runs = await bulkInvocations();
     expect([runs.get(before), runs.get(after)]).toEqual([
       { deployment: v1.id, status: 'completed' },
