@@ -9,11 +9,9 @@ import {
   registerRestateDeployment,
   removeDrainedDeployments,
   restateDeployments,
-  restateEndpoint,
-  restateIngress,
   runWithContext,
-  sendOpts,
 } from '@hallmark/kit';
+import { restateEndpoint, restateIngress, sendOpts } from '@hallmark/kit/restate';
 import { h2Status } from '@hallmark/kit/testing';
 import * as restate from '@restatedev/restate-sdk';
 import { freePort, startRestate, type RestateHandle } from '../src/index.js';

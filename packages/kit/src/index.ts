@@ -22,6 +22,6 @@ export * from './process-guard.js';
 export * from './readiness.js';
 export * from './outbound.js';
 export * from './interval-worker.js';
-export * from './restate/index.js';
+export * from './restate/base.js';
 export * from './metrics.js';
 export * from './telemetry.js';

@@ -1,6 +1,7 @@
 // Wiring only: config, database, bus, gRPC server, the Restate endpoint of the bulk-job
 // workflow (registered with Restate at start), the run submitter, shutdown.
-import { bind, createGrpcClient, gaugeFrom, Encryptor, restateEndpoint, runServiceMain } from '@hallmark/kit';
+import { bind, createGrpcClient, gaugeFrom, Encryptor, runServiceMain } from '@hallmark/kit';
+import { restateEndpoint } from '@hallmark/kit/restate';
 import { BulkServiceService, type BulkServiceServer } from '@hallmark/proto/bulk/v1/bulk';
 import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
 import { MediaServiceClient } from '@hallmark/proto/certificates/v1/media';

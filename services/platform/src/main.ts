@@ -1,7 +1,8 @@
 // Wiring only: config, database, bus, gRPC server (install, orders, fulfilment RPCs), the
 // Restate endpoint of the paid-order workflow (registered at start), the order submitter,
 // the bulk job-event consumer, shutdown.
-import { bind, createGrpcClient, Encryptor, restateEndpoint, runServiceMain } from '@hallmark/kit';
+import { bind, createGrpcClient, Encryptor, runServiceMain } from '@hallmark/kit';
+import { restateEndpoint } from '@hallmark/kit/restate';
 import { BulkServiceClient } from '@hallmark/proto/bulk/v1/bulk';
 import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1/vouchers';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';

@@ -3,7 +3,8 @@
 // `<jobId>:<pass>` (a repeat attaches to the same invocation). If Restate is unreachable at
 // that moment, the submitter worker (workers/submitter.ts) re-sends every job whose current
 // pass Restate has not acknowledged.
-import { callOpts, restateIngress, sendOpts, startAndRecord, type Logger } from '@hallmark/kit';
+import { startAndRecord, type Logger } from '@hallmark/kit';
+import { callOpts, restateIngress, sendOpts } from '@hallmark/kit/restate';
 import type { JobsStore } from '../store.js';
 import { BulkJob } from './bulk-job.js';
 

@@ -1,6 +1,7 @@
 // The gifts slice assembled: store, notifier (notify's messaging and templates over gRPC),
 // service, the gift workflow's Restate endpoint and the workflow starter. main.ts wires it.
-import { bind, createGrpcClient, restateEndpoint, type Logger, type Pool } from '@hallmark/kit';
+import { bind, createGrpcClient, type Logger, type Pool } from '@hallmark/kit';
+import { restateEndpoint } from '@hallmark/kit/restate';
 import { GiftServiceService, type GiftServiceServer } from '@hallmark/proto/certificates/v1/gifts';
 import { MessagingServiceClient } from '@hallmark/proto/notify/v1/messaging';
 import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';

@@ -1,7 +1,7 @@
 // Talking to the gift workflow through Restate's ingress (kit's typed client, which carries
 // the caller's request id and trace context): start it (once per gift: a repeat does
 // nothing) and send it the claim and revoke signals.
-import { callOpts, oncePerKey, restateIngress, sendOpts } from '@hallmark/kit';
+import { callOpts, oncePerKey, restateIngress, sendOpts } from '@hallmark/kit/restate';
 import { GiftTransfer } from './gift.js';
 
 export interface GiftWorkflowIngress {

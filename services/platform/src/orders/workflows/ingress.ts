@@ -1,7 +1,7 @@
 // Talking to the order workflow through Restate's ingress (kit's typed client, which carries
 // the caller's request id and trace context): start it (once per key; a repeat does
 // nothing) and tell it its bulk job finished.
-import { callOpts, oncePerKey, restateIngress, sendOpts } from '@hallmark/kit';
+import { callOpts, oncePerKey, restateIngress, sendOpts } from '@hallmark/kit/restate';
 import { orderKey, PlatformOrder } from './order-paid.js';
 
 export interface OrderWorkflowIngress {
