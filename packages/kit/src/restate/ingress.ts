@@ -5,7 +5,6 @@ import * as clients from '@restatedev/restate-sdk-clients';
 import { restateCallHeaders } from './context.js';
 
 export type RestateIngress = clients.Ingress;
-export { clients as restateClients };
 
 /**
  * A connection to Restate's ingress. Retries stay off (the client's default): each service's
