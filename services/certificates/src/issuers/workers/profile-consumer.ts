@@ -26,7 +26,16 @@ export class IssuerProfileConsumer {
   private consumer: Consumer | null = null;
 
   constructor(
-    private readonly opts: { bus: Bus; pool: Pool; log: Logger; durable?: string; ackWaitMs?: number },
+    private readonly opts: {
+      bus: Bus;
+      pool: Pool;
+      log: Logger;
+      /** Durable consumer name, shared by replicas (default certificates-issuer-profiles). */
+      durable?: string;
+      /** Subject filter (default the keys service's enterprise_profile.updated). */
+      filter?: string;
+      ackWaitMs?: number;
+    },
   ) {}
 
   async start(): Promise<void> {
@@ -36,7 +45,7 @@ export class IssuerProfileConsumer {
       pool,
       log,
       durable: this.opts.durable ?? ISSUER_PROFILES_DURABLE,
-      filter: subjectFor('keys', 'enterprise_profile.updated'),
+      filter: this.opts.filter ?? subjectFor('keys', 'enterprise_profile.updated'),
       ackWaitMs: this.opts.ackWaitMs,
       handle: (event, tx) => this.handle(event, tx),
     });
