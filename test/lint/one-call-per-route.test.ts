@@ -33,25 +33,7 @@ const EXCEPTIONS: Record<string, string> = {
  * Routes that coordinate services today, each with where the coordination is to go. Not a
  * licence: the list only shrinks.
  */
-const PENDING: Record<string, string> = {
-  'document-templates/templates.ts GET /api/v1/templates':
-    'display names of owners from keys (CheckActors): into notify, which would ask keys',
-  'document-templates/templates.ts POST /api/v1/templates': 'display names from keys: into notify',
-  'document-templates/templates.ts GET /api/v1/templates/:template_id':
-    'display names from keys: into notify',
-  'document-templates/templates.ts PATCH /api/v1/templates/:template_id':
-    'display names from keys: into notify',
-  'document-templates/templates.ts GET /api/v1/templates/:template_id/versions':
-    'display names from keys: into notify',
-  'document-templates/templates.ts POST /api/v1/templates/:template_id/versions/:version/restore':
-    'display names from keys: into notify',
-  'document-templates/access.ts GET /api/v1/templates/:template_id/access':
-    'display names from keys: into notify',
-  'document-templates/access.ts POST /api/v1/templates/:template_id/access':
-    "the grantees checked with keys before the grant: into notify's GrantTemplateAccess",
-  'document-templates/access.ts DELETE /api/v1/templates/:template_id/access/:user_id':
-    "the grantee checked with keys before the revocation: into notify's RevokeTemplateAccess",
-};
+const PENDING: Record<string, string> = {};
 
 const ROUTE_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'all']);
 
