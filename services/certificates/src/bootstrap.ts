@@ -11,7 +11,7 @@ import { CertificatesStore } from './store.js';
 import { BurnIndexer } from './indexer/workers/burn-indexer.js';
 import { AllowlistProcessor } from './allowlist/workers/processor.js';
 import { ProvisioningConsumer } from './allowlist/workers/provisioning.js';
-import { IssuerProfileConsumer } from './issuers/workers/profile-consumer.js';
+import { issuerProfileConsumer } from './issuers/workers/profile-consumer.js';
 import { AllowlistStore } from './allowlist/store.js';
 import { TransferService } from './transfers/service.js';
 import { WalletStore } from './wallets/store.js';
@@ -134,7 +134,7 @@ export async function buildParts(
     ...(worker ? [worker] : []),
     ...(chain ? [burnIndexerWorker(config, chain, pool, log)] : []),
     // The public reads' issuer line (keys' enterprise_profile.updated → issuer_profiles).
-    new IssuerProfileConsumer({ bus, pool, log }),
+    issuerProfileConsumer({ bus, pool, log }),
     // Allowlist on user provisioning (user.created → custodial wallet → allowlist request).
     ...(wallets
       ? [

@@ -24,7 +24,7 @@ import {
   uniqueDatabaseName,
 } from '@hallmark/kit/testing';
 import { issuerLookup } from '../src/issuers/rpc.js';
-import { IssuerProfileConsumer } from '../src/issuers/workers/profile-consumer.js';
+import { issuerProfileConsumer } from '../src/issuers/workers/profile-consumer.js';
 import { createCertificatesHandlers } from '../src/rpc.js';
 import { CertificatesStore } from '../src/store.js';
 
@@ -37,7 +37,7 @@ const CALL = { requestId: 'req_test', deadlineMs: Infinity };
 let database: string;
 let pool: Pool;
 let bus: Bus;
-let consumer: IssuerProfileConsumer;
+let consumer: ReturnType<typeof issuerProfileConsumer>;
 let certs: ReturnType<typeof createCertificatesHandlers>;
 
 beforeAll(async () => {
@@ -49,7 +49,7 @@ beforeAll(async () => {
     max: 4,
   });
   bus = await connectBus(TEST_NATS_URL, 'certificates-issuers-test');
-  consumer = new IssuerProfileConsumer({
+  consumer = issuerProfileConsumer({
     bus,
     pool,
     log,

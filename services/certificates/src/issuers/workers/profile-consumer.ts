@@ -22,48 +22,42 @@ import { keepIssuer } from '../store.js';
 
 export const ISSUER_PROFILES_DURABLE = 'certificates-issuer-profiles';
 
-export class IssuerProfileConsumer {
-  private consumer: Consumer | null = null;
+export interface IssuerProfileConsumerOptions {
+  bus: Bus;
+  pool: Pool;
+  log: Logger;
+  /** Durable consumer name, shared by replicas (default certificates-issuer-profiles). */
+  durable?: string;
+  /** Subject filter (default the keys service's enterprise_profile.updated). */
+  filter?: string;
+}
 
-  constructor(
-    private readonly opts: {
-      bus: Bus;
-      pool: Pool;
-      log: Logger;
-      /** Durable consumer name, shared by replicas (default certificates-issuer-profiles). */
-      durable?: string;
-      /** Subject filter (default the keys service's enterprise_profile.updated). */
-      filter?: string;
-      ackWaitMs?: number;
+/** The consumer as a worker (start, stop) of bootstrap.ts. */
+export function issuerProfileConsumer(opts: IssuerProfileConsumerOptions) {
+  let consumer: Consumer | null = null;
+  return {
+    async start() {
+      consumer = await startConsumer({
+        ...opts,
+        durable: opts.durable ?? ISSUER_PROFILES_DURABLE,
+        filter: opts.filter ?? subjectFor('keys', 'enterprise_profile.updated'),
+        handle: (event, tx) => keepAnnounced(event, tx, opts.log),
+      });
     },
-  ) {}
+    async stop() {
+      await consumer?.stop();
+      consumer = null;
+    },
+  };
+}
 
-  async start(): Promise<void> {
-    const { bus, pool, log } = this.opts;
-    this.consumer = await startConsumer({
-      bus,
-      pool,
-      log,
-      durable: this.opts.durable ?? ISSUER_PROFILES_DURABLE,
-      filter: this.opts.filter ?? subjectFor('keys', 'enterprise_profile.updated'),
-      ackWaitMs: this.opts.ackWaitMs,
-      handle: (event, tx) => this.handle(event, tx),
-    });
+/** Keeps the announced profile (in `tx`), unless a newer one is kept. */
+async function keepAnnounced(event: EventEnvelope, tx: PoolClient, log: Logger): Promise<void> {
+  if (event.type !== 'enterprise_profile.updated') return;
+  const issuer = issuerOfEvent(event.data as EventData<'enterprise_profile.updated'>);
+  if (!issuer) {
+    log.warn({ event_id: event.id }, 'issuer profiles: malformed announcement; skipped');
+    return;
   }
-
-  async stop(): Promise<void> {
-    await this.consumer?.stop();
-    this.consumer = null;
-  }
-
-  /** Keeps the announced profile (in `tx`), unless a newer one is kept. */
-  async handle(event: EventEnvelope, tx: PoolClient): Promise<void> {
-    if (event.type !== 'enterprise_profile.updated') return;
-    const issuer = issuerOfEvent(event.data as EventData<'enterprise_profile.updated'>);
-    if (!issuer) {
-      this.opts.log.warn({ event_id: event.id }, 'issuer profiles: malformed announcement; skipped');
-      return;
-    }
-    await keepIssuer(tx, issuer);
-  }
+  await keepIssuer(tx, issuer);
 }
