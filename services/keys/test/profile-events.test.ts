@@ -51,7 +51,9 @@ describe('enterprise_profile.updated', () => {
       'hallmark.keys.enterprise_profile.updated',
       'hallmark.keys.enterprise_profile.updated',
     ]);
-    const [saved, checked] = rows.map((r) => EVENT_SCHEMAS['enterprise_profile.updated'].parse(r.payload.data));
+    const [saved, checked] = rows.map((r) =>
+      EVENT_SCHEMAS['enterprise_profile.updated'].parse(r.payload.data),
+    );
     expect(saved!.object).toEqual({
       enterprise_id: owner.enterpriseId,
       display_name: 'Maison Test',
@@ -69,7 +71,9 @@ describe('enterprise_profile.updated', () => {
 
   it('a refused save announces nothing', async () => {
     const member = await signIn(h, { ent: newEnterprise(), role: 'member' });
-    await expect(h.rpc.putEnterpriseProfile({ principal: member.principal, ...input }, CALL)).rejects.toMatchObject({
+    await expect(
+      h.rpc.putEnterpriseProfile({ principal: member.principal, ...input }, CALL),
+    ).rejects.toMatchObject({
       code: 'insufficient_permissions',
     });
     expect(await announced(member.enterpriseId)).toEqual([]);
