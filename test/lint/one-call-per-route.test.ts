@@ -29,39 +29,11 @@ const EXCEPTIONS: Record<string, string> = {
     "one call unless an old `med_…` id is not moved yet: then bulk's copy (the move's fallback, gone with it)",
 };
 
-/** The issuer line of a public page: read-only, optional (no profile or an error: no line), 3 s. */
-const ISSUER_LINE =
-  'the page\'s own read, then the issuer\'s public profile from keys for its "Issued by" line';
-
 /**
  * Routes that coordinate services today, each with where the coordination is to go. Not a
  * licence: the list only shrinks.
  */
-const PENDING: Record<string, string> = {
-  'certificates/public.ts GET /api/certificate/public/:id': ISSUER_LINE,
-  'verify/pages.ts GET /verify/:id': ISSUER_LINE,
-  'verify/pages.ts GET /verify/:id/qr.svg': `${ISSUER_LINE} (the QR reads the public certificate)`,
-  'verify/pages.ts GET /verify/:id/qr.png': `${ISSUER_LINE} (the QR reads the public certificate)`,
-  'certificate-vouchers/index.ts GET /vouchers/:id': ISSUER_LINE,
-  'gifts/claim.ts GET /claim/:token': `the gift, its certificate, then ${ISSUER_LINE}`,
-  'document-templates/templates.ts GET /api/v1/templates':
-    'display names of owners from keys (CheckActors): into notify, which would ask keys',
-  'document-templates/templates.ts POST /api/v1/templates': 'display names from keys: into notify',
-  'document-templates/templates.ts GET /api/v1/templates/:template_id':
-    'display names from keys: into notify',
-  'document-templates/templates.ts PATCH /api/v1/templates/:template_id':
-    'display names from keys: into notify',
-  'document-templates/templates.ts GET /api/v1/templates/:template_id/versions':
-    'display names from keys: into notify',
-  'document-templates/templates.ts POST /api/v1/templates/:template_id/versions/:version/restore':
-    'display names from keys: into notify',
-  'document-templates/access.ts GET /api/v1/templates/:template_id/access':
-    'display names from keys: into notify',
-  'document-templates/access.ts POST /api/v1/templates/:template_id/access':
-    "the grantees checked with keys before the grant: into notify's GrantTemplateAccess",
-  'document-templates/access.ts DELETE /api/v1/templates/:template_id/access/:user_id':
-    "the grantee checked with keys before the revocation: into notify's RevokeTemplateAccess",
-};
+const PENDING: Record<string, string> = {};
 
 const ROUTE_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'all']);
 

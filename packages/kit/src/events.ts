@@ -173,6 +173,28 @@ export const EVENTS = {
   'key.revoked': internal(z.object({ id: Id })),
   'key.rotated': internal(z.object({ id: Id, grace_until: z.string() })),
   'key.shared': internal(z.object({ id: Id, user_ids: z.array(z.string()) })),
+  /**
+   * An enterprise's public issuer profile as it now stands (keys service), on every save and
+   * every re-check of its domain proof, in the transaction that wrote it; once per existing
+   * profile when this event was introduced (keys migration 0005). `as_of` orders them: a
+   * reader keeps the newest (certificates' read model of issuers, which answers the public
+   * pages' "Issued by" line without asking keys).
+   */
+  'enterprise_profile.updated': internal(
+    z.object({
+      object: z.object({
+        enterprise_id: Id,
+        display_name: z.string(),
+        website: z.string(),
+        domain_verified: z.boolean(),
+        logo_sha256: z.string().nullable(),
+        logo_width: z.number().int(),
+        logo_height: z.number().int(),
+        indexable: z.boolean(),
+        as_of: Iso,
+      }),
+    }),
+  ),
   /** Discount vouchers (vouchers service); `object` is the voucher as the API shows it. */
   'voucher.created': internal(z.object({ object: DiscountVoucherObject })),
   'voucher.updated': internal(z.object({ object: DiscountVoucherObject })),

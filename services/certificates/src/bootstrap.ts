@@ -11,6 +11,7 @@ import { CertificatesStore } from './store.js';
 import { BurnIndexer } from './indexer/workers/burn-indexer.js';
 import { AllowlistProcessor } from './allowlist/workers/processor.js';
 import { ProvisioningConsumer } from './allowlist/workers/provisioning.js';
+import { issuerProfileConsumer } from './issuers/workers/profile-consumer.js';
 import { AllowlistStore } from './allowlist/store.js';
 import { TransferService } from './transfers/service.js';
 import { WalletStore } from './wallets/store.js';
@@ -132,6 +133,8 @@ export async function buildParts(
   const workers: CertificatesParts['workers'] = [
     ...(worker ? [worker] : []),
     ...(chain ? [burnIndexerWorker(config, chain, pool, log)] : []),
+    // The public reads' issuer line (keys' enterprise_profile.updated → issuer_profiles).
+    issuerProfileConsumer({ bus, pool, log }),
     // Allowlist on user provisioning (user.created → custodial wallet → allowlist request).
     ...(wallets
       ? [

@@ -31,6 +31,7 @@ import { createAllowlistHandlers } from './allowlist/rpc.js';
 import { createCertificateVoucherHandlers } from './certificate-vouchers/rpc.js';
 import { giftsSlice } from './gifts/index.js';
 import { mediaSlice } from './media/index.js';
+import { issuerLookup } from './issuers/rpc.js';
 
 const config = loadCertificatesConfig();
 
@@ -55,6 +56,8 @@ await runServiceMain({
     const { pool, log } = deps;
     const { chain, store, wallets, transfers, vouchers, claims, allowlistStore, worker, workers } =
       await buildParts(config, deps);
+    // The public reads' issuer line, from the read model bootstrap.ts's consumer keeps.
+    const issuerOf = issuerLookup(pool);
     const gifts =
       wallets && transfers && config.HALLMARK_ENCRYPTION_KEYS
         ? giftsSlice({
@@ -65,6 +68,7 @@ await runServiceMain({
             wallets,
             transfers,
             encryptionKeys: config.HALLMARK_ENCRYPTION_KEYS,
+            issuerOf,
           })
         : null;
     const media = mediaSlice(config, pool, log);
@@ -89,6 +93,7 @@ await runServiceMain({
             onBatchRecorded: () => worker?.wake(),
             wallets,
             transfers,
+            issuerOf,
           }),
         ),
         bind<CertificateVerificationServiceServer>(
@@ -101,6 +106,7 @@ await runServiceMain({
               chain: () => chain,
               images: { media: media.service, store: media.store, publicUrl: config.HALLMARK_PUBLIC_URL },
             }),
+            issuerOf,
           }),
         ),
         bind<CertificateVoucherServiceServer>(
@@ -109,6 +115,7 @@ await runServiceMain({
             vouchers,
             certificates: store,
             claims,
+            issuerOf,
           }),
         ),
         bind<WarrantyServiceServer>(WarrantyServiceService, createWarrantyHandlers({ certificates: store })),

@@ -3,6 +3,7 @@ import { missingParam, type AsyncHandlers } from '@hallmark/kit';
 import type {
   Certificate,
   CertificatesServiceServer,
+  IssuerProfile,
   ProvenanceEntry,
 } from '@hallmark/proto/certificates/v1/certificates';
 import type { Principal } from '@hallmark/proto/common/v1/common';
@@ -49,11 +50,23 @@ export function toProto({ certificate: c, provenance }: CertificateRead): Certif
   };
 }
 
+/** What the public reads (of any slice) add to what they read: the issuer line. */
+export interface PublicReadDeps {
+  /**
+   * The public issuer profile of an enterprise (the issuers slice's read model), which the
+   * public reads carry; unset: they carry none (main.ts wires it).
+   */
+  issuerOf?: (enterpriseId: string) => Promise<IssuerProfile | undefined>;
+}
+
+const noIssuer = async (): Promise<IssuerProfile | undefined> => undefined;
+
 /** The handlers over a CertificateService built from `deps`. */
 export function createCertificatesHandlers(
-  deps: CertificateServiceDeps,
+  deps: CertificateServiceDeps & PublicReadDeps,
 ): AsyncHandlers<CertificatesServiceServer> {
   const service = new CertificateService(deps);
+  const issuerOf = deps.issuerOf ?? noIssuer;
   return {
     async mintBatch(req) {
       const batch = await service.mintBatch(scopeOf(req.principal), {
@@ -88,7 +101,8 @@ export function createCertificatesHandlers(
     },
 
     async getPublicCertificate(req) {
-      return toProto(await service.getPublic(req.certificate_id));
+      const read = await service.getPublic(req.certificate_id);
+      return { ...toProto(read), issuer: await issuerOf(read.certificate.enterpriseId) };
     },
 
     async listProvenance(req) {

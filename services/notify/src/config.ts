@@ -6,6 +6,8 @@ import { messagingEnv } from './messaging/config.js';
 export const configSchema = z.object({
   ...commonEnv,
   HALLMARK_NOTIFY_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.notify),
+  // The keys service: template grantees and the names the API shows for actors (CheckActors).
+  HALLMARK_KEYS_ADDR: grpcAddr(SERVICE_DEFAULT_PORT.keys),
   // Webhooks: secrets at rest (AES-256-GCM, newest key first), the outbound guard's
   // exemptions (hosts, IPs, CIDRs; empty in production), seconds between attempts, and
   // attempts in flight per process.

@@ -29,7 +29,7 @@ await runServiceMain({
       disableAfter: config.HALLMARK_WEBHOOK_DISABLE_AFTER,
       maxListenSessions: config.HALLMARK_LISTEN_MAX_SESSIONS,
     });
-    const templates = createTemplates(deps);
+    const templates = createTemplates(deps, config.HALLMARK_KEYS_ADDR);
     const messaging = createMessaging(deps, templates.store, {
       encryptionKeys: config.HALLMARK_ENCRYPTION_KEYS,
       smtpUrl: config.SMTP_URL,
@@ -41,7 +41,7 @@ await runServiceMain({
     });
     return {
       services: [webhooks.binding, templates.binding, messaging.binding],
-      workers: [...webhooks.workers, messaging.worker],
+      workers: [...webhooks.workers, messaging.worker, templates.worker],
     };
   },
 });

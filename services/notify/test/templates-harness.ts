@@ -8,6 +8,7 @@ import path from 'node:path';
 import { createTemplatesHandlers } from '../src/templates/rpc.js';
 import { DocumentTemplatesService } from '../src/templates/service.js';
 import { DocumentTemplatesStore } from '../src/templates/store.js';
+import type { CheckActors } from '../src/templates/actors.js';
 
 export const MIGRATIONS_DIR = path.join(import.meta.dirname, '..', 'migrations');
 export const CALL: CallInfo = { requestId: 'req_test', deadlineMs: Infinity };
@@ -22,26 +23,50 @@ export async function openTestDatabase(): Promise<{ pool: Pool; close(): Promise
   return { pool, close: () => closeTestDatabase(pool, database) };
 }
 
-export async function startTemplates() {
+/** The actors `principal()` and `colleague()` made, by row id: their enterprise. */
+const directory = new Map<string, string>();
+
+/** The session `sub` the stand-in keys shows for a user's row id. */
+export const subOf = (rowId: string) => `sub-${rowId}`;
+
+/**
+ * The keys service's CheckActors as a stand-in (its own behaviour is proven in
+ * services/keys; actors.ts's gRPC adapter against a real gRPC server in
+ * templates-actors.test.ts): the actors this harness made, known in their own enterprise by
+ * row id or by `subOf(row id)`, shown by the latter.
+ */
+export const standInActors: CheckActors = async (p, refs) =>
+  refs.flatMap((ref) => {
+    const id = ref.startsWith('sub-') ? ref.slice(4) : ref;
+    return directory.get(id) === p.enterprise_id ? [{ ref, id, display: subOf(id) }] : [];
+  });
+
+export async function startTemplates(checkActors: CheckActors = standInActors) {
   const db = await openTestDatabase();
   const store = new DocumentTemplatesStore(db.pool);
-  return { ...db, store, api: createTemplatesHandlers(new DocumentTemplatesService(store)) };
+  return { ...db, store, api: createTemplatesHandlers(new DocumentTemplatesService(store, checkActors)) };
 }
 
 export function principal(
   opts: { enterpriseId?: string; livemode?: boolean; actorId?: string } = {},
 ): Principal {
-  return {
+  const p = {
     enterprise_id: opts.enterpriseId ?? newId('enterprise'),
     livemode: opts.livemode ?? true,
     actor_id: opts.actorId ?? newId('user'),
     actor_type: 'user',
     scopes: ['admin.*'],
   };
+  directory.set(p.actor_id, p.enterprise_id);
+  return p;
 }
 
 /** Another actor of the same enterprise and mode. */
-export const colleague = (p: Principal): Principal => ({ ...p, actor_id: newId('user') });
+export const colleague = (p: Principal): Principal => {
+  const other = { ...p, actor_id: newId('user') };
+  directory.set(other.actor_id, other.enterprise_id);
+  return other;
+};
 
 export async function errorOf(p: Promise<unknown>): Promise<HallmarkError> {
   try {

@@ -378,6 +378,8 @@ describe('access grants', () => {
       'permissions',
     );
     await expectError(grant(owner, [colleague(owner).actor_id], []), 'parameter_invalid', 'permissions');
-    await expectError(grant(principal(), ['user_x'], ['read']), 'resource_not_found');
+    // Another enterprise granting to its own colleague: the template is not found there.
+    const stranger = principal();
+    await expectError(grant(stranger, [colleague(stranger).actor_id], ['read']), 'resource_not_found');
   });
 });

@@ -4,7 +4,7 @@ import type {
   CertificateVoucher,
   CertificateVoucherServiceServer,
 } from '@hallmark/proto/certificates/v1/vouchers';
-import { scopeOf } from '../rpc.js';
+import { scopeOf, type PublicReadDeps } from '../rpc.js';
 import { voucherStatus, type VoucherRecord } from './domain.js';
 import { CertificateVoucherService, type CertificateVoucherServiceDeps } from './service.js';
 
@@ -30,7 +30,7 @@ function voucherToProto(v: VoucherRecord, now = new Date()): CertificateVoucher 
 
 /** The handlers over a CertificateVoucherService built from `deps`. */
 export function createCertificateVoucherHandlers(
-  deps: CertificateVoucherServiceDeps,
+  deps: CertificateVoucherServiceDeps & PublicReadDeps,
 ): AsyncHandlers<CertificateVoucherServiceServer> {
   const service = new CertificateVoucherService(deps);
   return {
@@ -49,6 +49,7 @@ export function createCertificateVoucherHandlers(
         voucher: voucherToProto(voucher),
         certificate_json: JSON.stringify(certificate),
         enterprise_id: voucher.enterpriseId,
+        issuer: await deps.issuerOf?.(voucher.enterpriseId),
       };
     },
 

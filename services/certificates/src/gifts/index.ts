@@ -6,6 +6,7 @@ import { GiftServiceService, type GiftServiceServer } from '@hallmark/proto/cert
 import { MessagingServiceClient } from '@hallmark/proto/notify/v1/messaging';
 import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';
 import type { Config } from '../config.js';
+import type { PublicReadDeps } from '../rpc.js';
 import type { CertificatesStore } from '../store.js';
 import type { TransferService } from '../transfers/service.js';
 import type { WalletStore } from '../wallets/store.js';
@@ -27,6 +28,8 @@ export interface GiftsDeps {
   wallets: WalletStore;
   transfers: TransferService;
   encryptionKeys: string;
+  /** The claim page's issuer line (the issuers slice's read model). */
+  issuerOf: PublicReadDeps['issuerOf'];
 }
 
 export function giftsSlice(d: GiftsDeps) {
@@ -71,7 +74,10 @@ export function giftsSlice(d: GiftsDeps) {
     },
   });
   return {
-    binding: bind<GiftServiceServer>(GiftServiceService, createGiftHandlers(service)),
+    binding: bind<GiftServiceServer>(
+      GiftServiceService,
+      createGiftHandlers(service, { issuerOf: d.issuerOf }),
+    ),
     workers: [endpoint, giftStarter(gifts, service, pool, log, config.HALLMARK_GIFT_STARTER_INTERVAL_MS)],
   };
 }

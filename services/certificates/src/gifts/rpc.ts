@@ -1,7 +1,7 @@
 // gRPC handlers of GiftService: proto <-> service calls, nothing else.
 import { missingParam, type AsyncHandlers } from '@hallmark/kit';
 import type { Gift, GiftServiceServer } from '@hallmark/proto/certificates/v1/gifts';
-import { scopeOf } from '../rpc.js';
+import { scopeOf, type PublicReadDeps } from '../rpc.js';
 import { publicStatus, type GiftRecord } from './domain/gift.js';
 import type { GiftService } from './service.js';
 
@@ -25,7 +25,7 @@ export function giftToProto(g: GiftRecord, now = new Date()): Gift {
 }
 
 /** Who issued a certificate, as its metadata says (no enterprise display names exist yet). */
-function issuerOf(metadata: Record<string, unknown>): string | undefined {
+function claimedIssuerOf(metadata: Record<string, unknown>): string | undefined {
   for (const k of ['issuer', 'brand', 'artist']) {
     const v = metadata[k];
     if (typeof v === 'string' && v.trim()) return v.trim().slice(0, 200);
@@ -33,7 +33,10 @@ function issuerOf(metadata: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-export function createGiftHandlers(service: GiftService): AsyncHandlers<GiftServiceServer> {
+export function createGiftHandlers(
+  service: GiftService,
+  { issuerOf }: PublicReadDeps = {},
+): AsyncHandlers<GiftServiceServer> {
   return {
     async createGift(req) {
       const scope = scopeOf(req.principal);
@@ -73,7 +76,8 @@ export function createGiftHandlers(service: GiftService): AsyncHandlers<GiftServ
         certificate_id: certificate.id,
         certificate_name: certificate.name,
         image_url: certificate.imageUrl ?? undefined,
-        issuer: issuerOf(certificate.metadata),
+        issuer: claimedIssuerOf(certificate.metadata),
+        issuer_profile: await issuerOf?.(certificate.enterpriseId),
       };
     },
 

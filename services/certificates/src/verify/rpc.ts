@@ -2,19 +2,24 @@
 // calls, nothing else.
 import type { AsyncHandlers } from '@hallmark/kit';
 import type { CertificateVerificationServiceServer } from '@hallmark/proto/certificates/v1/verification';
-import { toProto } from '../rpc.js';
+import { toProto, type PublicReadDeps } from '../rpc.js';
 import type { CertificatesStore } from '../store.js';
 import type { Verifier } from './service.js';
 
-export function createVerificationHandlers(deps: {
-  store: CertificatesStore;
-  verifier: Verifier;
-}): AsyncHandlers<CertificateVerificationServiceServer> {
+export function createVerificationHandlers(
+  deps: {
+    store: CertificatesStore;
+    verifier: Verifier;
+  } & PublicReadDeps,
+): AsyncHandlers<CertificateVerificationServiceServer> {
   return {
     async verifyCertificate(req) {
       const v = await deps.verifier.verify(req.certificate_id, { recordEvent: req.record_event === true });
       return {
-        certificate: toProto(v.read),
+        certificate: {
+          ...toProto(v.read),
+          issuer: await deps.issuerOf?.(v.read.certificate.enterpriseId),
+        },
         checks: v.checks,
         verified: v.verified,
         burned: v.burned,

@@ -1,10 +1,10 @@
 // "Issued by <brand>": the issuer line of the verify, voucher and claim pages and the public
-// certificate read, from the enterprise's issuer profile (keys service). A page without a
-// profile (or whose profile cannot be read just now) says plainly "Issuer not verified":
-// nobody has confirmed who issued it, and silence would read as if that did not matter.
-import type { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
-import type { EnterpriseProfile, KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
-import type { AsyncClient } from '@hallmark/kit';
+// certificate read, from the enterprise's issuer profile, which the certificates service
+// answers with what the page reads (its copy of the keys service's profiles, kept by events:
+// one call per page, and keys down changes nothing). A page without a profile says plainly
+// "Issuer not verified": nobody has confirmed who issued it, and silence would read as if
+// that did not matter.
+import type { IssuerProfile } from '@hallmark/proto/certificates/v1/certificates';
 import { html, type Html } from './html.js';
 
 export interface IssuerView {
@@ -18,17 +18,6 @@ export interface IssuerView {
   indexable: boolean;
 }
 
-export const issuerView = (p: EnterpriseProfile): IssuerView => ({
-  name: p.display_name,
-  website: p.website,
-  host: new URL(p.website).host,
-  domainVerified: p.domain_status === 'verified',
-  logo: p.logo_sha256
-    ? { path: `/media/${p.logo_sha256}`, width: p.logo_width, height: p.logo_height }
-    : null,
-  indexable: p.indexable,
-});
-
 /** The logo's box: 40 px high (at most 160 wide), its own proportions when known. */
 function logoBox(width: number, height: number): { w: number; h: number } {
   if (width <= 0 || height <= 0) return { w: 40, h: 40 };
@@ -37,40 +26,28 @@ function logoBox(width: number, height: number): { w: number; h: number } {
   return { w, h: w === 160 ? Math.max(1, Math.round((height * 160) / width)) : h };
 }
 
-/** The issuer of an enterprise's certificates, or null (no profile, no id, or unreadable now). */
-export async function loadIssuer(
-  keys: Pick<AsyncClient<KeysServiceClient>, 'getPublicEnterpriseProfile'>,
-  enterpriseId: string | undefined,
-): Promise<IssuerView | null> {
-  if (!enterpriseId) return null;
+/**
+ * The issuer line's profile as the certificates service answers it with the certificate,
+ * voucher or gift (its read model of keys' profiles), or null (none, or not one to show).
+ */
+export function issuerFrom(p: IssuerProfile | undefined): IssuerView | null {
+  if (!p) return null;
+  let host: string;
   try {
-    const p = await keys.getPublicEnterpriseProfile(
-      { enterprise_id: enterpriseId },
-      { idempotent: true, deadlineMs: 3000 },
-    );
-    return issuerView(p);
+    host = new URL(p.website).host;
   } catch {
     return null;
   }
-}
-
-/** The issuer of a certificate (its enterprise's profile), or null. */
-export async function loadIssuerOfCertificate(
-  clients: {
-    keys: Pick<AsyncClient<KeysServiceClient>, 'getPublicEnterpriseProfile'>;
-    certificates: Pick<AsyncClient<CertificatesServiceClient>, 'getPublicCertificate'>;
-  },
-  certificateId: string,
-): Promise<IssuerView | null> {
-  try {
-    const c = await clients.certificates.getPublicCertificate(
-      { certificate_id: certificateId },
-      { idempotent: true, deadlineMs: 3000 },
-    );
-    return await loadIssuer(clients.keys, c.enterprise_id);
-  } catch {
-    return null;
-  }
+  return {
+    name: p.display_name,
+    website: p.website,
+    host,
+    domainVerified: p.domain_verified,
+    logo: p.logo_sha256
+      ? { path: `/media/${p.logo_sha256}`, width: p.logo_width, height: p.logo_height }
+      : null,
+    indexable: p.indexable,
+  };
 }
 
 /** The issuer as the public read carries it. */

@@ -1,5 +1,6 @@
 // routes/document-templates/: notify's document templates (`/api/v1/templates`), users named
-// by their session `sub` through the keys service's CheckActors; not the warranty template.
+// by their session `sub` (notify asks keys and answers the `*_display` fields: each route is
+// one call, and the gateway never asks keys itself); not the warranty template.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { HallmarkError } from '@hallmark/kit';
 import { expectMapped, expectRefusals, routeCase, startHarness, type Harness } from './harness.js';
@@ -13,12 +14,7 @@ beforeEach(() => h.reset());
 
 const READ = { scope: 'reports.read', wrongScope: 'transactions.read' };
 const WRITE = { scope: 'reports.create', wrongScope: 'reports.read' };
-/** The keys service names the owner row `usr_row_1` by its session `sub`, `alice`. */
-const ACTORS: [any, string, (req: any) => Promise<any>] = [
-  'keys',
-  'checkActors',
-  async () => ({ actors: [{ ref: 'usr_row_1', id: 'usr_row_1', display: 'alice' }] }),
-];
+/** Notify names the owner row `usr_row_1` by its session `sub`, `alice`. */
 
 const template = () => ({
   id: 'tpl_1',
@@ -31,6 +27,7 @@ const template = () => ({
   conditions: [],
   version: 2,
   owner_id: 'usr_row_1',
+  owner_display: 'alice',
   livemode: true,
   created_at: '2025-01-01T00:00:00.000Z',
   updated_at: '2025-01-01T00:00:00.000Z',
@@ -43,10 +40,9 @@ describe('GET /api/v1/templates', () =>
     req: { method: 'GET', url: '/api/v1/templates?limit=5' },
     call: 'listTemplates',
     answer: () => ({ templates: [template()], pagination: { page: 1, limit: 5, total: 1, total_pages: 1 } }),
-    also: [ACTORS],
     status: 200,
     shape: { templates: [{ id: 'tpl_1', name: 'Receipt', ownerId: 'alice' }], pagination: { total: 1 } },
-    sent: {},
+    sent: { name_actors: true },
     bad: { url: '/api/v1/templates?limit=0', param: 'limit' },
     error: new HallmarkError('service_unavailable'),
   }));
@@ -57,7 +53,6 @@ describe('GET /api/v1/templates/:template_id', () =>
     req: { method: 'GET', url: '/api/v1/templates/tpl_1' },
     call: 'getTemplate',
     answer: () => template(),
-    also: [ACTORS],
     status: 200,
     shape: { id: 'tpl_1', version: 2, ownerId: 'alice' },
     sent: { template_id: 'tpl_1' },
@@ -90,11 +85,11 @@ describe('GET /api/v1/templates/:template_id/versions', () =>
           variables: [],
           created_at: '2025-01-01T00:00:00.000Z',
           created_by: 'usr_row_1',
+          created_by_display: 'alice',
           changelog: 'first',
         },
       ],
     }),
-    also: [ACTORS],
     status: 200,
     shape: { versions: [{ version: 1, createdBy: 'alice', changelog: 'first' }] },
     sent: { template_id: 'tpl_1' },
@@ -107,7 +102,6 @@ describe('POST /api/v1/templates', () =>
     req: { method: 'POST', url: '/api/v1/templates', payload: { name: 'Receipt', type: 'invoice' } },
     call: 'createTemplate',
     answer: () => template(),
-    also: [ACTORS],
     status: 201,
     shape: { id: 'tpl_1', name: 'Receipt', ownerId: 'alice' },
     sent: { name: 'Receipt', type: 'invoice' },
@@ -121,7 +115,6 @@ describe('PATCH /api/v1/templates/:template_id', () =>
     req: { method: 'PATCH', url: '/api/v1/templates/tpl_1', payload: { name: 'Receipt 2' } },
     call: 'updateTemplate',
     answer: () => ({ ...template(), name: 'Receipt 2', version: 3 }),
-    also: [ACTORS],
     status: 200,
     shape: { id: 'tpl_1', name: 'Receipt 2', version: 3 },
     sent: { template_id: 'tpl_1', name: 'Receipt 2' },
@@ -139,7 +132,6 @@ describe('POST /api/v1/templates/:template_id/versions/:version/restore', () =>
     },
     call: 'restoreTemplateVersion',
     answer: () => ({ ...template(), version: 3 }),
-    also: [ACTORS],
     status: 200,
     shape: { id: 'tpl_1', version: 3 },
     sent: { template_id: 'tpl_1', version: 1, changelog: 'back' },
@@ -197,24 +189,20 @@ describe('POST /api/v1/templates/:template_id/render', () => {
   });
 });
 
-/** Access answers name users by `sub`: `usr_row_1` is alice, `usr_row_2` is bob. */
-const PEOPLE: [any, string, (req: any) => Promise<any>] = [
-  'keys',
-  'checkActors',
-  async () => ({
-    actors: [
-      { ref: 'usr_row_1', id: 'usr_row_1', display: 'alice' },
-      { ref: 'bob', id: 'usr_row_2', display: 'bob' },
-      { ref: 'usr_row_2', id: 'usr_row_2', display: 'bob' },
-    ],
-  }),
-];
-const access = (grants: object[] = []) => ({ template_id: 'tpl_1', owner_id: 'usr_row_1', grants });
+/** Access answers name users by `sub` (notify's `*_display`): `usr_row_1` is alice, `usr_row_2` bob. */
+const access = (grants: object[] = []) => ({
+  template_id: 'tpl_1',
+  owner_id: 'usr_row_1',
+  owner_display: 'alice',
+  grants,
+});
 const bobReads = {
   user_id: 'usr_row_2',
   access: ['read'],
   granted_by: 'usr_row_1',
   granted_at: '2025-01-01T00:00:00.000Z',
+  user_display: 'bob',
+  granted_by_display: 'alice',
 };
 
 describe('GET /api/v1/templates/:template_id/access', () =>
@@ -223,7 +211,6 @@ describe('GET /api/v1/templates/:template_id/access', () =>
     req: { method: 'GET', url: '/api/v1/templates/tpl_1/access' },
     call: 'listTemplateAccess',
     answer: () => access([bobReads]),
-    also: [PEOPLE],
     status: 200,
     shape: {
       templateId: 'tpl_1',
@@ -244,16 +231,21 @@ describe('POST /api/v1/templates/:template_id/access', () => {
     },
     call: 'grantTemplateAccess',
     answer: () => access([bobReads]),
-    also: [PEOPLE],
     status: 200,
     shape: { grants: [{ userId: 'bob', access: ['read'] }] },
-    sent: { user_ids: ['usr_row_2'], access: ['read'] },
+    // The user as the client named them: notify checks them with keys.
+    sent: { user_ids: ['bob'], access: ['read'] },
     bad: { payload: { userIds: ['bob'], permissions: ['own'] }, param: 'permissions.0' },
     error: new HallmarkError('resource_not_found'),
   });
 
-  it('refuses a user outside the enterprise with 400 on userIds and grants nothing', async () => {
-    h.answer('keys', 'checkActors', async () => ({ actors: [] }));
+  it("answers notify's refusal of a user outside the enterprise as 400 on userIds, asking keys nothing itself", async () => {
+    h.answer('templates', 'grantTemplateAccess', async () => {
+      throw new HallmarkError('parameter_invalid', {
+        param: 'userIds',
+        message: "'mallory' is not a user or API key of your enterprise.",
+      });
+    });
     const res = await h.app.inject({
       method: 'POST',
       url: '/api/v1/templates/tpl_1/access',
@@ -261,8 +253,12 @@ describe('POST /api/v1/templates/:template_id/access', () => {
       headers: h.session,
     });
     expect(res.statusCode).toBe(400);
-    expect(res.json().error).toMatchObject({ code: 'parameter_invalid', param: 'userIds' });
-    expect(h.callsTo('templates', 'grantTemplateAccess')).toEqual([]);
+    expect(res.json().error).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'userIds',
+      message: "'mallory' is not a user or API key of your enterprise.",
+    });
+    expect(h.callsTo('keys', 'checkActors')).toEqual([]);
   });
 });
 
@@ -272,10 +268,9 @@ describe('DELETE /api/v1/templates/:template_id/access/:user_id', () =>
     req: { method: 'DELETE', url: '/api/v1/templates/tpl_1/access/bob?permissions=read' },
     call: 'revokeTemplateAccess',
     answer: () => access(),
-    also: [PEOPLE],
     status: 200,
     shape: { templateId: 'tpl_1', grants: [] },
-    sent: { user_id: 'usr_row_2', access: ['read'] },
+    sent: { user_id: 'bob', access: ['read'] },
     bad: { url: '/api/v1/templates/tpl_1/access/bob?permissions=own', param: 'permissions.0' },
     error: new HallmarkError('resource_not_found'),
   }));

@@ -66,32 +66,36 @@ describe('GET /verify/:id', () => {
     expect(h.callsTo('verification', 'verifyCertificate')).toHaveLength(2);
   });
 
-  it('says "Issued by <brand>" with the domain marked verified when the enterprise has a profile', async () => {
-    h.answer('verification', 'verifyCertificate', async () => verified());
-    const profile = (status: string) => ({
-      enterprise_id: 'ent_000000000000000000000001',
-      display_name: 'Maison <Test>',
-      website: 'https://brand.example/',
-      domain_status: status,
-      domain_checked_at: '2026-01-01T00:00:00.000Z',
-      domain_detail: '',
-      updated_at: '2026-01-01T00:00:00.000Z',
+  it('says "Issued by <brand>" with the domain marked verified when the enterprise has a profile (one call: certificates answers the issuer with the certificate)', async () => {
+    const withIssuer = (domain_verified: boolean | null) => ({
+      ...verified(),
+      certificate: {
+        ...certificate(),
+        ...(domain_verified === null
+          ? {}
+          : {
+              issuer: {
+                display_name: 'Maison <Test>',
+                website: 'https://brand.example/',
+                domain_verified,
+                logo_width: 0,
+                logo_height: 0,
+                indexable: false,
+              },
+            }),
+      },
     });
-    h.answer('keys', 'getPublicEnterpriseProfile', async () => profile('verified'));
+    h.answer('verification', 'verifyCertificate', async () => withIssuer(true));
     h.app.publicCache.invalidate('cert_1'); // the page is cached; each profile state is a fresh fill
     const res = await h.app.inject({ method: 'GET', url: '/verify/cert_1' });
     expect(res.body).toContain('Issued by <strong>Maison &lt;Test&gt;</strong>');
     expect(res.body).toContain('data-domain="verified"');
-    expect(h.callsTo('keys', 'getPublicEnterpriseProfile')[0]).toMatchObject({
-      enterprise_id: 'ent_000000000000000000000001',
-    });
-    h.answer('keys', 'getPublicEnterpriseProfile', async () => profile('unverified'));
+    expect(h.callsTo('keys', 'getPublicEnterpriseProfile')).toEqual([]);
+    h.answer('verification', 'verifyCertificate', async () => withIssuer(false));
     h.app.publicCache.invalidate('cert_1');
     const unverified = await h.app.inject({ method: 'GET', url: '/verify/cert_1' });
     expect(unverified.body).toContain('data-domain="unverified"');
-    h.answer('keys', 'getPublicEnterpriseProfile', async () => {
-      throw new HallmarkError('resource_not_found');
-    });
+    h.answer('verification', 'verifyCertificate', async () => withIssuer(null));
     h.app.publicCache.invalidate('cert_1');
     const none = await h.app.inject({ method: 'GET', url: '/verify/cert_1' });
     expect(none.statusCode).toBe(200);
@@ -99,18 +103,20 @@ describe('GET /verify/:id', () => {
   });
 
   it('shows an issuer whose domain is not verified plainly, labelled "Issuer not verified": no bold name, no logo, no "Issued by", not in the description', async () => {
-    h.answer('verification', 'verifyCertificate', async () => verified());
-    h.answer('keys', 'getPublicEnterpriseProfile', async () => ({
-      enterprise_id: 'ent_000000000000000000000001',
-      display_name: 'Maison <Test>',
-      website: 'https://brand.example/',
-      domain_status: 'unverified',
-      domain_checked_at: '2026-01-01T00:00:00.000Z',
-      domain_detail: '',
-      logo_sha256: 'e'.repeat(64),
-      logo_width: 120,
-      logo_height: 40,
-      updated_at: '2026-01-01T00:00:00.000Z',
+    h.answer('verification', 'verifyCertificate', async () => ({
+      ...verified(),
+      certificate: {
+        ...certificate(),
+        issuer: {
+          display_name: 'Maison <Test>',
+          website: 'https://brand.example/',
+          domain_verified: false,
+          logo_sha256: 'e'.repeat(64),
+          logo_width: 120,
+          logo_height: 40,
+          indexable: false,
+        },
+      },
     }));
     h.app.publicCache.invalidate('cert_1');
     const res = await h.app.inject({ method: 'GET', url: '/verify/cert_1' });

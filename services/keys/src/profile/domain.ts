@@ -110,3 +110,25 @@ export function proofVerdict(body: string, enterpriseId: string): { verified: bo
   if (named.includes(enterpriseId)) return { verified: true, detail: '' };
   return { verified: false, detail: `${PROOF_PATH} does not name this enterprise.` };
 }
+
+/**
+ * The `enterprise_profile.updated` payload of a profile as it now stands: what the public
+ * pages show of it (the logo's source URL and the proof's wording stay in keys). `as_of` is
+ * the later of its save and its last proof check, so a reader keeps the newest of two events.
+ */
+export function publicProfileEvent(p: ProfileRecord) {
+  const asOf = Math.max(p.updatedAt.getTime(), p.domainCheckedAt.getTime());
+  return {
+    object: {
+      enterprise_id: p.enterpriseId,
+      display_name: p.displayName,
+      website: p.website,
+      domain_verified: p.domainVerified,
+      logo_sha256: p.logo?.sha256 ?? null,
+      logo_width: p.logo?.width ?? 0,
+      logo_height: p.logo?.height ?? 0,
+      indexable: p.indexable,
+      as_of: new Date(asOf).toISOString(),
+    },
+  };
+}

@@ -3,11 +3,13 @@
 // demand; its outcome (verified or not, why, when) is stored with the profile. A save with a
 // logo has the certificates media store archive it, only once the caller is known to manage
 // the profile (fail closed: nobody else makes Hallmark fetch a URL), and saves nothing when
-// the logo is refused.
-import { HallmarkError, type Queryable } from '@hallmark/kit';
+// the logo is refused. Every write announces the profile as it now stands
+// (`enterprise_profile.updated`, through the outbox in the same transaction): the public
+// pages read the issuer from certificates' copy, never from here.
+import { HallmarkError, newEvent, recordEvent, transaction, type Pool, type Queryable } from '@hallmark/kit';
 import type { PrincipalInput } from '../domain/access.js';
 import { loadCaller } from '../session-store.js';
-import { checkProfileManager, parseProfile, type ProfileRecord } from './domain.js';
+import { checkProfileManager, parseProfile, publicProfileEvent, type ProfileRecord } from './domain.js';
 import type { LogoArchive } from './logo-archive.js';
 import type { ProofCheck } from './proof-fetch.js';
 import { findProfile, setDomainState, upsertProfile } from './store.js';
@@ -27,7 +29,7 @@ export class ProfileService {
   private readonly now: () => Date;
 
   constructor(
-    private readonly pool: Queryable,
+    private readonly pool: Pool,
     private readonly deps: ProfileDeps,
   ) {
     this.now = deps.now ?? (() => new Date());
@@ -57,7 +59,9 @@ export class ProfileService {
     ]);
     const now = this.now();
     const domain = { ...proof, checkedAt: now };
-    return upsertProfile(this.pool, caller.enterpriseId, { ...fields, logo }, domain, now);
+    return transaction(this.pool, async (tx) =>
+      announce(tx, await upsertProfile(tx, caller.enterpriseId, { ...fields, logo }, domain, now)),
+    );
   }
 
   async checkDomain(principal: PrincipalInput | undefined): Promise<ProfileRecord> {
@@ -65,9 +69,12 @@ export class ProfileService {
     const profile = await findProfile(this.pool, caller.enterpriseId);
     if (!profile) throw none();
     const proof = await this.deps.checkProof(profile.website, caller.enterpriseId);
-    const next = await setDomainState(this.pool, caller.enterpriseId, profile.website, {
-      ...proof,
-      checkedAt: this.now(),
+    const next = await transaction(this.pool, async (tx) => {
+      const checked = await setDomainState(tx, caller.enterpriseId, profile.website, {
+        ...proof,
+        checkedAt: this.now(),
+      });
+      return checked && announce(tx, checked);
     });
     // The website changed while the proof was fetched: the newer save checked its own.
     return next ?? (await findProfile(this.pool, caller.enterpriseId)) ?? Promise.reject(none());
@@ -77,4 +84,10 @@ export class ProfileService {
     if (!/^ent_[0-9A-Za-z]{24}$/.test(enterpriseId)) throw none();
     return (await findProfile(this.pool, enterpriseId)) ?? Promise.reject(none());
   }
+}
+
+/** Records the profile's `enterprise_profile.updated` in `tx`; answers the profile. */
+async function announce(tx: Queryable, p: ProfileRecord): Promise<ProfileRecord> {
+  await recordEvent(tx, 'keys', newEvent('enterprise_profile.updated', publicProfileEvent(p), p));
+  return p;
 }

@@ -13,7 +13,7 @@ import type {
 import { kindOf, type TemplateInput } from './domain/template.js';
 import type { Variable } from './domain/variables.js';
 import type { Condition, Step, Trigger } from './domain/workflow.js';
-import type { DocumentTemplatesService } from './service.js';
+import type { DocumentTemplatesService, Namer, TemplateAccess } from './service.js';
 import type { DocumentTemplateRecord, GrantRecord, Scope } from './store.js';
 
 export function scopeOf(p: Principal | undefined): Scope {
@@ -74,7 +74,8 @@ const stepOut = (s: Step): WorkflowStep => ({
   on_failure: s.onFailure,
 });
 
-export function toProto(t: DocumentTemplateRecord): Template {
+/** The template in proto form; with `name`, its owner named as the API shows it. */
+export function toProto(t: DocumentTemplateRecord, name?: Namer): Template {
   const c = t.draft.content;
   return {
     id: t.id,
@@ -97,6 +98,7 @@ export function toProto(t: DocumentTemplateRecord): Template {
     conditions: (c.conditions ?? []).map(conditionOut),
     version: t.version,
     owner_id: t.ownerId,
+    owner_display: name ? name(t.ownerId) : '',
     livemode: t.livemode,
     created_at: t.createdAt.toISOString(),
     updated_at: t.updatedAt.toISOString(),
@@ -104,20 +106,33 @@ export function toProto(t: DocumentTemplateRecord): Template {
   };
 }
 
-const accessOut = (templateId: string, a: { ownerId: string; grants: GrantRecord[] }) => ({
+const accessOut = (templateId: string, a: { ownerId: string; grants: GrantRecord[] }, name: Namer) => ({
   template_id: templateId,
   owner_id: a.ownerId,
+  owner_display: name(a.ownerId),
   grants: a.grants.map((g) => ({
     user_id: g.userId,
     access: g.access,
     granted_by: g.grantedBy,
     granted_at: g.grantedAt.toISOString(),
+    user_display: name(g.userId),
+    granted_by_display: name(g.grantedBy),
   })),
 });
 
 export function createTemplatesHandlers(
   service: DocumentTemplatesService,
 ): AsyncHandlers<TemplatesServiceServer> {
+  /** The template with its owner named (one ask of keys). */
+  const named = async (principal: Principal | undefined, t: DocumentTemplateRecord) =>
+    toProto(t, await service.namer(principal!, [t.ownerId]));
+  /** The access list with every actor named (one ask of keys). */
+  const namedAccess = async (principal: Principal | undefined, templateId: string, a: TemplateAccess) =>
+    accessOut(
+      templateId,
+      a,
+      await service.namer(principal!, [a.ownerId, ...a.grants.flatMap((g) => [g.userId, g.grantedBy])]),
+    );
   return {
     async createTemplate(req) {
       const scope = scopeOf(req.principal);
@@ -135,7 +150,7 @@ export function createTemplatesHandlers(
         steps: given(stepsIn(req.steps)),
         conditions: given(conditionsIn(req.conditions)),
       };
-      return toProto(await service.create(scope, input, req.changelog));
+      return named(req.principal, await service.create(scope, input, req.changelog));
     },
 
     async listTemplates(req) {
@@ -145,14 +160,21 @@ export function createTemplatesHandlers(
         type: req.type,
         format: req.format,
       });
+      // Named only when asked (the gateway): a service reading for its own use needs no names.
+      const name = req.name_actors
+        ? await service.namer(
+            req.principal!,
+            templates.map((t) => t.ownerId),
+          )
+        : undefined;
       return {
-        templates: templates.map(toProto),
+        templates: templates.map((t) => toProto(t, name)),
         pagination: { page, limit, total, total_pages: Math.ceil(total / limit) },
       };
     },
 
     async getTemplate(req) {
-      return toProto(await service.get(scopeOf(req.principal), req.template_id));
+      return named(req.principal, await service.get(scopeOf(req.principal), req.template_id));
     },
 
     async updateTemplate(req) {
@@ -171,7 +193,7 @@ export function createTemplatesHandlers(
         steps: req.steps && stepsIn(req.steps.items),
         conditions: req.conditions && conditionsIn(req.conditions.items),
       };
-      return toProto(await service.update(scope, req.template_id, patch, req.changelog));
+      return named(req.principal, await service.update(scope, req.template_id, patch, req.changelog));
     },
 
     async deleteTemplate(req) {
@@ -181,6 +203,10 @@ export function createTemplatesHandlers(
 
     async listTemplateVersions(req) {
       const versions = await service.listVersions(scopeOf(req.principal), req.template_id);
+      const actor = await service.namer(
+        req.principal!,
+        versions.map((v) => v.createdBy),
+      );
       return {
         versions: versions.map((v) => {
           const { name, type, format, styling, ...rest } = v.content;
@@ -193,6 +219,7 @@ export function createTemplatesHandlers(
             variables: v.variables.map(variableOut),
             created_at: v.createdAt.toISOString(),
             created_by: v.createdBy,
+            created_by_display: actor(v.createdBy),
             changelog: v.changelog,
           };
         }),
@@ -201,27 +228,24 @@ export function createTemplatesHandlers(
 
     async restoreTemplateVersion(req) {
       const scope = scopeOf(req.principal);
-      return toProto(await service.restore(scope, req.template_id, req.version, req.changelog));
+      return named(req.principal, await service.restore(scope, req.template_id, req.version, req.changelog));
     },
 
     async listTemplateAccess(req) {
-      return accessOut(req.template_id, await service.listAccess(scopeOf(req.principal), req.template_id));
+      const access = await service.listAccess(scopeOf(req.principal), req.template_id);
+      return namedAccess(req.principal, req.template_id, access);
     },
 
     async grantTemplateAccess(req) {
       const scope = scopeOf(req.principal);
-      return accessOut(
-        req.template_id,
-        await service.grant(scope, req.template_id, req.user_ids, req.access),
-      );
+      const access = await service.grant(scope, req.principal!, req.template_id, req.user_ids, req.access);
+      return namedAccess(req.principal, req.template_id, access);
     },
 
     async revokeTemplateAccess(req) {
       const scope = scopeOf(req.principal);
-      return accessOut(
-        req.template_id,
-        await service.revoke(scope, req.template_id, req.user_id, req.access),
-      );
+      const access = await service.revoke(scope, req.principal!, req.template_id, req.user_id, req.access);
+      return namedAccess(req.principal, req.template_id, access);
     },
 
     async renderTemplate(req) {

@@ -1,8 +1,11 @@
 // The use cases of document templates (documents, emails, workflows — not the certificates
 // service's warranty template): create, list, read, update with a version per change,
 // restore, delete, access grants, and rendering. Input rules are domain/'s; the store holds
-// the transactions and the access checks on the rows it reads.
+// the transactions and the access checks on the rows it reads; actors (grantees, and the
+// names the API shows) are the keys service's (actors.ts).
 import { invalidParam, isId, missingParam, notFound } from '@hallmark/kit';
+import type { Principal } from '@hallmark/proto/common/v1/common';
+import type { CheckActors } from './actors.js';
 import { GRANTEE, parseLevels } from './domain/access.js';
 import { applyPatch, buildTemplate, type TemplateInput } from './domain/template.js';
 import { parseLocale } from './domain/variables.js';
@@ -32,8 +35,34 @@ export interface TemplateAccess {
   grants: GrantRecord[];
 }
 
+/** Row id → the id the API shows (an id keys does not know: as it is). */
+export type Namer = (id: string) => string;
+
 export class DocumentTemplatesService {
-  constructor(private readonly store: DocumentTemplatesStore) {}
+  constructor(
+    private readonly store: DocumentTemplatesStore,
+    private readonly checkActors: CheckActors,
+  ) {}
+
+  /** How the API names each of `ids` (row ids): one ask of keys, none for no ids. */
+  async namer(principal: Principal, ids: readonly string[]): Promise<Namer> {
+    const unique = [...new Set(ids.filter(Boolean))];
+    if (unique.length === 0) return (id) => id;
+    const byId = new Map((await this.checkActors(principal, unique)).map((a) => [a.id, a.display]));
+    return (id) => byId.get(id) ?? id;
+  }
+
+  /**
+   * The row ids of `refs` (in order). A ref that is no actor of the principal's enterprise is a
+   * 400 on `param`, worded alike whether it exists elsewhere or not at all.
+   */
+  private async grantees(principal: Principal, refs: readonly string[], param: string): Promise<string[]> {
+    const byRef = new Map((await this.checkActors(principal, refs)).map((a) => [a.ref, a.id]));
+    const stranger = refs.find((ref) => !byRef.has(ref));
+    if (stranger !== undefined)
+      throw invalidParam(param, `'${stranger}' is not a user or API key of your enterprise.`);
+    return refs.map((ref) => byRef.get(ref)!);
+  }
 
   create(scope: Scope, input: TemplateInput, changelog: string | undefined): Promise<DocumentTemplateRecord> {
     const draft = buildTemplate(input);
@@ -98,17 +127,33 @@ export class DocumentTemplatesService {
     return this.store.listAccess(scope, templateId(id));
   }
 
-  grant(scope: Scope, rawId: string, userIds: string[], access: string[]): Promise<TemplateAccess> {
+  /** `refs` name the grantees as keys knows them (a session `sub`, a row id, a key id). */
+  async grant(
+    scope: Scope,
+    principal: Principal,
+    rawId: string,
+    refs: string[],
+    access: string[],
+  ): Promise<TemplateAccess> {
+    if (refs.length === 0) throw missingParam('userIds');
+    if (refs.length > 100) throw invalidParam('userIds', 'At most 100 users per call.');
+    // The grantees first, as before any other check: a stranger is a 400 whatever the template.
+    const userIds = await this.grantees(principal, refs, 'userIds');
     const id = templateId(rawId);
-    if (userIds.length === 0) throw missingParam('userIds');
-    if (userIds.length > 100) throw invalidParam('userIds', 'At most 100 users per call.');
     for (const u of userIds)
       if (!GRANTEE.test(u)) throw invalidParam('userIds', `Invalid user id '${u}': a user_… or apikey_… id.`);
     const levels = parseLevels(access, 'permissions', false);
     return this.store.grant(scope, id, [...new Set(userIds)], levels);
   }
 
-  revoke(scope: Scope, rawId: string, userId: string, access: string[]): Promise<TemplateAccess> {
+  async revoke(
+    scope: Scope,
+    principal: Principal,
+    rawId: string,
+    ref: string,
+    access: string[],
+  ): Promise<TemplateAccess> {
+    const userId = (await this.grantees(principal, [ref], 'user_id'))[0]!;
     const id = templateId(rawId);
     if (!GRANTEE.test(userId)) throw invalidParam('user_id', 'A user_… or apikey_… id.');
     const levels = parseLevels(access, 'permissions', true);

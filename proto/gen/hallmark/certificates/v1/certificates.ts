@@ -105,6 +105,30 @@ export interface Certificate {
   livemode: boolean;
   /** The issuing enterprise (`ent_…`; its public issuer profile is keyed by it). */
   enterprise_id: string;
+  /**
+   * The issuer's public profile, on the public reads only (GetPublicCertificate,
+   * VerifyCertificate): this service's copy of what keys last announced
+   * (`enterprise_profile.updated`); absent when the enterprise has none.
+   */
+  issuer?: IssuerProfile | undefined;
+}
+
+/**
+ * An enterprise's public issuer profile as the public pages name it ("Issued by"): a read
+ * model of the keys service's profile, kept by its `enterprise_profile.updated` events.
+ */
+export interface IssuerProfile {
+  display_name: string;
+  /** https URL of the brand's site. */
+  website: string;
+  /** The website publishes the enterprise's id (keys' domain proof). */
+  domain_verified: boolean;
+  /** The logo as the media store keeps it (`/media/<sha256>`), and its size (0: unknown). */
+  logo_sha256?: string | undefined;
+  logo_width: number;
+  logo_height: number;
+  /** The enterprise lets search engines index its verify pages. */
+  indexable: boolean;
 }
 
 export interface GetCertificateRequest {
@@ -860,6 +884,7 @@ function createBaseCertificate(): Certificate {
     provenance: [],
     livemode: false,
     enterprise_id: "",
+    issuer: undefined,
   };
 }
 
@@ -912,6 +937,9 @@ export const Certificate: MessageFns<Certificate> = {
     }
     if (message.enterprise_id !== "") {
       writer.uint32(130).string(message.enterprise_id);
+    }
+    if (message.issuer !== undefined) {
+      IssuerProfile.encode(message.issuer, writer.uint32(138).fork()).join();
     }
     return writer;
   },
@@ -1057,6 +1085,14 @@ export const Certificate: MessageFns<Certificate> = {
             message.enterprise_id = reader.string();
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.issuer = IssuerProfile.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1133,6 +1169,7 @@ export const Certificate: MessageFns<Certificate> = {
         : isSet(object.enterprise_id)
         ? globalThis.String(object.enterprise_id)
         : "",
+      issuer: isSet(object.issuer) ? IssuerProfile.fromJSON(object.issuer) : undefined,
     };
   },
 
@@ -1185,6 +1222,187 @@ export const Certificate: MessageFns<Certificate> = {
     }
     if (message.enterprise_id !== "") {
       obj.enterpriseId = message.enterprise_id;
+    }
+    if (message.issuer !== undefined) {
+      obj.issuer = IssuerProfile.toJSON(message.issuer);
+    }
+    return obj;
+  },
+};
+
+function createBaseIssuerProfile(): IssuerProfile {
+  return {
+    display_name: "",
+    website: "",
+    domain_verified: false,
+    logo_sha256: undefined,
+    logo_width: 0,
+    logo_height: 0,
+    indexable: false,
+  };
+}
+
+export const IssuerProfile: MessageFns<IssuerProfile> = {
+  encode(message: IssuerProfile, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.display_name !== "") {
+      writer.uint32(10).string(message.display_name);
+    }
+    if (message.website !== "") {
+      writer.uint32(18).string(message.website);
+    }
+    if (message.domain_verified !== false) {
+      writer.uint32(24).bool(message.domain_verified);
+    }
+    if (message.logo_sha256 !== undefined) {
+      writer.uint32(34).string(message.logo_sha256);
+    }
+    if (message.logo_width !== 0) {
+      writer.uint32(40).int32(message.logo_width);
+    }
+    if (message.logo_height !== 0) {
+      writer.uint32(48).int32(message.logo_height);
+    }
+    if (message.indexable !== false) {
+      writer.uint32(56).bool(message.indexable);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): IssuerProfile {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseIssuerProfile();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.display_name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.website = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.domain_verified = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.logo_sha256 = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.logo_width = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.logo_height = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.indexable = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): IssuerProfile {
+    return {
+      display_name: isSet(object.displayName)
+        ? globalThis.String(object.displayName)
+        : isSet(object.display_name)
+        ? globalThis.String(object.display_name)
+        : "",
+      website: isSet(object.website) ? globalThis.String(object.website) : "",
+      domain_verified: isSet(object.domainVerified)
+        ? globalThis.Boolean(object.domainVerified)
+        : isSet(object.domain_verified)
+        ? globalThis.Boolean(object.domain_verified)
+        : false,
+      logo_sha256: isSet(object.logoSha256)
+        ? globalThis.String(object.logoSha256)
+        : isSet(object.logo_sha256)
+        ? globalThis.String(object.logo_sha256)
+        : undefined,
+      logo_width: isSet(object.logoWidth)
+        ? globalThis.Number(object.logoWidth)
+        : isSet(object.logo_width)
+        ? globalThis.Number(object.logo_width)
+        : 0,
+      logo_height: isSet(object.logoHeight)
+        ? globalThis.Number(object.logoHeight)
+        : isSet(object.logo_height)
+        ? globalThis.Number(object.logo_height)
+        : 0,
+      indexable: isSet(object.indexable) ? globalThis.Boolean(object.indexable) : false,
+    };
+  },
+
+  toJSON(message: IssuerProfile): unknown {
+    const obj: any = {};
+    if (message.display_name !== "") {
+      obj.displayName = message.display_name;
+    }
+    if (message.website !== "") {
+      obj.website = message.website;
+    }
+    if (message.domain_verified !== false) {
+      obj.domainVerified = message.domain_verified;
+    }
+    if (message.logo_sha256 !== undefined) {
+      obj.logoSha256 = message.logo_sha256;
+    }
+    if (message.logo_width !== 0) {
+      obj.logoWidth = Math.round(message.logo_width);
+    }
+    if (message.logo_height !== 0) {
+      obj.logoHeight = Math.round(message.logo_height);
+    }
+    if (message.indexable !== false) {
+      obj.indexable = message.indexable;
     }
     return obj;
   },

@@ -19,6 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Principal } from "../../common/v1/common.js";
+import { IssuerProfile } from "./certificates.js";
 
 export const protobufPackage = "hallmark.certificates.v1";
 
@@ -103,7 +104,14 @@ export interface GiftView {
     | string
     | undefined;
   /** Who issued the certificate, from its metadata (brand, artist or issuer), when it says. */
-  issuer?: string | undefined;
+  issuer?:
+    | string
+    | undefined;
+  /**
+   * The issuing enterprise's public issuer profile (absent when it has none); the page
+   * prefers it to `issuer`.
+   */
+  issuer_profile?: IssuerProfile | undefined;
 }
 
 export interface ClaimGiftRequest {
@@ -992,6 +1000,7 @@ function createBaseGiftView(): GiftView {
     certificate_name: "",
     image_url: undefined,
     issuer: undefined,
+    issuer_profile: undefined,
   };
 }
 
@@ -1020,6 +1029,9 @@ export const GiftView: MessageFns<GiftView> = {
     }
     if (message.issuer !== undefined) {
       writer.uint32(66).string(message.issuer);
+    }
+    if (message.issuer_profile !== undefined) {
+      IssuerProfile.encode(message.issuer_profile, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -1101,6 +1113,14 @@ export const GiftView: MessageFns<GiftView> = {
             message.issuer = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.issuer_profile = IssuerProfile.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1143,6 +1163,11 @@ export const GiftView: MessageFns<GiftView> = {
         ? globalThis.String(object.image_url)
         : undefined,
       issuer: isSet(object.issuer) ? globalThis.String(object.issuer) : undefined,
+      issuer_profile: isSet(object.issuerProfile)
+        ? IssuerProfile.fromJSON(object.issuerProfile)
+        : isSet(object.issuer_profile)
+        ? IssuerProfile.fromJSON(object.issuer_profile)
+        : undefined,
     };
   },
 
@@ -1171,6 +1196,9 @@ export const GiftView: MessageFns<GiftView> = {
     }
     if (message.issuer !== undefined) {
       obj.issuer = message.issuer;
+    }
+    if (message.issuer_profile !== undefined) {
+      obj.issuerProfile = IssuerProfile.toJSON(message.issuer_profile);
     }
     return obj;
   },

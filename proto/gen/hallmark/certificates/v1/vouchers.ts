@@ -19,6 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Principal } from "../../common/v1/common.js";
+import { IssuerProfile } from "./certificates.js";
 
 export const protobufPackage = "hallmark.certificates.v1";
 
@@ -100,6 +101,8 @@ export interface VoucherView {
   certificate_json: string;
   /** The enterprise that issued it. */
   enterprise_id: string;
+  /** Its public issuer profile (absent when it has none). */
+  issuer?: IssuerProfile | undefined;
 }
 
 export interface ClaimVoucherRequest {
@@ -1030,7 +1033,7 @@ export const GetPublicVoucherRequest: MessageFns<GetPublicVoucherRequest> = {
 };
 
 function createBaseVoucherView(): VoucherView {
-  return { voucher: undefined, certificate_json: "", enterprise_id: "" };
+  return { voucher: undefined, certificate_json: "", enterprise_id: "", issuer: undefined };
 }
 
 export const VoucherView: MessageFns<VoucherView> = {
@@ -1043,6 +1046,9 @@ export const VoucherView: MessageFns<VoucherView> = {
     }
     if (message.enterprise_id !== "") {
       writer.uint32(26).string(message.enterprise_id);
+    }
+    if (message.issuer !== undefined) {
+      IssuerProfile.encode(message.issuer, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -1084,6 +1090,14 @@ export const VoucherView: MessageFns<VoucherView> = {
             message.enterprise_id = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.issuer = IssuerProfile.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1109,6 +1123,7 @@ export const VoucherView: MessageFns<VoucherView> = {
         : isSet(object.enterprise_id)
         ? globalThis.String(object.enterprise_id)
         : "",
+      issuer: isSet(object.issuer) ? IssuerProfile.fromJSON(object.issuer) : undefined,
     };
   },
 
@@ -1122,6 +1137,9 @@ export const VoucherView: MessageFns<VoucherView> = {
     }
     if (message.enterprise_id !== "") {
       obj.enterpriseId = message.enterprise_id;
+    }
+    if (message.issuer !== undefined) {
+      obj.issuer = IssuerProfile.toJSON(message.issuer);
     }
     return obj;
   },

@@ -121,6 +121,8 @@ export interface Template {
   updated_at: string;
   /** The caller's effective rights: read, write, delete. */
   access: string[];
+  /** owner_id as the API shows it (see above). */
+  owner_display: string;
 }
 
 export interface CreateTemplateRequest {
@@ -151,6 +153,11 @@ export interface ListTemplatesRequest {
   /** Empty: any. */
   type: string;
   format: string;
+  /**
+   * Name the owners (owner_display). Services reading templates for their own use (the
+   * gifts notifier) leave it false: they need no names and do not wait on keys.
+   */
+  name_actors?: boolean | undefined;
 }
 
 export interface ListTemplatesResponse {
@@ -228,6 +235,8 @@ export interface TemplateVersion {
   created_at: string;
   created_by: string;
   changelog: string;
+  /** created_by as the API shows it. */
+  created_by_display: string;
 }
 
 export interface ListTemplateVersionsRequest {
@@ -252,12 +261,17 @@ export interface TemplateGrant {
   access: string[];
   granted_by: string;
   granted_at: string;
+  /** user_id and granted_by as the API shows them. */
+  user_display: string;
+  granted_by_display: string;
 }
 
 export interface TemplateAccess {
   template_id: string;
   owner_id: string;
   grants: TemplateGrant[];
+  /** owner_id as the API shows it. */
+  owner_display: string;
 }
 
 export interface ListTemplateAccessRequest {
@@ -268,7 +282,10 @@ export interface ListTemplateAccessRequest {
 export interface GrantTemplateAccessRequest {
   principal?: Principal | undefined;
   template_id: string;
-  /** Actors of the same enterprise: user_… or apikey_…. */
+  /**
+   * Actors of the same enterprise, by any ref keys knows: a session `sub`, a `user_…` row
+   * id, an `apikey_…` id (parameter_invalid `userIds` naming the first that is none).
+   */
   user_ids: string[];
   /** read, write, delete (at least one). */
   access: string[];
@@ -277,6 +294,7 @@ export interface GrantTemplateAccessRequest {
 export interface RevokeTemplateAccessRequest {
   principal?: Principal | undefined;
   template_id: string;
+  /** A ref as in GrantTemplateAccessRequest.user_ids (parameter_invalid `user_id`). */
   user_id: string;
   /** Empty: every level. */
   access: string[];
@@ -911,6 +929,7 @@ function createBaseTemplate(): Template {
     created_at: "",
     updated_at: "",
     access: [],
+    owner_display: "",
   };
 }
 
@@ -975,6 +994,9 @@ export const Template: MessageFns<Template> = {
     }
     for (const v of message.access) {
       writer.uint32(162).string(v!);
+    }
+    if (message.owner_display !== "") {
+      writer.uint32(170).string(message.owner_display);
     }
     return writer;
   },
@@ -1152,6 +1174,14 @@ export const Template: MessageFns<Template> = {
             message.access.push(reader.string());
             continue;
           }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.owner_display = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1206,6 +1236,11 @@ export const Template: MessageFns<Template> = {
       access: globalThis.Array.isArray(object?.access)
         ? object.access.map((e: any) => globalThis.String(e))
         : [],
+      owner_display: isSet(object.ownerDisplay)
+        ? globalThis.String(object.ownerDisplay)
+        : isSet(object.owner_display)
+        ? globalThis.String(object.owner_display)
+        : "",
     };
   },
 
@@ -1270,6 +1305,9 @@ export const Template: MessageFns<Template> = {
     }
     if (message.access?.length) {
       obj.access = message.access;
+    }
+    if (message.owner_display !== "") {
+      obj.ownerDisplay = message.owner_display;
     }
     return obj;
   },
@@ -1552,7 +1590,7 @@ export const CreateTemplateRequest: MessageFns<CreateTemplateRequest> = {
 };
 
 function createBaseListTemplatesRequest(): ListTemplatesRequest {
-  return { principal: undefined, page: undefined, type: "", format: "" };
+  return { principal: undefined, page: undefined, type: "", format: "", name_actors: undefined };
 }
 
 export const ListTemplatesRequest: MessageFns<ListTemplatesRequest> = {
@@ -1568,6 +1606,9 @@ export const ListTemplatesRequest: MessageFns<ListTemplatesRequest> = {
     }
     if (message.format !== "") {
       writer.uint32(34).string(message.format);
+    }
+    if (message.name_actors !== undefined) {
+      writer.uint32(40).bool(message.name_actors);
     }
     return writer;
   },
@@ -1617,6 +1658,14 @@ export const ListTemplatesRequest: MessageFns<ListTemplatesRequest> = {
             message.format = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.name_actors = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1635,6 +1684,11 @@ export const ListTemplatesRequest: MessageFns<ListTemplatesRequest> = {
       page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
       type: isSet(object.type) ? globalThis.String(object.type) : "",
       format: isSet(object.format) ? globalThis.String(object.format) : "",
+      name_actors: isSet(object.nameActors)
+        ? globalThis.Boolean(object.nameActors)
+        : isSet(object.name_actors)
+        ? globalThis.Boolean(object.name_actors)
+        : undefined,
     };
   },
 
@@ -1651,6 +1705,9 @@ export const ListTemplatesRequest: MessageFns<ListTemplatesRequest> = {
     }
     if (message.format !== "") {
       obj.format = message.format;
+    }
+    if (message.name_actors !== undefined) {
+      obj.nameActors = message.name_actors;
     }
     return obj;
   },
@@ -2508,6 +2565,7 @@ function createBaseTemplateVersion(): TemplateVersion {
     created_at: "",
     created_by: "",
     changelog: "",
+    created_by_display: "",
   };
 }
 
@@ -2536,6 +2594,9 @@ export const TemplateVersion: MessageFns<TemplateVersion> = {
     }
     if (message.changelog !== "") {
       writer.uint32(66).string(message.changelog);
+    }
+    if (message.created_by_display !== "") {
+      writer.uint32(74).string(message.created_by_display);
     }
     return writer;
   },
@@ -2617,6 +2678,14 @@ export const TemplateVersion: MessageFns<TemplateVersion> = {
             message.changelog = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.created_by_display = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2653,6 +2722,11 @@ export const TemplateVersion: MessageFns<TemplateVersion> = {
         ? globalThis.String(object.created_by)
         : "",
       changelog: isSet(object.changelog) ? globalThis.String(object.changelog) : "",
+      created_by_display: isSet(object.createdByDisplay)
+        ? globalThis.String(object.createdByDisplay)
+        : isSet(object.created_by_display)
+        ? globalThis.String(object.created_by_display)
+        : "",
     };
   },
 
@@ -2681,6 +2755,9 @@ export const TemplateVersion: MessageFns<TemplateVersion> = {
     }
     if (message.changelog !== "") {
       obj.changelog = message.changelog;
+    }
+    if (message.created_by_display !== "") {
+      obj.createdByDisplay = message.created_by_display;
     }
     return obj;
   },
@@ -2937,7 +3014,7 @@ export const RestoreTemplateVersionRequest: MessageFns<RestoreTemplateVersionReq
 };
 
 function createBaseTemplateGrant(): TemplateGrant {
-  return { user_id: "", access: [], granted_by: "", granted_at: "" };
+  return { user_id: "", access: [], granted_by: "", granted_at: "", user_display: "", granted_by_display: "" };
 }
 
 export const TemplateGrant: MessageFns<TemplateGrant> = {
@@ -2953,6 +3030,12 @@ export const TemplateGrant: MessageFns<TemplateGrant> = {
     }
     if (message.granted_at !== "") {
       writer.uint32(34).string(message.granted_at);
+    }
+    if (message.user_display !== "") {
+      writer.uint32(42).string(message.user_display);
+    }
+    if (message.granted_by_display !== "") {
+      writer.uint32(50).string(message.granted_by_display);
     }
     return writer;
   },
@@ -3002,6 +3085,22 @@ export const TemplateGrant: MessageFns<TemplateGrant> = {
             message.granted_at = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.user_display = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.granted_by_display = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3032,6 +3131,16 @@ export const TemplateGrant: MessageFns<TemplateGrant> = {
         : isSet(object.granted_at)
         ? globalThis.String(object.granted_at)
         : "",
+      user_display: isSet(object.userDisplay)
+        ? globalThis.String(object.userDisplay)
+        : isSet(object.user_display)
+        ? globalThis.String(object.user_display)
+        : "",
+      granted_by_display: isSet(object.grantedByDisplay)
+        ? globalThis.String(object.grantedByDisplay)
+        : isSet(object.granted_by_display)
+        ? globalThis.String(object.granted_by_display)
+        : "",
     };
   },
 
@@ -3049,12 +3158,18 @@ export const TemplateGrant: MessageFns<TemplateGrant> = {
     if (message.granted_at !== "") {
       obj.grantedAt = message.granted_at;
     }
+    if (message.user_display !== "") {
+      obj.userDisplay = message.user_display;
+    }
+    if (message.granted_by_display !== "") {
+      obj.grantedByDisplay = message.granted_by_display;
+    }
     return obj;
   },
 };
 
 function createBaseTemplateAccess(): TemplateAccess {
-  return { template_id: "", owner_id: "", grants: [] };
+  return { template_id: "", owner_id: "", grants: [], owner_display: "" };
 }
 
 export const TemplateAccess: MessageFns<TemplateAccess> = {
@@ -3067,6 +3182,9 @@ export const TemplateAccess: MessageFns<TemplateAccess> = {
     }
     for (const v of message.grants) {
       TemplateGrant.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.owner_display !== "") {
+      writer.uint32(34).string(message.owner_display);
     }
     return writer;
   },
@@ -3108,6 +3226,14 @@ export const TemplateAccess: MessageFns<TemplateAccess> = {
             message.grants.push(TemplateGrant.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.owner_display = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3133,6 +3259,11 @@ export const TemplateAccess: MessageFns<TemplateAccess> = {
         ? globalThis.String(object.owner_id)
         : "",
       grants: globalThis.Array.isArray(object?.grants) ? object.grants.map((e: any) => TemplateGrant.fromJSON(e)) : [],
+      owner_display: isSet(object.ownerDisplay)
+        ? globalThis.String(object.ownerDisplay)
+        : isSet(object.owner_display)
+        ? globalThis.String(object.owner_display)
+        : "",
     };
   },
 
@@ -3146,6 +3277,9 @@ export const TemplateAccess: MessageFns<TemplateAccess> = {
     }
     if (message.grants?.length) {
       obj.grants = message.grants.map((e) => TemplateGrant.toJSON(e));
+    }
+    if (message.owner_display !== "") {
+      obj.ownerDisplay = message.owner_display;
     }
     return obj;
   },
@@ -3703,6 +3837,13 @@ export const RenderTemplateResponse: MessageFns<RenderTemplateResponse> = {
  * principal.actor_id at create) has every right; any other actor needs a grant. A caller
  * with no grant at all gets resource_not_found (existence is not revealed); a caller who
  * can read but lacks `write` or `delete` gets insufficient_permissions (403).
+ *
+ * Actors are named as the API shows them (`*_display`: a user's session `sub`, a key's id;
+ * an id keys does not know, as it is), asked of the keys service (CheckActors) by this
+ * service, so the gateway makes one call per route. Grants name their grantees by any ref
+ * keys knows (a session `sub`, a `user_…` row id, an `apikey_…` id); a ref that is no actor
+ * of the principal's enterprise is parameter_invalid (`userIds`, `user_id`). Keys not
+ * answering fails the call (service_unavailable): names and grantees are never guessed.
  *
  * Placeholders are `{{name}}`; every placeholder in any text field must name a declared
  * variable (parameter_invalid naming the placeholder). Every create and every change

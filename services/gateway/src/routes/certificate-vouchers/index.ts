@@ -6,7 +6,7 @@
 //
 // The public routes use the rate group `public` (per client address); the claim uses
 // `voucher_redeem` (claiming is redeeming a voucher), counted per enterprise for sessions.
-import { loadIssuer } from '../../pages/issuer.js';
+import { issuerFrom } from '../../pages/issuer.js';
 import { HallmarkError } from '@hallmark/kit';
 import type { CertificateVoucher } from '@hallmark/proto/certificates/v1/vouchers';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -95,7 +95,7 @@ export default async function certificateVouchers(app: FastifyInstance, { client
           renderVoucherPage(
             view,
             { verify: verifyUrl(base, v.certificate_id), claim: claimUrl(v.id) },
-            await loadIssuer(clients.keys, view.enterprise_id),
+            issuerFrom(view.issuer),
           ),
         );
       } catch (err) {

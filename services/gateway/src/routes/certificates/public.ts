@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { publicCacheControl, sendCached } from '../../cache/http.js';
 import { notFoundError, type Filled } from '../../cache/public-cache.js';
 import type { Clients } from '../../clients.js';
-import { loadIssuer, presentIssuer, type IssuerView } from '../../pages/issuer.js';
+import { issuerFrom, presentIssuer, type IssuerView } from '../../pages/issuer.js';
 import { idParam, type RouteDeps } from '../shared.js';
 
 const TAGS = ['Certificates'];
@@ -45,9 +45,9 @@ export function presentPublicCertificate(c: Certificate, issuer?: IssuerView | n
 /** The public read's answer as the cache holds it (a fill of `public:<id>`). */
 export async function readPublic(clients: Clients, id: string): Promise<Filled> {
   const c = await clients.certificates.getPublicCertificate({ certificate_id: id }, { idempotent: true });
-  // The issuer's profile rides in the cached body: a profile change shows within the cache's TTL.
-  const issuer = await loadIssuer(clients.keys, c.enterprise_id);
-  return { body: JSON.stringify(presentPublicCertificate(c, issuer)), certificateId: id };
+  // The issuer's profile comes with the certificate and rides in the cached body: a profile
+  // change shows within the cache's TTL.
+  return { body: JSON.stringify(presentPublicCertificate(c, issuerFrom(c.issuer))), certificateId: id };
 }
 
 export default async function certificates(

@@ -1,6 +1,6 @@
 // Templates and their versions as the API shows them: camelCase fields as the spec's
-// template resource, users named by their session `sub` (the caller passes the namer from
-// grantees.ts `displayNames`).
+// template resource, users named by their session `sub` (notify names them, asking keys:
+// the `*_display` fields).
 import type {
   Template,
   TemplateVariable,
@@ -8,9 +8,6 @@ import type {
   WorkflowCondition,
   WorkflowStep,
 } from '@hallmark/proto/notify/v1/templates';
-
-/** Row id → the id the API shows. */
-export type Namer = (id: string) => string;
 
 const presentVariable = (v: TemplateVariable) => ({
   name: v.name,
@@ -31,7 +28,7 @@ const presentStep = (s: WorkflowStep) => ({
   onFailure: s.on_failure ?? null,
 });
 
-export function presentTemplate(t: Template, name: Namer = (id) => id) {
+export function presentTemplate(t: Template) {
   const s = t.styling ?? {};
   const styling = {
     ...(s.brand_color !== undefined ? { brandColor: s.brand_color } : {}),
@@ -65,7 +62,7 @@ export function presentTemplate(t: Template, name: Namer = (id) => id) {
     variables: t.variables.map(presentVariable),
     styling,
     version: t.version,
-    ownerId: name(t.owner_id),
+    ownerId: t.owner_display,
     access: t.access,
     livemode: t.livemode,
     createdAt: t.created_at,
@@ -73,13 +70,13 @@ export function presentTemplate(t: Template, name: Namer = (id) => id) {
   };
 }
 
-export const presentVersion = (v: TemplateVersion, name: Namer = (id) => id) => ({
+export const presentVersion = (v: TemplateVersion) => ({
   id: v.id,
   templateId: v.template_id,
   version: v.version,
   template: v.template,
   variables: v.variables.map(presentVariable),
   createdAt: v.created_at,
-  createdBy: name(v.created_by),
+  createdBy: v.created_by_display,
   changelog: v.changelog,
 });

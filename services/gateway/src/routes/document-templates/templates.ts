@@ -4,11 +4,9 @@
 // delete, restore, grants). Beyond the scope, the notify service enforces the template's
 // own access (owner or grant; spec › Authentication 15). Fields are camelCase as the
 // spec's template resource shows them.
-import type { Template } from '@hallmark/proto/notify/v1/templates';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { idParam, principalOf, type RouteDeps } from '../shared.js';
 import { pageQuery } from '../bounds.js';
-import { displayNames } from './grantees.js';
 import { presentTemplate, presentVersion } from './present.js';
 
 const TAGS = ['Templates'];
@@ -154,9 +152,6 @@ const attachmentsIn = (list: NonNullable<TemplateBody['attachments']>) =>
 export default async function documentTemplates(app: FastifyInstance, { clients }: RouteDeps) {
   const templateId = idParam('template_id');
   const api = clients.templates;
-  /** A template as the API shows it: its owner named by session `sub`. */
-  const first = async (request: FastifyRequest, t: Template) =>
-    presentTemplate(t, await displayNames(clients.keys, principalOf(request), [t.owner_id]));
 
   app.get<{ Querystring: { page?: number; limit?: number; type?: string; format?: string } }>(
     '/api/v1/templates',
@@ -184,15 +179,11 @@ export default async function documentTemplates(app: FastifyInstance, { clients 
           page: { page: q.page ?? 1, limit: q.limit ?? 20 },
           type: q.type ?? '',
           format: q.format ?? '',
+          name_actors: true,
         },
         { idempotent: true },
       );
-      const name = await displayNames(
-        clients.keys,
-        principalOf(request),
-        res.templates.map((t) => t.owner_id),
-      );
-      return { templates: res.templates.map((t) => presentTemplate(t, name)), pagination: res.pagination };
+      return { templates: res.templates.map(presentTemplate), pagination: res.pagination };
     },
   );
 
@@ -229,7 +220,7 @@ export default async function documentTemplates(app: FastifyInstance, { clients 
         conditions: conditionsIn(b.conditions ?? []),
         changelog: b.changelog,
       });
-      return reply.status(201).send(await first(request, t));
+      return reply.status(201).send(presentTemplate(t));
     },
   );
 
@@ -237,8 +228,7 @@ export default async function documentTemplates(app: FastifyInstance, { clients 
     '/api/v1/templates/:template_id',
     { config: READ, schema: { tags: TAGS, summary: 'Get a template', params: templateId } },
     async (request) =>
-      first(
-        request,
+      presentTemplate(
         await api.getTemplate(
           { principal: principalOf(request), template_id: request.params.template_id },
           { idempotent: true },
@@ -259,8 +249,7 @@ export default async function documentTemplates(app: FastifyInstance, { clients 
     },
     async (request) => {
       const b = request.body;
-      return first(
-        request,
+      return presentTemplate(
         await api.updateTemplate({
           principal: principalOf(request),
           template_id: request.params.template_id,
@@ -305,12 +294,7 @@ export default async function documentTemplates(app: FastifyInstance, { clients 
         { principal: principalOf(request), template_id: request.params.template_id },
         { idempotent: true },
       );
-      const name = await displayNames(
-        clients.keys,
-        principalOf(request),
-        res.versions.map((v) => v.created_by),
-      );
-      return { versions: res.versions.map((v) => presentVersion(v, name)) };
+      return { versions: res.versions.map(presentVersion) };
     },
   );
 
@@ -335,8 +319,7 @@ export default async function documentTemplates(app: FastifyInstance, { clients 
       },
     },
     async (request) =>
-      first(
-        request,
+      presentTemplate(
         await api.restoreTemplateVersion({
           principal: principalOf(request),
           template_id: request.params.template_id,

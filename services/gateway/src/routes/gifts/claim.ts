@@ -5,7 +5,7 @@
 import { HallmarkError } from '@hallmark/kit';
 import type { GiftView } from '@hallmark/proto/certificates/v1/gifts';
 import type { FastifyInstance } from 'fastify';
-import { loadIssuerOfCertificate } from '../../pages/issuer.js';
+import { issuerFrom } from '../../pages/issuer.js';
 import { renderClaimInvalidPage, renderClaimPage, renderClaimUnavailablePage } from '../../pages/claim.js';
 import { sendPage } from '../../pages/shell.js';
 import { principalOf, type RouteDeps } from '../shared.js';
@@ -97,7 +97,7 @@ export default async function claimRoutes(
             claimApp: claimApp(token),
             verify: verifyUrl(base, view.certificate_id),
           },
-          await loadIssuerOfCertificate(clients, view.certificate_id),
+          issuerFrom(view.issuer_profile),
         ),
       );
     },

@@ -19,7 +19,7 @@ import { publicCacheControl, sendCached } from '../../cache/http.js';
 import { notFoundError, type Cached } from '../../cache/public-cache.js';
 import { readPublic } from '../certificates/public.js';
 import { explorerOf } from '../../pages/explorers.js';
-import { loadIssuer } from '../../pages/issuer.js';
+import { issuerFrom } from '../../pages/issuer.js';
 import type { RouteDeps } from '../shared.js';
 import { recordsEvent } from './events.js';
 
@@ -77,9 +77,13 @@ export default async function verifyPages(app: FastifyInstance, { clients, confi
       { certificate_id: id, record_event: recordEvent },
       { deadlineMs: 10_000 },
     );
-    const issuer = await loadIssuer(clients.keys, v.certificate?.enterprise_id);
     return {
-      body: renderVerifyPage(v, `/verify/${encodeURIComponent(id)}/qr.svg`, issuer, explorer),
+      body: renderVerifyPage(
+        v,
+        `/verify/${encodeURIComponent(id)}/qr.svg`,
+        issuerFrom(v.certificate?.issuer),
+        explorer,
+      ),
       certificateId: id,
     };
   }
