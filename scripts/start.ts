@@ -2,7 +2,9 @@
 // every process it started. A second start while one runs says so and exits.
 import {
   acquireStackLock,
+  JWT_SECRET_FINGERPRINT_FILE,
   loadOrCreateSecrets,
+  secretFingerprint,
   signDevToken,
   startStack,
   stopAll,
@@ -115,6 +117,13 @@ try {
 }
 
 const secrets = loadOrCreateSecrets(dataDir);
+// A secret from the environment is not in secrets.json: its fingerprint tells `hallmark token`
+// in another shell that the stack verifies with it, so it fails plainly instead of signing
+// with the stored one (packages/cli/src/dev-session.ts).
+const envSecretFile = path.join(dataDir, JWT_SECRET_FINGERPRINT_FILE);
+if (process.env.HALLMARK_JWT_SECRET)
+  writeFileSync(envSecretFile, secretFingerprint(process.env.HALLMARK_JWT_SECRET));
+else rmSync(envSecretFile, { force: true });
 const token = await signDevToken(secrets.jwtSecret, {
   ent: secrets.demoEnterpriseId,
   sub: 'dev-user',

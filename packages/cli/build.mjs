@@ -1,10 +1,10 @@
 // Bundles the CLI (with @hallmark/client and the dev-token helpers) into one ESM file that
-// plain Node runs: dist/hallmark.js. The client is also emitted on its own for Node ESM users.
+// plain Node runs: dist/hallmark.js (or the path given as the first argument, for tests).
 import { build } from 'esbuild';
 
 await build({
   entryPoints: ['src/bin.ts'],
-  outfile: 'dist/hallmark.js',
+  outfile: process.argv[2] ?? 'dist/hallmark.js',
   bundle: true,
   platform: 'node',
   format: 'esm',

@@ -31,7 +31,13 @@ export { startStack, REPO_ROOT, serviceEntryArgs, ANVIL_RELAYER_KEY } from './st
 export { runRestoreDrill, postgresClientFor, databaseUrlOf, readProblem } from './restore-drill.js';
 export type { DrillOptions, DrillResult } from './restore-drill.js';
 export type { ProcessRow, RestartEvent, Stack, StackOptions } from './stack.js';
-export { loadOrCreateSecrets } from './secrets.js';
+export {
+  envSecretFingerprint,
+  JWT_SECRET_FINGERPRINT_FILE,
+  loadOrCreateSecrets,
+  readStoredSecrets,
+  secretFingerprint,
+} from './secrets.js';
 export type { StackSecrets } from './secrets.js';
 export { signDevToken } from './tokens.js';
 export type { DevTokenClaims } from './tokens.js';
