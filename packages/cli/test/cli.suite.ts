@@ -249,6 +249,52 @@ export function cliSuite(getEnv: () => { stack: TestStack; receiver: Receiver })
     }, 90_000);
   });
 
+  describe('hallmark vouchers rollback', () => {
+    it('gives an order its use back (idempotently); --order-id is accepted wherever --order is', async () => {
+      const auth = { ...env, HALLMARK_TOKEN: token };
+      const json = async (args: string[]) => {
+        const r = await hallmark([...args, '--json'], auth);
+        expect({ args, code: r.code, stderr: r.stderr }).toMatchObject({ code: 0 });
+        return JSON.parse(r.stdout);
+      };
+      const v = await json([
+        'vouchers',
+        'create',
+        '--code',
+        'ROLLBK01',
+        '--type',
+        'fixed_amount',
+        '--value',
+        '500',
+        '--max-uses',
+        '1',
+      ]);
+      expect(
+        await json(['vouchers', 'redeem', 'ROLLBK01', '--order-id', 'rb-1', '--amount', '2000']),
+      ).toMatchObject({
+        discount_applied: 500,
+        order_id: 'rb-1',
+      });
+      const spent = await hallmark(['vouchers', 'redeem', 'ROLLBK01', '--order', 'rb-2'], auth);
+      expect(spent.stderr).toContain('code: voucher_max_uses_reached');
+
+      const back = await hallmark(['vouchers', 'rollback', v.id, '--order-id', 'rb-1'], auth);
+      expect({ code: back.code, stderr: back.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(back.stdout).toContain('ROLLBK01: order rb-1 rolled back; uses left 1.');
+      expect(await json(['vouchers', 'rollback', v.id, '--order', 'rb-1'])).toMatchObject({
+        order_id: 'rb-1',
+        already_rolled_back: true,
+      });
+      expect(await json(['vouchers', 'redeem', 'ROLLBK01', '--order', 'rb-2'])).toMatchObject({
+        order_id: 'rb-2',
+      });
+
+      const neither = await hallmark(['vouchers', 'rollback', v.id], auth);
+      expect(neither.code).toBe(2);
+      expect(neither.stderr).toContain("required option '--order <orderId>' not specified");
+    });
+  });
+
   describe('hallmark bulk fix', () => {
     it('sends the corrected cells of a row; a row of an unknown job exits non-zero with the code and request id', async () => {
       const r = await hallmark(['bulk', 'fix', 'job_nope', '2', '--set', 'recipientEmail=ada@example.com'], {

@@ -19,6 +19,7 @@ const summary = {
   totalItems: int(),
   successCount: int(),
   failureCount: int(),
+  failedCount: int('The same as `failureCount` (the CSV form’s name), so either name reads both forms'),
 };
 
 const OrderJob = obj(['id', 'status', 'progress', 'summary', 'results', 'createdAt', 'completedAt'], {
@@ -29,7 +30,7 @@ const OrderJob = obj(['id', 'status', 'progress', 'summary', 'results', 'created
     total: int(),
     percentage: { type: 'integer', format: 'int32', minimum: 0, maximum: 100 },
   }),
-  summary: obj(['totalItems', 'successCount', 'failureCount'], {
+  summary: obj(['totalItems', 'successCount', 'failureCount', 'failedCount'], {
     ...summary,
     processingTime: int('Milliseconds'),
   }),
@@ -54,6 +55,7 @@ const OrderJob = obj(['id', 'status', 'progress', 'summary', 'results', 'created
   }),
   createdAt: time,
   completedAt: nullable(time),
+  retriedAt: { ...time, description: 'When the last retry was accepted; absent when never retried' },
   error: str(2000),
 });
 
@@ -65,7 +67,7 @@ const createdOrderJob = {
         success: yes,
         jobId: str(64),
         status: { type: 'string', enum: ['completed', 'failed'] },
-        summary: obj(['totalItems', 'successCount', 'failureCount'], summary),
+        summary: obj(['totalItems', 'successCount', 'failureCount', 'failedCount'], summary),
         vouchers: list(obj(voucherRequired, Voucher), 10_000),
       },
       'Synchronous: the job finished within the call',
@@ -94,6 +96,7 @@ const createdCsvJob = obj(['success', 'data'], {
       'processedCount',
       'successCount',
       'failedCount',
+      'failureCount',
       'createdAt',
       'pollUrl',
     ],
@@ -104,6 +107,7 @@ const createdCsvJob = obj(['success', 'data'], {
       processedCount: int(),
       successCount: int(),
       failedCount: int(),
+      failureCount: int('The same as `failedCount` (the order form’s name)'),
       createdAt: time,
       pollUrl: str(200, 'Where to poll the job (also the Location header)'),
     },
