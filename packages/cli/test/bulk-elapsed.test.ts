@@ -5,7 +5,9 @@ import type { JobProgress } from '@hallmark/client';
 import { jobElapsedMs, summary } from '../src/commands/bulk-follow.js';
 import { Ctx } from '../src/context.js';
 
-afterEach(() => jest.restoreAllMocks());
+afterEach(() => {
+  jest.restoreAllMocks();
+});
 
 const progress = (job: Record<string, unknown>): JobProgress =>
   ({

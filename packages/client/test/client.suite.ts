@@ -196,6 +196,28 @@ export function clientSuite(env: () => { stack: TestStack; receiver: Receiver })
       ).toThrow(/tolerance/);
     });
 
+    it('creating a discount voucher is delivered to a versioned endpoint as discount_voucher.created, the voucher its object', async () => {
+      const endpoint = await hm.post('/api/v1/webhooks', {
+        body: { url: `${receiver.url}/hooks/discounts`, events: ['discount_voucher.created'] },
+      });
+      const voucher = await hm.post('/api/v1/vouchers', {
+        body: { code: 'HOOKED01', type: 'fixed_amount', value: 700 },
+      });
+      const got = await receiver.waitFor((r) => r.path === '/hooks/discounts');
+      const event = verifyWebhook<{ type: string; data: { object: Record<string, unknown> } }>(
+        got.body,
+        got.headers,
+        endpoint.secret!,
+      );
+      expect(event.type).toBe('discount_voucher.created');
+      expect(event.data.object).toMatchObject({
+        id: voucher.id,
+        code: 'HOOKED01',
+        type: 'fixed_amount',
+        value: 700,
+      });
+    });
+
     it('X-Webhook-Signature (enterprise subscriptions) is the hex HMAC of the body', () => {
       const secret = 'a'.repeat(64);
       const body = JSON.stringify({ event: 'bulk.job.completed', jobId: 'job_1' });
