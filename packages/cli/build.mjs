@@ -9,6 +9,8 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node22',
+  // @hallmark/client from its sources (its `hallmark-source` export), not a dist/ of some age.
+  conditions: ['hallmark-source'],
   // CommonJS dependencies (commander, cli-progress) call require() for Node builtins.
   banner: {
     js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
