@@ -5311,6 +5311,13 @@ export interface operations {
                             /** @description Always null (no account abstraction) */
                             userOperationHash?: null;
                             livemode?: boolean;
+                            /**
+                             * @description The claim link’s e-mail (and SMS): `failing` while sends fail and are retried, `failed` once retries stopped (resend to try again)
+                             * @enum {string}
+                             */
+                            notification?: "pending" | "sent" | "failing" | "failed";
+                            /** @description The last send’s error while `failing` or `failed`, else null */
+                            notificationError?: string | null;
                         };
                     };
                 };
@@ -5380,6 +5387,13 @@ export interface operations {
                             /** @description Always null (no account abstraction) */
                             userOperationHash?: null;
                             livemode?: boolean;
+                            /**
+                             * @description The claim link’s e-mail (and SMS): `failing` while sends fail and are retried, `failed` once retries stopped (resend to try again)
+                             * @enum {string}
+                             */
+                            notification?: "pending" | "sent" | "failing" | "failed";
+                            /** @description The last send’s error while `failing` or `failed`, else null */
+                            notificationError?: string | null;
                         };
                     };
                 };
@@ -5493,6 +5507,13 @@ export interface operations {
                             /** @description Always null (no account abstraction) */
                             userOperationHash?: null;
                             livemode?: boolean;
+                            /**
+                             * @description The claim link’s e-mail (and SMS): `failing` while sends fail and are retried, `failed` once retries stopped (resend to try again)
+                             * @enum {string}
+                             */
+                            notification?: "pending" | "sent" | "failing" | "failed";
+                            /** @description The last send’s error while `failing` or `failed`, else null */
+                            notificationError?: string | null;
                         };
                     };
                 };
@@ -5610,6 +5631,13 @@ export interface operations {
                             /** @description Always null (no account abstraction) */
                             userOperationHash?: null;
                             livemode?: boolean;
+                            /**
+                             * @description The claim link’s e-mail (and SMS): `failing` while sends fail and are retried, `failed` once retries stopped (resend to try again)
+                             * @enum {string}
+                             */
+                            notification?: "pending" | "sent" | "failing" | "failed";
+                            /** @description The last send’s error while `failing` or `failed`, else null */
+                            notificationError?: string | null;
                         };
                     };
                 };
@@ -5653,6 +5681,13 @@ export interface operations {
                             /** @description Always null (no account abstraction) */
                             userOperationHash?: null;
                             livemode?: boolean;
+                            /**
+                             * @description The claim link’s e-mail (and SMS): `failing` while sends fail and are retried, `failed` once retries stopped (resend to try again)
+                             * @enum {string}
+                             */
+                            notification?: "pending" | "sent" | "failing" | "failed";
+                            /** @description The last send’s error while `failing` or `failed`, else null */
+                            notificationError?: string | null;
                         };
                     };
                 };
