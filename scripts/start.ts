@@ -139,8 +139,9 @@ Hallmark is running.
   API docs       ${stack!.gatewayUrl}/docs   (OpenAPI: ${stack!.gatewayUrl}/openapi.json)
   Restate UI     ${stack!.restate?.adminUrl}/ui
   Chain (anvil)  ${stack!.anvil?.rpcUrl}
-  SMTP           ${stack!.smtp ? `${stack!.smtp.url} (local sink)` : 'SMTP_URL as given'}${process.env.SMTP_FALLBACK_URL ? ', fallback SMTP_FALLBACK_URL' : ''}
+  SMTP           ${stack!.smtp ? `${stack!.smtp.url} (local sink; GET ${stack!.smtp.messagesUrl} lists them)` : 'SMTP_URL as given'}${process.env.SMTP_FALLBACK_URL ? ', fallback SMTP_FALLBACK_URL' : ''}
   SMS            ${stack!.sms ? `local server on port ${stack!.sms.port} (GET /messages lists them)` : 'HALLMARK_SMS_URL as given'}
+                 both at once: pnpm hallmark inbox
   PostgreSQL     ${stack!.postgres.embedded ? 'embedded' : 'system'} (${redact(stack!.postgres.url)})
   NATS           ${stack!.nats.url}
   Metrics        ${Object.entries(stack!.metricsUrls)

@@ -9,6 +9,7 @@ export type { RestateOptions, RestateHandle } from './restate.js';
 export { startAnvil, jsonRpc, ANVIL_CHAIN_ID } from './anvil.js';
 export type { AnvilOptions, AnvilHandle } from './anvil.js';
 export { startSmtpSink } from './smtp.js';
+export { readInbox, writeInbox, type InboxUrls } from './inbox.js';
 export { startSmsServer } from './sms.js';
 export type { SmsServerHandle, SmsMessage } from './sms.js';
 export type { SmtpSinkOptions, SmtpSinkHandle, SinkMessage } from './smtp.js';
