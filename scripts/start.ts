@@ -10,8 +10,7 @@ import {
   stopAll,
   type Stack,
 } from '@hallmark/devstack';
-import { startDemoPlatform, type DemoPlatform } from '@hallmark/platform-sim';
-import { randomBytes } from 'node:crypto';
+import { startDevPlatform, type DemoPlatform } from '@hallmark/platform-sim';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -56,39 +55,15 @@ rmSync(platformFile, { force: true });
 let platformEnv: Record<string, string> = {};
 if (PLATFORM_VARS.every((v) => !process.env[v])) {
   try {
-    platform = await startDemoPlatform({
+    ({ platform, env: platformEnv } = await startDevPlatform({
       dataDir,
       port: Number(process.env.HALLMARK_PLATFORM_SIM_PORT ?? 8090),
       imagesPort: Number(process.env.HALLMARK_PLATFORM_SIM_IMAGES_PORT ?? 8091),
-      apiKey: 'hallmark-dev-app',
-      // A fresh app secret per start: the simulator keeps its shops in memory anyway.
-      apiSecret: randomBytes(24).toString('hex'),
-    });
+    }));
   } catch (err) {
     console.error(`The platform simulator failed to start: ${(err as Error).message}`);
     await shutdown(1);
   }
-  platformEnv = {
-    ...platform!.env,
-    NODE_EXTRA_CA_CERTS: caBundleWithSimulator(),
-    ...(process.env.HALLMARK_OUTBOUND_ALLOW_HOSTS ? {} : { HALLMARK_OUTBOUND_ALLOW_HOSTS: '127.0.0.1' }),
-  };
-  writeFileSync(
-    platformFile,
-    JSON.stringify({ url: platform!.url, shop: platform!.shop, productId: platform!.productId }),
-  );
-}
-
-/** The CAs Node is already told to trust (NODE_EXTRA_CA_CERTS) plus the simulator's. */
-function caBundleWithSimulator(): string {
-  const own = process.env.NODE_EXTRA_CA_CERTS;
-  const bundle = path.join(dataDir, 'extra-ca-bundle.pem');
-  const sim = readFileSync(path.join(dataDir, 'platform-sim-ca.pem'), 'utf8');
-  writeFileSync(
-    bundle,
-    [own && existsSync(own) ? readFileSync(own, 'utf8') : '', sim].filter(Boolean).join('\n'),
-  );
-  return bundle;
 }
 
 try {

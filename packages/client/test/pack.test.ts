@@ -3,40 +3,17 @@
 // imported by plain Node ESM and type-checked by tsc against the declarations it ships. From
 // the checkout, Node 22 answered ERR_MODULE_NOT_FOUND …/src/client.js.
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { installPacked, run } from './packed.js';
 
-const pkgDir = path.resolve(import.meta.dirname, '..');
-const root = path.resolve(pkgDir, '../..');
+const root = path.resolve(import.meta.dirname, '../../..');
 let app: string;
 let tarball: string;
 
-const run = (cmd: string, args: string[], cwd: string) =>
-  execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-
 beforeAll(() => {
-  const tmp = mkdtempSync(path.join(tmpdir(), 'hallmark-client-pack-'));
-  run('pnpm', ['pack', '--pack-destination', tmp], pkgDir);
-  tarball = path.join(
-    tmp,
-    readdirSync(tmp).find((f) => f.endsWith('.tgz'))!,
-  );
-  app = path.join(tmp, 'app');
-  mkdirSync(app);
-  writeFileSync(
-    path.join(app, 'package.json'),
-    JSON.stringify({
-      name: 'app',
-      private: true,
-      type: 'module',
-      dependencies: { '@hallmark/client': `file:${tarball}` },
-    }),
-  );
-  // Offline: its published dependencies come from the store the workspace install filled.
-  run('pnpm', ['install', '--offline'], app);
+  ({ tarball, app } = installPacked());
 }, 120_000);
 
 describe('@hallmark/client from its packed tarball', () => {
