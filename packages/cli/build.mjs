@@ -1,6 +1,7 @@
 // Bundles the CLI (with @hallmark/client and the dev-token helpers) into one ESM file that
 // plain Node runs: dist/hallmark.js (or the path given as the first argument, for tests).
 import { build } from 'esbuild';
+import process from 'node:process';
 
 await build({
   entryPoints: ['src/bin.ts'],

@@ -5,6 +5,7 @@
 // imports (say, a shared module of error types) is bundled into both files rather than named
 // as a dependency: `dependencies` may list only published packages, which stay imports.
 import { build } from 'esbuild';
+import process from 'node:process';
 import { generateDtsBundle } from 'dts-bundle-generator';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startDevPlatform, type DemoPlatform } from '@hallmark/platform-sim';
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { installPacked } from '../../../packages/client/test/packed.js';
@@ -104,6 +104,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.close();
   await platform?.close();
+  for (const dir of [shellDir, home]) if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
 const subst = (s: string) =>
