@@ -77,7 +77,10 @@ export async function startDevPlatform(opts: {
   const own = env.NODE_EXTRA_CA_CERTS;
   const bundle = path.join(opts.dataDir, 'extra-ca-bundle.pem');
   const sim = readFileSync(path.join(opts.dataDir, 'platform-sim-ca.pem'), 'utf8');
-  writeFileSync(bundle, [own && existsSync(own) ? readFileSync(own, 'utf8') : '', sim].filter(Boolean).join('\n'));
+  writeFileSync(
+    bundle,
+    [own && existsSync(own) ? readFileSync(own, 'utf8') : '', sim].filter(Boolean).join('\n'),
+  );
   writeFileSync(
     path.join(opts.dataDir, 'platform-sim.json'),
     JSON.stringify({ url: platform.url, shop: platform.shop, productId: platform.productId }),
