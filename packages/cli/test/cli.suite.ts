@@ -20,6 +20,13 @@ let dir: string;
 let env: Record<string, string>;
 let bigJobId = '';
 
+/** Runs `hallmark … --json` expecting exit 0; answers what it printed, parsed. */
+const jsonOf = (auth: Record<string, string>) => async (args: string[]) => {
+  const r = await hallmark([...args, '--json'], auth);
+  expect({ args, code: r.code, stderr: r.stderr }).toMatchObject({ code: 0 });
+  return JSON.parse(r.stdout);
+};
+
 export function cliSuite(getEnv: () => { stack: TestStack; receiver: Receiver }) {
   let receiver: Receiver;
   beforeAll(async () => {
@@ -199,11 +206,7 @@ export function cliSuite(getEnv: () => { stack: TestStack; receiver: Receiver })
   describe('keys and vouchers', () => {
     it('get, usage, audit, rotate and revoke a key; validate and redeem a voucher — each --json is the API answer', async () => {
       const auth = { ...env, HALLMARK_TOKEN: token };
-      const json = async (args: string[]) => {
-        const r = await hallmark([...args, '--json'], auth);
-        expect({ args, code: r.code, stderr: r.stderr }).toMatchObject({ code: 0 });
-        return JSON.parse(r.stdout);
-      };
+      const json = jsonOf(auth);
       const key = await json(['keys', 'create', '--name', 'lifecycle', '--permissions', 'transactions.read']);
       expect(await json(['keys', 'get', key.id])).toEqual(
         (await stack.call('GET', `/api/v1/api-keys/${key.id}`, { auth: token })).body,
@@ -252,11 +255,7 @@ export function cliSuite(getEnv: () => { stack: TestStack; receiver: Receiver })
   describe('hallmark vouchers rollback', () => {
     it('gives an order its use back (idempotently); --order-id is accepted wherever --order is', async () => {
       const auth = { ...env, HALLMARK_TOKEN: token };
-      const json = async (args: string[]) => {
-        const r = await hallmark([...args, '--json'], auth);
-        expect({ args, code: r.code, stderr: r.stderr }).toMatchObject({ code: 0 });
-        return JSON.parse(r.stdout);
-      };
+      const json = jsonOf(auth);
       const v = await json([
         'vouchers',
         'create',

@@ -4,6 +4,18 @@
 import { int, list, nullable, obj, ref, str, time } from './schema-helpers.js';
 
 /** Examples in the spec's own terms, shown in /docs. */
+/** What every CSV-form job answer carries (the created job's 202 adds its poll URL). */
+export const CSV_JOB_REQUIRED = [
+  'jobId',
+  'status',
+  'totalCount',
+  'processedCount',
+  'successCount',
+  'failedCount',
+  'failureCount',
+  'createdAt',
+] as const;
+
 const EXAMPLES = {
   CsvJob: {
     jobId: 'job_2bX9qL0mT7cZp4aN1yV8kW3e',
@@ -112,16 +124,7 @@ export const resourceSchemas: Record<string, unknown> = {
     updatedAt: time,
   }),
   CsvJob: obj(
-    [
-      'jobId',
-      'status',
-      'totalCount',
-      'processedCount',
-      'successCount',
-      'failedCount',
-      'failureCount',
-      'createdAt',
-    ],
+    [...CSV_JOB_REQUIRED],
     {
       jobId: str(64),
       status: { type: 'string', enum: ['queued', 'processing', 'completed', 'failed', 'cancelled'] },

@@ -2,6 +2,7 @@
 // (order) form), field by field as routes/bulk/present.ts builds them. Merged into SUCCESS;
 // DECLARED_2XX replaces the open schemas the create route declares for serialisation (those
 // stay open there: the route must pass the voucher metadata through as it is).
+import { CSV_JOB_REQUIRED } from './resources.js';
 import { int, list, nullable, obj, ref, str, time } from './schema-helpers.js';
 
 const yes = { type: 'boolean', const: true };
@@ -88,30 +89,17 @@ const createdOrderJob = {
 
 const createdCsvJob = obj(['success', 'data'], {
   success: yes,
-  data: obj(
-    [
-      'jobId',
-      'status',
-      'totalCount',
-      'processedCount',
-      'successCount',
-      'failedCount',
-      'failureCount',
-      'createdAt',
-      'pollUrl',
-    ],
-    {
-      jobId: str(64),
-      status: jobStatus,
-      totalCount: int(),
-      processedCount: int(),
-      successCount: int(),
-      failedCount: int(),
-      failureCount: int('The same as `failedCount` (the order form’s name)'),
-      createdAt: time,
-      pollUrl: str(200, 'Where to poll the job (also the Location header)'),
-    },
-  ),
+  data: obj([...CSV_JOB_REQUIRED, 'pollUrl'], {
+    jobId: str(64),
+    status: jobStatus,
+    totalCount: int(),
+    processedCount: int(),
+    successCount: int(),
+    failedCount: int(),
+    failureCount: int('The same as `failedCount` (the order form’s name)'),
+    createdAt: time,
+    pollUrl: str(200, 'Where to poll the job (also the Location header)'),
+  }),
 });
 
 type Success = { status: string; description: string; schema?: unknown };
