@@ -93,7 +93,13 @@ export default tseslint.config(
       // Dependencies are parsed as TypeScript too (else a cycle through a .ts file is missed).
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
       'import-x/resolver-next': [
-        createTypeScriptImportResolver({ alwaysTryTypes: true, noWarnOnMultipleProjects: true }),
+        // hallmark-source: a workspace package that publishes a build (@hallmark/client) is
+        // read from its sources here, as tsc, jest and tsx read it.
+        createTypeScriptImportResolver({
+          alwaysTryTypes: true,
+          noWarnOnMultipleProjects: true,
+          conditionNames: ['hallmark-source', 'types', 'import', 'node', 'default'],
+        }),
       ],
     },
     rules: {

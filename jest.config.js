@@ -3,6 +3,9 @@
 /** @type {import('jest').Config} */
 export default {
   testEnvironment: 'node',
+  // A workspace package that publishes a build (@hallmark/client: dist/) is tested from its
+  // sources: its `hallmark-source` export condition (tsconfig customConditions likewise).
+  testEnvironmentOptions: { customExportConditions: ['hallmark-source', 'node', 'node-addons'] },
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': [

@@ -2,14 +2,15 @@
 // every process it started. A second start while one runs says so and exits.
 import {
   acquireStackLock,
+  JWT_SECRET_FINGERPRINT_FILE,
   loadOrCreateSecrets,
+  secretFingerprint,
   signDevToken,
   startStack,
   stopAll,
   type Stack,
 } from '@hallmark/devstack';
-import { startDemoPlatform, type DemoPlatform } from '@hallmark/platform-sim';
-import { randomBytes } from 'node:crypto';
+import { startDevPlatform, type DemoPlatform } from '@hallmark/platform-sim';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -54,39 +55,15 @@ rmSync(platformFile, { force: true });
 let platformEnv: Record<string, string> = {};
 if (PLATFORM_VARS.every((v) => !process.env[v])) {
   try {
-    platform = await startDemoPlatform({
+    ({ platform, env: platformEnv } = await startDevPlatform({
       dataDir,
       port: Number(process.env.HALLMARK_PLATFORM_SIM_PORT ?? 8090),
       imagesPort: Number(process.env.HALLMARK_PLATFORM_SIM_IMAGES_PORT ?? 8091),
-      apiKey: 'hallmark-dev-app',
-      // A fresh app secret per start: the simulator keeps its shops in memory anyway.
-      apiSecret: randomBytes(24).toString('hex'),
-    });
+    }));
   } catch (err) {
     console.error(`The platform simulator failed to start: ${(err as Error).message}`);
     await shutdown(1);
   }
-  platformEnv = {
-    ...platform!.env,
-    NODE_EXTRA_CA_CERTS: caBundleWithSimulator(),
-    ...(process.env.HALLMARK_OUTBOUND_ALLOW_HOSTS ? {} : { HALLMARK_OUTBOUND_ALLOW_HOSTS: '127.0.0.1' }),
-  };
-  writeFileSync(
-    platformFile,
-    JSON.stringify({ url: platform!.url, shop: platform!.shop, productId: platform!.productId }),
-  );
-}
-
-/** The CAs Node is already told to trust (NODE_EXTRA_CA_CERTS) plus the simulator's. */
-function caBundleWithSimulator(): string {
-  const own = process.env.NODE_EXTRA_CA_CERTS;
-  const bundle = path.join(dataDir, 'extra-ca-bundle.pem');
-  const sim = readFileSync(path.join(dataDir, 'platform-sim-ca.pem'), 'utf8');
-  writeFileSync(
-    bundle,
-    [own && existsSync(own) ? readFileSync(own, 'utf8') : '', sim].filter(Boolean).join('\n'),
-  );
-  return bundle;
 }
 
 try {
@@ -115,6 +92,13 @@ try {
 }
 
 const secrets = loadOrCreateSecrets(dataDir);
+// A secret from the environment is not in secrets.json: its fingerprint tells `hallmark token`
+// in another shell that the stack verifies with it, so it fails plainly instead of signing
+// with the stored one (packages/cli/src/dev-session.ts).
+const envSecretFile = path.join(dataDir, JWT_SECRET_FINGERPRINT_FILE);
+if (process.env.HALLMARK_JWT_SECRET)
+  writeFileSync(envSecretFile, secretFingerprint(process.env.HALLMARK_JWT_SECRET));
+else rmSync(envSecretFile, { force: true });
 const token = await signDevToken(secrets.jwtSecret, {
   ent: secrets.demoEnterpriseId,
   sub: 'dev-user',
@@ -130,8 +114,9 @@ Hallmark is running.
   API docs       ${stack!.gatewayUrl}/docs   (OpenAPI: ${stack!.gatewayUrl}/openapi.json)
   Restate UI     ${stack!.restate?.adminUrl}/ui
   Chain (anvil)  ${stack!.anvil?.rpcUrl}
-  SMTP           ${stack!.smtp ? `${stack!.smtp.url} (local sink)` : 'SMTP_URL as given'}${process.env.SMTP_FALLBACK_URL ? ', fallback SMTP_FALLBACK_URL' : ''}
+  SMTP           ${stack!.smtp ? `${stack!.smtp.url} (local sink; GET ${stack!.smtp.messagesUrl} lists them)` : 'SMTP_URL as given'}${process.env.SMTP_FALLBACK_URL ? ', fallback SMTP_FALLBACK_URL' : ''}
   SMS            ${stack!.sms ? `local server on port ${stack!.sms.port} (GET /messages lists them)` : 'HALLMARK_SMS_URL as given'}
+                 both at once: pnpm hallmark inbox
   PostgreSQL     ${stack!.postgres.embedded ? 'embedded' : 'system'} (${redact(stack!.postgres.url)})
   NATS           ${stack!.nats.url}
   Metrics        ${Object.entries(stack!.metricsUrls)

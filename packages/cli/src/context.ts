@@ -58,6 +58,12 @@ export function details(obj: Record<string, unknown>): void {
   }
 }
 
+/** An API key as people may see it: its mode prefix and last four characters (`pk_live_…WXYZ`). */
+export function maskKey(key: string): string {
+  const prefix = /^pk_(live|test|restricted)_/.exec(key)?.[0] ?? '';
+  return `${prefix}…${key.length > prefix.length + 8 ? key.slice(-4) : ''}`;
+}
+
 /** Exit status by error type: 2 usage/validation, 3 auth, 4 not found, 5 rate limit, 1 other. */
 export function exitCodeOf(err: HallmarkError): number {
   switch (err.type) {

@@ -7,6 +7,7 @@ import { loginCommand, tokenCommand } from './commands/auth.js';
 import { bulkCommand } from './commands/bulk.js';
 import { certificatesCommand, costCommand } from './commands/certificates.js';
 import { completionCommand } from './commands/completion.js';
+import { inboxCommand } from './commands/inbox.js';
 import { keysCommand } from './commands/keys.js';
 import { listenCommand } from './commands/listen.js';
 import { profileCommand } from './commands/profile.js';
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
     costCommand(),
     profileCommand(),
     shopCommand(),
+    inboxCommand(),
   ]) {
     program.addCommand(c);
   }

@@ -20,6 +20,13 @@ let dir: string;
 let env: Record<string, string>;
 let bigJobId = '';
 
+/** Runs `hallmark … --json` expecting exit 0; answers what it printed, parsed. */
+const jsonOf = (auth: Record<string, string>) => async (args: string[]) => {
+  const r = await hallmark([...args, '--json'], auth);
+  expect({ args, code: r.code, stderr: r.stderr }).toMatchObject({ code: 0 });
+  return JSON.parse(r.stdout);
+};
+
 export function cliSuite(getEnv: () => { stack: TestStack; receiver: Receiver }) {
   let receiver: Receiver;
   beforeAll(async () => {
@@ -199,11 +206,7 @@ export function cliSuite(getEnv: () => { stack: TestStack; receiver: Receiver })
   describe('keys and vouchers', () => {
     it('get, usage, audit, rotate and revoke a key; validate and redeem a voucher — each --json is the API answer', async () => {
       const auth = { ...env, HALLMARK_TOKEN: token };
-      const json = async (args: string[]) => {
-        const r = await hallmark([...args, '--json'], auth);
-        expect({ args, code: r.code, stderr: r.stderr }).toMatchObject({ code: 0 });
-        return JSON.parse(r.stdout);
-      };
+      const json = jsonOf(auth);
       const key = await json(['keys', 'create', '--name', 'lifecycle', '--permissions', 'transactions.read']);
       expect(await json(['keys', 'get', key.id])).toEqual(
         (await stack.call('GET', `/api/v1/api-keys/${key.id}`, { auth: token })).body,
@@ -247,6 +250,48 @@ export function cliSuite(getEnv: () => { stack: TestStack; receiver: Receiver })
       expect(again.stderr).toMatch(/code: voucher_max_uses_reached/);
       expect(again.stderr).toMatch(/request id: req_\w+/);
     }, 90_000);
+  });
+
+  describe('hallmark vouchers rollback', () => {
+    it('gives an order its use back (idempotently); --order-id is accepted wherever --order is', async () => {
+      const auth = { ...env, HALLMARK_TOKEN: token };
+      const json = jsonOf(auth);
+      const v = await json([
+        'vouchers',
+        'create',
+        '--code',
+        'ROLLBK01',
+        '--type',
+        'fixed_amount',
+        '--value',
+        '500',
+        '--max-uses',
+        '1',
+      ]);
+      expect(
+        await json(['vouchers', 'redeem', 'ROLLBK01', '--order-id', 'rb-1', '--amount', '2000']),
+      ).toMatchObject({
+        discount_applied: 500,
+        order_id: 'rb-1',
+      });
+      const spent = await hallmark(['vouchers', 'redeem', 'ROLLBK01', '--order', 'rb-2'], auth);
+      expect(spent.stderr).toContain('code: voucher_max_uses_reached');
+
+      const back = await hallmark(['vouchers', 'rollback', v.id, '--order-id', 'rb-1'], auth);
+      expect({ code: back.code, stderr: back.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(back.stdout).toContain('ROLLBK01: order rb-1 rolled back; uses left 1.');
+      expect(await json(['vouchers', 'rollback', v.id, '--order', 'rb-1'])).toMatchObject({
+        order_id: 'rb-1',
+        already_rolled_back: true,
+      });
+      expect(await json(['vouchers', 'redeem', 'ROLLBK01', '--order', 'rb-2'])).toMatchObject({
+        order_id: 'rb-2',
+      });
+
+      const neither = await hallmark(['vouchers', 'rollback', v.id], auth);
+      expect(neither.code).toBe(2);
+      expect(neither.stderr).toContain("required option '--order <orderId>' not specified");
+    });
   });
 
   describe('hallmark bulk fix', () => {

@@ -134,5 +134,39 @@ export function listenSuite(getStack: () => TestStack) {
         await new Promise((r) => local.close(r));
       }
     }, 120_000);
+
+    it('a pk_live_ key listens live without --mode, as --help says; the key shows masked, never whole', async () => {
+      const made = await stack.call('POST', '/api/v1/api-keys', {
+        auth: token,
+        body: { name: 'live laptop', type: 'production', permissions: ['admin.*'] },
+      });
+      const key: string = made.body.key;
+      expect(key).toMatch(/^pk_live_/);
+      const help = await hallmark(['listen', '--help']);
+      expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+        "default: an API key's own mode, so a pk_live_ key listens live; a session token: test",
+      );
+      const child = spawn(process.execPath, [bin, '--api-key', key, 'listen'], {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      });
+      let err = '';
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+      try {
+        for (
+          const end = Date.now() + 60_000;
+          !err.includes('Ctrl-C');
+          await new Promise((r) => setTimeout(r, 200))
+        )
+          if (Date.now() > end) throw new Error(`no session line; stderr: ${err}`);
+        expect(err).toContain('Listening (live mode');
+        expect(err).toContain(`key pk_live_…${key.slice(-4)}`);
+        expect(err).not.toContain(key);
+        child.kill('SIGINT');
+        expect(await exited).toBe(0);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    }, 90_000);
   });
 }

@@ -8,8 +8,10 @@ import path from 'node:path';
 export const pkgDir = path.resolve(import.meta.dirname, '..');
 export const bin = path.join(pkgDir, 'dist', 'hallmark.js');
 
-export function buildCli(): void {
-  execFileSync(process.execPath, ['build.mjs'], { cwd: pkgDir });
+/** Builds dist/hallmark.js, or the bundle at `outfile` (a test's own, so parallel files never share one). */
+export function buildCli(outfile?: string): string {
+  execFileSync(process.execPath, ['build.mjs', ...(outfile ? [outfile] : [])], { cwd: pkgDir });
+  return outfile ?? bin;
 }
 
 export interface Run {

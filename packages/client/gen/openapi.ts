@@ -1220,7 +1220,7 @@ export interface paths {
         };
         /**
          * Status of a bulk job
-         * @description CSV form: `{success, data:{jobId, status, totalCount, processedCount, successCount, failedCount, createdAt, updatedAt, completedAt?, estimatedCompletionTime? (while processing), errors:[{row, error}], error?}}`. Order form: `{success, job:{id, status (pending|processing|completed|failed|cancelled), progress:{current, total, percentage}, summary:{totalItems, successCount, failureCount, processingTime? (ms)}, results:{vouchers, nextCursor}, createdAt, completedAt}}`. `results.vouchers` is paginated: at most `vouchersLimit` (default and most 1000) in item order; `results.nextCursor` names the next page (send it as `vouchersCursor`) and is null on the last one, so a job of up to 1000 vouchers answers them all at once as before. `vouchers=all` answers every voucher in one streamed answer. CSV form: `errors` holds every failed row; a job with more than 1000 answers them in one streamed answer.
+         * @description CSV form: `{success, data:{jobId, status, totalCount, processedCount, successCount, failedCount, createdAt, updatedAt, completedAt?, estimatedCompletionTime? (while processing), errors:[{row, error}], error?}}`. Order form: `{success, job:{id, status (pending|processing|completed|failed|cancelled), progress:{current, total, percentage}, summary:{totalItems, successCount, failureCount (alias failedCount), processingTime? (ms)}, results:{vouchers, nextCursor}, createdAt, completedAt}}`. `results.vouchers` is paginated: at most `vouchersLimit` (default and most 1000) in item order; `results.nextCursor` names the next page (send it as `vouchersCursor`) and is null on the last one, so a job of up to 1000 vouchers answers them all at once as before. `vouchers=all` answers every voucher in one streamed answer. CSV form: `errors` holds every failed row; a job with more than 1000 answers them in one streamed answer.
          *
          *     An API key or a user session token. Scope: `bulk:mint`. Rate group `bulk_poll` (spec › Limits).
          */
@@ -1926,6 +1926,7 @@ export interface components {
          *       "processedCount": 1000,
          *       "successCount": 998,
          *       "failedCount": 2,
+         *       "failureCount": 2,
          *       "createdAt": "2025-06-01T10:00:00Z",
          *       "updatedAt": "2025-06-01T10:03:12Z",
          *       "completedAt": "2025-06-01T10:03:12Z",
@@ -1953,10 +1954,20 @@ export interface components {
             successCount: number;
             /** Format: int64 */
             failedCount: number;
+            /**
+             * Format: int64
+             * @description The same as `failedCount` (the order form’s name), so either name reads both forms
+             */
+            failureCount: number;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description When the last retry was accepted; absent when never retried
+             */
+            retriedAt?: string;
             /** Format: date-time */
             completedAt?: string;
             /** Format: date-time */
@@ -5300,6 +5311,13 @@ export interface operations {
                             /** @description Always null (no account abstraction) */
                             userOperationHash?: null;
                             livemode?: boolean;
+                            /**
+                             * @description The claim link’s e-mail (and SMS): `failing` while sends fail and are retried, `failed` once retries stopped (resend to try again)
+                             * @enum {string}
+                             */
+                            notification?: "pending" | "sent" | "failing" | "failed";
+                            /** @description The last send’s error while `failing` or `failed`, else null */
+                            notificationError?: string | null;
                         };
                     };
                 };
@@ -5369,6 +5387,13 @@ export interface operations {
                             /** @description Always null (no account abstraction) */
                             userOperationHash?: null;
                             livemode?: boolean;
+                            /**
+                             * @description The claim link’s e-mail (and SMS): `failing` while sends fail and are retried, `failed` once retries stopped (resend to try again)
+                             * @enum {string}
+                             */
+                            notification?: "pending" | "sent" | "failing" | "failed";
+                            /** @description The last send’s error while `failing` or `failed`, else null */
+                            notificationError?: string | null;
                         };
                     };
                 };
@@ -5482,6 +5507,13 @@ export interface operations {
                             /** @description Always null (no account abstraction) */
                             userOperationHash?: null;
                             livemode?: boolean;
+                            /**
+                             * @description The claim link’s e-mail (and SMS): `failing` while sends fail and are retried, `failed` once retries stopped (resend to try again)
+                             * @enum {string}
+                             */
+                            notification?: "pending" | "sent" | "failing" | "failed";
+                            /** @description The last send’s error while `failing` or `failed`, else null */
+                            notificationError?: string | null;
                         };
                     };
                 };
@@ -5599,6 +5631,13 @@ export interface operations {
                             /** @description Always null (no account abstraction) */
                             userOperationHash?: null;
                             livemode?: boolean;
+                            /**
+                             * @description The claim link’s e-mail (and SMS): `failing` while sends fail and are retried, `failed` once retries stopped (resend to try again)
+                             * @enum {string}
+                             */
+                            notification?: "pending" | "sent" | "failing" | "failed";
+                            /** @description The last send’s error while `failing` or `failed`, else null */
+                            notificationError?: string | null;
                         };
                     };
                 };
@@ -5642,6 +5681,13 @@ export interface operations {
                             /** @description Always null (no account abstraction) */
                             userOperationHash?: null;
                             livemode?: boolean;
+                            /**
+                             * @description The claim link’s e-mail (and SMS): `failing` while sends fail and are retried, `failed` once retries stopped (resend to try again)
+                             * @enum {string}
+                             */
+                            notification?: "pending" | "sent" | "failing" | "failed";
+                            /** @description The last send’s error while `failing` or `failed`, else null */
+                            notificationError?: string | null;
                         };
                     };
                 };
@@ -5982,6 +6028,11 @@ export interface operations {
                             successCount: number;
                             /** Format: int64 */
                             failureCount: number;
+                            /**
+                             * Format: int64
+                             * @description The same as `failureCount` (the CSV form’s name), so either name reads both forms
+                             */
+                            failedCount: number;
                         };
                         vouchers: {
                             id: string;
@@ -6029,6 +6080,11 @@ export interface operations {
                             successCount: number;
                             /** Format: int64 */
                             failedCount: number;
+                            /**
+                             * Format: int64
+                             * @description The same as `failedCount` (the order form’s name)
+                             */
+                            failureCount: number;
                             /** Format: date-time */
                             createdAt: string;
                             /** @description Where to poll the job (also the Location header) */
@@ -6104,6 +6160,11 @@ export interface operations {
                                 failureCount: number;
                                 /**
                                  * Format: int64
+                                 * @description The same as `failureCount` (the CSV form’s name), so either name reads both forms
+                                 */
+                                failedCount: number;
+                                /**
+                                 * Format: int64
                                  * @description Milliseconds
                                  */
                                 processingTime?: number;
@@ -6130,6 +6191,11 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             completedAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the last retry was accepted; absent when never retried
+                             */
+                            retriedAt?: string;
                             error?: string;
                         };
                     } | {

@@ -124,8 +124,25 @@ export async function createOrderJob(hm: Hallmark, body: OrderBody, opts: { idem
   });
 }
 
-/** GET /api/bulk-mint/:jobId/download/:type as a stream, with its size when the server tells. */
-export async function downloadResults(hm: Hallmark, jobId: string, type: 'csv' | 'zip') {
+/** A job's results file as it arrives: never held in memory whole. */
+export interface ResultsDownload {
+  /** The file's bytes as a web stream (`Readable.fromWeb(body)` pipes it to disk). */
+  body: ReadableStream<Uint8Array>;
+  /**
+   * Its size in bytes when the server sends one, for a progress bar; `undefined` when the file
+   * is streamed as it is made (a ZIP always is), so no size is known before its end.
+   */
+  totalBytes: number | undefined;
+  /** The server's name for it (`Content-Disposition`), e.g. `job_….csv`. */
+  filename: string | undefined;
+}
+
+/** GET /api/bulk-mint/:jobId/download/:type: the results file as a stream, with its name and (when known) size. */
+export async function downloadResults(
+  hm: Hallmark,
+  jobId: string,
+  type: 'csv' | 'zip',
+): Promise<ResultsDownload> {
   const res = await hm.fetch(`/api/bulk-mint/${encodeURIComponent(jobId)}/download/${type}`);
   const length = Number(res.headers.get('content-length'));
   return {

@@ -21,6 +21,7 @@ export {
   watchJob,
   type JobProgress,
   type OrderBody,
+  type ResultsDownload,
 } from './bulk.js';
 export { multipartBody, type FileSource, type UploadProgress } from './upload.js';
 export {

@@ -10,7 +10,9 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { png, zipOf } from '@hallmark/e2e/bulk';
 import {
+  downloadResults,
   Hallmark,
   HallmarkError,
   lists,
@@ -18,6 +20,7 @@ import {
   verifyServiceSignature,
   verifyStandardWebhook,
   verifyWebhook,
+  watchJob,
   WebhookVerificationError,
   type RetryInfo,
 } from '../src/index.js';
@@ -196,6 +199,28 @@ export function clientSuite(env: () => { stack: TestStack; receiver: Receiver })
       ).toThrow(/tolerance/);
     });
 
+    it('creating a discount voucher is delivered to a versioned endpoint as discount_voucher.created, the voucher its object', async () => {
+      const endpoint = await hm.post('/api/v1/webhooks', {
+        body: { url: `${receiver.url}/hooks/discounts`, events: ['discount_voucher.created'] },
+      });
+      const voucher = await hm.post('/api/v1/vouchers', {
+        body: { code: 'HOOKED01', type: 'fixed_amount', value: 700 },
+      });
+      const got = await receiver.waitFor((r) => r.path === '/hooks/discounts');
+      const event = verifyWebhook<{ type: string; data: { object: Record<string, unknown> } }>(
+        got.body,
+        got.headers,
+        endpoint.secret!,
+      );
+      expect(event.type).toBe('discount_voucher.created');
+      expect(event.data.object).toMatchObject({
+        id: voucher.id,
+        code: 'HOOKED01',
+        type: 'fixed_amount',
+        value: 700,
+      });
+    });
+
     it('X-Webhook-Signature (enterprise subscriptions) is the hex HMAC of the body', () => {
       const secret = 'a'.repeat(64);
       const body = JSON.stringify({ event: 'bulk.job.completed', jobId: 'job_1' });
@@ -204,6 +229,34 @@ export function clientSuite(env: () => { stack: TestStack; receiver: Receiver })
       expect(verifyWebhook(body, { 'X-Webhook-Signature': sig }, secret)).toMatchObject({ jobId: 'job_1' });
       expect(() => verifyEnterpriseSignature(body + ' ', sig, secret)).toThrow(WebhookVerificationError);
     });
+  });
+
+  describe('downloads', () => {
+    it('downloadResults answers the results file as a stream with its name; a ZIP has no size before its end', async () => {
+      const csv = [
+        'name,description,category,recipientEmail,imageFile',
+        'Lamp,Brass,Lamps,ada@example.com,1.png',
+      ].join('\n');
+      const created = await hm.createBulkJob({
+        csv: Buffer.from(csv),
+        images: await zipOf([{ name: '1.png', data: png('download-1') }]),
+      });
+      let last;
+      for await (const p of watchJob(hm, created.data.jobId, { intervalMs: 300 })) last = p;
+      expect(last).toMatchObject({ status: 'completed', succeeded: 1 });
+      const text = async (body: ReadableStream<Uint8Array>) =>
+        Buffer.from(await new Response(body).arrayBuffer());
+
+      const file = await downloadResults(hm, created.data.jobId, 'csv');
+      expect(file.filename).toMatch(/\.csv$/);
+      const bytes = await text(file.body);
+      expect(bytes.toString('utf8')).toMatch(/^row,name,status,certificateId/);
+      if (file.totalBytes !== undefined) expect(file.totalBytes).toBe(bytes.length);
+
+      const zip = await downloadResults(hm, created.data.jobId, 'zip');
+      expect(zip).toMatchObject({ totalBytes: undefined, filename: expect.stringMatching(/\.zip$/) });
+      expect((await text(zip.body)).subarray(0, 2).toString('latin1')).toBe('PK');
+    }, 120_000);
   });
 
   describe('plain Node ESM', () => {

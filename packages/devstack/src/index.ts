@@ -9,6 +9,7 @@ export type { RestateOptions, RestateHandle } from './restate.js';
 export { startAnvil, jsonRpc, ANVIL_CHAIN_ID } from './anvil.js';
 export type { AnvilOptions, AnvilHandle } from './anvil.js';
 export { startSmtpSink } from './smtp.js';
+export { readInbox, writeInbox, type InboxUrls } from './inbox.js';
 export { startSmsServer } from './sms.js';
 export type { SmsServerHandle, SmsMessage } from './sms.js';
 export type { SmtpSinkOptions, SmtpSinkHandle, SinkMessage } from './smtp.js';
@@ -31,7 +32,13 @@ export { startStack, REPO_ROOT, serviceEntryArgs, ANVIL_RELAYER_KEY } from './st
 export { runRestoreDrill, postgresClientFor, databaseUrlOf, readProblem } from './restore-drill.js';
 export type { DrillOptions, DrillResult } from './restore-drill.js';
 export type { ProcessRow, RestartEvent, Stack, StackOptions } from './stack.js';
-export { loadOrCreateSecrets } from './secrets.js';
+export {
+  envSecretFingerprint,
+  JWT_SECRET_FINGERPRINT_FILE,
+  loadOrCreateSecrets,
+  readStoredSecrets,
+  secretFingerprint,
+} from './secrets.js';
 export type { StackSecrets } from './secrets.js';
 export { signDevToken } from './tokens.js';
 export type { DevTokenClaims } from './tokens.js';

@@ -1,7 +1,9 @@
 // A real SMTP server (smtp-server) that accepts every message and keeps it in memory, parsed
 // with mailparser. It stands in for a mail provider in `pnpm start` and lets tests assert on
-// exactly what the notify service sent over the wire.
+// exactly what the notify service sent over the wire. Like the SMS stand-in, it lists what it
+// got as JSON over HTTP (`GET /messages`, on a port of its own), which `hallmark inbox` reads.
 import mailparser from 'mailparser';
+import { createServer } from 'node:http';
 import smtp from 'smtp-server';
 import type { AddressObject } from 'mailparser';
 import { track } from './registry.js';
@@ -27,11 +29,15 @@ export interface SmtpSinkOptions {
   port?: number;
   /** Oldest messages are dropped beyond this, so a long-running dev stack does not grow forever. */
   maxMessages?: number;
+  /** Port of the HTTP listing (`GET /messages`); 0 = any free port. */
+  httpPort?: number;
 }
 
 export interface SmtpSinkHandle {
   url: string;
   port: number;
+  /** `http://127.0.0.1:<httpPort>/messages`: every message as JSON, oldest first (no raw source). */
+  messagesUrl: string;
   messages: SinkMessage[];
   /** Resolves with the first (already received or future) message matching `match`. */
   waitForMessage(match?: (m: SinkMessage) => boolean, timeoutMs?: number): Promise<SinkMessage>;
@@ -88,15 +94,40 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
   const addr = server.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
 
+  const http = createServer((req, res) => {
+    const ok = req.method === 'GET' && req.url === '/messages';
+    res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(ok ? messages.map(({ raw: _raw, ...m }) => m) : { error: 'GET /messages' }));
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(opts.httpPort ?? 0, '127.0.0.1', () => resolve());
+    });
+  } catch (err) {
+    server.close();
+    throw err;
+  }
+  const httpPort = (http.address() as { port: number }).port;
+
   let stopping: Promise<void> | undefined;
   const handle: SmtpSinkHandle = {
     url: `smtp://127.0.0.1:${port}`,
     port,
+    messagesUrl: `http://127.0.0.1:${httpPort}/messages`,
     messages,
     waitForMessage: (match = () => true, timeoutMs = 10_000) =>
       waitFor(() => messages.find(match), { what: 'an email in the SMTP sink', timeoutMs, intervalMs: 25 }),
     stop() {
-      stopping ??= new Promise<void>((resolve) => server.close(() => resolve())).finally(untrack);
+      stopping ??= Promise.all([
+        new Promise<void>((resolve) => server.close(() => resolve())),
+        new Promise<void>((resolve) => {
+          http.close(() => resolve());
+          http.closeAllConnections();
+        }),
+      ])
+        .then(() => undefined)
+        .finally(untrack);
       return stopping;
     },
   };

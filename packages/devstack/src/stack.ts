@@ -13,6 +13,7 @@ import { startRestate, type RestateHandle } from './restate.js';
 import { loadOrCreateSecrets, type StackSecrets } from './secrets.js';
 import { startSmsServer, type SmsServerHandle } from './sms.js';
 import { startSmtpSink, type SmtpSinkHandle } from './smtp.js';
+import { writeInbox } from './inbox.js';
 import { freePort } from './wait.js';
 
 /** anvil's default account 0 private key: dev and tests only (the key is public). */
@@ -197,8 +198,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         logFile: logFile('anvil'),
       })
     : undefined;
-  const smtp = opts.smtp ? await startSmtpSink({ port: opts.fixedPorts ? 2525 : 0 }) : undefined;
+  const smtp = opts.smtp
+    ? await startSmtpSink({ port: opts.fixedPorts ? 2525 : 0, httpPort: opts.fixedPorts ? 2527 : 0 })
+    : undefined;
   const sms = opts.sms ? await startSmsServer({ port: opts.fixedPorts ? 2526 : 0 }) : undefined;
+  writeInbox(opts.dataDir, {
+    email: smtp?.messagesUrl ?? null,
+    sms: sms ? `http://127.0.0.1:${sms.port}/messages` : null,
+  });
   const secrets = loadOrCreateSecrets(opts.dataDir);
 
   const gatewayPort = opts.gatewayPort ?? (await freePort());

@@ -29,4 +29,21 @@ describe('startSmtpSink', () => {
     expect(msg.raw).toContain('Subject: Your certificate');
     expect(sink.messages).toHaveLength(1);
   });
+
+  it('lists what it received at GET /messages, as the SMS stand-in does (without the raw source)', async () => {
+    expect(sink!.messagesUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/messages$/);
+    const res = await fetch(sink!.messagesUrl);
+    expect(res.status).toBe(200);
+    const listed = (await res.json()) as Record<string, unknown>[];
+    expect(listed).toEqual([
+      expect.objectContaining({
+        from: 'noreply@hallmark.test',
+        to: ['alice@example.test', 'audit@example.test'],
+        subject: 'Your certificate',
+        receivedAt: expect.any(String),
+      }),
+    ]);
+    expect(listed[0]).not.toHaveProperty('raw');
+    expect((await fetch(sink!.messagesUrl.replace('/messages', '/other'))).status).toBe(404);
+  });
 });

@@ -7,5 +7,5 @@ export type { FaultMode, FaultTarget } from './faults.js';
 export type { Fulfillment, Order, Product, SentWebhook } from './state.js';
 export { Simulator } from './sim.js';
 export { startPlatformSim, type PlatformSim, type PlatformSimOptions } from './start.js';
-export { DEMO_SHOP, startDemoPlatform, type DemoPlatform } from './demo.js';
+export { DEMO_SHOP, startDemoPlatform, startDevPlatform, type DemoPlatform } from './demo.js';
 export { startImageHost, type ImageHost } from './images.js';

@@ -54,6 +54,7 @@ export function jobToProto(
     created_at: job.createdAt.toISOString(),
     updated_at: job.updatedAt.toISOString(),
     completed_at: job.completedAt?.toISOString(),
+    retried_at: job.retriedAt?.toISOString(),
     estimated_completion_time: eta?.toISOString(),
     errors: (extra.errors ?? []).map((e) => ({ row: e.row, error: e.error })),
     error: job.error ?? undefined,

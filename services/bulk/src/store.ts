@@ -39,6 +39,7 @@ export interface JobRow {
   updated_at: Date;
   started_at: Date | null;
   completed_at: Date | null;
+  retried_at: Date | null;
 }
 
 export const jobFromRow = (r: JobRow): JobRecord => ({
@@ -64,6 +65,7 @@ export const jobFromRow = (r: JobRow): JobRecord => ({
   updatedAt: r.updated_at,
   startedAt: r.started_at,
   completedAt: r.completed_at,
+  retriedAt: r.retried_at,
 });
 
 /** One item as the creator hands it over (validated already). */
@@ -286,7 +288,7 @@ export class JobsStore {
       const retried = (reset.rowCount ?? 0) + invalid.rows[0]!.n;
       if (retried === 0) return { job, retried: 0 };
       const updated = await tx.query<JobRow>(
-        `UPDATE jobs SET status = 'queued', pass = pass + 1, error = NULL, completed_at = NULL,
+        `UPDATE jobs SET status = 'queued', pass = pass + 1, error = NULL, completed_at = NULL, retried_at = now(),
                          failed_count = failed_count - $2, processed_count = processed_count - $2,
                          updated_at = now()
           WHERE id = $1 RETURNING *`,

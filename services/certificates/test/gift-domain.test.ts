@@ -8,6 +8,7 @@ import {
   claimDecision,
   claimTokenHash,
   isClaimToken,
+  notificationError,
   parseCreateGift,
   publicStatus,
   transferKeyOf,
@@ -49,6 +50,8 @@ function gift(over: Partial<GiftRecord> = {}): GiftRecord {
     claimedAt: null,
     hasPhone: false,
     tokenHash: 'h',
+    notification: 'sent',
+    notificationError: null,
     ...over,
   };
 }
@@ -148,6 +151,21 @@ describe('who may act', () => {
   it('an expired pending gift shows expired until the workflow removes it', () => {
     expect(publicStatus(gift({ expiresAt: now }), now)).toBe('expired');
     expect(publicStatus(gift(), now)).toBe('pending');
+  });
+});
+
+describe('a failing notification', () => {
+  it('shows its code and message on the gift, never the recipient’s address or number', () => {
+    const err = new HallmarkError('validation_failed', {
+      param: 'to',
+      message: 'The recipient ada@example.com was refused; +15551234567 too.',
+    });
+    expect(notificationError(err, ['ada@example.com', '+15551234567'])).toBe(
+      'validation_failed: The recipient the recipient was refused; the recipient too.',
+    );
+    expect(notificationError(new Error('socket hang up to ada@example.com'), ['ada@example.com'])).toBe(
+      'internal_error: the send failed',
+    );
   });
 });
 

@@ -226,8 +226,10 @@ describe('event mapping', () => {
     });
   });
 
-  it('the certificate voucher goes out as voucher.created, the discount voucher not at all; bulk bodies carry the spec fields', () => {
-    expect(enterpriseTypeOf(envelope({ type: 'voucher.created', source: 'vouchers' }))).toBeNull();
+  it('the certificate voucher goes out as enterprise voucher.created, the discount voucher as versioned discount_voucher.created; bulk bodies carry the spec fields', () => {
+    const discount = envelope({ type: 'discount_voucher.created', source: 'vouchers' });
+    expect(enterpriseTypeOf(discount)).toBeNull();
+    expect(versionedTypeOf(discount)).toBe('discount_voucher.created');
     expect(enterpriseTypeOf(envelope({ type: 'certificate_voucher.created', source: 'certificates' }))).toBe(
       'voucher.created',
     );

@@ -122,7 +122,7 @@ export class VouchersService {
     const input = parseCreate(raw, new Date());
     return transaction(this.pool, async (tx) => {
       const created = await this.vouchers.insert(tx, scope, input);
-      await recordVoucherEvents(tx, [voucherEvent('voucher.created', created.voucher, created.now)]);
+      await recordVoucherEvents(tx, [voucherEvent('discount_voucher.created', created.voucher, created.now)]);
       return created;
     });
   }

@@ -37,9 +37,9 @@ const redemption = {
 };
 
 describe('vouchers event payloads match their contracts', () => {
-  it('voucher.created/updated/deleted carry the voucher view', () => {
+  it('discount_voucher.created and voucher.updated/deleted carry the voucher view', () => {
     const data = { object: { ...toView(voucher, now) } };
-    for (const t of ['voucher.created', 'voucher.updated', 'voucher.deleted'] as const)
+    for (const t of ['discount_voucher.created', 'voucher.updated', 'voucher.deleted'] as const)
       expect(EVENT_SCHEMAS[t].parse(data)).toEqual(data);
   });
 

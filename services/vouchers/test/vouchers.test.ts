@@ -33,7 +33,7 @@ const create = (p = principal(), over: Record<string, unknown> = {}) =>
   );
 
 describe('create', () => {
-  it('creates an active voucher with uses_remaining = max_uses and emits voucher.created with tenancy', async () => {
+  it('creates an active voucher with uses_remaining = max_uses and emits discount_voucher.created (a versioned webhook type) with tenancy', async () => {
     const p = principal({ livemode: false });
     const v = await create(p, {
       code: 'Welcome10',
@@ -54,7 +54,9 @@ describe('create', () => {
       enterprise_id: p.enterprise_id,
     });
     expect(v.id).toMatch(/^vouch_[0-9A-Za-z]{24}$/);
-    const events = (await outboxEvents(svc.pool, 'voucher.created')).filter((e) => e.data.object.id === v.id);
+    const events = (await outboxEvents(svc.pool, 'discount_voucher.created')).filter(
+      (e) => e.data.object.id === v.id,
+    );
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       enterprise_id: p.enterprise_id,

@@ -57,5 +57,11 @@ describe('bulk CSV job: counts, poll URL and retry (spec › States › Bulk job
     const again = await waitForJob(stack, auth, jobId);
     expect(again).toMatchObject({ status: 'completed', processedCount: 2, successCount: 1, failedCount: 1 });
     expect(again.errors).toEqual([rowError]);
+    // The job says when its retry began, so its own time runs from there (`bulk watch` reported
+    // a 38 s retry as "completed in 0.1 s"), and the order form's name of the count reads it too.
+    expect(Date.parse(again.retriedAt)).toBeGreaterThanOrEqual(Date.parse(done.completedAt));
+    expect(Date.parse(again.completedAt)).toBeGreaterThanOrEqual(Date.parse(again.retriedAt));
+    expect(done.retriedAt).toBeUndefined();
+    expect(again.failureCount).toBe(again.failedCount);
   }, 240_000);
 });

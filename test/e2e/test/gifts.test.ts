@@ -66,7 +66,7 @@ beforeAll(async () => {
     idempotency_key: 'gifts-e2e',
     holder_address: '',
     holder_account: { kind: 'enterprise', id: '' },
-    items: Array.from({ length: 6 }, (_, i) => ({
+    items: Array.from({ length: 7 }, (_, i) => ({
       name: i === 0 ? 'Seamaster <b>"1957"</b>' : `Watch ${i}`,
       image_url: `https://img.hallmark.test/${i}.png`,
       metadata_json: JSON.stringify({ brand: 'Omega & Co' }),
@@ -217,6 +217,10 @@ describe('a gift claimed by its recipient', () => {
     expect(text).not.toContain(token);
     expect(text).not.toMatch(/recipient@example|5550109999/i);
     expect(rows[0].recipient_phone_hash).toMatch(/^[0-9a-f]{64}$/);
+    await eventually(async () => {
+      const got = await stack.call('GET', `/api/certificates/gift/${transferId}`, { auth: sender });
+      expect(got.body.gift).toMatchObject({ notification: 'sent', notificationError: null });
+    });
   }, 60_000);
 
   it('a second gift of a certificate in a pending gift is refused (409 naming the pending gift)', async () => {
@@ -394,6 +398,29 @@ describe('notification fallback', () => {
     const mail = await fallback.waitForMessage((m) => m.to.includes('fallback@example.com'), 30_000);
     // The enterprise's `gift` template (above) applies: the link is in its HTML.
     expect(linkIn(mail.html!)).toBe(res.body.claimToken);
+  }, 60_000);
+
+  it('a gift whose e-mail every provider refuses shows notification: failing with the last error, not a silent pending', async () => {
+    await fallback.stop(); // the primary is down already (above): no transport is left
+    const res = await create({ certificateId: certs[6]!.id, recipientEmail: 'unreachable@example.com' });
+    expect(res.status).toBe(201);
+    expect(res.body.gift).toMatchObject({
+      status: 'pending',
+      notification: 'pending',
+      notificationError: null,
+    });
+    const gift = await eventually(
+      async () => {
+        const got = await stack.call('GET', `/api/certificates/gift/${res.body.transferId}`, {
+          auth: sender,
+        });
+        expect(got.body.gift).toMatchObject({ status: 'pending', notification: 'failing' });
+        return got.body.gift;
+      },
+      { timeoutMs: 40_000 },
+    );
+    expect(gift.notificationError).toMatch(/^upstream_error: Email could not be sent/);
+    expect(gift.notificationError).not.toContain('unreachable@example.com');
   }, 60_000);
 });
 

@@ -1,11 +1,9 @@
 // `hallmark login` (base URL and an API key or session token, saved 0600) and `hallmark token`
-// (a dev session token signed with the local dev stack's secret, as `pnpm hallmark token` did).
-import { loadOrCreateSecrets } from '@hallmark/devstack/secrets';
-import { signDevToken } from '@hallmark/devstack/tokens';
+// (a dev session token the running dev stack accepts: dev-session.ts says which secret).
 import { Command, Option } from 'commander';
-import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { configPath, DEFAULT_BASE_URL, readConfig, writeConfig } from '../config.js';
+import { devToken } from '../dev-session.js';
 
 async function ask(question: string): Promise<string> {
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: false });
@@ -42,8 +40,13 @@ export function loginCommand(): Command {
 
 export function tokenCommand(): Command {
   return new Command('token')
-    .description("Print a dev session token signed with the local dev stack's secret (valid 12 hours)")
+    .description('Print a dev session token the running dev stack accepts (valid 12 hours)')
     .option('--ent <id>', 'enterprise id (default: the dev stack’s demo enterprise)')
+    .addHelpText(
+      'after',
+      "\nSigned with HALLMARK_JWT_SECRET when set, else with the secret in the stack's data folder\n" +
+        '(HALLMARK_DATA_DIR, default ./.hallmark). Nothing is written; with neither it fails.',
+    )
     .option('--sub <user>', 'user id', 'dev-user')
     .addOption(new Option('--role <role>').choices(['owner', 'admin', 'member']).default('owner'))
     .option('--email <addr>', 'e-mail claim')
@@ -56,13 +59,7 @@ export function tokenCommand(): Command {
         email?: string;
         save?: boolean;
       }) => {
-        const secrets = loadOrCreateSecrets(path.resolve(process.env.HALLMARK_DATA_DIR ?? '.hallmark'));
-        const jwt = await signDevToken(secrets.jwtSecret, {
-          ent: o.ent ?? secrets.demoEnterpriseId,
-          sub: o.sub,
-          role: o.role,
-          email: o.email,
-        });
+        const jwt = await devToken(o.ent, { sub: o.sub, role: o.role, email: o.email });
         console.log(jwt);
         if (o.save) {
           const saved = readConfig();

@@ -27,8 +27,19 @@ export async function follow(ctx: Ctx, hm: Hallmark, jobId: string): Promise<Job
     process.removeListener('SIGINT', detach);
     bar?.stop();
   }
-  summary(ctx, last!, Date.now() - started);
+  summary(ctx, last!, jobElapsedMs(last!.job) ?? Date.now() - started);
   return last!;
+}
+
+/**
+ * A finished job's own time, from the server's records: its last retry's start (or its
+ * creation) to its completion. A watcher that attaches late, or after a retry, would
+ * otherwise report only its own wait ("completed in 0.1 s" for a 38 s retry).
+ */
+export function jobElapsedMs(job: Record<string, unknown>): number | undefined {
+  const end = Date.parse(String(job.completedAt ?? ''));
+  const start = Date.parse(String(job.retriedAt ?? job.createdAt ?? ''));
+  return Number.isFinite(end) && Number.isFinite(start) ? Math.max(0, end - start) : undefined;
 }
 
 export function summary(ctx: Ctx, p: JobProgress, elapsedMs?: number): void {

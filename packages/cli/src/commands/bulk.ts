@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Ctx, table } from '../context.js';
 import { byteBar } from '../progress.js';
-import { follow, jobExitCode, summary } from './bulk-follow.js';
+import { follow, jobElapsedMs, jobExitCode, summary } from './bulk-follow.js';
 
 export function bulkCommand(): Command {
   const bulk = new Command('bulk').description('Bulk certificate jobs (CSV + images ZIP, or an order)');
@@ -91,7 +91,8 @@ export function bulkCommand(): Command {
     .argument('<jobId>')
     .action(async (jobId: string, _o: unknown, cmd: Command) => {
       const ctx = Ctx.of(cmd);
-      summary(ctx, (await jobProgress(ctx.client(), jobId)).progress);
+      const { progress } = await jobProgress(ctx.client(), jobId);
+      summary(ctx, progress, jobElapsedMs(progress.job));
     });
 
   bulk

@@ -7,7 +7,7 @@ import { HallmarkError, type HallmarkErrorType } from '@hallmark/client';
 import { listen, ListenError } from '@hallmark/listen';
 import { Command, Option } from 'commander';
 import { resolveConfig } from '../config.js';
-import { Ctx } from '../context.js';
+import { Ctx, maskKey } from '../context.js';
 
 const TYPE_OF_STATUS: Record<number, HallmarkErrorType> = {
   400: 'invalid_request_error',
@@ -25,7 +25,12 @@ export function listenCommand(): Command {
       '--forward-to <url>',
       'POST each event here with its real headers (e.g. http://localhost:3000/hook)',
     )
-    .addOption(new Option('--mode <mode>', 'test (default) or live').choices(['test', 'live']))
+    .addOption(
+      new Option(
+        '--mode <mode>',
+        "test or live (default: an API key's own mode, so a pk_live_ key listens live; a session token: test)",
+      ).choices(['test', 'live']),
+    )
     .action(async (o: { events?: string; forwardTo?: string; mode?: 'test' | 'live' }, cmd: Command) => {
       const ctx = Ctx.of(cmd);
       const flags = cmd.optsWithGlobals() as { baseUrl?: string; apiKey?: string; token?: string };
@@ -46,7 +51,8 @@ export function listenCommand(): Command {
           if (ctx.json) process.stdout.write(JSON.stringify({ session: s }) + '\n');
           else
             console.error(
-              `Listening (${s.livemode ? 'live' : 'test'} mode, session ${s.id}) for ` +
+              `Listening (${s.livemode ? 'live' : 'test'} mode, session ${s.id}, ` +
+                `${cfg.apiKey ? `key ${maskKey(cfg.apiKey)}` : 'session token'}) for ` +
                 `${s.events.length ? s.events.join(', ') : 'every event'}.\n` +
                 `Signing secret: ${s.secret}` +
                 (o.forwardTo ? `\nForwarding to ${o.forwardTo}` : '') +

@@ -1,13 +1,10 @@
 // `hallmark shop install|order [units]`: the demo shop of `pnpm start`'s platform simulator —
 // install the app on it (authorize → the platform's approval → callback → credentials), or
 // sell it a paid order and follow it to its fulfilment and certificate vouchers.
-import { loadOrCreateSecrets } from '@hallmark/devstack/secrets';
-import { signDevToken } from '@hallmark/devstack/tokens';
 import { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-
-const dataDir = () => path.resolve(process.env.HALLMARK_DATA_DIR ?? '.hallmark');
+import { devDataDir as dataDir, devToken } from '../dev-session.js';
 
 export function shopCommand(): Command {
   const shop = new Command('shop').description("The dev stack's demo shop (platform simulator)");
@@ -34,12 +31,7 @@ async function run(action: 'install' | 'order', units: number): Promise<void> {
   }
   const sim = JSON.parse(readFileSync(file, 'utf8')) as { url: string; shop: string; productId: number };
   const gateway = `http://127.0.0.1:${process.env.HALLMARK_PORT ?? 8080}`;
-  const secrets = loadOrCreateSecrets(dataDir());
-  const jwt = await signDevToken(secrets.jwtSecret, {
-    ent: secrets.demoEnterpriseId,
-    sub: 'dev-user',
-    role: 'owner',
-  });
+  const jwt = await devToken(undefined, { sub: 'dev-user', role: 'owner' });
   const auth = { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' };
   const fail = (what: string, res: Response, body: string) => {
     console.error(`${what} failed: HTTP ${res.status} ${body}`);

@@ -7,7 +7,7 @@ const int = (v: string) => Number.parseInt(v, 10);
 
 export function vouchersCommand(): Command {
   const vouchers = new Command('vouchers').description(
-    'Discount vouchers: create, list, get, redeem, validate',
+    'Discount vouchers: create, list, get, redeem, validate, rollback',
   );
 
   vouchers
@@ -100,7 +100,8 @@ export function vouchersCommand(): Command {
       .command(name)
       .description(what)
       .argument('<code>')
-      .requiredOption('--order <orderId>', 'the order id')
+      .option('--order <orderId>', 'the order id (also --order-id, the API’s name)')
+      .addOption(new Option('--order-id <orderId>').hideHelp())
       .option(
         '--amount <n>',
         'order amount in minor units (without it: see the discount rule in --help)',
@@ -117,7 +118,7 @@ export function vouchersCommand(): Command {
         const ctx = Ctx.of(cmd);
         const body = {
           code,
-          order_id: o.order,
+          order_id: orderOf(o, cmd),
           ...(o.amount === undefined ? {} : { amount: o.amount }),
           ...(o.currency ? { currency: o.currency } : {}),
           ...(o.customer ? { customer_id: o.customer } : {}),
@@ -140,5 +141,35 @@ export function vouchersCommand(): Command {
       });
   }
 
+  vouchers
+    .command('rollback')
+    .description('Give back the use an order consumed (e.g. a refund); idempotent')
+    .argument('<voucherId>', 'the voucher (vouch_…)')
+    .option('--order <orderId>', 'the order whose redemption is rolled back (also --order-id)')
+    .addOption(new Option('--order-id <orderId>').hideHelp())
+    .action(async (voucherId: string, o: { order?: string; orderId?: string }, cmd: Command) => {
+      const ctx = Ctx.of(cmd);
+      const orderId = orderOf(o, cmd);
+      const r = await ctx.client().post('/api/v1/vouchers/{voucher_id}/redemptions/{order_id}/rollback', {
+        params: { path: { voucher_id: voucherId, order_id: orderId } },
+      });
+      ctx.print(r, () =>
+        console.log(
+          r.already_rolled_back
+            ? `${r.voucher.code}: order ${orderId} was already rolled back.`
+            : `${r.voucher.code}: order ${orderId} rolled back; uses left ${r.voucher.uses_remaining ?? '∞'}.`,
+        ),
+      );
+    });
+
   return vouchers;
+}
+
+/** `--order` or `--order-id` (the API's field is order_id): exactly one order, else a usage error (exit 2). */
+function orderOf(o: { order?: string; orderId?: string }, cmd: Command): string {
+  if (o.order && o.orderId && o.order !== o.orderId)
+    cmd.error('error: --order and --order-id name different orders');
+  const order = o.order ?? o.orderId;
+  if (!order) cmd.error("error: required option '--order <orderId>' not specified");
+  return order;
 }

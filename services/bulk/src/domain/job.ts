@@ -43,6 +43,8 @@ export interface JobRecord {
   updatedAt: Date;
   startedAt: Date | null;
   completedAt: Date | null;
+  /** When the last retry was accepted (null: never retried). */
+  retriedAt: Date | null;
 }
 
 /** A succeeded item's voucher and chain references. */

@@ -21,6 +21,8 @@ export function giftToProto(g: GiftRecord, now = new Date()): Gift {
     claimed_at: g.claimedAt?.toISOString(),
     recipient_address: g.recipientAddress ?? undefined,
     livemode: g.livemode,
+    notification: g.notification,
+    notification_error: g.notificationError ?? undefined,
   };
 }
 

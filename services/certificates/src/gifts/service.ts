@@ -15,6 +15,7 @@ import {
   invalidToken,
   isClaimToken,
   isExpired,
+  notificationError,
   notPending,
   parseCreateGift,
   publicStatus,
@@ -157,17 +158,26 @@ export class GiftService {
     const token = this.deps.tokens.recover(g.id, g.tokenHash);
     if (!token) throw new Error(`gift ${g.id}: no configured key derives its claim token`);
     const cert = await this.deps.certificates.getPublic(g.certificateId);
-    return this.deps.notifier.notifyRecipient(
-      g,
-      contacts,
-      {
-        claimUrl: this.claimUrl(token),
-        certificateName: cert.certificate.name,
-        message: g.message,
-        expiresAt: g.expiresAt,
-      },
-      n,
-    );
+    try {
+      const used = await this.deps.notifier.notifyRecipient(
+        g,
+        contacts,
+        {
+          claimUrl: this.claimUrl(token),
+          certificateName: cert.certificate.name,
+          message: g.message,
+          expiresAt: g.expiresAt,
+        },
+        n,
+      );
+      await this.deps.gifts.recordNotification(g.id, 'sent', null);
+      return used;
+    } catch (err) {
+      // Shown on the gift while the send is retried, rather than a silent `pending`.
+      const error = notificationError(err, [contacts.email, contacts.phone]);
+      await this.deps.gifts.recordNotification(g.id, 'failing', error);
+      throw err;
+    }
   }
 
   async revoke(scope: Scope, id: string): Promise<GiftRecord> {

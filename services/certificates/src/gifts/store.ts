@@ -8,7 +8,13 @@ import { recordCertificateUpdated } from '../certificate-events-store.js';
 import type { CertificateRecord, Scope } from '../domain/certificate.js';
 import { handoverRefused } from '../domain/handover.js';
 import { releaseHandover, takeHandovers } from '../handover-store.js';
-import { phoneHash, type CreateGiftInput, type GiftRecord, type GiftStatus } from './domain/gift.js';
+import {
+  phoneHash,
+  type CreateGiftInput,
+  type GiftRecord,
+  type GiftStatus,
+  type NotificationState,
+} from './domain/gift.js';
 
 interface GiftRow {
   id: string;
@@ -32,6 +38,8 @@ interface GiftRow {
   created_at: Date;
   claimed_at: Date | null;
   claim_token_hash: string;
+  notification: NotificationState;
+  notification_error: string | null;
 }
 
 const fromRow = (r: GiftRow): GiftRecord => ({
@@ -54,6 +62,8 @@ const fromRow = (r: GiftRow): GiftRecord => ({
   claimedAt: r.claimed_at,
   hasPhone: r.recipient_phone_enc !== null,
   tokenHash: r.claim_token_hash,
+  notification: r.notification,
+  notificationError: r.notification_error,
 });
 
 export interface GiftContacts {
@@ -155,6 +165,19 @@ export class GiftStore {
   async find(id: string): Promise<GiftRecord | null> {
     const { rows } = await this.pool.query<GiftRow>('SELECT * FROM gifts WHERE id = $1', [id]);
     return rows[0] ? fromRow(rows[0]) : null;
+  }
+
+  /**
+   * What the latest send of the claim link came to: `sent` clears the error; a failure without
+   * one of its own (the workflow giving up) keeps the last.
+   */
+  async recordNotification(id: string, state: NotificationState, error: string | null): Promise<void> {
+    await this.pool.query(
+      `UPDATE gifts SET notification = $2, updated_at = now(),
+              notification_error = CASE WHEN $2 = 'sent' THEN NULL ELSE coalesce($3, notification_error) END
+        WHERE id = $1`,
+      [id, state, error],
+    );
   }
 
   async byTokenHash(hash: string): Promise<GiftRecord | null> {

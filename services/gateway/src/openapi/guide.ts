@@ -166,6 +166,10 @@ cursor of the next page (pass it as \`vouchersCursor\`) or null on the last one.
 vouchers is answered whole, as before; a poller of a larger job reads the pages it wants.
 \`?vouchers=all\` answers every voucher in one answer, streamed (\`nextCursor\` null).
 
+Counts: the CSV form names its failures \`failedCount\`, the order form's summary \`failureCount\` (the
+spec's names); both forms answer both names, the same number, so a client reads either. A retried job
+has \`retriedAt\`, when its last retry was accepted: its time since then is the retry's own.
+
 ## Verifying webhook signatures
 
 Versioned endpoints: \`X-Service-Signature: t=<unix seconds>,v1=<hex>\`. The hex is HMAC-SHA256 keyed with
@@ -179,6 +183,11 @@ Enterprise subscriptions: \`X-Webhook-Signature: <hex>\`, HMAC-SHA256 keyed with
 text over the raw JSON body alone; \`X-Webhook-Event\` names the event and \`X-Webhook-Timestamp\` is ISO 8601.
 
 Always verify the raw body as received, before parsing it.
+
+Two vouchers, two event names: creating a discount voucher (\`POST /api/v1/vouchers\`) is the versioned
+type \`discount_voucher.created\` (\`data.object\` the voucher), for \`/api/v1/webhooks\` endpoints; the
+enterprise event \`voucher.created\` (and \`voucher.minted\`) is always a *certificate* voucher of a bulk
+job, for \`/api/enterprise/webhooks\` subscriptions.
 
 TypeScript (Node):
 
@@ -197,7 +206,7 @@ ${block('go', GO)}
 Webhook URLs must be public HTTPS, so a receiver on a laptop cannot be reached. Instead, open a listen
 stream (what \`hallmark listen --forward-to http://localhost:3000/hook\` does): \`GET /api/v1/listen\`
 with an \`admin.*\` key or a session, \`Accept: text/event-stream\`, optional \`events=transaction.completed,bulk.job.completed\`
-(versioned and enterprise types; absent: all) and \`mode=live\` (default test; a key only its own mode).
+(versioned and enterprise types; absent: all) and \`mode=live\` (default: a key's own mode, a session's test).
 It is a real subscription (a listen session, \`lsn_…\`) with its own delivery records, ended when you
 disconnect. The first Server-Sent Event, \`session\`, carries \`{id, secret, livemode, events, created_at}\`;
 every later event is named after the event type, its \`id\` is the delivery id and its data is

@@ -4,6 +4,18 @@
 import { int, list, nullable, obj, ref, str, time } from './schema-helpers.js';
 
 /** Examples in the spec's own terms, shown in /docs. */
+/** What every CSV-form job answer carries (the created job's 202 adds its poll URL). */
+export const CSV_JOB_REQUIRED = [
+  'jobId',
+  'status',
+  'totalCount',
+  'processedCount',
+  'successCount',
+  'failedCount',
+  'failureCount',
+  'createdAt',
+] as const;
+
 const EXAMPLES = {
   CsvJob: {
     jobId: 'job_2bX9qL0mT7cZp4aN1yV8kW3e',
@@ -12,6 +24,7 @@ const EXAMPLES = {
     processedCount: 1000,
     successCount: 998,
     failedCount: 2,
+    failureCount: 2,
     createdAt: '2025-06-01T10:00:00Z',
     updatedAt: '2025-06-01T10:03:12Z',
     completedAt: '2025-06-01T10:03:12Z',
@@ -111,7 +124,7 @@ export const resourceSchemas: Record<string, unknown> = {
     updatedAt: time,
   }),
   CsvJob: obj(
-    ['jobId', 'status', 'totalCount', 'processedCount', 'successCount', 'failedCount', 'createdAt'],
+    [...CSV_JOB_REQUIRED],
     {
       jobId: str(64),
       status: { type: 'string', enum: ['queued', 'processing', 'completed', 'failed', 'cancelled'] },
@@ -119,8 +132,10 @@ export const resourceSchemas: Record<string, unknown> = {
       processedCount: int(),
       successCount: int(),
       failedCount: int(),
+      failureCount: int('The same as `failedCount` (the order form’s name), so either name reads both forms'),
       createdAt: time,
       updatedAt: time,
+      retriedAt: { ...time, description: 'When the last retry was accepted; absent when never retried' },
       completedAt: time,
       estimatedCompletionTime: time,
       errors: list(obj(['row', 'error'], { row: int(), error: str(2000) }), 50_000),

@@ -2,6 +2,7 @@
 // (order) form), field by field as routes/bulk/present.ts builds them. Merged into SUCCESS;
 // DECLARED_2XX replaces the open schemas the create route declares for serialisation (those
 // stay open there: the route must pass the voucher metadata through as it is).
+import { CSV_JOB_REQUIRED } from './resources.js';
 import { int, list, nullable, obj, ref, str, time } from './schema-helpers.js';
 
 const yes = { type: 'boolean', const: true };
@@ -19,6 +20,7 @@ const summary = {
   totalItems: int(),
   successCount: int(),
   failureCount: int(),
+  failedCount: int('The same as `failureCount` (the CSV form’s name), so either name reads both forms'),
 };
 
 const OrderJob = obj(['id', 'status', 'progress', 'summary', 'results', 'createdAt', 'completedAt'], {
@@ -29,7 +31,7 @@ const OrderJob = obj(['id', 'status', 'progress', 'summary', 'results', 'created
     total: int(),
     percentage: { type: 'integer', format: 'int32', minimum: 0, maximum: 100 },
   }),
-  summary: obj(['totalItems', 'successCount', 'failureCount'], {
+  summary: obj(['totalItems', 'successCount', 'failureCount', 'failedCount'], {
     ...summary,
     processingTime: int('Milliseconds'),
   }),
@@ -54,6 +56,7 @@ const OrderJob = obj(['id', 'status', 'progress', 'summary', 'results', 'created
   }),
   createdAt: time,
   completedAt: nullable(time),
+  retriedAt: { ...time, description: 'When the last retry was accepted; absent when never retried' },
   error: str(2000),
 });
 
@@ -65,7 +68,7 @@ const createdOrderJob = {
         success: yes,
         jobId: str(64),
         status: { type: 'string', enum: ['completed', 'failed'] },
-        summary: obj(['totalItems', 'successCount', 'failureCount'], summary),
+        summary: obj(['totalItems', 'successCount', 'failureCount', 'failedCount'], summary),
         vouchers: list(obj(voucherRequired, Voucher), 10_000),
       },
       'Synchronous: the job finished within the call',
@@ -86,28 +89,17 @@ const createdOrderJob = {
 
 const createdCsvJob = obj(['success', 'data'], {
   success: yes,
-  data: obj(
-    [
-      'jobId',
-      'status',
-      'totalCount',
-      'processedCount',
-      'successCount',
-      'failedCount',
-      'createdAt',
-      'pollUrl',
-    ],
-    {
-      jobId: str(64),
-      status: jobStatus,
-      totalCount: int(),
-      processedCount: int(),
-      successCount: int(),
-      failedCount: int(),
-      createdAt: time,
-      pollUrl: str(200, 'Where to poll the job (also the Location header)'),
-    },
-  ),
+  data: obj([...CSV_JOB_REQUIRED, 'pollUrl'], {
+    jobId: str(64),
+    status: jobStatus,
+    totalCount: int(),
+    processedCount: int(),
+    successCount: int(),
+    failedCount: int(),
+    failureCount: int('The same as `failedCount` (the order form’s name)'),
+    createdAt: time,
+    pollUrl: str(200, 'Where to poll the job (also the Location header)'),
+  }),
 });
 
 type Success = { status: string; description: string; schema?: unknown };

@@ -55,6 +55,7 @@ describe('POST /api/bulk-mint', () => {
         processedCount: 0,
         successCount: 0,
         failedCount: 0,
+        failureCount: 0,
         createdAt: '2025-01-01T00:00:00.000Z',
         pollUrl: '/api/bulk-mint/job_A',
       },

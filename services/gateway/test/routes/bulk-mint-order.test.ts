@@ -61,7 +61,7 @@ describe('POST /api/bulk-mint', () => {
       success: true,
       jobId: 'job_S',
       status: 'completed',
-      summary: { totalItems: 2, successCount: 2, failureCount: 0 },
+      summary: { totalItems: 2, successCount: 2, failureCount: 0, failedCount: 0 },
       vouchers: [1, 2].map((i) => ({
         id: `v_${i}`,
         url: `https://h.test/v/v_${i}`,

@@ -38,6 +38,7 @@ describe('GET /api/bulk-mint/:jobId', () => {
         processedCount: 2,
         successCount: 1,
         failedCount: 1,
+        failureCount: 1,
         createdAt: '2025-01-01T00:00:00.000Z',
         updatedAt: '2025-01-01T00:00:01.000Z',
         estimatedCompletionTime: '2025-01-01T00:10:00.000Z',
@@ -71,7 +72,7 @@ describe('GET /api/bulk-mint/:jobId', () => {
         id: 'job_O',
         status: 'pending',
         progress: { current: 0, total: 40, percentage: 0 },
-        summary: { totalItems: 40, successCount: 0, failureCount: 0 },
+        summary: { totalItems: 40, successCount: 0, failureCount: 0, failedCount: 0 },
         results: { vouchers: [], nextCursor: null },
         createdAt: '2025-01-01T00:00:00.000Z',
         completedAt: null,
@@ -95,7 +96,7 @@ describe('GET /api/bulk-mint/:jobId', () => {
     expect(done).toMatchObject({
       status: 'completed',
       progress: { current: 3, total: 3, percentage: 100 },
-      summary: { totalItems: 3, successCount: 2, failureCount: 1, processingTime: 4200 },
+      summary: { totalItems: 3, successCount: 2, failureCount: 1, failedCount: 1, processingTime: 4200 },
       completedAt: '2025-01-01T00:05:00.000Z',
     });
     expect(done.results.vouchers).toEqual([
@@ -115,6 +116,31 @@ describe('GET /api/bulk-mint/:jobId', () => {
       bulkJob({ form: 'order', status: 'processing', total_count: 3, processed_count: 2 }),
     );
     expect((await get('/api/bulk-mint/job_O')).json().job.progress.percentage).toBe(66);
+  });
+
+  it('both job forms answer failedCount and failureCount (one number, either name) and a retried job its retriedAt', async () => {
+    for (const form of ['csv', 'order'] as const) {
+      h.answer('bulk', 'getJob', async () =>
+        bulkJob({
+          form,
+          status: 'completed',
+          total_count: 3,
+          processed_count: 3,
+          success_count: 1,
+          failed_count: 2,
+          retried_at: '2025-01-01T00:01:00.000Z',
+          completed_at: '2025-01-01T00:01:38.000Z',
+        }),
+      );
+      const body = (await get('/api/bulk-mint/job_R')).json();
+      const counts = form === 'csv' ? body.data : body.job.summary;
+      expect({ form, failedCount: counts.failedCount, failureCount: counts.failureCount }).toEqual({
+        form,
+        failedCount: 2,
+        failureCount: 2,
+      });
+      expect((body.data ?? body.job).retriedAt).toBe('2025-01-01T00:01:00.000Z');
+    }
   });
 });
 

@@ -102,7 +102,7 @@ export function toView(v: VoucherRecord, now: Date): VoucherView {
 
 /** A discount voucher's own event: the voucher as the API shows it, at `now`. */
 export function voucherEvent(
-  type: 'voucher.created' | 'voucher.updated' | 'voucher.deleted',
+  type: 'discount_voucher.created' | 'voucher.updated' | 'voucher.deleted',
   v: VoucherRecord,
   now: Date,
 ): EventInput<typeof type> {

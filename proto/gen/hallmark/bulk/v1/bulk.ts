@@ -101,6 +101,8 @@ export interface Job {
     | undefined;
   /** With `errors_limit`: true when the job has more row errors than `errors` holds. */
   more_errors: boolean;
+  /** When the last retry was accepted (unset: never retried): a retried job's own time runs from here. */
+  retried_at?: string | undefined;
 }
 
 export interface GetJobRequest {
@@ -873,6 +875,7 @@ function createBaseJob(): Job {
     estimated_duration_s: 0,
     next_vouchers_after: undefined,
     more_errors: false,
+    retried_at: undefined,
   };
 }
 
@@ -940,6 +943,9 @@ export const Job: MessageFns<Job> = {
     }
     if (message.more_errors !== false) {
       writer.uint32(168).bool(message.more_errors);
+    }
+    if (message.retried_at !== undefined) {
+      writer.uint32(178).string(message.retried_at);
     }
     return writer;
   },
@@ -1125,6 +1131,14 @@ export const Job: MessageFns<Job> = {
             message.more_errors = reader.bool();
             continue;
           }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.retried_at = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1220,6 +1234,11 @@ export const Job: MessageFns<Job> = {
         : isSet(object.more_errors)
         ? globalThis.Boolean(object.more_errors)
         : false,
+      retried_at: isSet(object.retriedAt)
+        ? globalThis.String(object.retriedAt)
+        : isSet(object.retried_at)
+        ? globalThis.String(object.retried_at)
+        : undefined,
     };
   },
 
@@ -1287,6 +1306,9 @@ export const Job: MessageFns<Job> = {
     }
     if (message.more_errors !== false) {
       obj.moreErrors = message.more_errors;
+    }
+    if (message.retried_at !== undefined) {
+      obj.retriedAt = message.retried_at;
     }
     return obj;
   },

@@ -58,6 +58,13 @@ export interface Gift {
   claimed_at?: string | undefined;
   recipient_address?: string | undefined;
   livemode: boolean;
+  /**
+   * The claim link's notification: pending (not answered yet), sent, failing (being retried),
+   * failed (retries stopped; a resend tries again).
+   */
+  notification: string;
+  /** The last send's error while failing or failed (no recipient in it). */
+  notification_error?: string | undefined;
 }
 
 export interface CreateGiftResponse {
@@ -300,6 +307,8 @@ function createBaseGift(): Gift {
     claimed_at: undefined,
     recipient_address: undefined,
     livemode: false,
+    notification: "",
+    notification_error: undefined,
   };
 }
 
@@ -337,6 +346,12 @@ export const Gift: MessageFns<Gift> = {
     }
     if (message.livemode !== false) {
       writer.uint32(88).bool(message.livemode);
+    }
+    if (message.notification !== "") {
+      writer.uint32(98).string(message.notification);
+    }
+    if (message.notification_error !== undefined) {
+      writer.uint32(106).string(message.notification_error);
     }
     return writer;
   },
@@ -442,6 +457,22 @@ export const Gift: MessageFns<Gift> = {
             message.livemode = reader.bool();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.notification = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.notification_error = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -499,6 +530,12 @@ export const Gift: MessageFns<Gift> = {
         ? globalThis.String(object.recipient_address)
         : undefined,
       livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
+      notification: isSet(object.notification) ? globalThis.String(object.notification) : "",
+      notification_error: isSet(object.notificationError)
+        ? globalThis.String(object.notificationError)
+        : isSet(object.notification_error)
+        ? globalThis.String(object.notification_error)
+        : undefined,
     };
   },
 
@@ -536,6 +573,12 @@ export const Gift: MessageFns<Gift> = {
     }
     if (message.livemode !== false) {
       obj.livemode = message.livemode;
+    }
+    if (message.notification !== "") {
+      obj.notification = message.notification;
+    }
+    if (message.notification_error !== undefined) {
+      obj.notificationError = message.notification_error;
     }
     return obj;
   },

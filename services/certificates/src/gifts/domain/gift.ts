@@ -6,6 +6,8 @@ import { isId } from '@hallmark/kit/ids';
 import { isEmailAddress } from '@hallmark/kit/text';
 
 export type GiftStatus = 'pending' | 'claiming' | 'claimed' | 'revoked';
+/** The claim link's notification: see migration 2001. */
+export type NotificationState = 'pending' | 'sent' | 'failing' | 'failed';
 
 export const MAX_MESSAGE_LENGTH = 500;
 /** 32 random bytes in base64url: 43 characters. */
@@ -33,6 +35,9 @@ export interface GiftRecord {
   hasPhone: boolean;
   /** SHA-256 of the claim token (the token itself is never stored). */
   tokenHash: string;
+  notification: NotificationState;
+  /** The last send's error while `failing` or `failed`. */
+  notificationError: string | null;
 }
 
 export interface CreateGiftInput {
@@ -117,6 +122,17 @@ export const notPending = (g: GiftRecord): HallmarkError =>
     param: 'transferId',
     message: `The gift is ${g.status}; only a pending gift can be resent or revoked.`,
   });
+
+/**
+ * A failed send as the gift shows it: the error's code and message, with the recipient's
+ * address or number taken out (contact data is stored encrypted only).
+ */
+export function notificationError(err: unknown, contacts: readonly (string | null)[]): string {
+  const e = err instanceof HallmarkError ? `${err.code}: ${err.message}` : 'internal_error: the send failed';
+  let text = e;
+  for (const c of contacts) if (c) text = text.split(c).join('the recipient');
+  return text.slice(0, 500);
+}
 
 /** The gift's status as the API shows it (an expired pending gift is about to be removed). */
 export const publicStatus = (g: GiftRecord, now: Date): string =>

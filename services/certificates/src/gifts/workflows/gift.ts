@@ -65,6 +65,7 @@ export function giftWorkflow(steps: GiftSteps) {
           } catch (err) {
             if (!(err instanceof restate.TerminalError)) throw err;
             ctx.console.warn(`gift ${id}: recipient not notified: ${err.message}`);
+            await ctx.run('notification failed', () => steps.notificationFailed(id), STEP_RETRY);
           }
           let woken = false;
           for (let i = 0; ; i++) {

@@ -50,6 +50,11 @@ export class GiftSteps {
     return this.deps.service.notifyRecipient(g, 0);
   }
 
+  /** The notification step stopped retrying: the gift says `failed` (its last error kept) until a resend. */
+  async notificationFailed(id: string): Promise<void> {
+    await this.deps.gifts.recordNotification(id, 'failed', null);
+  }
+
   /**
    * Removes the gift if it is still pending. Answers what the sender's notice needs (null when
    * a claim or revoke won, or there is no sender e-mail to tell).

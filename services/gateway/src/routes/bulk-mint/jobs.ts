@@ -118,7 +118,7 @@ export default async function jobRoutes(app: FastifyInstance, { clients }: Route
           'CSV form: `{success, data:{jobId, status, totalCount, processedCount, successCount, failedCount, ' +
           'createdAt, updatedAt, completedAt?, estimatedCompletionTime? (while processing), errors:[{row, error}], ' +
           'error?}}`. Order form: `{success, job:{id, status (pending|processing|completed|failed|cancelled), ' +
-          'progress:{current, total, percentage}, summary:{totalItems, successCount, failureCount, processingTime? (ms)}, ' +
+          'progress:{current, total, percentage}, summary:{totalItems, successCount, failureCount (alias failedCount), processingTime? (ms)}, ' +
           'results:{vouchers, nextCursor}, createdAt, completedAt}}`. `results.vouchers` is paginated: at most ' +
           '`vouchersLimit` (default and most 1000) in item order; `results.nextCursor` names the next page ' +
           '(send it as `vouchersCursor`) and is null on the last one, so a job of up to 1000 vouchers answers ' +

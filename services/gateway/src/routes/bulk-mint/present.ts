@@ -17,7 +17,11 @@ function parseMetadata(json: string): Record<string, unknown> {
   }
 }
 
-/** CSV-form job: `{jobId, status, counts, createdAt, updatedAt, completedAt?, …, errors, error?}`. */
+/**
+ * CSV-form job: `{jobId, status, counts, createdAt, updatedAt, retriedAt?, completedAt?, …,
+ * errors, error?}`. Both forms carry `failedCount` and `failureCount` (the same number): the
+ * spec names it one way per form, and a client reading either name works with both.
+ */
 export function presentCsvJob(j: Job) {
   return {
     jobId: j.id,
@@ -26,8 +30,10 @@ export function presentCsvJob(j: Job) {
     processedCount: j.processed_count,
     successCount: j.success_count,
     failedCount: j.failed_count,
+    failureCount: j.failed_count,
     createdAt: j.created_at,
     updatedAt: j.updated_at,
+    ...(j.retried_at ? { retriedAt: j.retried_at } : {}),
     ...(j.completed_at ? { completedAt: j.completed_at } : {}),
     ...(j.status === 'processing' && j.estimated_completion_time
       ? { estimatedCompletionTime: j.estimated_completion_time }
@@ -49,6 +55,7 @@ export function presentCreatedCsvJob(j: Job) {
     processedCount: j.processed_count,
     successCount: j.success_count,
     failedCount: j.failed_count,
+    failureCount: j.failed_count,
     createdAt: j.created_at,
     pollUrl: pollUrlOf(j.id),
   };
@@ -58,6 +65,7 @@ const summaryOf = (j: Job) => ({
   totalItems: j.total_count,
   successCount: j.success_count,
   failureCount: j.failed_count,
+  failedCount: j.failed_count,
 });
 
 /** Certificate voucher as the create response lists it: `{id, url, referenceNumber, metadata}`. */
@@ -126,6 +134,7 @@ export function presentOrderJob(j: Job) {
     results: { vouchers: j.vouchers.map(presentVoucherResult), nextCursor: j.next_vouchers_after ?? null },
     createdAt: j.created_at,
     completedAt: j.completed_at ?? null,
+    ...(j.retried_at ? { retriedAt: j.retried_at } : {}),
     ...(j.error ? { error: j.error } : {}),
   };
 }

@@ -83,6 +83,17 @@ export const giftSchema = {
     transactionHash: txHash,
     userOperationHash: { type: 'null', description: 'Always null (no account abstraction)' },
     livemode: { type: 'boolean' },
+    notification: {
+      type: 'string',
+      enum: ['pending', 'sent', 'failing', 'failed'],
+      description:
+        'The claim link’s e-mail (and SMS): `failing` while sends fail and are retried, `failed` once retries stopped (resend to try again)',
+    },
+    notificationError: {
+      type: ['string', 'null'],
+      maxLength: 500,
+      description: 'The last send’s error while `failing` or `failed`, else null',
+    },
   },
 } as const;
 
@@ -105,5 +116,7 @@ export function presentGift(g: Gift) {
     transactionHash: g.transaction_hash ?? null,
     userOperationHash: null,
     livemode: g.livemode,
+    notification: g.notification || 'pending',
+    notificationError: g.notification_error ?? null,
   };
 }
