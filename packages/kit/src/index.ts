@@ -16,6 +16,7 @@ export * from './dlq.js';
 export * from './grpc/errors.js';
 export * from './grpc/server.js';
 export * from './grpc/client.js';
+export * from './grpc/principal.js';
 export * from './grpc/health.js';
 export * from './service.js';
 export * from './process-guard.js';
