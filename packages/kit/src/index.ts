@@ -9,6 +9,7 @@ export * from './crypto.js';
 export * from './db.js';
 export * from './events.js';
 export * from './outbox.js';
+export * from './pg-listener.js';
 export * from './retention.js';
 export * from './bus.js';
 export * from './streams.js';
