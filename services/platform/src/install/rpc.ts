@@ -77,7 +77,7 @@ export function installHandlers(svc: InstallService): InstallRpcs {
       return svc.registerWebhooks(requirePrincipal(req.principal), req.shop);
     },
     async getIntegration(req) {
-      return integrationToProto(await svc.integration(principalOf(req.principal), req.shop));
+      return integrationToProto(await svc.integration(requirePrincipal(req.principal), req.shop));
     },
     async updateSettings(req) {
       return integrationToProto(
