@@ -4,9 +4,9 @@
 // HALLMARK_CLAIM_APP_URL set it links there with the token. Every value is escaped by `html`.
 import type { GiftView } from '@hallmark/proto/certificates/v1/gifts';
 import { claimedIssuer, renderIssuer, type IssuerView } from './issuer.js';
-import { html, unsafeRaw, type Html } from './html.js';
+import { html, unsafeRaw } from './html.js';
 import { photoImg } from './photo.js';
-import { pageShell } from './shell.js';
+import { pageKind, unavailableBanner } from './shell.js';
 
 const STYLE = unsafeRaw(`
 .banner.pending{background:#e3f6e8;color:#0f5a26}
@@ -15,16 +15,11 @@ a.button{display:inline-block;background:#1d4ea3;color:#fff;border-radius:8px;pa
 code{font:.85rem ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere}
 `);
 
-function page(title: string, body: Html, meta: { description?: string; indexable?: boolean } = {}): string {
-  return pageShell({
-    title,
-    ...meta,
-    heading: 'Hallmark · Gift',
-    footer: 'Certificates are recorded on a public blockchain by Hallmark.',
-    style: STYLE,
-    body,
-  });
-}
+const page = pageKind({
+  heading: 'Hallmark · Gift',
+  footer: 'Certificates are recorded on a public blockchain by Hallmark.',
+  style: STYLE,
+});
 
 const formatDate = (iso: string) => {
   const d = new Date(iso);
@@ -114,10 +109,5 @@ export function renderClaimInvalidPage(status: string | null): string {
 }
 
 export function renderClaimUnavailablePage(): string {
-  return page(
-    'Gift unavailable · Hallmark',
-    html`<div class="banner bad" id="status" data-status="unavailable">
-      This gift cannot be shown right now<small>Please try again in a minute.</small>
-    </div>`,
-  );
+  return page('Gift unavailable · Hallmark', unavailableBanner('gift'));
 }

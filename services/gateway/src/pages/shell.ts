@@ -94,6 +94,24 @@ export function pageShell(p: {
     </html>`.value;
 }
 
+/** What a page may say to search engines and link previews. */
+export interface PageMeta {
+  description?: string;
+  indexable?: boolean;
+}
+
+/** The pages of one kind (verification, voucher, gift): their heading, footer and own rules. */
+export function pageKind(kind: { heading: string; footer: string; style?: Html }) {
+  return (title: string, body: Html, meta: PageMeta = {}): string =>
+    pageShell({ ...kind, ...meta, title, body });
+}
+
+/** The banner of a page whose subject cannot be read right now (an outage): try again soon. */
+export const unavailableBanner = (what: string) =>
+  html`<div class="banner bad" id="status" data-status="unavailable">
+    This ${what} cannot be shown right now<small>Please try again in a minute.</small>
+  </div>`;
+
 /** Sends a rendered page with the headers every page carries. */
 export function sendPage(reply: FastifyReply, status: number, body: string) {
   return reply

@@ -7,7 +7,7 @@ import { PROVENANCE_LABELS, technicalDetails, type Explorer } from './technical.
 import { attributeLabel, attributeValue, fingerprint, imageEntry } from './attributes.js';
 import { html, unsafeRaw, type Html } from './html.js';
 import { photoImg } from './photo.js';
-import { pageShell } from './shell.js';
+import { pageKind } from './shell.js';
 
 const CHECK_LABELS: Record<string, string> = {
   record_found: 'Record found',
@@ -50,16 +50,11 @@ h3{font-size:.95rem;margin:1rem 0 .5rem}
 .qr img{width:10rem;height:10rem}
 `);
 
-function page(title: string, body: Html, meta: { description?: string; indexable?: boolean } = {}): string {
-  return pageShell({
-    title,
-    ...meta,
-    heading: 'Hallmark · Certificate verification',
-    footer: 'Checked against the blockchain record by Hallmark.',
-    style: STYLE,
-    body,
-  });
-}
+const page = pageKind({
+  heading: 'Hallmark · Certificate verification',
+  footer: 'Checked against the blockchain record by Hallmark.',
+  style: STYLE,
+});
 
 function formatValue(v: unknown): string {
   if (v === null || v === undefined) return '';

@@ -7,7 +7,7 @@ import { attributeLabel, attributeValue, imageEntry } from './attributes.js';
 import { describedIssuer, renderIssuer, type IssuerView } from './issuer.js';
 import { html, unsafeRaw, type Html } from './html.js';
 import { photoImg } from './photo.js';
-import { pageShell } from './shell.js';
+import { pageKind, unavailableBanner } from './shell.js';
 
 const STYLE = unsafeRaw(`
 .banner.available{background:#e3f6e8;color:#0f5a26}
@@ -19,16 +19,11 @@ code,pre{font:.85rem ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:a
 pre{background:#f4f5f7;border-radius:8px;padding:.6rem;margin:.5rem 0}
 `);
 
-function page(title: string, body: Html, meta: { description?: string; indexable?: boolean } = {}): string {
-  return pageShell({
-    title,
-    ...meta,
-    heading: 'Hallmark · Certificate voucher',
-    footer: 'Certificates are recorded on a public blockchain by Hallmark.',
-    style: STYLE,
-    body,
-  });
-}
+const page = pageKind({
+  heading: 'Hallmark · Certificate voucher',
+  footer: 'Certificates are recorded on a public blockchain by Hallmark.',
+  style: STYLE,
+});
 
 function formatDate(iso: string): string {
   const d = new Date(iso);
@@ -198,10 +193,5 @@ export function renderVoucherNotFoundPage(id: string): string {
 
 /** The page shown when the voucher could not be read (an outage). */
 export function renderVoucherUnavailablePage(): string {
-  return page(
-    'Voucher unavailable · Hallmark',
-    html`<div class="banner bad" id="status" data-status="unavailable">
-      This voucher cannot be shown right now<small>Please try again in a minute.</small>
-    </div>`,
-  );
+  return page('Voucher unavailable · Hallmark', unavailableBanner('voucher'));
 }
