@@ -36,6 +36,19 @@ function listenerPool(): pg.Pool {
   return p;
 }
 
+/** A listener on its own pool, and what it was told (a payload, or undefined for a wake-up). */
+function newListener() {
+  const got: (string | undefined)[] = [];
+  const listener = new PgListener({
+    pool: listenerPool(),
+    channel,
+    log,
+    onNotify: (p) => got.push(p),
+    retryMs: 20,
+  });
+  return { listener, got };
+}
+
 const listenerPids = async () =>
   (
     await admin.query<{ pid: number }>(
@@ -48,14 +61,7 @@ const notify = (payload: string) => pool.query('SELECT pg_notify($1, $2)', [chan
 
 describe('PgListener', () => {
   it('keeps delivering notifications after its connection is killed with pg_terminate_backend, and wakes its caller once it is back', async () => {
-    const got: (string | undefined)[] = [];
-    const listener = new PgListener({
-      pool: listenerPool(),
-      channel,
-      log,
-      onNotify: (p) => got.push(p),
-      retryMs: 20,
-    });
+    const { listener, got } = newListener();
     await listener.start();
     await notify('before');
     await eventually(() => expect(got).toEqual(['before']));
@@ -82,14 +88,7 @@ describe('PgListener', () => {
 
   it('starts while the database refuses connections, without throwing, and listens once it can', async () => {
     await admin.query(`ALTER DATABASE ${db} ALLOW_CONNECTIONS false`);
-    const got: (string | undefined)[] = [];
-    const listener = new PgListener({
-      pool: listenerPool(),
-      channel,
-      log,
-      onNotify: (p) => got.push(p),
-      retryMs: 20,
-    });
+    const { listener, got } = newListener();
     try {
       await listener.start();
       expect(listener.listening).toBe(false);
