@@ -38,6 +38,13 @@ const IO_LIBRARIES = [
   'node:child_process',
 ];
 
+/**
+ * The published client installs without the server's runtime: it imports no workspace code
+ * but the dependency-free error catalogue (bundled into it), and no server library.
+ */
+const clientMessage =
+  '@hallmark/client installs alone: only @hallmark/errors of the workspace (bundled), no server runtime.';
+
 const domainMessage =
   'domain/ is pure: no I/O, no store, rpc, service, workers or workflows (architecture.md).';
 
@@ -149,6 +156,33 @@ export default tseslint.config(
             },
           ],
         },
+      ],
+    },
+  },
+  {
+    files: ['packages/client/src/**/*.ts', 'packages/errors/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@hallmark/*', '!@hallmark/errors'], message: clientMessage },
+            {
+              group: ['pg', 'pino', 'zod', '@grpc/*', '@nats-io/*', '@opentelemetry/*', 'undici'],
+              message: clientMessage,
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The error catalogue imports nothing at all: anything it imported, the client would carry.
+    files: ['packages/errors/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['*', '!./*', '!../*'], message: '@hallmark/errors has no dependencies.' }] },
       ],
     },
   },

@@ -85,6 +85,37 @@ describe('boundaries kept by the linter', () => {
     expect(pure).toEqual([]);
   });
 
+  it('the client imports no server runtime and no workspace code but the error catalogue', async () => {
+    for (const lib of [
+      '@hallmark/kit',
+      '@hallmark/kit/errors',
+      'pg',
+      '@grpc/grpc-js',
+      '@nats-io/jetstream',
+    ]) {
+      const messages = await fired('packages/client/src/fixture.ts', `import '${lib}';\n`);
+      expect([lib, messages]).toEqual([
+        lib,
+        [expect.stringMatching(/^no-restricted-imports: .*installs alone/)],
+      ]);
+    }
+    const allowed = await fired(
+      'packages/client/src/fixture.ts',
+      "export { isErrorCode } from '@hallmark/errors';\nexport { createHmac } from 'node:crypto';\n",
+    );
+    expect(allowed).toEqual([]);
+  });
+
+  it('the error catalogue imports nothing', async () => {
+    for (const lib of ['zod', 'node:fs', '@hallmark/kit/errors']) {
+      const messages = await fired('packages/errors/src/fixture.ts', `import '${lib}';\n`);
+      expect([lib, messages]).toEqual([
+        lib,
+        [expect.stringMatching(/^no-restricted-imports: .*no dependencies/)],
+      ]);
+    }
+  });
+
   it('no import cycles', async () => {
     const file = path.join(root, 'test/lint/fixtures/cycle/a.ts');
     const lint = new ESLint({ cwd: root, ignore: false });

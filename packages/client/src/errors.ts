@@ -1,50 +1,16 @@
 // One error for both response surfaces (spec › Errors). The versioned surface answers
 // `{error:{type, code, message, param?, request_id, retry_after?, …}}`; the unversioned one
 // `{success:false, error, code, param?, request_id, …}` without a `type`, so the type is
-// taken from the spec's code table. Network failures become `connection_error`.
+// taken from the API's error catalogue (`@hallmark/errors`, the list the server throws from,
+// bundled into this package). Network failures become `connection_error`.
+import { ERROR_CATALOGUE, isErrorCode, type ErrorType } from '@hallmark/errors';
 
-export type HallmarkErrorType =
-  | 'authentication_error'
-  | 'invalid_request_error'
-  | 'rate_limit_error'
-  | 'resource_error'
-  | 'permission_error'
-  | 'validation_error'
-  | 'payment_error'
-  | 'api_error'
-  | 'connection_error';
+/** The API's error types, and `connection_error` when no answer came. */
+export type HallmarkErrorType = ErrorType | 'connection_error';
 
-/** The spec's codes by type (Errors › Envelope, Voucher errors), for the unversioned surface. */
-const TYPE_OF_CODE: Record<string, HallmarkErrorType> = {
-  invalid_api_key: 'authentication_error',
-  missing_api_key: 'authentication_error',
-  expired_api_key: 'authentication_error',
-  invalid_token: 'authentication_error',
-  parameter_missing: 'invalid_request_error',
-  parameter_invalid: 'invalid_request_error',
-  parameter_unknown: 'invalid_request_error',
-  malformed_json: 'invalid_request_error',
-  invalid_content_type: 'invalid_request_error',
-  method_not_allowed: 'invalid_request_error',
-  payload_too_large: 'invalid_request_error',
-  voucher_expired: 'invalid_request_error',
-  voucher_max_uses_reached: 'invalid_request_error',
-  voucher_inactive: 'invalid_request_error',
-  rate_limit_exceeded: 'rate_limit_error',
-  concurrent_limit_exceeded: 'rate_limit_error',
-  resource_not_found: 'resource_error',
-  resource_already_exists: 'resource_error',
-  resource_locked: 'resource_error',
-  resource_deleted: 'resource_error',
-  voucher_not_found: 'resource_error',
-  voucher_code_exists: 'resource_error',
-  insufficient_permissions: 'permission_error',
-  validation_failed: 'validation_error',
-  card_declined: 'payment_error',
-  insufficient_funds: 'payment_error',
-  payment_method_invalid: 'payment_error',
-  processing_error: 'payment_error',
-};
+/** The type the catalogue gives a code (the unversioned surface names only the code). */
+const typeOfCode = (code: string): ErrorType | undefined =>
+  isErrorCode(code) ? ERROR_CATALOGUE[code].type : undefined;
 
 function typeOfStatus(status: number): HallmarkErrorType {
   if (status === 401) return 'authentication_error';
@@ -116,7 +82,7 @@ export class HallmarkError extends Error {
     return new HallmarkError({
       type:
         (str(envelope?.type) as HallmarkErrorType | undefined) ??
-        TYPE_OF_CODE[code] ??
+        typeOfCode(code) ??
         typeOfStatus(res.status),
       code,
       message: str(envelope?.message) ?? str(parsed?.error) ?? str(parsed?.message) ?? `HTTP ${res.status}`,

@@ -2,7 +2,13 @@
 // Restate, anvil and an SMTP sink), then every service and the gateway, each its own
 // process with its own port. `pnpm start` runs it in the foreground; e2e tests start it
 // with their own data dir, database prefix and NATS so they never touch a dev stack.
-import { createHealthProbe, SERVICE_ADDR_ENV, SERVICE_NAMES, type ServiceName } from '@hallmark/kit';
+import {
+  createHealthProbe,
+  SERVICE_ADDR_ENV,
+  SERVICE_DEFAULT_PORT,
+  SERVICE_NAMES,
+  type ServiceName,
+} from '@hallmark/kit';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { startAnvil, type AnvilHandle } from './anvil.js';
@@ -147,15 +153,6 @@ const DEFAULT_METRICS_PORTS: Record<ServiceName | 'gateway', number> = {
   platform: 9466,
 };
 
-const DEFAULT_PORTS: Record<ServiceName, number> = {
-  keys: 50051,
-  vouchers: 50052,
-  certificates: 50053,
-  bulk: 50054,
-  notify: 50055,
-  platform: 50056,
-};
-
 function logRestart(e: RestartEvent): void {
   const how = e.signal ? `signal ${e.signal}` : `code ${e.code}`;
   if (e.restarted) console.error(`[${e.name}] restarted (pid ${e.restarted.pid}), restart ${e.restarts}`);
@@ -248,7 +245,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     ...opts.env,
   };
   for (const name of SERVICE_NAMES) {
-    const port = opts.fixedPorts ? DEFAULT_PORTS[name] : await freePort();
+    const port = opts.fixedPorts ? SERVICE_DEFAULT_PORT[name] : await freePort();
     env[SERVICE_ADDR_ENV[name]] = `127.0.0.1:${port}`;
   }
   const metricsUrls = {} as Record<ServiceName | 'gateway', string>;

@@ -17,6 +17,7 @@ import {
 } from './events.js';
 import { newId } from './ids.js';
 import { counter, gaugeFrom } from './metrics.js';
+import { PgListener } from './pg-listener.js';
 import { contextFrom, currentTraceparent, inSpan, SpanKind, traceHeaders, tracing } from './telemetry.js';
 
 /**
@@ -94,8 +95,10 @@ export function outboxInsert(param: string, guard?: string): string {
     RETURNING 1`;
 }
 
+const OUTBOX_CHANNEL = 'hallmark_outbox';
+
 /** Wakes the relay (LISTEN hallmark_outbox) when the statement that holds it commits. */
-export const OUTBOX_WAKE = "pg_notify('hallmark_outbox', '')";
+export const OUTBOX_WAKE = `pg_notify('${OUTBOX_CHANNEL}', '')`;
 
 export interface RelayOptions {
   pool: Pool;
@@ -116,42 +119,27 @@ export class OutboxRelay {
   /** A commit was announced since the last batch began (its rows may not be in that batch). */
   private notified = false;
   private loopDone: Promise<void> | null = null;
-  private listener: import('pg').PoolClient | null = null;
+  /** New outbox rows wake the relay (it polls as well, and while the LISTEN is lost). */
+  private readonly listener: PgListener;
   private unobserve: (() => void) | null = null;
 
-  constructor(private readonly opts: RelayOptions) {}
+  constructor(private readonly opts: RelayOptions) {
+    this.listener = new PgListener({
+      pool: opts.pool,
+      channel: OUTBOX_CHANNEL,
+      log: opts.log,
+      onNotify: () => {
+        this.notified = true;
+        this.wake?.();
+      },
+    });
+  }
 
   async start(): Promise<void> {
     this.running = true;
     this.unobserve = observeOutbox(this.opts.pool);
-    await this.listen();
+    await this.listener.start();
     this.loopDone = this.loop();
-  }
-
-  /**
-   * Holds one connection that LISTENs for new outbox rows. When the server drops it (a
-   * restart, an operator terminating connections) it is released and the loop opens a new
-   * one; meanwhile the relay polls. An unhandled 'error' on it would end the process.
-   */
-  private async listen(): Promise<void> {
-    const client = await this.opts.pool.connect();
-    client.on('error', (err) => {
-      if (this.listener !== client) return;
-      this.listener = null;
-      this.opts.log.warn({ err }, 'outbox relay: LISTEN connection lost; polling until it is back');
-      client.release(err);
-    });
-    try {
-      await client.query('LISTEN hallmark_outbox');
-    } catch (err) {
-      client.release(err as Error);
-      throw err;
-    }
-    client.on('notification', () => {
-      this.notified = true;
-      this.wake?.();
-    });
-    this.listener = client;
   }
 
   async stop(): Promise<void> {
@@ -159,11 +147,7 @@ export class OutboxRelay {
     this.unobserve?.();
     this.wake?.();
     await this.loopDone;
-    if (this.listener) {
-      await this.listener.query('UNLISTEN hallmark_outbox').catch(() => undefined);
-      this.listener.release();
-      this.listener = null;
-    }
+    await this.listener.stop();
   }
 
   private async loop(): Promise<void> {
@@ -174,7 +158,6 @@ export class OutboxRelay {
       let published = 0;
       this.notified = false;
       try {
-        if (!this.listener) await this.listen();
         published = await this.publishBatch();
       } catch (err) {
         this.opts.log.warn({ err }, 'outbox relay: publish failed; will retry');

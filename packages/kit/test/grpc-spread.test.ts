@@ -63,7 +63,7 @@ describe('gRPC load spreading', () => {
     const aged = await replica({ maxConnectionAgeMs: 1000 });
     servers.push(aged.server);
     const client = createGrpcClient(KeysServiceClient, `127.0.0.1:${aged.server.port}`);
-    const channel = client.raw.getChannel();
+    const channel = client.channel;
     await client.api.verifyKey({ secret_hash: 'x', ip_address: '' });
     // Past the age the server sends GOAWAY: the channel leaves READY (every change is recorded).
     const states: number[] = [];

@@ -70,7 +70,7 @@ await runServiceMain({
       { shared: true },
     );
     const mediaStore = new MediaStore(pool);
-    const archive = grpcMediaArchive(media.raw);
+    const archive = grpcMediaArchive(media);
     const service = new BulkService({
       jobs,
       media: mediaStore,

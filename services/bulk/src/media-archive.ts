@@ -1,14 +1,8 @@
 // The certificates service's media store as bulk sees it: ZIP images handed over as a gRPC
 // client stream (64 KB messages), read back as a server stream (job downloads). Images belong
 // to certificates (a certificate is forever; a job is transient); bulk keeps only their ids.
-import { clientStreamCall, serverStreamCall } from '@hallmark/kit';
-import type {
-  GetMediaRequest,
-  GetMediaResponse,
-  MediaServiceClient,
-  PutMediaRequest,
-  PutMediaResponse,
-} from '@hallmark/proto/certificates/v1/media';
+import type { GrpcClient } from '@hallmark/kit';
+import type { MediaServiceClient, PutMediaRequest } from '@hallmark/proto/certificates/v1/media';
 
 export interface ArchivedImage {
   sha256: string;
@@ -23,7 +17,9 @@ export interface MediaArchive {
 
 const CHUNK = 64 * 1024;
 
-export function grpcMediaArchive(client: MediaServiceClient): MediaArchive {
+export function grpcMediaArchive(
+  client: Pick<GrpcClient<MediaServiceClient>, 'uploads' | 'streams'>,
+): MediaArchive {
   return {
     async put(bytes, opts = {}) {
       function* messages(): Generator<PutMediaRequest> {
@@ -31,17 +27,12 @@ export function grpcMediaArchive(client: MediaServiceClient): MediaArchive {
         for (let at = CHUNK; at < bytes.length; at += CHUNK)
           yield { exact: false, data: bytes.subarray(at, at + CHUNK) };
       }
-      const res = await clientStreamCall<PutMediaRequest, PutMediaResponse>(client, 'putMedia', messages(), {
-        deadlineMs: 60_000,
-      });
+      const res = await client.uploads.putMedia(messages(), { deadlineMs: 60_000 });
       return { sha256: res.media!.sha256, contentType: res.media!.content_type };
     },
     async get(sha256) {
       const chunks: Buffer[] = [];
-      for await (const msg of serverStreamCall<GetMediaRequest, GetMediaResponse>(client, 'getMedia', {
-        key: sha256,
-        width: 0,
-      }))
+      for await (const msg of client.streams.getMedia({ key: sha256, width: 0 }, { deadlineMs: 60_000 }))
         chunks.push(msg.data);
       return Buffer.concat(chunks);
     },

@@ -1,25 +1,8 @@
 // gRPC handlers: proto <-> service calls, nothing else.
-import { HallmarkError, invalidParam, missingParam, type AsyncHandlers } from '@hallmark/kit';
+import { HallmarkError, invalidParam, scopeOf, type AsyncHandlers } from '@hallmark/kit';
 import type { BulkServiceServer, Job, JobVoucher } from '@hallmark/proto/bulk/v1/bulk';
-import type { Principal } from '@hallmark/proto/common/v1/common';
-import {
-  estimatedCompletion,
-  estimatedSeconds,
-  type ItemVoucher,
-  type JobRecord,
-  type Scope,
-} from './domain/job.js';
+import { estimatedCompletion, estimatedSeconds, type ItemVoucher, type JobRecord } from './domain/job.js';
 import type { BulkService, Download, JobView } from './service.js';
-
-export function scopeOf(p: Principal | undefined): Scope {
-  if (!p?.enterprise_id) throw missingParam('principal');
-  return {
-    enterpriseId: p.enterprise_id,
-    livemode: p.livemode,
-    actorId: p.actor_id,
-    actorType: p.actor_type,
-  };
-}
 
 function voucherToProto(v: ItemVoucher): JobVoucher {
   return {

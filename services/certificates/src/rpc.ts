@@ -1,21 +1,15 @@
 // gRPC handlers of CertificatesService: proto <-> service calls, nothing else.
-import { missingParam, type AsyncHandlers } from '@hallmark/kit';
+import { scopeOf, type AsyncHandlers } from '@hallmark/kit';
 import type {
   Certificate,
   CertificatesServiceServer,
   IssuerProfile,
   ProvenanceEntry,
 } from '@hallmark/proto/certificates/v1/certificates';
-import type { Principal } from '@hallmark/proto/common/v1/common';
-import { metadataView, type ProvenanceRecord, type Scope } from './domain/certificate.js';
+import { metadataView, type ProvenanceRecord } from './domain/certificate.js';
 import { CertificateService, type CertificateServiceDeps } from './service.js';
 import type { CertificateRead } from './store.js';
 import { walletToProto } from './wallets/rpc.js';
-
-export function scopeOf(p: Principal | undefined): Scope {
-  if (!p?.enterprise_id) throw missingParam('principal');
-  return { enterpriseId: p.enterprise_id, livemode: p.livemode, actorId: p.actor_id };
-}
 
 function provenanceToProto(p: ProvenanceRecord): ProvenanceEntry {
   return {

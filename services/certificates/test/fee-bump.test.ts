@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path, { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { freePort, startAnvil, type AnvilHandle } from '@hallmark/devstack';
-import { createLogger, Encryptor, newId, openDatabase, type Pool } from '@hallmark/kit';
+import { createLogger, Encryptor, newId, openDatabase, scopeOf, type Pool } from '@hallmark/kit';
 import {
   closeTestDatabase,
   eventually,
@@ -26,7 +26,7 @@ import { anvilWallet } from '../src/chain/dev-accounts.js';
 import { Relayer, type Submission } from '../src/chain/relayer.js';
 import { bumpedFees, feesOf, type FeePolicy } from '../src/chain/replacement.js';
 import { connectChain, type Chain } from '../src/chain/setup.js';
-import { createCertificatesHandlers, scopeOf } from '../src/rpc.js';
+import { createCertificatesHandlers } from '../src/rpc.js';
 import { CertificatesStore } from '../src/store.js';
 import { TransferService } from '../src/transfers/service.js';
 import { WalletStore } from '../src/wallets/store.js';

@@ -333,8 +333,7 @@ describe('image fetch failures on an allowed host (no port probing)', () => {
 describe('MediaService over gRPC (client and server streams)', () => {
   it('takes an image in chunks under an old alias id, streams it back whole or by range, and says resource_not_found for an unknown key', async () => {
     const { MediaServiceClient } = await import('@hallmark/proto/certificates/v1/media');
-    const { clientStreamCall, createGrpcClient, serverStreamCall, startGrpcServer } =
-      await import('@hallmark/kit');
+    const { createGrpcClient, startGrpcServer } = await import('@hallmark/kit');
     const { mediaSlice } = await import('../src/media/index.js');
     const slice = mediaSlice(
       {
@@ -368,20 +367,11 @@ describe('MediaService over gRPC (client and server streams)', () => {
         exact: false,
         data: big.subarray(i * 65536, (i + 1) * 65536),
       }));
-      const put = await clientStreamCall<unknown, { media: { sha256: string } }>(
-        client.raw,
-        'putMedia',
-        chunks,
-      );
-      expect(put.media.sha256).toBe(sha(big));
-      const read = async (req: object) => {
+      const put = await client.uploads.putMedia(chunks);
+      expect(put.media!.sha256).toBe(sha(big));
+      const read = async (req: Parameters<typeof client.streams.getMedia>[0]) => {
         const parts: Buffer[] = [];
-        for await (const m of serverStreamCall<object, { data: Buffer; total: number }>(
-          client.raw,
-          'getMedia',
-          req,
-        ))
-          parts.push(m.data);
+        for await (const m of client.streams.getMedia(req)) parts.push(m.data);
         return Buffer.concat(parts);
       };
       expect(sha(await read({ key: 'med_grpcalias', width: 0 }))).toBe(sha(big));

@@ -2,10 +2,7 @@
 import {
   createGrpcClient,
   createHealthProbe,
-  serverStreamCall,
   type AsyncClient,
-  type CallOptions,
-  type GrpcClient,
   type HealthProbe,
   type ServiceName,
   type StreamMethods,
@@ -17,11 +14,7 @@ import { CertificateVerificationServiceClient } from '@hallmark/proto/certificat
 import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1/vouchers';
 import { GiftServiceClient } from '@hallmark/proto/certificates/v1/gifts';
 import { WarrantyServiceClient } from '@hallmark/proto/certificates/v1/warranty';
-import {
-  MediaServiceClient,
-  type GetMediaRequest,
-  type GetMediaResponse,
-} from '@hallmark/proto/certificates/v1/media';
+import { MediaServiceClient } from '@hallmark/proto/certificates/v1/media';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import { PlatformServiceClient } from '@hallmark/proto/platform/v1/platform';
 import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';
@@ -33,7 +26,7 @@ export interface Clients {
   keys: AsyncClient<KeysServiceClient>;
   vouchers: AsyncClient<VouchersServiceClient>;
   webhooks: AsyncClient<WebhooksServiceClient>;
-  /** WebhooksService's server streams (Listen): no deadline, ended by an AbortSignal. */
+  /** WebhooksService's server streams (Listen): no deadline, ended by the caller's AbortSignal. */
   webhookStreams: StreamMethods<WebhooksServiceClient>;
   templates: AsyncClient<TemplatesServiceClient>;
   certificates: AsyncClient<CertificatesServiceClient>;
@@ -44,11 +37,11 @@ export interface Clients {
   gifts: AsyncClient<GiftServiceClient>;
   /** Archived images: GetMedia is a server stream (an issuer's logo is archived by keys). */
   media: {
-    getMedia(req: GetMediaRequest): AsyncIterable<GetMediaResponse>;
+    getMedia: StreamMethods<MediaServiceClient>['getMedia'];
   };
   bulk: AsyncClient<BulkServiceClient>;
-  /** Bulk's server-streaming RPCs (results pages, downloads) as async iterables. */
-  bulkStream: GrpcClient<BulkServiceClient>['stream'];
+  /** Bulk's server-streaming RPCs (results pages, downloads). */
+  bulkStreams: StreamMethods<BulkServiceClient>;
   platform: AsyncClient<PlatformServiceClient>;
   health: Record<ServiceName, HealthProbe>;
   close(): void;
@@ -60,14 +53,14 @@ export interface Clients {
  */
 const BULK_DEADLINES_MS = { createOrderJob: 60_000, createCsvJob: 60_000 };
 
-/** The same client with a longer default deadline on the named methods. */
-function withDeadlines<C extends object>(api: C, deadlines: Partial<Record<keyof C, number>>): C {
-  return new Proxy(api, {
+/** The same methods (unary or streaming) with another default deadline on the named ones. */
+function withDeadlines<C extends object>(methods: C, deadlines: Partial<Record<keyof C, number>>): C {
+  return new Proxy(methods, {
     get(target, method) {
-      const fn = Reflect.get(target, method) as (req: unknown, opts?: CallOptions) => Promise<unknown>;
+      const fn = Reflect.get(target, method) as (req: unknown, opts?: { deadlineMs?: number }) => unknown;
       const deadlineMs = deadlines[method as keyof C];
       if (deadlineMs === undefined) return fn;
-      return (req: unknown, opts: CallOptions = {}) => fn(req, { deadlineMs, ...opts });
+      return (req: unknown, opts: { deadlineMs?: number } = {}) => fn(req, { deadlineMs, ...opts });
     },
   });
 }
@@ -93,6 +86,7 @@ export function createClients(config: Config): Clients {
   );
   const gifts = createGrpcClient(GiftServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const media = createGrpcClient(MediaServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const mediaStreams = withDeadlines(media.streams, { getMedia: config.HALLMARK_GRPC_DEADLINE_MS });
   const bulk = createGrpcClient(BulkServiceClient, config.HALLMARK_BULK_ADDR, opts);
   const platform = createGrpcClient(PlatformServiceClient, config.HALLMARK_PLATFORM_ADDR, opts);
   const health: Record<ServiceName, HealthProbe> = {
@@ -107,7 +101,8 @@ export function createClients(config: Config): Clients {
     keys: keys.api,
     vouchers: vouchers.api,
     webhooks: webhooks.api,
-    webhookStreams: webhooks.streams,
+    // A listen session stays open until its listener goes.
+    webhookStreams: withDeadlines(webhooks.streams, { listen: Infinity }),
     templates: templates.api,
     certificates: certificates.api,
     verification: verification.api,
@@ -115,14 +110,9 @@ export function createClients(config: Config): Clients {
     allowlist: allowlist.api,
     certificateVouchers: certificateVouchers.api,
     gifts: gifts.api,
-    media: {
-      getMedia: (req) =>
-        serverStreamCall<GetMediaRequest, GetMediaResponse>(media.raw, 'getMedia', req, {
-          deadlineMs: config.HALLMARK_GRPC_DEADLINE_MS,
-        }),
-    },
+    media: { getMedia: mediaStreams.getMedia },
     bulk: withDeadlines(bulk.api, BULK_DEADLINES_MS),
-    bulkStream: bulk.stream,
+    bulkStreams: bulk.streams,
     platform: platform.api,
     health,
     close() {

@@ -1,16 +1,10 @@
 // gRPC handlers: proto <-> service calls, nothing else.
-import { missingParam, type AsyncHandlers } from '@hallmark/kit';
-import type { Principal } from '@hallmark/proto/common/v1/common';
+import { scopeOf, type AsyncHandlers } from '@hallmark/kit';
 import type { RedemptionResult, Voucher, VouchersServiceServer } from '@hallmark/proto/vouchers/v1/vouchers';
 import type { RedemptionResult as DomainResult } from './domain/redemption.js';
-import { toView, type Scope } from './domain/voucher.js';
+import { toView } from './domain/voucher.js';
 import type { VouchersService } from './service.js';
 import type { VoucherRead } from './store.js';
-
-export function scopeOf(p: Principal | undefined): Scope {
-  if (!p?.enterprise_id) throw missingParam('principal');
-  return { enterpriseId: p.enterprise_id, livemode: p.livemode, actorId: p.actor_id };
-}
 
 /** Proto has no null: an absent optional field is the JSON null of the spec. */
 export function toProto({ voucher, now }: VoucherRead): Voucher {

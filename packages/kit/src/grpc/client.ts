@@ -1,12 +1,15 @@
-// gRPC client helper: promise methods with a deadline on every call, the request id in
-// metadata, errors rebuilt as HallmarkError, and retries only for calls the caller marks
-// idempotent (reads) and only on transport failures.
+// gRPC client helper, one style for every kind of call: unary RPCs as promise methods
+// (`api`), server streams as async iterables (`streams`), client streams as uploads
+// (`uploads`), each typed from the ts-proto client. Every call has a deadline and carries the
+// request id (and trace context) in metadata; errors come back as HallmarkError; retries only
+// for unary calls the caller marks idempotent (reads) and only on transport failures.
 import {
   credentials,
   Metadata,
   status as GrpcStatus,
   type Client,
   type ClientReadableStream,
+  type ClientWritableStream,
   type ServiceError,
 } from '@grpc/grpc-js';
 import { currentRequestId, REQUEST_ID_HEADER } from '../context.js';
@@ -73,41 +76,72 @@ function channelOptions(address: string): Record<string, unknown> {
   };
 }
 
-/** The server-streaming methods of a ts-proto grpc-js client, by name, with their message type. */
+/** How a streaming call is bounded and ended. */
+export interface StreamOptions {
+  /**
+   * Bounds the whole stream (default 10 min for a server stream, 60 s for an upload);
+   * `Infinity` for a stream that stays open until `signal` ends it (a listen session).
+   */
+  deadlineMs?: number;
+  /** Ends the stream early; the iteration then just ends. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The server-streaming methods of a ts-proto grpc-js client, as async iterables of their
+ * messages (read as the consumer asks: flow control reaches the server). A failure is thrown
+ * as a HallmarkError; breaking out of the loop cancels the call.
+ */
 export type StreamMethods<C> = {
   [
     K in keyof C as C[K] extends (req: any, opts?: any) => ClientReadableStream<any> ? K : never
   ]: C[K] extends (req: infer Req, opts?: any) => ClientReadableStream<infer Res>
-    ? (req: Req, opts?: { signal?: AbortSignal }) => AsyncIterable<Res>
+    ? (req: Req, opts?: StreamOptions) => AsyncIterable<Res>
     : never;
 };
 
-/** Names of the server-streaming methods of a ts-proto client (for `stream`). */
-type StreamMethodNames<C> = {
-  [K in keyof C]: C[K] extends (req: infer _R, ...rest: any[]) => ClientReadableStream<any> ? K : never;
-}[keyof C];
-type StreamReq<F> = F extends (req: infer R, ...rest: any[]) => any ? R : never;
-type StreamRes<F> = F extends (...a: any[]) => ClientReadableStream<infer T> ? T : never;
+/**
+ * The client-streaming methods of a ts-proto grpc-js client: every message of `requests` is
+ * written (honouring back-pressure), the server's one answer returned. Never retried (a
+ * stream cannot be replayed).
+ */
+export type UploadMethods<C> = {
+  [K in keyof C as C[K] extends (...a: any[]) => ClientWritableStream<any> ? K : never]: C[K] extends (
+    md: any,
+    opts: any,
+    callback: Callback<infer Res>,
+  ) => ClientWritableStream<infer Req>
+    ? (requests: Iterable<Req> | AsyncIterable<Req>, opts?: Pick<StreamOptions, 'deadlineMs'>) => Promise<Res>
+    : never;
+};
 
 export interface GrpcClient<C> {
+  /** Unary RPCs as promises, with a deadline, retried only when marked idempotent. */
   api: AsyncClient<C>;
-  /** Server-streaming RPCs as async iterables; no deadline, cancelled by `signal`. */
+  /** Server-streaming RPCs as async iterables. */
   streams: StreamMethods<C>;
-  raw: C;
-  /**
-   * A server-streaming call as an async iterable of its messages (read as the consumer asks:
-   * flow control reaches the server); its failure is thrown as a HallmarkError. Breaking
-   * out of the loop cancels the call. `deadlineMs` bounds the whole stream (default 10 min).
-   * (`streams.<Method>` is the same without a deadline, cancelled by a signal: for streams
-   * that stay open, such as a listen session.)
-   */
-  stream<K extends StreamMethodNames<C>>(
-    method: K,
-    req: StreamReq<C[K]>,
-    opts?: { deadlineMs?: number },
-  ): AsyncIterable<StreamRes<C[K]>>;
+  /** Client-streaming RPCs: an iterable of messages in, the server's answer out. */
+  uploads: UploadMethods<C>;
+  /** The connection (its state, for tests and probes); calls go through the three above. */
+  channel: ReturnType<Client['getChannel']>;
   close(): void;
 }
+
+const STREAM_DEADLINE_MS = 600_000;
+const UPLOAD_DEADLINE_MS = 60_000;
+
+/** What every call carries: the request id, and the caller's trace context when tracing. */
+function outgoingMetadata(): Metadata {
+  const md = new Metadata();
+  const requestId = currentRequestId();
+  if (requestId) md.set(REQUEST_ID_HEADER, requestId);
+  if (tracing) for (const [k, v] of Object.entries(traceHeaders())) md.set(k, v);
+  return md;
+}
+
+/** A call's failure as a HallmarkError (a ServiceError rebuilt; anything else as it is). */
+const rebuilt = (err: unknown) =>
+  (err as ServiceError).code !== undefined ? fromServiceError(err as ServiceError) : err;
 
 export function createGrpcClient<C extends Client>(
   Ctor: ClientCtor<C>,
@@ -120,10 +154,7 @@ export function createGrpcClient<C extends Client>(
 
   const callOnce = (fn: UnaryFn, req: unknown, deadlineMs: number) =>
     new Promise<unknown>((resolve, reject) => {
-      const md = new Metadata();
-      const requestId = currentRequestId();
-      if (requestId) md.set(REQUEST_ID_HEADER, requestId);
-      if (tracing) for (const [k, v] of Object.entries(traceHeaders())) md.set(k, v);
+      const md = outgoingMetadata();
       // grpc-js records the caller's stack on every call (`new Error()`) to decorate a
       // failure; ours are rebuilt as HallmarkError without it, so skip the stack walk.
       const stackTraceLimit = Error.stackTraceLimit;
@@ -183,101 +214,57 @@ export function createGrpcClient<C extends Client>(
       return m;
     },
   });
-  const openStream = (method: string) =>
-    async function* (req: unknown, opts: { signal?: AbortSignal } = {}): AsyncGenerator<unknown> {
-      const md = new Metadata();
-      const requestId = currentRequestId();
-      if (requestId) md.set(REQUEST_ID_HEADER, requestId);
-      const call = (raw as any)[method](req, md) as ClientReadableStream<unknown>;
-      const cancel = () => call.cancel();
-      opts.signal?.addEventListener('abort', cancel);
-      try {
-        for await (const message of call) yield message;
-      } catch (err) {
-        if (opts.signal?.aborted && (err as ServiceError).code === GrpcStatus.CANCELLED) return;
-        throw fromServiceError(err as ServiceError);
-      } finally {
-        opts.signal?.removeEventListener('abort', cancel);
-        call.cancel();
-      }
-    };
-  const streams = new Proxy({} as StreamMethods<C>, {
-    get: (_t, method: string) => openStream(method),
-  });
-  async function* stream(method: PropertyKey, req: unknown, opts: { deadlineMs?: number } = {}) {
-    const md = new Metadata();
-    const requestId = currentRequestId();
-    if (requestId) md.set(REQUEST_ID_HEADER, requestId);
-    const call = (raw as any)[method](req, md, {
-      deadline: Date.now() + (opts.deadlineMs ?? 600_000),
+  async function* serverStream(method: string, req: unknown, opts: StreamOptions = {}) {
+    const call = (raw as any)[method](req, outgoingMetadata(), {
+      deadline: Date.now() + (opts.deadlineMs ?? STREAM_DEADLINE_MS),
     }) as ClientReadableStream<unknown>;
-    let ended = false;
+    const cancel = () => call.cancel();
+    if (opts.signal?.aborted) cancel();
+    opts.signal?.addEventListener('abort', cancel);
     try {
-      for await (const msg of call) yield msg;
-      ended = true;
+      for await (const message of call) yield message;
     } catch (err) {
-      ended = true;
-      throw fromServiceError(err as ServiceError);
+      if (opts.signal?.aborted && (err as ServiceError).code === GrpcStatus.CANCELLED) return;
+      throw rebuilt(err);
     } finally {
-      if (!ended) call.cancel();
+      opts.signal?.removeEventListener('abort', cancel);
+      call.cancel(); // a no-op once the stream ended; else the consumer stopped reading
     }
   }
-  return { api, streams, raw, stream: stream as GrpcClient<C>['stream'], close: () => raw.close() };
-}
-
-/** Metadata and deadline of a streaming call (request id carried like unary calls). */
-function streamCallArgs(deadlineMs: number): [Metadata, { deadline: number }] {
-  const md = new Metadata();
-  const requestId = currentRequestId();
-  if (requestId) md.set(REQUEST_ID_HEADER, requestId);
-  return [md, { deadline: Date.now() + deadlineMs }];
-}
-
-/**
- * A client-streaming call: writes every message of `requests` (honouring back-pressure) and
- * answers the server's one response. Never retried (a stream cannot be replayed).
- */
-export function clientStreamCall<Req, Res>(
-  client: Client,
-  method: string,
-  requests: Iterable<Req> | AsyncIterable<Req>,
-  opts: { deadlineMs?: number } = {},
-): Promise<Res> {
-  return new Promise<Res>((resolve, reject) => {
-    const fn = (client as any)[method] as (...a: unknown[]) => any;
-    const call = fn.call(
-      client,
-      ...streamCallArgs(opts.deadlineMs ?? 60_000),
-      (err: ServiceError | null, res: Res) => (err ? reject(fromServiceError(err)) : resolve(res)),
-    );
-    void (async () => {
-      try {
-        for await (const msg of requests) {
-          if (!call.write(msg)) await new Promise((r) => call.once('drain', r));
+  const upload = (
+    method: string,
+    requests: Iterable<unknown> | AsyncIterable<unknown>,
+    opts: StreamOptions = {},
+  ) =>
+    new Promise<unknown>((resolve, reject) => {
+      const call = (raw as any)[method](
+        outgoingMetadata(),
+        { deadline: Date.now() + (opts.deadlineMs ?? UPLOAD_DEADLINE_MS) },
+        (err: ServiceError | null, res: unknown) => (err ? reject(fromServiceError(err)) : resolve(res)),
+      ) as ClientWritableStream<unknown>;
+      void (async () => {
+        try {
+          for await (const msg of requests) {
+            if (!call.write(msg)) await new Promise((r) => call.once('drain', r));
+          }
+          call.end();
+        } catch (err) {
+          call.cancel();
+          reject(err);
         }
-        call.end();
-      } catch (err) {
-        call.cancel();
-        reject(err);
-      }
-    })();
-  });
-}
-
-/** A server-streaming call as an async iterable of the server's messages. */
-export async function* serverStreamCall<Req, Res>(
-  client: Client,
-  method: string,
-  request: Req,
-  opts: { deadlineMs?: number } = {},
-): AsyncGenerator<Res> {
-  const fn = (client as any)[method] as (...a: unknown[]) => any;
-  const call = fn.call(client, request, ...streamCallArgs(opts.deadlineMs ?? 60_000));
-  try {
-    for await (const msg of call as AsyncIterable<Res>) yield msg;
-  } catch (err) {
-    throw (err as ServiceError).code !== undefined ? fromServiceError(err as ServiceError) : err;
-  } finally {
-    call.cancel();
-  }
+      })();
+    });
+  const byMethod = <M>(make: (method: string) => M) =>
+    new Proxy({}, { get: (_t, method: string) => make(method) });
+  return {
+    api,
+    streams: byMethod(
+      (m) => (req: unknown, o?: StreamOptions) => serverStream(m, req, o),
+    ) as StreamMethods<C>,
+    uploads: byMethod(
+      (m) => (reqs: Iterable<unknown>, o?: StreamOptions) => upload(m, reqs, o),
+    ) as UploadMethods<C>,
+    channel: raw.getChannel(),
+    close: () => raw.close(),
+  };
 }

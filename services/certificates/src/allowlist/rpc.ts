@@ -1,7 +1,6 @@
 // AllowlistService handlers: proto <-> service calls, nothing else.
-import type { AsyncHandlers } from '@hallmark/kit';
+import { scopeOf, type AsyncHandlers } from '@hallmark/kit';
 import type { AllowlistEntry, AllowlistServiceServer } from '@hallmark/proto/certificates/v1/allowlist';
-import { scopeOf } from '../rpc.js';
 import { AllowlistService, type AllowlistServiceDeps, type AllowlistView } from './service.js';
 
 function toProto({ address, entry: e, onChain }: AllowlistView): AllowlistEntry {

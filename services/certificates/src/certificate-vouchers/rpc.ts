@@ -1,10 +1,10 @@
 // gRPC handlers of CertificateVoucherService: proto <-> service calls, nothing else.
-import type { AsyncHandlers } from '@hallmark/kit';
+import { scopeOf, type AsyncHandlers } from '@hallmark/kit';
 import type {
   CertificateVoucher,
   CertificateVoucherServiceServer,
 } from '@hallmark/proto/certificates/v1/vouchers';
-import { scopeOf, type PublicReadDeps } from '../rpc.js';
+import type { PublicReadDeps } from '../rpc.js';
 import { voucherStatus, type VoucherRecord } from './domain.js';
 import { CertificateVoucherService, type CertificateVoucherServiceDeps } from './service.js';
 

@@ -1,7 +1,7 @@
 // gRPC handlers of GiftService: proto <-> service calls, nothing else.
-import { missingParam, type AsyncHandlers } from '@hallmark/kit';
+import { missingParam, scopeOf, type AsyncHandlers } from '@hallmark/kit';
 import type { Gift, GiftServiceServer } from '@hallmark/proto/certificates/v1/gifts';
-import { scopeOf, type PublicReadDeps } from '../rpc.js';
+import type { PublicReadDeps } from '../rpc.js';
 import { publicStatus, type GiftRecord } from './domain/gift.js';
 import type { GiftService } from './service.js';
 

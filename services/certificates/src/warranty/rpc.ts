@@ -1,7 +1,7 @@
 // WarrantyService handlers: proto <-> service calls, nothing else.
-import type { AsyncHandlers } from '@hallmark/kit';
+import { scopeOf, type AsyncHandlers } from '@hallmark/kit';
 import type { WarrantyServiceServer, WarrantyTemplate } from '@hallmark/proto/certificates/v1/warranty';
-import { scopeOf, toProto } from '../rpc.js';
+import { toProto } from '../rpc.js';
 import type { CertificatesStore } from '../store.js';
 import { warrantyView } from '../domain/warranty.js';
 import { WarrantyService } from './service.js';

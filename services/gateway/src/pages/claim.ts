@@ -4,39 +4,22 @@
 // HALLMARK_CLAIM_APP_URL set it links there with the token. Every value is escaped by `html`.
 import type { GiftView } from '@hallmark/proto/certificates/v1/gifts';
 import { claimedIssuer, renderIssuer, type IssuerView } from './issuer.js';
-import { html, unsafeRaw, type Html } from './html.js';
+import { html, unsafeRaw } from './html.js';
 import { photoImg } from './photo.js';
-import { pageShell } from './shell.js';
+import { pageKind, unavailableBanner } from './shell.js';
 
 const STYLE = unsafeRaw(`
-*{box-sizing:border-box}
-body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f4f5f7}
-main{max-width:40rem;margin:0 auto;padding:1rem}
-header{font-weight:700;letter-spacing:.04em;color:#555;font-size:.85rem;text-transform:uppercase;margin:.25rem 0 1rem}
-.card{background:#fff;border-radius:12px;padding:1rem;margin:0 0 1rem;box-shadow:0 1px 3px rgba(0,0,0,.08)}
-.banner{border-radius:12px;padding:1rem;margin:0 0 1rem;font-weight:600}
 .banner.pending{background:#e3f6e8;color:#0f5a26}
-.banner.bad{background:#fde8e8;color:#8a1414}
-.banner small{display:block;font-weight:400}
-h1{font-size:1.4rem;margin:.25rem 0 .5rem;overflow-wrap:anywhere}
-h2{font-size:1.05rem;margin:0 0 .5rem}
-img.photo{display:block;width:100%;height:auto;max-height:22rem;object-fit:contain;border-radius:8px;background:#eee}
 blockquote{margin:.5rem 0;padding:.5rem .75rem;border-left:4px solid #c9d3e0;background:#f7f9fc;white-space:pre-wrap;overflow-wrap:anywhere}
 a.button{display:inline-block;background:#1d4ea3;color:#fff;border-radius:8px;padding:.6rem 1rem;text-decoration:none;font-weight:600}
 code{font:.85rem ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere}
-footer{color:#555;font-size:.8rem;text-align:center;padding:1rem 0}
 `);
 
-function page(title: string, body: Html, meta: { description?: string; indexable?: boolean } = {}): string {
-  return pageShell({
-    title,
-    ...meta,
-    heading: 'Hallmark · Gift',
-    footer: 'Certificates are recorded on a public blockchain by Hallmark.',
-    style: STYLE,
-    body,
-  });
-}
+const page = pageKind({
+  heading: 'Hallmark · Gift',
+  footer: 'Certificates are recorded on a public blockchain by Hallmark.',
+  style: STYLE,
+});
 
 const formatDate = (iso: string) => {
   const d = new Date(iso);
@@ -126,10 +109,5 @@ export function renderClaimInvalidPage(status: string | null): string {
 }
 
 export function renderClaimUnavailablePage(): string {
-  return page(
-    'Gift unavailable · Hallmark',
-    html`<div class="banner bad" id="status" data-status="unavailable">
-      This gift cannot be shown right now<small>Please try again in a minute.</small>
-    </div>`,
-  );
+  return page('Gift unavailable · Hallmark', unavailableBanner('gift'));
 }

@@ -21,8 +21,27 @@ const FAVICON =
       '<path d="M9 8v16M23 8v16M9 16h14" stroke="#fff" stroke-width="3.5" stroke-linecap="round"/></svg>',
   );
 
-/** What every page shows the same way: the issuer line, the visually hidden captions. */
-const COMMON_STYLE = `
+/**
+ * The one page stylesheet, mobile first: the page, its card and banner, headings, the photo,
+ * definition lists, the footer, the issuer line and the visually hidden captions. A page adds
+ * only what is its own (`style`), after this.
+ */
+const PAGE_STYLE = `
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f4f5f7}
+main{max-width:40rem;margin:0 auto;padding:1rem}
+header{font-weight:700;letter-spacing:.04em;color:#555;font-size:.85rem;text-transform:uppercase;margin:.25rem 0 1rem}
+footer{color:#555;font-size:.8rem;text-align:center;padding:1rem 0}
+.card{background:#fff;border-radius:12px;padding:1rem;margin:0 0 1rem;box-shadow:0 1px 3px rgba(0,0,0,.08)}
+.banner{border-radius:12px;padding:1rem;margin:0 0 1rem;font-weight:600}
+.banner.bad{background:#fde8e8;color:#8a1414}
+.banner small{display:block;font-weight:400}
+h1{font-size:1.4rem;margin:.25rem 0 .5rem;overflow-wrap:anywhere}
+h2{font-size:1.05rem;margin:0 0 .5rem}
+img.photo{display:block;width:100%;height:auto;max-height:22rem;object-fit:contain;border-radius:8px;background:#eee}
+dl{display:grid;grid-template-columns:minmax(6rem,35%) 1fr;gap:.35rem .75rem;margin:0}
+dt{color:#666}
+dd{margin:0;overflow-wrap:anywhere}
 .issuer{margin:.25rem 0 .75rem;overflow-wrap:anywhere}
 .issuer img.logo{float:left;margin:.1rem .6rem 0 0;object-fit:contain;border-radius:4px}
 .issuer .badge.ok{display:inline-block;border-radius:999px;padding:.05rem .6rem;font-size:.85rem;font-weight:600;background:#e3f6e8;color:#0f5a26}
@@ -37,14 +56,16 @@ export const DEFAULT_DESCRIPTION =
   'A certificate of authenticity recorded on a public blockchain, checked by Hallmark.';
 
 /**
- * The document every public page shares (no scripts; one inline style block). Pages stay out
- * of search engines (`noindex`) unless `indexable`: the issuing enterprise opted in.
+ * The document every public page shares: no scripts; one inline style block (the page
+ * stylesheet, then the page's own rules). Pages stay out of search engines (`noindex`) unless
+ * `indexable`: the issuing enterprise opted in.
  */
 export function pageShell(p: {
   title: string;
   heading: string;
   footer: string;
-  style: Html;
+  /** The page's own rules, after the page stylesheet. */
+  style?: Html;
   body: Html;
   description?: string;
   indexable?: boolean;
@@ -60,7 +81,7 @@ export function pageShell(p: {
         <link rel="icon" href="${FAVICON}" />
         <title>${p.title}</title>
         <style>
-          ${unsafeRaw(COMMON_STYLE)}${p.style}
+          ${unsafeRaw(PAGE_STYLE)}${p.style ?? ''}
         </style>
       </head>
       <body>
@@ -72,6 +93,24 @@ export function pageShell(p: {
       </body>
     </html>`.value;
 }
+
+/** What a page may say to search engines and link previews. */
+export interface PageMeta {
+  description?: string;
+  indexable?: boolean;
+}
+
+/** The pages of one kind (verification, voucher, gift): their heading, footer and own rules. */
+export function pageKind(kind: { heading: string; footer: string; style?: Html }) {
+  return (title: string, body: Html, meta: PageMeta = {}): string =>
+    pageShell({ ...kind, ...meta, title, body });
+}
+
+/** The banner of a page whose subject cannot be read right now (an outage): try again soon. */
+export const unavailableBanner = (what: string) =>
+  html`<div class="banner bad" id="status" data-status="unavailable">
+    This ${what} cannot be shown right now<small>Please try again in a minute.</small>
+  </div>`;
 
 /** Sends a rendered page with the headers every page carries. */
 export function sendPage(reply: FastifyReply, status: number, body: string) {

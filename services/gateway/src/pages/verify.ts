@@ -7,7 +7,7 @@ import { PROVENANCE_LABELS, technicalDetails, type Explorer } from './technical.
 import { attributeLabel, attributeValue, fingerprint, imageEntry } from './attributes.js';
 import { html, unsafeRaw, type Html } from './html.js';
 import { photoImg } from './photo.js';
-import { pageShell } from './shell.js';
+import { pageKind } from './shell.js';
 
 const CHECK_LABELS: Record<string, string> = {
   record_found: 'Record found',
@@ -19,19 +19,8 @@ const CHECK_LABELS: Record<string, string> = {
 };
 
 const STYLE = unsafeRaw(`
-*{box-sizing:border-box}
-body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f4f5f7}
-main{max-width:40rem;margin:0 auto;padding:1rem}
-header{font-weight:700;letter-spacing:.04em;color:#555;font-size:.85rem;text-transform:uppercase;margin:.25rem 0 1rem}
-.card{background:#fff;border-radius:12px;padding:1rem;margin:0 0 1rem;box-shadow:0 1px 3px rgba(0,0,0,.08)}
-.banner{border-radius:12px;padding:1rem;margin:0 0 1rem;font-weight:600}
 .banner.ok{background:#e3f6e8;color:#0f5a26}
-.banner.bad{background:#fde8e8;color:#8a1414}
 .banner.burned{background:#2b2b2b;color:#fff}
-.banner small{display:block;font-weight:400}
-h1{font-size:1.4rem;margin:.25rem 0 .5rem;overflow-wrap:anywhere}
-h2{font-size:1.05rem;margin:0 0 .5rem}
-img.photo{display:block;width:100%;height:auto;max-height:22rem;object-fit:contain;border-radius:8px;background:#eee}
 .image-notice{padding:1rem;border-radius:8px;background:#fff4e5;color:#6b3d00;font-weight:600}
 .fingerprint-line{margin:.4rem 0 0;font-size:.85rem;color:#444}
 table.attrs{width:100%;border-collapse:collapse;margin:.5rem 0 0}
@@ -42,9 +31,6 @@ table.attrs{width:100%;border-collapse:collapse;margin:.5rem 0 0}
 details.tech summary{cursor:pointer;font-weight:600}
 details.tech dl{margin-top:.75rem}
 details.tech code{font-size:.8rem}
-dl{display:grid;grid-template-columns:minmax(6rem,35%) 1fr;gap:.35rem .75rem;margin:0}
-dt{color:#666}
-dd{margin:0;overflow-wrap:anywhere}
 ul.checks,ol.timeline{list-style:none;margin:0;padding:0}
 .checks li{padding:.5rem 0;border-top:1px solid #eee}
 .checks li:first-child{border-top:0}
@@ -62,19 +48,13 @@ ul.checks,ol.timeline{list-style:none;margin:0;padding:0}
 .qr{text-align:center}
 h3{font-size:.95rem;margin:1rem 0 .5rem}
 .qr img{width:10rem;height:10rem}
-footer{color:#555;font-size:.8rem;text-align:center;padding:1rem 0}
 `);
 
-function page(title: string, body: Html, meta: { description?: string; indexable?: boolean } = {}): string {
-  return pageShell({
-    title,
-    ...meta,
-    heading: 'Hallmark · Certificate verification',
-    footer: 'Checked against the blockchain record by Hallmark.',
-    style: STYLE,
-    body,
-  });
-}
+const page = pageKind({
+  heading: 'Hallmark · Certificate verification',
+  footer: 'Checked against the blockchain record by Hallmark.',
+  style: STYLE,
+});
 
 function formatValue(v: unknown): string {
   if (v === null || v === undefined) return '';

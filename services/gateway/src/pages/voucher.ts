@@ -7,42 +7,23 @@ import { attributeLabel, attributeValue, imageEntry } from './attributes.js';
 import { describedIssuer, renderIssuer, type IssuerView } from './issuer.js';
 import { html, unsafeRaw, type Html } from './html.js';
 import { photoImg } from './photo.js';
-import { pageShell } from './shell.js';
+import { pageKind, unavailableBanner } from './shell.js';
 
 const STYLE = unsafeRaw(`
-*{box-sizing:border-box}
-body{margin:0;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f4f5f7}
-main{max-width:40rem;margin:0 auto;padding:1rem}
-header{font-weight:700;letter-spacing:.04em;color:#555;font-size:.85rem;text-transform:uppercase;margin:.25rem 0 1rem}
-.card{background:#fff;border-radius:12px;padding:1rem;margin:0 0 1rem;box-shadow:0 1px 3px rgba(0,0,0,.08)}
-.banner{border-radius:12px;padding:1rem;margin:0 0 1rem;font-weight:600}
 .banner.available{background:#e3f6e8;color:#0f5a26}
 .banner.claimed{background:#e7effc;color:#1d4ea3}
-.banner.expired,.banner.bad{background:#fde8e8;color:#8a1414}
-.banner small{display:block;font-weight:400}
-h1{font-size:1.4rem;margin:.25rem 0 .5rem;overflow-wrap:anywhere}
-h2{font-size:1.05rem;margin:0 0 .5rem}
-img.photo{display:block;width:100%;height:auto;max-height:22rem;object-fit:contain;border-radius:8px;background:#eee}
-dl{display:grid;grid-template-columns:minmax(6rem,35%) 1fr;gap:.35rem .75rem;margin:0}
-dt{color:#666}
-dd{margin:0;overflow-wrap:anywhere}
+.banner.expired{background:#fde8e8;color:#8a1414}
 dd ul{margin:0;padding-left:1.1rem}
 .ref{font:600 1.15rem ui-monospace,SFMono-Regular,Menlo,monospace;letter-spacing:.05em}
 code,pre{font:.85rem ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere;white-space:pre-wrap}
 pre{background:#f4f5f7;border-radius:8px;padding:.6rem;margin:.5rem 0}
-footer{color:#555;font-size:.8rem;text-align:center;padding:1rem 0}
 `);
 
-function page(title: string, body: Html, meta: { description?: string; indexable?: boolean } = {}): string {
-  return pageShell({
-    title,
-    ...meta,
-    heading: 'Hallmark · Certificate voucher',
-    footer: 'Certificates are recorded on a public blockchain by Hallmark.',
-    style: STYLE,
-    body,
-  });
-}
+const page = pageKind({
+  heading: 'Hallmark · Certificate voucher',
+  footer: 'Certificates are recorded on a public blockchain by Hallmark.',
+  style: STYLE,
+});
 
 function formatDate(iso: string): string {
   const d = new Date(iso);
@@ -212,10 +193,5 @@ export function renderVoucherNotFoundPage(id: string): string {
 
 /** The page shown when the voucher could not be read (an outage). */
 export function renderVoucherUnavailablePage(): string {
-  return page(
-    'Voucher unavailable · Hallmark',
-    html`<div class="banner bad" id="status" data-status="unavailable">
-      This voucher cannot be shown right now<small>Please try again in a minute.</small>
-    </div>`,
-  );
+  return page('Voucher unavailable · Hallmark', unavailableBanner('voucher'));
 }

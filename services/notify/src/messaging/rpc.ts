@@ -1,13 +1,12 @@
 // gRPC handler of MessagingService: proto <-> Messaging, nothing else.
-import type { AsyncHandlers } from '@hallmark/kit';
+import { scopeOf, type AsyncHandlers } from '@hallmark/kit';
 import type { MessagingServiceServer } from '@hallmark/proto/notify/v1/messaging';
-import { scopeOf } from '../templates/rpc.js';
 import type { Messaging } from './service.js';
 
 export function createMessagingHandlers(messaging: Messaging): AsyncHandlers<MessagingServiceServer> {
   return {
     async send(req) {
-      const scope = scopeOf(req.principal);
+      const scope = scopeOf(req.principal, { actor: 'required' });
       const r = await messaging.send(scope, {
         channel: req.channel,
         to: req.to,

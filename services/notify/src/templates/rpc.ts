@@ -1,5 +1,5 @@
 // gRPC handlers of TemplatesService (document templates): proto <-> service calls, nothing else.
-import { missingParam, type AsyncHandlers } from '@hallmark/kit';
+import { scopeOf, type AsyncHandlers } from '@hallmark/kit';
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import type {
   Template,
@@ -14,13 +14,10 @@ import { kindOf, type TemplateInput } from './domain/template.js';
 import type { Variable } from './domain/variables.js';
 import type { Condition, Step, Trigger } from './domain/workflow.js';
 import type { DocumentTemplatesService, Namer, TemplateAccess } from './service.js';
-import type { DocumentTemplateRecord, GrantRecord, Scope } from './store.js';
+import type { DocumentTemplateRecord, GrantRecord } from './store.js';
 
-export function scopeOf(p: Principal | undefined): Scope {
-  if (!p?.enterprise_id) throw missingParam('principal');
-  if (!p.actor_id) throw missingParam('principal.actor_id');
-  return { enterpriseId: p.enterprise_id, livemode: p.livemode, actorId: p.actor_id };
-}
+/** Templates record who did what (an owner, a grant's subject): a principal names its actor. */
+const WITH_ACTOR = { actor: 'required' } as const;
 
 // ── proto → domain input ───────────────────────────────────────────────────────────
 
@@ -135,7 +132,7 @@ export function createTemplatesHandlers(
     );
   return {
     async createTemplate(req) {
-      const scope = scopeOf(req.principal);
+      const scope = scopeOf(req.principal, WITH_ACTOR);
       const input: TemplateInput = {
         name: req.name,
         type: req.type,
@@ -154,7 +151,7 @@ export function createTemplatesHandlers(
     },
 
     async listTemplates(req) {
-      const { templates, total, page, limit } = await service.list(scopeOf(req.principal), {
+      const { templates, total, page, limit } = await service.list(scopeOf(req.principal, WITH_ACTOR), {
         page: req.page?.page,
         limit: req.page?.limit,
         type: req.type,
@@ -174,11 +171,11 @@ export function createTemplatesHandlers(
     },
 
     async getTemplate(req) {
-      return named(req.principal, await service.get(scopeOf(req.principal), req.template_id));
+      return named(req.principal, await service.get(scopeOf(req.principal, WITH_ACTOR), req.template_id));
     },
 
     async updateTemplate(req) {
-      const scope = scopeOf(req.principal);
+      const scope = scopeOf(req.principal, WITH_ACTOR);
       const patch: TemplateInput = {
         name: req.name,
         type: req.type,
@@ -197,12 +194,12 @@ export function createTemplatesHandlers(
     },
 
     async deleteTemplate(req) {
-      await service.delete(scopeOf(req.principal), req.template_id);
+      await service.delete(scopeOf(req.principal, WITH_ACTOR), req.template_id);
       return { id: req.template_id, deleted: true };
     },
 
     async listTemplateVersions(req) {
-      const versions = await service.listVersions(scopeOf(req.principal), req.template_id);
+      const versions = await service.listVersions(scopeOf(req.principal, WITH_ACTOR), req.template_id);
       const actor = await service.namer(
         req.principal!,
         versions.map((v) => v.createdBy),
@@ -227,29 +224,34 @@ export function createTemplatesHandlers(
     },
 
     async restoreTemplateVersion(req) {
-      const scope = scopeOf(req.principal);
+      const scope = scopeOf(req.principal, WITH_ACTOR);
       return named(req.principal, await service.restore(scope, req.template_id, req.version, req.changelog));
     },
 
     async listTemplateAccess(req) {
-      const access = await service.listAccess(scopeOf(req.principal), req.template_id);
+      const access = await service.listAccess(scopeOf(req.principal, WITH_ACTOR), req.template_id);
       return namedAccess(req.principal, req.template_id, access);
     },
 
     async grantTemplateAccess(req) {
-      const scope = scopeOf(req.principal);
+      const scope = scopeOf(req.principal, WITH_ACTOR);
       const access = await service.grant(scope, req.principal!, req.template_id, req.user_ids, req.access);
       return namedAccess(req.principal, req.template_id, access);
     },
 
     async revokeTemplateAccess(req) {
-      const scope = scopeOf(req.principal);
+      const scope = scopeOf(req.principal, WITH_ACTOR);
       const access = await service.revoke(scope, req.principal!, req.template_id, req.user_id, req.access);
       return namedAccess(req.principal, req.template_id, access);
     },
 
     async renderTemplate(req) {
-      const r = await service.render(scopeOf(req.principal), req.template_id, req.variables, req.locale);
+      const r = await service.render(
+        scopeOf(req.principal, WITH_ACTOR),
+        req.template_id,
+        req.variables,
+        req.locale,
+      );
       return {
         content: r.content,
         content_type: r.contentType,

@@ -1,6 +1,5 @@
 // gRPC handlers of WebhooksService: proto <-> service calls, nothing else.
-import { missingParam, type AsyncHandlers } from '@hallmark/kit';
-import type { Principal } from '@hallmark/proto/common/v1/common';
+import { scopeOf, type AsyncHandlers } from '@hallmark/kit';
 import type {
   Delivery,
   EnterpriseSubscription,
@@ -9,12 +8,7 @@ import type {
 } from '@hallmark/proto/notify/v1/webhooks';
 import type { DeliveryRecord } from './deliveries-store.js';
 import type { WebhooksService } from './service.js';
-import type { EndpointRecord, Scope, SubscriptionRecord } from './store.js';
-
-export function scopeOf(p: Principal | undefined): Scope {
-  if (!p?.enterprise_id) throw missingParam('principal');
-  return { enterpriseId: p.enterprise_id, livemode: p.livemode };
-}
+import type { EndpointRecord, SubscriptionRecord } from './store.js';
 
 const iso = (d: Date | null | undefined) => d?.toISOString() ?? undefined;
 

@@ -1,7 +1,6 @@
 // gRPC handler of RetryFulfillment: proto <-> FulfilmentService.
-import type { AsyncHandlers } from '@hallmark/kit';
+import { requirePrincipal, type AsyncHandlers } from '@hallmark/kit';
 import type { Fulfillment, PlatformServiceServer } from '@hallmark/proto/platform/v1/platform';
-import { principalOf } from '../install/rpc.js';
 import type { FulfilmentService, OrderLookup } from './service.js';
 import type { FulfilmentRecord } from './store.js';
 
@@ -27,7 +26,7 @@ export function fulfilmentHandlers(
   return {
     async retryFulfillment(req) {
       const shop = parseShop(req.shop);
-      return fulfilmentToProto(await svc.retry(principalOf(req.principal), shop, req.order_id, lookup));
+      return fulfilmentToProto(await svc.retry(requirePrincipal(req.principal), shop, req.order_id, lookup));
     },
   };
 }

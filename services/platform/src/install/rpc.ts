@@ -1,6 +1,5 @@
 // gRPC handlers of the install RPCs: proto <-> InstallService, nothing else.
-import { missingParam, type AsyncHandlers } from '@hallmark/kit';
-import type { Principal } from '@hallmark/proto/common/v1/common';
+import { requirePrincipal, type AsyncHandlers } from '@hallmark/kit';
 import type { Integration, PlatformServiceServer } from '@hallmark/proto/platform/v1/platform';
 import type { InstallService } from './service.js';
 import type { IntegrationRecord } from './store.js';
@@ -15,11 +14,6 @@ type InstallRpcs = Pick<
   | 'updateSettings'
   | 'getIntegration'
 >;
-
-export function principalOf(p: Principal | undefined): Principal {
-  if (!p?.enterprise_id) throw missingParam('principal');
-  return p;
-}
 
 export function integrationToProto(i: IntegrationRecord): Integration {
   return {
@@ -47,7 +41,7 @@ export function integrationToProto(i: IntegrationRecord): Integration {
 export function installHandlers(svc: InstallService): InstallRpcs {
   return {
     async authorize(req) {
-      const authUrl = await svc.authorize(principalOf(req.principal), req.shop, {
+      const authUrl = await svc.authorize(requirePrincipal(req.principal), req.shop, {
         apiKeyId: req.api_key_id,
         apiKey: req.api_key,
         webhookSecret: req.webhook_secret,
@@ -69,7 +63,7 @@ export function installHandlers(svc: InstallService): InstallRpcs {
       };
     },
     async autoProvision(req) {
-      const c = await svc.autoProvision(principalOf(req.principal));
+      const c = await svc.autoProvision(requirePrincipal(req.principal));
       return {
         enterprise_id: c.enterpriseId,
         api_key_id: c.apiKeyId,
@@ -80,15 +74,15 @@ export function installHandlers(svc: InstallService): InstallRpcs {
       };
     },
     async registerWebhooks(req) {
-      return svc.registerWebhooks(principalOf(req.principal), req.shop);
+      return svc.registerWebhooks(requirePrincipal(req.principal), req.shop);
     },
     async getIntegration(req) {
-      return integrationToProto(await svc.integration(principalOf(req.principal), req.shop));
+      return integrationToProto(await svc.integration(requirePrincipal(req.principal), req.shop));
     },
     async updateSettings(req) {
       return integrationToProto(
         await svc.updateSettings(
-          principalOf(req.principal),
+          requirePrincipal(req.principal),
           req.shop,
           req.auto_fulfill,
           req.product_template_mapping_json,

@@ -77,7 +77,7 @@ function streamedOrderJob(clients: Clients, request: Parameters<typeof principal
   const principal = principalOf(request);
   return streamedAnswer(
     { success: true, job: { ...presentOrderJob(job), results: { vouchers: MARK, nextCursor: null } } },
-    pagesOf(clients.bulkStream('streamJobVouchers', { principal, job_id: job.id }), (p) => p.vouchers),
+    pagesOf(clients.bulkStreams.streamJobVouchers({ principal, job_id: job.id }), (p) => p.vouchers),
     presentVoucherResult,
   );
 }
@@ -87,7 +87,7 @@ function streamedCsvJob(clients: Clients, request: Parameters<typeof principalOf
   const principal = principalOf(request);
   return streamedAnswer(
     { success: true, data: { ...presentCsvJob(job), errors: MARK } },
-    pagesOf(clients.bulkStream('streamJobErrors', { principal, job_id: job.id }), (p) => p.errors),
+    pagesOf(clients.bulkStreams.streamJobErrors({ principal, job_id: job.id }), (p) => p.errors),
     (e) => ({ row: e.row, error: e.error }),
   );
 }
@@ -271,7 +271,7 @@ export default async function jobRoutes(app: FastifyInstance, { clients }: Route
       const { jobId: id, type } = request.params;
       // The file streams from the bulk service as it is made (ExportJobStream): its first
       // message names it (and fails before any byte for an unknown job), the rest are bytes.
-      const stream = clients.bulkStream('exportJobStream', {
+      const stream = clients.bulkStreams.exportJobStream({
         principal: principalOf(request),
         job_id: id,
         format: type,

@@ -4,22 +4,16 @@
 // redirects into the app.
 import { HallmarkError } from '@hallmark/kit';
 import type { FastifyInstance } from 'fastify';
-import { html, unsafeRaw } from '../../pages/html.js';
+import { html } from '../../pages/html.js';
 import { pageShell, sendPage } from '../../pages/shell.js';
 import { principalOf, type RouteDeps } from '../shared.js';
 import { ERRORS, PUBLIC, SESSION, shopSchema, TAGS } from './common.js';
-
-const STYLE = unsafeRaw(
-  'body{margin:0;font:16px/1.45 system-ui,sans-serif;color:#1b1f24;background:#f4f5f7}main{max-width:40rem;margin:0 auto;padding:1rem}' +
-    'header{font-weight:700;color:#555;text-transform:uppercase;font-size:.85rem}.card{background:#fff;border-radius:12px;padding:1rem}',
-);
 
 function refusedPage(message: string): string {
   return pageShell({
     title: 'Install not completed',
     heading: 'Hallmark · Platform install',
     footer: 'Start the install again from your Hallmark account.',
-    style: STYLE,
     body: html`<div class="card">
       <h1>The install was not completed</h1>
       <p>${message}</p>

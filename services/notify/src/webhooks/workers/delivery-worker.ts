@@ -3,7 +3,7 @@
 // POSTs it and records the outcome. State lives in PostgreSQL only: a restart picks up
 // every pending attempt at its persisted time; an attempt cut short by a crash is retried
 // as the next attempt once its lease runs out. Woken by NOTIFY on new work, else polls.
-import { counter, gaugeFrom, histogram, type Logger, type Pool, type PoolClient } from '@hallmark/kit';
+import { counter, gaugeFrom, histogram, PgListener, type Logger, type Pool } from '@hallmark/kit';
 import type { Claim, DeliveriesStore, Outcome } from '../deliveries-store.js';
 import { WAKE_CHANNEL } from '../deliveries-store.js';
 import { nextAfter } from '../domain/schedule.js';
@@ -29,7 +29,7 @@ export class DeliveryWorker {
   private wake: (() => void) | null = null;
   /** Set by a NOTIFY that arrived while the loop was busy, so it is not lost. */
   private woken = false;
-  private listener: PoolClient | null = null;
+  private readonly listener: PgListener;
   private readonly concurrency: number;
   private readonly leaseMs: number;
   private readonly pollIntervalMs: number;
@@ -50,7 +50,7 @@ export class DeliveryWorker {
   );
 
   constructor(
-    private readonly pool: Pool,
+    pool: Pool,
     private readonly deliveries: DeliveriesStore,
     private readonly sender: WebhookSender,
     private readonly log: Logger,
@@ -59,6 +59,7 @@ export class DeliveryWorker {
     this.concurrency = opts.concurrency ?? 64;
     this.leaseMs = opts.leaseMs ?? (opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS) + 15_000;
     this.pollIntervalMs = opts.pollIntervalMs ?? 1000;
+    this.listener = new PgListener({ pool, channel: WAKE_CHANNEL, log, onNotify: () => this.poke() });
   }
 
   async start(): Promise<void> {
@@ -76,7 +77,7 @@ export class DeliveryWorker {
       },
       { shared: true },
     );
-    await this.listen().catch((err) => this.log.warn({ err }, 'webhook worker: LISTEN failed; polling'));
+    await this.listener.start();
     this.loopDone = this.loop();
   }
 
@@ -87,32 +88,7 @@ export class DeliveryWorker {
     this.wake?.();
     await this.loopDone;
     await Promise.allSettled([...this.inFlight]);
-    const listener = this.listener;
-    if (listener) {
-      this.listener = null; // from here on an error event on it is not ours to handle
-      await listener.query(`UNLISTEN ${WAKE_CHANNEL}`).catch(() => undefined);
-      listener.release();
-    }
-  }
-
-  private async listen(): Promise<void> {
-    const client = await this.pool.connect();
-    client.on('notification', () => this.poke());
-    client.on('error', () => {
-      // The connection broke (database restart): poll until a new LISTEN succeeds. Only the
-      // current listener is ours to release: stop() may have released it already, and a
-      // second release throws from pg-pool.
-      if (this.listener !== client) return;
-      this.listener = null;
-      client.release(true);
-    });
-    try {
-      await client.query(`LISTEN ${WAKE_CHANNEL}`);
-    } catch (err) {
-      client.release(true);
-      throw err;
-    }
-    this.listener = client;
+    await this.listener.stop();
   }
 
   private async loop(): Promise<void> {
@@ -121,7 +97,6 @@ export class DeliveryWorker {
       const free = this.concurrency - this.inFlight.size;
       if (free > 0) {
         try {
-          if (!this.listener) await this.listen().catch(() => undefined);
           const claims = await this.deliveries.claimDue(free, this.leaseMs);
           claimed = claims.length;
           for (const c of claims) this.track(this.attempt(c));

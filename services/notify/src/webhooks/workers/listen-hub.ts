@@ -4,7 +4,7 @@
 // the worker hears, else polls; refreshes the session's heartbeat; ends the session when its
 // stream goes. A sweep (every replica) ends sessions whose process died and fails what they
 // still had pending, so nothing waits for a listener that will not come.
-import type { Logger, Pool, PoolClient } from '@hallmark/kit';
+import { PgListener, type Logger, type Pool } from '@hallmark/kit';
 import type { DeliveriesStore } from '../deliveries-store.js';
 import { WAKE_CHANNEL } from '../deliveries-store.js';
 import { isVersionedType } from '../domain/events.js';
@@ -30,7 +30,8 @@ export interface HubOptions {
 export class ListenHub {
   private readonly wakers = new Set<() => void>();
   private readonly open = new Map<string, AbortController>();
-  private listener: PoolClient | null = null;
+  /** Held while this process serves a session: the NOTIFY of new work wakes every session. */
+  private listener: PgListener | null = null;
   private sweeper: NodeJS.Timeout | null = null;
   private readonly pollIntervalMs: number;
   private readonly heartbeatMs: number;
@@ -74,7 +75,7 @@ export class ListenHub {
     const stop = () => local.abort();
     signal.addEventListener('abort', stop);
     this.open.set(sessionId, local);
-    await this.listen().catch((err) => this.log.warn({ err }, 'listen hub: LISTEN failed; polling'));
+    await this.listen();
     let lastBeat = Date.now();
     try {
       while (!local.signal.aborted) {
@@ -131,32 +132,21 @@ export class ListenHub {
     });
   }
 
-  private async listen(): Promise<void> {
-    if (this.listener) return;
-    const client = await this.pool.connect();
-    client.on('notification', () => {
-      for (const wake of [...this.wakers]) wake();
+  private listen(): Promise<void> {
+    this.listener ??= new PgListener({
+      pool: this.pool,
+      channel: WAKE_CHANNEL,
+      log: this.log,
+      onNotify: () => {
+        for (const wake of [...this.wakers]) wake();
+      },
     });
-    client.on('error', () => {
-      if (this.listener !== client) return;
-      this.listener = null;
-      client.release(true);
-    });
-    try {
-      await client.query(`LISTEN ${WAKE_CHANNEL}`);
-    } catch (err) {
-      client.release(true);
-      throw err;
-    }
-    if (this.listener) client.release();
-    else this.listener = client;
+    return this.listener.start();
   }
 
   private async release(): Promise<void> {
     const listener = this.listener;
-    if (!listener) return;
     this.listener = null;
-    await listener.query(`UNLISTEN ${WAKE_CHANNEL}`).catch(() => undefined);
-    listener.release();
+    await listener?.stop();
   }
 }
