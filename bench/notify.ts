@@ -219,7 +219,18 @@ export async function benchNotify(): Promise<void> {
         enterpriseId,
         livemode: true,
         data: {
-          object: { id: newId('transaction'), type: 'voucher_redemption', amount: 150, currency: 'USD' },
+          // The spec's Transaction, whole: the outbox checks every event against its contract.
+          object: {
+            id: newId('transaction'),
+            type: 'voucher_redemption',
+            amount: 150,
+            currency: 'USD',
+            status: 'completed',
+            user_id: 'user_bench',
+            description: 'bench redemption',
+            metadata: {},
+            created_at: new Date().toISOString(),
+          },
         },
       }));
       const envelopes = await transaction(prod, (tx) => recordEvents(tx, source, inputs));
