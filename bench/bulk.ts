@@ -18,8 +18,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { JsonRpcProvider } from 'ethers';
 import { parseCsv } from '../services/bulk/src/domain/csv.js';
+import { sized, verdict } from './lib.js';
 
-const ROWS = 50_000;
+const ROWS = sized(50_000, 100);
+/** The small job whose peak RSS the big job's is compared with. */
+const SMALL = sized(1_000, 20);
+const n = (x: number) => x.toLocaleString('en');
 
 const PARTS = new Set((process.env.BENCH_BULK_PARTS ?? 'parse,jobs,results').split(',').map((p) => p.trim()));
 
@@ -180,23 +184,27 @@ async function benchResults(
   console.log(
     `\n${ROWS.toLocaleString()}-item order job end to end (gateway → bulk → Restate → certificates → anvil):`,
   );
-  console.log(`  time                          ${seconds.toFixed(1)} s (goal ≤ 120 s)`);
+  console.log(
+    `  time                          ${seconds.toFixed(1)} s (goal ≤ 120 s: ${verdict(seconds <= 120)})`,
+  );
   console.log(`  throughput                    ${Math.round(ROWS / seconds).toLocaleString()} items/s`);
   console.log(`  gas per certificate           ${Math.round(gas).toLocaleString()} (mint transactions only)`);
   console.log(`\nbulk process peak RSS:`);
-  console.log(`  50,000-item job               ${bigPeak.toFixed(0)} MB`);
+  console.log(`  ${`${n(ROWS)}-item job`.padEnd(30)}${bigPeak.toFixed(0)} MB`);
   if (jobPeaks) {
     const growth = Math.max(bigPeak, jobPeaks.uploadPeak) - jobPeaks.smallPeak;
-    console.log(`  growth 1,000 → 50,000         ${growth.toFixed(0)} MB (goal ≤ 100 MB)`);
+    console.log(
+      `  ${`growth ${n(SMALL)} → ${n(ROWS)}`.padEnd(30)}${growth.toFixed(0)} MB (goal ≤ 100 MB: ${verdict(growth <= 100)})`,
+    );
   }
   // A read's peak can sit below the process before it (a collection in between): signed.
   const growth30 = (peak: number) => {
     const d = peak - beforeRead;
-    return `${d < 0 ? '-' : '+'}${Math.abs(d).toFixed(0)} MB (goal ≤ +30 MB: ${d <= 30 ? 'met' : 'NOT met'})`;
+    return `${d < 0 ? '-' : '+'}${Math.abs(d).toFixed(0)} MB (goal ≤ +30 MB: ${verdict(d <= 30)})`;
   };
   console.log(`  before reading the results    ${beforeRead.toFixed(0)} MB`);
   console.log(
-    `  reading all 50,000 results    ${readPeak.toFixed(0)} MB, ${growth30(readPeak)} ` +
+    `  ${`reading all ${n(ROWS)} results`.padEnd(30)}${readPeak.toFixed(0)} MB, ${growth30(readPeak)} ` +
       `(GET ?vouchers=all: ${job.results.vouchers.length.toLocaleString()} vouchers streamed page by page)`,
   );
   console.log(
@@ -234,7 +242,7 @@ async function benchJobs(): Promise<void> {
       let bulkPid = await freshBulk();
       const idle = rssSampler(bulkPid).stop();
       const small = rssSampler(bulkPid);
-      await runOrderJob(stack, auth, 1_000, `${images.url}/small.png`);
+      await runOrderJob(stack, auth, SMALL, `${images.url}/small.png`);
       const smallPeak = small.stop();
 
       bulkPid = await freshBulk();
@@ -253,8 +261,8 @@ async function benchJobs(): Promise<void> {
       await waitForJob(stack, auth, created.data.jobId);
       const uploadPeak = upload.stop();
       console.log(`\nbulk process peak RSS (idle ${idle.toFixed(0)} MB):`);
-      console.log(`  1,000-item job                ${smallPeak.toFixed(0)} MB`);
-      console.log(`  50,000-row CSV upload         ${uploadPeak.toFixed(0)} MB`);
+      console.log(`  ${`${n(SMALL)}-item job`.padEnd(30)}${smallPeak.toFixed(0)} MB`);
+      console.log(`  ${`${n(ROWS)}-row CSV upload`.padEnd(30)}${uploadPeak.toFixed(0)} MB`);
       jobPeaks = { smallPeak, uploadPeak };
     }
     if (PARTS.has('results')) await benchResults(stack, auth, images.url, freshBulk, jobPeaks);

@@ -20,12 +20,22 @@ import { createGrpcClient, serviceDatabaseUrl, sha256Hex } from '@hallmark/kit';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import Fastify from 'fastify';
 import os from 'node:os';
-import { cpuPerRequest, load, loadWithKeys, percentile, table, unintendedNon2xx } from './lib.js';
+import {
+  cpuPerRequest,
+  load,
+  loadSeconds,
+  loadWithKeys,
+  percentile,
+  sized,
+  table,
+  unintendedNon2xx,
+  verdict,
+} from './lib.js';
 
 /** Keys the keyed cases spread over: ≥ 3× the rate the keyed cases reach ÷ 100 per key per second. */
-const KEYS = Number(process.env.BENCH_GATEWAY_KEYS ?? 150);
+const KEYS = Number(process.env.BENCH_GATEWAY_KEYS ?? sized(150, 5));
 /** Alternating rounds of the public and the keyed route per limiter. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? sized(5, 1));
 
 async function issueKeys(stack: Awaited<ReturnType<typeof startTestStack>>, session: string, n: number) {
   const keys: { id: string; key: string }[] = [];
@@ -103,7 +113,7 @@ export async function benchGateway(): Promise<void> {
     // The auth cost: the public and the keyed route of one gateway, alternating for ROUNDS
     // short rounds (on a shared machine either side's speed drifts within seconds); the
     // median of the rounds' ratios is the measurement.
-    const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+    const seconds = loadSeconds(undefined, 3);
     // CPU per request of this process (the in-process gateway and the generator, printed as
     // "load generator"), the keys service and its database's backends: usage batches (a few
     // a second) and the verification each key needs once per HALLMARK_KEY_CACHE_TTL_MS (KEYS
@@ -163,7 +173,7 @@ export async function benchGateway(): Promise<void> {
       const non2xx = rows.filter((r) => r.name.startsWith(label)).reduce((n, r) => n + r.non2xx, 0);
       console.log(
         `authentication + rate limiting cost, ${label}: median ${cost.toFixed(1)}% of throughput ` +
-          `(rounds: ${range}; goal ≤ 10%: ${cost <= 10 ? 'met' : 'NOT met'}); non-2xx ${non2xx}` +
+          `(rounds: ${range}; goal ≤ 10%: ${verdict(cost <= 10)}); non-2xx ${non2xx}` +
           (bad.some((r) => r.name.startsWith(label)) ? ' — INVALID: refusals, not authentication' : ''),
       );
     }
@@ -181,15 +191,16 @@ export async function benchGateway(): Promise<void> {
     const verifier = new KeyVerifier(keys.api, 60_000);
     await verifier.verify(key);
     const samples: number[] = [];
-    for (let i = 0; i < 100_000; i++) {
+    const verifications = sized(100_000, 1_000);
+    for (let i = 0; i < verifications; i++) {
       const t = process.hrtime.bigint();
       await verifier.verify(key);
       samples.push(Number(process.hrtime.bigint() - t) / 1000);
     }
     samples.sort((a, b) => a - b);
     const t0 = process.hrtime.bigint();
-    for (let i = 0; i < 100_000; i++) sha256Hex(key);
-    const hashUs = Number(process.hrtime.bigint() - t0) / 1000 / 100_000;
+    for (let i = 0; i < verifications; i++) sha256Hex(key);
+    const hashUs = Number(process.hrtime.bigint() - t0) / 1000 / verifications;
     console.log(
       `key verification, warm cache: p50 ${percentile(samples, 50).toFixed(2)} µs, p99 ${percentile(samples, 99).toFixed(2)} µs ` +
         `(baseline: one SHA-256 of the key ${hashUs.toFixed(2)} µs)`,

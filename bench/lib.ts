@@ -7,6 +7,24 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { Client } from 'undici';
 
+/**
+ * Smoke mode (`pnpm bench --smoke`, or HALLMARK_BENCH_SMOKE=1): every bench runs end to end
+ * with small counts and short loads and judges no goal, so CI proves each one still runs
+ * (test/bench/smoke.test.ts) without measuring anything on a shared machine.
+ */
+export const SMOKE = process.env.HALLMARK_BENCH_SMOKE === '1';
+
+/** A count or duration: the measured run's, or the smoke run's. */
+export const sized = <T>(full: T, smoke: T): T => (SMOKE ? smoke : full);
+
+/** A goal's verdict as the benches print it; in smoke mode no goal is judged. */
+export const verdict = (met: boolean, missed = 'NOT met'): string =>
+  SMOKE ? 'not judged (smoke)' : met ? 'met' : missed;
+
+/** Seconds a load runs: as the bench asks, else BENCH_SECONDS, else `full`; 1 in smoke mode. */
+export const loadSeconds = (asked: number | undefined, full = 5): number =>
+  SMOKE ? 1 : (asked ?? Number(process.env.BENCH_SECONDS ?? full));
+
 export interface LoadResult {
   name: string;
   rps: number;
@@ -36,7 +54,7 @@ export async function load(
     headers: opts.headers,
     body: opts.body,
     connections: opts.connections ?? 32,
-    duration: opts.seconds ?? Number(process.env.BENCH_SECONDS ?? 5),
+    duration: loadSeconds(opts.seconds),
   });
   return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx };
 }
@@ -55,7 +73,7 @@ export async function loadWithKeys(
   const r = await autocannon({
     url,
     connections: opts.connections ?? 32,
-    duration: opts.seconds ?? Number(process.env.BENCH_SECONDS ?? 5),
+    duration: loadSeconds(opts.seconds),
     requests: [
       {
         method: 'GET',
@@ -146,7 +164,7 @@ export async function loadSpread(
   const ok = (status: number) =>
     opts.expectStatus === undefined ? status >= 200 && status <= 299 : status === opts.expectStatus;
   const t0 = performance.now();
-  const end = t0 + 1000 * (opts.seconds ?? Number(process.env.BENCH_SECONDS ?? 5));
+  const end = t0 + 1000 * loadSeconds(opts.seconds);
   const worker = async () => {
     while (performance.now() < end) {
       const client = new Client(target.origin, { localAddress: freshLoopbackAddress(), pipelining: 1 });

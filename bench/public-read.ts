@@ -27,9 +27,9 @@ import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certi
 import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { cpuPerRequest, load, loadSpread, table, type LoadResult } from './lib.js';
+import { cpuPerRequest, load, loadSpread, sized, table, verdict, type LoadResult } from './lib.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? sized(3, 1));
 
 /** Mints one certificate and waits until the gateway shows it minted; returns its path and body. */
 async function mintedCertificate(stack: TestStack): Promise<{ route: string; body: unknown }> {
@@ -197,7 +197,7 @@ export async function benchPublicRead(): Promise<void> {
       for (const [i, p] of paths.entries()) {
         if (i === 0) continue;
         const m = median(ratios[i]!);
-        const goal = i === 1 ? ` (goal ≥ 1.0×: ${m >= 1 ? 'met' : 'NOT met'})` : '';
+        const goal = i === 1 ? ` (goal ≥ 1.0×: ${verdict(m >= 1)})` : '';
         console.log(
           `${p.name} ÷ bare Fastify + pg, per round: ${ratios[i]!.map((r) => r.toFixed(2)).join(', ')}; ` +
             `median ${m.toFixed(2)}×${goal}`,
@@ -207,8 +207,10 @@ export async function benchPublicRead(): Promise<void> {
         `cache hit rate, warm rounds: ${((100 * warm.hits) / warm.count).toFixed(2)}% of ${warm.count} reads ` +
           `(X-Cache: hit; the entry's TTL is 10 s, so it is refilled about once per 10 s)`,
       );
-      if (unintended > 0)
+      if (unintended > 0) {
         console.log(`!!! ${unintended} unexpected statuses in the measured rounds (see non2xx)`);
+        process.exitCode = 1;
+      }
       const [seqBare, seqWarm, seqCold] = sequential;
       console.log(
         `one connection, p50: bare ${seqBare!.p50.toFixed(2)} ms, gateway warm ${seqWarm!.p50.toFixed(2)} ms, ` +

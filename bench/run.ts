@@ -1,24 +1,23 @@
-// `pnpm bench [name…]`: runs the benchmarks (all by default) and prints their ratios.
-import { benchGateway } from './gateway.js';
-import { benchContractGas } from './contract-gas.js';
-import { benchVouchers } from './vouchers.js';
-import { benchNotify } from './notify.js';
-import { benchPublicRead } from './public-read.js';
-import { benchBulk } from './bulk.js';
+// `pnpm bench [--smoke] [name…]`: runs the benchmarks (all by default) and prints their ratios.
+// `--smoke` (or HALLMARK_BENCH_SMOKE=1) runs each with small counts and judges no goal; CI runs
+// it (test/bench/) so a bench that no longer runs fails the build.
+import { BENCHES } from './benches.js';
 
-const benches: Record<string, () => Promise<void>> = {
-  gateway: benchGateway,
-  'contract-gas': benchContractGas,
-  vouchers: benchVouchers,
-  notify: benchNotify,
-  'public-read': benchPublicRead,
-  bulk: benchBulk,
-};
+const args = process.argv.slice(2);
+if (args.includes('--smoke')) process.env.HALLMARK_BENCH_SMOKE = '1';
+const smoke = process.env.HALLMARK_BENCH_SMOKE === '1';
+const wanted = args.filter((a) => a !== '--smoke');
 
-const wanted = process.argv.slice(2);
-for (const [name, run] of Object.entries(benches)) {
-  if (wanted.length > 0 && !wanted.includes(name)) continue;
-  console.log(`\n### bench: ${name}`);
-  await run();
+const unknown = wanted.filter((name) => !(name in BENCHES));
+if (unknown.length > 0) {
+  console.error(`unknown bench: ${unknown.join(', ')} (benches: ${Object.keys(BENCHES).join(', ')})`);
+  process.exit(2);
 }
-process.exit(process.exitCode ?? 0); // a bench with unintended non-2xx sets 1
+for (const [name, run] of Object.entries(BENCHES)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  console.log(`\n### bench: ${name}${smoke ? ' (smoke: small counts, no goals judged)' : ''}`);
+  const started = performance.now();
+  await run();
+  console.log(`### bench ${name} done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+process.exit(process.exitCode ?? 0); // a bench with unintended non-2xx, lost deliveries or over-redemption sets 1

@@ -24,13 +24,25 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { backendsOf, cpuMs, percentile, table, unintendedNon2xx, type LoadResult } from './lib.js';
+import {
+  backendsOf,
+  cpuMs,
+  percentile,
+  sized,
+  table,
+  unintendedNon2xx,
+  verdict,
+  type LoadResult,
+} from './lib.js';
 
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const REQUESTS = Number(process.env.BENCH_VOUCHER_REQUESTS ?? 5_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? sized(32, 8));
+const REQUESTS = Number(process.env.BENCH_VOUCHER_REQUESTS ?? sized(5_000, 200));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? sized(3, 1));
 /** Redemptions per key in the measured run: under the group's 200/min with room to spare. */
 const PER_KEY = 150;
+/** The race: this many concurrent redeems of a voucher with max_uses RACE_MAX. */
+const RACE = sized(1_000, 100);
+const RACE_MAX = sized(100, 10);
 
 const BASELINE_SQL = `UPDATE vouchers SET times_used = times_used + 1
   WHERE id = $1 AND status = 'active' AND (max_uses IS NULL OR times_used < max_uses)
@@ -284,7 +296,7 @@ export async function benchVouchers(): Promise<void> {
   try {
     const session = await stack.token({ ent: newId('enterprise') });
     const warmRequests = Math.min(2_000, REQUESTS);
-    const raceKeysN = 20; // 50 racing requests per key
+    const raceKeysN = RACE / 50; // 50 racing requests per key
     const perRoundKeysN = Math.ceil(REQUESTS / PER_KEY);
     const warmKeysN = Math.ceil(warmRequests / PER_KEY);
     const keys = await issueKeys(stack, session, 1 + warmKeysN + ROUNDS * perRoundKeysN + raceKeysN);
@@ -358,7 +370,7 @@ redemptions/s through the gateway ÷ bare UPDATE, per round: ${ratios.map((r) =>
     console.log(
       `redemptions/s through the gateway ÷ fair baseline (same durable work), per round: ` +
         `${fairRatios.map((r) => r.toFixed(2)).join(', ')}; median ${fairRatio.toFixed(2)}× ` +
-        `(goal ≥ 0.6×: ${fairRatio >= 0.6 ? 'met' : 'NOT met'}); gateway non-2xx ${gatewayNon2xx}; ` +
+        `(goal ≥ 0.6×: ${verdict(fairRatio >= 0.6)}); gateway non-2xx ${gatewayNon2xx}; ` +
         `gateway p99 median ${median(p99s).toFixed(0)} ms`,
     );
     console.log(`last round, gateway path: ${cpu}`);
@@ -369,16 +381,16 @@ redemptions/s through the gateway ÷ bare UPDATE, per round: ${ratios.map((r) =>
       `check: voucher times_used ${after.body.times_used} ${after.body.times_used === sent ? '=' : '≠'} ${sent} redemptions sent`,
     );
 
-    // The race: 1,000 concurrent redeems (distinct orders) of a voucher with max_uses 100.
+    // The race: RACE concurrent redeems (distinct orders) of a voucher with max_uses RACE_MAX.
     const racer = await createVoucher(stack, admin, {
       code: 'BENCHRACE',
       type: 'fixed_amount',
       value: 500,
-      max_uses: 100,
+      max_uses: RACE_MAX,
     });
     const t0 = performance.now();
     const replies = await Promise.all(
-      Array.from({ length: 1_000 }, (_, i) =>
+      Array.from({ length: RACE }, (_, i) =>
         stack.call('POST', '/api/v1/vouchers/redeem', {
           auth: raceKeys[i % raceKeys.length],
           body: { code: racer.code, order_id: `race-${i}`, amount: 1999 },
@@ -402,14 +414,15 @@ redemptions/s through the gateway ÷ bare UPDATE, per round: ${ratios.map((r) =>
     const succeeded = tally['200'] ?? 0;
     const timesUsed = Number(rows[0]!.times_used);
     const stored = Number(rows[0]!.redemptions);
-    const over = Math.max(0, succeeded - 100, timesUsed - 100, stored - 100);
+    const over = Math.max(0, succeeded - RACE_MAX, timesUsed - RACE_MAX, stored - RACE_MAX);
     console.log(
-      `\nrace through the gateway: 1,000 concurrent redeems (distinct orders, ${raceKeys.length} keys) of max_uses 100 ` +
+      `\nrace through the gateway: ${RACE.toLocaleString('en')} concurrent redeems (distinct orders, ${raceKeys.length} keys) of max_uses ${RACE_MAX} ` +
         `in ${raceMs.toFixed(0)} ms → ${JSON.stringify(tally)}; times_used ${timesUsed}, redemption rows ${stored}`,
     );
     console.log(
-      `over-redemption: ${over}${over === 0 && succeeded === 100 ? ' (exactly 100 succeeded)' : ''}`,
+      `over-redemption: ${over}${over === 0 && succeeded === RACE_MAX ? ` (exactly ${RACE_MAX} succeeded)` : ''}`,
     );
+    if (over > 0) process.exitCode = 1; // a correctness failure, in smoke runs too
   } finally {
     await stack.close();
   }
