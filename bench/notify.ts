@@ -5,7 +5,8 @@
 //  2. the real path, in-process: a producer database committing events through the kit
 //     outbox (`recordEvents` + `OutboxRelay`) onto JetStream, notify's webhooks half (its
 //     own database, the durable fan-out consumer, the delivery worker with a guarded agent
-//     trusting the CA) and K endpoints of one enterprise subscribed to the event type:
+//     trusting the CA; HALLMARK_WEBHOOK_ENDPOINT_CONCURRENCY per endpoint, default the
+//     worker's) and K endpoints of one enterprise subscribed to the event type:
 //     a. burst — M events committed as fast as the producer can (transactions of
 //        BENCH_NOTIFY_TX_EVENTS events), deliveries/s = M·K ÷ (last receipt − first commit);
 //     b. paced — events committed at the goal rate (1,000 deliveries/s ÷ K events/s) for
@@ -39,6 +40,7 @@ import path from 'node:path';
 import { Agent, request } from 'undici';
 import { versionedHeaders } from '../services/notify/src/webhooks/domain/signing.js';
 import { createWebhooks } from '../services/notify/src/webhooks/index.js';
+import { DEFAULT_PER_ENDPOINT } from '../services/notify/src/webhooks/workers/delivery-worker.js';
 import {
   makeCertificate,
   TEST_ENCRYPTION_KEY,
@@ -51,6 +53,8 @@ const DELIVERIES = Number(process.env.BENCH_NOTIFY_DELIVERIES ?? sized(10_000, 1
 const TX_EVENTS = Number(process.env.BENCH_NOTIFY_TX_EVENTS ?? 10);
 const PACED_SECONDS = Number(process.env.BENCH_NOTIFY_PACED_SECONDS ?? sized(5, 0.5));
 const CONCURRENCY = Number(process.env.HALLMARK_WEBHOOK_CONCURRENCY ?? 64);
+/** Attempts in flight per endpoint (the worker's default: DEFAULT_PER_ENDPOINT). */
+const PER_ENDPOINT = Number(process.env.HALLMARK_WEBHOOK_ENDPOINT_CONCURRENCY ?? DEFAULT_PER_ENDPOINT);
 const GOAL_RATE = 1_000;
 const GOAL_P99_MS = 250;
 /** Issue 31: signed deliveries of a burst ≥ 0.3× the bare signed POSTs to the same receiver. */
@@ -183,6 +187,7 @@ export async function benchNotify(): Promise<void> {
         outboundAllowHosts: '127.0.0.1',
         retryScheduleS: [60, 300, 900, 3600, 21600],
         concurrency: CONCURRENCY,
+        endpointConcurrency: PER_ENDPOINT,
         agent: (guard) => createGuardedAgent(guard, { tls: { ca: tls.cert }, connections: CONCURRENCY }),
         durable,
         filter: `hallmark.${source}.>`,
@@ -276,7 +281,7 @@ export async function benchNotify(): Promise<void> {
     await waitFor(events * ENDPOINTS, 300_000);
     const burstHits = receiver.hits.splice(0);
     const burst = summarize(
-      `notify, burst: ${events} events × ${ENDPOINTS} endpoints`,
+      `notify, burst: ${events} events × ${ENDPOINTS} endpoints (≤ ${PER_ENDPOINT} in flight each)`,
       burstHits,
       events * ENDPOINTS,
       burstStart,

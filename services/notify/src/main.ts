@@ -25,6 +25,7 @@ await runServiceMain({
       outboundAllowHosts: config.HALLMARK_OUTBOUND_ALLOW_HOSTS,
       retryScheduleS: config.HALLMARK_WEBHOOK_RETRY_SCHEDULE,
       concurrency: config.HALLMARK_WEBHOOK_CONCURRENCY,
+      endpointConcurrency: config.HALLMARK_WEBHOOK_ENDPOINT_CONCURRENCY,
       failingAfter: config.HALLMARK_WEBHOOK_FAILING_AFTER,
       disableAfter: config.HALLMARK_WEBHOOK_DISABLE_AFTER,
       maxListenSessions: config.HALLMARK_LISTEN_MAX_SESSIONS,

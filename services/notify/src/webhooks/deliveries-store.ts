@@ -137,8 +137,13 @@ export class DeliveriesStore {
    * started — all in one statement. A worker that dies mid-attempt leaves the lease to run
    * out; the next claim is then the next attempt number, so no number is ever sent twice
    * (and an attempt whose outcome was never recorded does not use up the last one).
+   *
+   * No endpoint or subscription gets more than `perTarget` attempts in flight, counted over
+   * every replica (rows whose lease runs): a target at its cap is skipped, so a slow receiver
+   * holds at most `perTarget` attempts while every other target's due rows are claimed past
+   * its backlog. Two replicas claiming in the same instant may each fill the slots left.
    */
-  async claimDue(limit: number, leaseMs: number): Promise<Claim[]> {
+  async claimDue(limit: number, leaseMs: number, perTarget: number): Promise<Claim[]> {
     const token = randomBase62(16);
     const { rows } = await this.pool.query<{
       id: string;
@@ -153,14 +158,29 @@ export class DeliveriesStore {
       previous_secret_enc: string | null;
       waited_ms: number;
     }>(
-      `WITH due AS (
-         SELECT d.id FROM webhook_deliveries d
+      `WITH busy AS (
+         SELECT COALESCE(endpoint_id, subscription_id) AS target, count(*)::int AS n
+         FROM webhook_deliveries
+         WHERE status = 'pending' AND claim_token IS NOT NULL AND next_attempt_at > now() AND session_id IS NULL
+         GROUP BY 1
+       ), candidates AS (
+         SELECT d.id, d.next_attempt_at, COALESCE(d.endpoint_id, d.subscription_id) AS target
+         FROM webhook_deliveries d
          LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
          LEFT JOIN enterprise_subscriptions s ON s.id = d.subscription_id
          WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND d.session_id IS NULL
            AND (d.endpoint_id IS NULL OR e.status <> 'disabled')
            AND (d.subscription_id IS NULL OR s.enabled)
-         ORDER BY d.next_attempt_at LIMIT $1
+           AND COALESCE(d.endpoint_id, d.subscription_id) NOT IN (SELECT target FROM busy WHERE n >= $4)
+         ORDER BY d.next_attempt_at LIMIT $1 * 4
+       ), slots AS (
+         SELECT c.id, c.next_attempt_at,
+           COALESCE(b.n, 0) + row_number() OVER (PARTITION BY c.target ORDER BY c.next_attempt_at, c.id) AS slot
+         FROM candidates c LEFT JOIN busy b ON b.target = c.target
+       ), due AS (
+         SELECT d.id FROM webhook_deliveries d JOIN slots ON slots.id = d.id
+         WHERE slots.slot <= $4 AND d.status = 'pending' AND d.next_attempt_at <= now()
+         ORDER BY slots.next_attempt_at LIMIT $1
          FOR UPDATE OF d SKIP LOCKED
        ), claimed AS (
          UPDATE webhook_deliveries d SET attempts = d.attempts + 1, claim_token = $2,
@@ -180,7 +200,7 @@ export class DeliveriesStore {
        FROM claimed c
        LEFT JOIN webhook_endpoints e ON e.id = c.endpoint_id
        LEFT JOIN enterprise_subscriptions s ON s.id = c.subscription_id`,
-      [limit, token, leaseMs],
+      [limit, token, leaseMs, perTarget],
     );
     return rows.map((r) => ({
       ...this.decryptSecrets([r.secret_enc, r.previous_secret_enc]),

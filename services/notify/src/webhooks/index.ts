@@ -35,6 +35,8 @@ export interface WebhooksSettings {
   outboundAllowHosts: string;
   retryScheduleS: number[];
   concurrency?: number;
+  /** Attempts in flight per endpoint or subscription (HALLMARK_WEBHOOK_ENDPOINT_CONCURRENCY). */
+  endpointConcurrency?: number;
   /** Test seams; production uses the defaults. */
   agent?: (guard: OutboundGuard) => Dispatcher;
   timeoutMs?: number;
@@ -79,6 +81,7 @@ export function createWebhooks(deps: { pool: Pool; bus: Bus; log: Logger }, s: W
   const worker = new DeliveryWorker(pool, deliveries, new WebhookSender(agent, s.timeoutMs), log, {
     schedule: s.retryScheduleS,
     concurrency: s.concurrency,
+    perEndpoint: s.endpointConcurrency,
     timeoutMs: s.timeoutMs,
     leaseMs: s.leaseMs,
     pollIntervalMs: s.pollIntervalMs,

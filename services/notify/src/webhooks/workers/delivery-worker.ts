@@ -3,6 +3,8 @@
 // POSTs it and records the outcome. State lives in PostgreSQL only: a restart picks up
 // every pending attempt at its persisted time; an attempt cut short by a crash is retried
 // as the next attempt once its lease runs out. Woken by NOTIFY on new work, else polls.
+// Each endpoint (or subscription) has at most `perEndpoint` attempts in flight, so a slow
+// receiver holds a few slots while the rest keep serving everyone else (the claim skips it).
 import { counter, gaugeFrom, histogram, PgListener, type Logger, type Pool } from '@hallmark/kit';
 import type { Claim, DeliveriesStore, Outcome } from '../deliveries-store.js';
 import { WAKE_CHANNEL } from '../deliveries-store.js';
@@ -15,12 +17,17 @@ export interface WorkerOptions {
   schedule: readonly number[];
   /** Attempts in flight at once per process. */
   concurrency?: number;
+  /** Attempts in flight at once per endpoint or subscription, over every replica. */
+  perEndpoint?: number;
   /** Per-attempt budget (spec: 30 s); the lease is this plus a margin. */
   timeoutMs?: number;
   /** How long a claimed attempt stays invisible to other workers (default timeout + 15 s). */
   leaseMs?: number;
   pollIntervalMs?: number;
 }
+
+/** Attempts in flight per endpoint by default (HALLMARK_WEBHOOK_ENDPOINT_CONCURRENCY). */
+export const DEFAULT_PER_ENDPOINT = 10;
 
 export class DeliveryWorker {
   private running = false;
@@ -31,6 +38,7 @@ export class DeliveryWorker {
   private woken = false;
   private readonly listener: PgListener;
   private readonly concurrency: number;
+  private readonly perEndpoint: number;
   private readonly leaseMs: number;
   private readonly pollIntervalMs: number;
   private unobserve: (() => void) | null = null;
@@ -57,6 +65,7 @@ export class DeliveryWorker {
     private readonly opts: WorkerOptions,
   ) {
     this.concurrency = opts.concurrency ?? 64;
+    this.perEndpoint = opts.perEndpoint ?? DEFAULT_PER_ENDPOINT;
     this.leaseMs = opts.leaseMs ?? (opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS) + 15_000;
     this.pollIntervalMs = opts.pollIntervalMs ?? 1000;
     this.listener = new PgListener({ pool, channel: WAKE_CHANNEL, log, onNotify: () => this.poke() });
@@ -97,15 +106,16 @@ export class DeliveryWorker {
       const free = this.concurrency - this.inFlight.size;
       if (free > 0) {
         try {
-          const claims = await this.deliveries.claimDue(free, this.leaseMs);
+          const claims = await this.deliveries.claimDue(free, this.leaseMs, this.perEndpoint);
           claimed = claims.length;
           for (const c of claims) this.track(this.attempt(c));
         } catch (err) {
           this.log.warn({ err }, 'webhook worker: claim failed; will retry');
         }
       }
-      // More may be due right away when the batch was full and slots are left.
-      if (claimed > 0 && claimed === free && this.inFlight.size < this.concurrency) continue;
+      // More may be due right away while slots are left: a claim cut short by the
+      // per-endpoint caps leaves other endpoints' rows for the next one.
+      if (claimed > 0 && this.inFlight.size < this.concurrency) continue;
       if (this.woken && this.inFlight.size < this.concurrency) {
         this.woken = false;
         continue;
@@ -131,8 +141,8 @@ export class DeliveryWorker {
     this.inFlight.add(p);
     void p.finally(() => {
       this.inFlight.delete(p);
-      // A slot freed while every slot was busy: look for more work.
-      if (this.inFlight.size === this.concurrency - 1) this.poke();
+      // A slot freed, of the process or of an endpoint at its cap: look for more work.
+      this.poke();
     });
   }
 
