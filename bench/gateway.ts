@@ -14,7 +14,7 @@
 import { startGateway } from '@hallmark/gateway/gateway';
 import { loadGatewayConfig } from '@hallmark/gateway/config';
 import { KeyVerifier } from '@hallmark/gateway/auth/key-verifier';
-import { startTestStack } from '@hallmark/e2e';
+import type { TestStack } from '@hallmark/e2e';
 import { portInUse } from '@hallmark/devstack';
 import { createGrpcClient, serviceDatabaseUrl, sha256Hex } from '@hallmark/kit';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
@@ -31,13 +31,14 @@ import {
   unintendedNon2xx,
   verdict,
 } from './lib.js';
+import { benchStack } from './stack.js';
 
 /** Keys the keyed cases spread over: ≥ 3× the rate the keyed cases reach ÷ 100 per key per second. */
 const KEYS = Number(process.env.BENCH_GATEWAY_KEYS ?? sized(150, 5));
 /** Alternating rounds of the public and the keyed route per limiter. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? sized(5, 1));
 
-async function issueKeys(stack: Awaited<ReturnType<typeof startTestStack>>, session: string, n: number) {
+async function issueKeys(stack: TestStack, session: string, n: number) {
   const keys: { id: string; key: string }[] = [];
   while (keys.length < n) {
     const res = await stack.call('POST', '/api/v1/api-keys', {
@@ -60,7 +61,7 @@ async function issueKeys(stack: Awaited<ReturnType<typeof startTestStack>>, sess
 }
 
 export async function benchGateway(): Promise<void> {
-  const stack = await startTestStack({ logLevel: 'warn' });
+  const stack = await benchStack();
   try {
     const token = await stack.token();
     const issued = await issueKeys(stack, token, KEYS);

@@ -20,7 +20,7 @@
 // requests: the limiter runs and consumes for every request but never refuses. One row also
 // loads the gateway from a single IP, to show the limiter refusing (429s) by design.
 import { freePort, spawnProcess, type ProcessHandle } from '@hallmark/devstack';
-import { startTestStack, type TestStack } from '@hallmark/e2e';
+import type { TestStack } from '@hallmark/e2e';
 import { startExtraGateway } from '@hallmark/e2e/gateway2';
 import { createGrpcClient, newId, serviceDatabaseUrl } from '@hallmark/kit';
 import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
@@ -28,6 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { cpuPerRequest, load, loadSpread, sized, table, verdict, type LoadResult } from './lib.js';
+import { benchStack } from './stack.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? sized(3, 1));
 
@@ -112,7 +113,7 @@ interface Path {
 }
 
 export async function benchPublicRead(): Promise<void> {
-  const stack = await startTestStack({ anvil: true, logLevel: 'warn' });
+  const stack = await benchStack({ anvil: true });
   try {
     const { route, body: gatewayBody } = await mintedCertificate(stack);
     const database = `${stack.prefix}_certificates`;

@@ -17,7 +17,7 @@
 // (and a production key 100 per second), so the load is spread over enough keys of one
 // enterprise that no key comes near either limit: every request still goes through key
 // verification and every rate-limit window, and a single 429 would show as non-2xx.
-import { startTestStack, type TestStack } from '@hallmark/e2e';
+import type { TestStack } from '@hallmark/e2e';
 import { newId } from '@hallmark/kit';
 import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
@@ -34,6 +34,7 @@ import {
   verdict,
   type LoadResult,
 } from './lib.js';
+import { benchStack } from './stack.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? sized(32, 8));
 const REQUESTS = Number(process.env.BENCH_VOUCHER_REQUESTS ?? sized(5_000, 200));
@@ -292,7 +293,7 @@ async function cpuPerRedemption<T extends object>(
 }
 
 export async function benchVouchers(): Promise<void> {
-  const stack = await startTestStack({ logLevel: 'warn' });
+  const stack = await benchStack();
   try {
     const session = await stack.token({ ent: newId('enterprise') });
     const warmRequests = Math.min(2_000, REQUESTS);
