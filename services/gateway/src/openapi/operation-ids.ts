@@ -39,13 +39,4 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /api/certificates/gift/revoke/{transferId}': 'revokeGift',
   'GET /claim/{token}': 'getGiftClaimPage',
   'POST /api/certificates/gift/claim/{token}': 'claimGift',
-  'POST /api/platform/auth/authorize': 'platformAuthorize',
-  'GET /api/platform/auth/callback': 'platformAuthCallback',
-  'GET /api/platform/integration/credentials': 'platformGetCredentials',
-  'POST /api/platform/integration/auto-provision': 'platformAutoProvision',
-  'POST /api/platform/webhooks/register': 'platformRegisterWebhooks',
-  'GET /api/platform/integration': 'platformGetIntegration',
-  'PATCH /api/platform/integration/settings': 'platformUpdateSettings',
-  'POST /api/platform/fulfillment/retry': 'platformRetryFulfillment',
-  'POST /api/platform/webhooks': 'platformReceiveWebhook',
 };
