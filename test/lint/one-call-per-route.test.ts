@@ -2,7 +2,8 @@
 // maps HTTP to one downstream call and the answer back. Coordinating services (ask one, then
 // another) belongs in the service that owns the resource, behind one RPC, where it can fail
 // closed and be tested with the data. This test reads the gateway's route files with the
-// TypeScript checker and names every route handler that can reach more than one call site of
+// TypeScript checker (`app.get(...)` registrations and declared endpoints, `defineEndpoint`,
+// alike) and names every route handler that can reach more than one call site of
 // a downstream client: calls made directly, through a client handed to a helper, or through
 // any function of the gateway the handler calls (followed across files). Two calls on
 // different branches count as two: list such a route below with its reason.
@@ -14,6 +15,8 @@ const root = path.resolve(import.meta.dirname, '..', '..');
 const gatewaySrc = path.join(root, 'services', 'gateway', 'src');
 const routesDir = path.join(gatewaySrc, 'routes');
 const clientsFile = path.join(gatewaySrc, 'clients.ts');
+/** Declared endpoints that break the rule on purpose: proof the reader finds such a handler. */
+const fixtureDir = path.join(root, 'test', 'lint', 'fixtures', 'one-call');
 
 /**
  * Routes allowed more than one downstream call, each with why (`<file under routes/> METHOD
@@ -47,7 +50,7 @@ function loadProgram(): ts.Program {
   const { config } = ts.readConfigFile(configPath, ts.sys.readFile);
   const parsed = ts.parseJsonConfigFileContent(config, ts.sys, root);
   const files = parsed.fileNames.filter((f) => f.startsWith(gatewaySrc + path.sep));
-  return ts.createProgram(files, parsed.options);
+  return ts.createProgram([...files, path.join(fixtureDir, 'two-calls.ts')], parsed.options);
 }
 
 const isFunctionLike = (n: ts.Node): n is ts.FunctionLikeDeclaration =>
@@ -56,10 +59,71 @@ const isFunctionLike = (n: ts.Node): n is ts.FunctionLikeDeclaration =>
   ts.isFunctionDeclaration(n) ||
   ts.isMethodDeclaration(n);
 
-/** The route handlers of one file: `app.<method>(path, [options,] handler)` and `{ handler }`. */
-function handlersOf(file: ts.SourceFile): RouteHandler[] {
-  const rel = path.relative(routesDir, file.fileName);
+const isDefineEndpoint = (node: ts.Node): node is ts.CallExpression =>
+  ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'defineEndpoint';
+
+/**
+ * The route handlers of one file: `app.<method>(path, [options,] handler)`, `app.route({ method,
+ * url, handler })` and declared endpoints, `defineEndpoint({ method, url, handler, ... })`. A
+ * declaration is read with the checker, so its method and url may be constants, its handler a
+ * named function or shorthand, and its fields spread from a shared object; `?` in a key means
+ * a part could not be read (a test below refuses that).
+ */
+function handlersOf(file: ts.SourceFile, checker: ts.TypeChecker, base = routesDir): RouteHandler[] {
+  const rel = path.relative(base, file.fileName);
   const out: RouteHandler[] = [];
+  /** The function a handler expression names: inline, or declared elsewhere. */
+  const functionOf = (expr: ts.Node | undefined): ts.Node | null => {
+    if (!expr) return null;
+    if (isFunctionLike(expr)) return expr;
+    if (!ts.isIdentifier(expr)) return null;
+    let symbol = ts.isShorthandPropertyAssignment(expr.parent)
+      ? checker.getShorthandAssignmentValueSymbol(expr.parent)
+      : checker.getSymbolAtLocation(expr);
+    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+    for (const d of symbol?.declarations ?? []) {
+      const body = ts.isVariableDeclaration(d) ? d.initializer : d;
+      if (body && isFunctionLike(body)) return body;
+    }
+    return null;
+  };
+  /** The object's own properties and those of objects spread into it (`...shared`). */
+  const propertiesOf = (o: ts.ObjectLiteralExpression): ts.ObjectLiteralElementLike[] =>
+    o.properties.flatMap((p) => {
+      if (!ts.isSpreadAssignment(p)) return [p];
+      const symbol = checker.getSymbolAtLocation(p.expression);
+      const target =
+        symbol && symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+      const d = target?.declarations?.find(ts.isVariableDeclaration);
+      let init = d?.initializer;
+      while (init && (ts.isAsExpression(init) || ts.isSatisfiesExpression(init))) init = init.expression;
+      return init && ts.isObjectLiteralExpression(init) ? propertiesOf(init) : [];
+    });
+  const propIn = (props: ts.ObjectLiteralElementLike[], name: string) =>
+    props.filter((p) => p.name && ts.isIdentifier(p.name) && p.name.text === name).at(-1);
+  /** A string field: a literal, or anything the checker types as one string literal. */
+  const textOf = (p: ts.ObjectLiteralElementLike | undefined): string => {
+    if (!p) return '?';
+    const at = ts.isPropertyAssignment(p)
+      ? p.initializer
+      : ts.isShorthandPropertyAssignment(p)
+        ? p.name
+        : null;
+    if (!at) return '?';
+    if (ts.isStringLiteralLike(at)) return at.text;
+    const type = checker.getTypeAtLocation(at);
+    return type.isStringLiteral() ? type.value : '?';
+  };
+  const handlerOf = (p: ts.ObjectLiteralElementLike | undefined) =>
+    !p
+      ? null
+      : ts.isPropertyAssignment(p)
+        ? functionOf(p.initializer)
+        : ts.isShorthandPropertyAssignment(p)
+          ? functionOf(p.name)
+          : isFunctionLike(p)
+            ? p
+            : null;
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
       const method = node.expression.name.text;
@@ -70,24 +134,20 @@ function handlersOf(file: ts.SourceFile): RouteHandler[] {
         out.push({ key: `${rel} ${method.toUpperCase()} ${(first as ts.StringLiteralLike).text}`, fn: last });
       }
     }
+    const declared = isDefineEndpoint(node) && node.arguments[0];
+    const literal = declared && ts.isObjectLiteralExpression(declared) ? declared : null;
+    if (declared && !literal) out.push({ key: `${rel} ? ?`, fn: node }); // not an object: unreadable
     // app.route({ method, url, handler }) and declared endpoints alike.
-    if (ts.isObjectLiteralExpression(node)) {
-      const prop = (name: string) =>
-        node.properties.find((p) => p.name && ts.isIdentifier(p.name) && p.name.text === name);
-      const handler = prop('handler');
-      const fn =
-        handler && ts.isPropertyAssignment(handler)
-          ? handler.initializer
-          : handler && isFunctionLike(handler)
-            ? handler
-            : null;
-      if (fn && isFunctionLike(fn)) {
-        const text = (p: ts.ObjectLiteralElementLike | undefined) =>
-          p && ts.isPropertyAssignment(p) && ts.isStringLiteralLike(p.initializer) ? p.initializer.text : '?';
-        out.push({
-          key: `${rel} ${text(prop('method')).toUpperCase()} ${text(prop('url') ?? prop('path'))}`,
-          fn,
-        });
+    const object = literal ?? (ts.isObjectLiteralExpression(node) ? node : null);
+    if (object && !(literal === null && isDefineEndpoint(object.parent))) {
+      const props = propertiesOf(object);
+      const handler = propIn(props, 'handler');
+      const fn = handlerOf(handler);
+      if (fn || (literal && handler)) {
+        const method = textOf(propIn(props, 'method')).toUpperCase();
+        const url = textOf(propIn(props, 'url') ?? propIn(props, 'path'));
+        // A declaration whose handler cannot be followed is still listed, as unreadable.
+        out.push({ key: `${rel} ${method} ${fn ? url : '?'}`, fn: fn ?? object });
       }
     }
     ts.forEachChild(node, visit);
@@ -96,8 +156,8 @@ function handlersOf(file: ts.SourceFile): RouteHandler[] {
   return out;
 }
 
-/** Downstream call sites each handler can reach. */
-function downstreamCalls(program: ts.Program) {
+/** Downstream call sites each handler of the files under `dir` can reach, by route key. */
+function downstreamCalls(program: ts.Program, dir = routesDir) {
   const checker = program.getTypeChecker();
   const inGateway = (f: string) => f.startsWith(gatewaySrc + path.sep) && f !== clientsFile;
   /** A method of a generated gRPC client, or of the gateway's `Clients` (its stream wrappers). */
@@ -140,8 +200,8 @@ function downstreamCalls(program: ts.Program) {
   };
   const routes = new Map<string, string[]>();
   for (const file of program.getSourceFiles()) {
-    if (!file.fileName.startsWith(routesDir + path.sep)) continue;
-    for (const h of handlersOf(file)) {
+    if (!file.fileName.startsWith(dir + path.sep)) continue;
+    for (const h of handlersOf(file, checker, dir)) {
       const calls = [...reach(h.fn)].map((c) => {
         const where = c.getSourceFile();
         const { line } = where.getLineAndCharacterOfPosition(c.getStart());
@@ -155,12 +215,27 @@ function downstreamCalls(program: ts.Program) {
 }
 
 describe('gateway routes', () => {
-  const routes = downstreamCalls(loadProgram());
+  const program = loadProgram();
+  const routes = downstreamCalls(program);
 
   it('finds the route handlers and their downstream calls (the reader sees them at all)', () => {
     expect(routes.size).toBeGreaterThan(50);
     expect(routes.get('enterprise-profile/index.ts PUT /api/v1/enterprise/profile')).toEqual([
       expect.stringMatching(/^clients\.keys\.putEnterpriseProfile /),
+    ]);
+  });
+
+  it('reads every declared endpoint: its method, url and handler (none slips past the rule)', () => {
+    expect(routes.get('discount-vouchers/vouchers.ts GET /api/v1/vouchers/:voucher_id')).toHaveLength(1);
+    expect([...routes.keys()].filter((key) => key.includes('?'))).toEqual([]);
+  });
+
+  it('names a declared endpoint that makes two calls, however its handler, method and url are written', () => {
+    const fixture = downstreamCalls(program, fixtureDir);
+    expect([...fixture].map(([key, calls]) => [key, calls.length])).toEqual([
+      ['two-calls.ts GET /fixture/inline', 2],
+      ['two-calls.ts POST /fixture/named', 2],
+      ['two-calls.ts PUT /fixture/spread', 2],
     ]);
   });
 

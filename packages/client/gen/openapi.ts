@@ -1814,54 +1814,6 @@ export interface components {
             /** @description Any JSON value */
             value?: unknown;
         };
-        WebhookEndpoint: {
-            id: string;
-            url: string;
-            events: string[];
-            status: string;
-            description?: string | null;
-            /** @description whsec_…: in create and rotate-secret answers */
-            secret?: string;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at?: string;
-            livemode?: boolean;
-            /** Format: date-time */
-            previous_secret_expires_at?: string;
-        };
-        Delivery: {
-            id: string;
-            /** @description The endpoint (webhook_…), enterprise subscription (wh_…) or listen session (lsn_…) */
-            webhook_id?: string | null;
-            event_id?: string;
-            event_type?: string;
-            status: string;
-            /** Format: int64 */
-            attempts?: number;
-            /** Format: int64 */
-            max_attempts?: number;
-            /** Format: date-time */
-            next_attempt_at?: string | null;
-            /** Format: date-time */
-            created_at?: string;
-            /** Format: date-time */
-            delivered_at?: string | null;
-            attempt_log?: {
-                /** Format: int64 */
-                attempt: number;
-                /** Format: date-time */
-                attempted_at: string;
-                /**
-                 * Format: int64
-                 * @description The endpoint’s HTTP status; null when it did not answer
-                 */
-                status_code: number | null;
-                /** Format: int64 */
-                latency_ms: number;
-                error: string | null;
-            }[];
-        };
         Template: {
             id: string;
             name: string;
@@ -2120,6 +2072,54 @@ export interface components {
             redeemed_at?: string | null;
             /** @description True when this order had already redeemed the voucher */
             replayed?: boolean;
+        };
+        WebhookEndpoint: {
+            id: string;
+            url: string;
+            events: string[];
+            status: string;
+            description?: string | null;
+            /** @description whsec_…: in create and rotate-secret answers */
+            secret?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at?: string;
+            livemode?: boolean;
+            /** Format: date-time */
+            previous_secret_expires_at?: string;
+        };
+        Delivery: {
+            id: string;
+            /** @description The endpoint (webhook_…), enterprise subscription (wh_…) or listen session (lsn_…) */
+            webhook_id?: string | null;
+            event_id?: string;
+            event_type?: string;
+            status: string;
+            /** Format: int64 */
+            attempts?: number;
+            /** Format: int64 */
+            max_attempts?: number;
+            /** Format: date-time */
+            next_attempt_at?: string | null;
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: date-time */
+            delivered_at?: string | null;
+            attempt_log?: {
+                /** Format: int64 */
+                attempt: number;
+                /** Format: date-time */
+                attempted_at: string;
+                /**
+                 * Format: int64
+                 * @description The endpoint’s HTTP status; null when it did not answer
+                 */
+                status_code: number | null;
+                /** Format: int64 */
+                latency_ms: number;
+                error: string | null;
+            }[];
         };
     };
     responses: {
@@ -6522,7 +6522,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /** @constant */
                         success: true;
                         /** Format: uri */
                         authUrl: string;
@@ -6618,7 +6618,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /** @constant */
                         success: true;
                         credentials: {
                             /** @description ent_… */
@@ -6664,7 +6664,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /** @constant */
                         success: true;
                         credentials: {
                             /** @description ent_… */
@@ -6720,7 +6720,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /** @constant */
                         success: true;
                         shop: string;
                         topics: string[];
@@ -6763,7 +6763,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /** @constant */
                         success: true;
                         integration: {
                             shop: string;
@@ -6836,7 +6836,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /** @constant */
                         success: true;
                         integration: {
                             shop: string;
@@ -6910,7 +6910,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /** @constant */
                         success: true;
                         fulfillment: {
                             shop?: string;
@@ -6968,7 +6968,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /** @constant */
                         success: true;
                         duplicate: boolean;
                     };

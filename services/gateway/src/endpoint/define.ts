@@ -5,7 +5,13 @@
 // declaration in the route's config, where the route catalogue hands it to the OpenAPI
 // document (operationId, success responses, resource components: openapi/finish.ts).
 import type { Static, TSchema } from '@sinclair/typebox';
-import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyContextConfig,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  RouteOptions,
+} from 'fastify';
 import type { RouteDeps } from '../routes/shared.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -15,12 +21,18 @@ export interface EndpointResponse {
   description: string;
   /** The JSON answer: serialised with it (fields it does not name are not sent). */
   schema?: TSchema;
-  /** A non-JSON answer (a file, a page): documented as binary of this type, not serialised. */
+  /**
+   * A non-JSON answer (a file, a page): documented as binary of this type (or as `schema`, when
+   * given), never serialised. Neither field: an answer without a body (a redirect).
+   */
   contentType?: string;
 }
 
 /** What routes put in `config`: who may call (plugins/auth.ts) and how often (rate-limit.ts). */
 export type Access = Pick<FastifyContextConfig, 'auth' | 'scope' | 'rateGroup' | 'rateGroupFor'>;
+
+/** By status: `200`, `302`, or a class (`'4XX'`) for an answer the endpoint writes itself. */
+type Responses = Record<number | string, EndpointResponse>;
 
 type In<T> = T extends TSchema ? Static<T> : undefined;
 type Out<R> = {
@@ -36,7 +48,7 @@ export interface Endpoint<
   P extends Maybe = Maybe,
   Q extends Maybe = Maybe,
   B extends Maybe = Maybe,
-  R extends Record<number, EndpointResponse> = Record<number, EndpointResponse>,
+  R extends Responses = Responses,
 > {
   method: Method;
   /** Fastify form: `/api/v1/vouchers/:voucher_id`. */
@@ -52,6 +64,12 @@ export interface Endpoint<
   params?: P;
   querystring?: Q;
   body?: B;
+  /** Request headers, documented and validated (no handler typing: read them as strings). */
+  headers?: TSchema;
+  /** A body limit of its own (bytes), for the rare endpoint that takes more than the default. */
+  bodyLimit?: number;
+  /** Answers this endpoint's errors itself (a page for a browser, not the JSON envelope). */
+  errorHandler?: RouteOptions['errorHandler'];
   /**
    * Answers by status. The first 2xx is the status set before the handler runs; a handler
    * answering another declared one sets it on `ctx.reply`.
@@ -68,7 +86,7 @@ export function defineEndpoint<
   P extends Maybe = undefined,
   Q extends Maybe = undefined,
   B extends Maybe = undefined,
-  R extends Record<number, EndpointResponse> = Record<number, EndpointResponse>,
+  R extends Responses = Responses,
 >(endpoint: Endpoint<P, Q, B, R>): Endpoint {
   if (!endpoint.hidden && !endpoint.operationId)
     throw new Error(`${endpoint.method} ${endpoint.url}: an operationId is required`);
@@ -92,13 +110,14 @@ export function registerEndpoints(app: FastifyInstance, deps: RouteDeps, endpoin
     const success = Number(statuses.find((s) => s.startsWith('2')) ?? 200);
     const response = Object.fromEntries(
       Object.entries<EndpointResponse>(endpoint.responses)
-        .filter(([, r]) => r.schema)
+        .filter(([, r]) => r.schema && !r.contentType)
         .map(([status, r]) => [status, r.schema]),
     );
     app.route({
       method: endpoint.method,
       url: endpoint.url,
       config: { ...endpoint.access, endpoint },
+      ...defined({ bodyLimit: endpoint.bodyLimit, errorHandler: endpoint.errorHandler }),
       schema: defined({
         hide: endpoint.hidden,
         tags: endpoint.tags,
@@ -107,6 +126,7 @@ export function registerEndpoints(app: FastifyInstance, deps: RouteDeps, endpoin
         params: endpoint.params,
         querystring: endpoint.querystring,
         body: endpoint.body,
+        headers: endpoint.headers,
         response: Object.keys(response).length ? response : undefined,
       }),
       handler: async (request, reply) => {

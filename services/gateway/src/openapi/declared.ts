@@ -17,9 +17,15 @@ export function declaredResponses(endpoint: Endpoint): [string, Json][] {
     status,
     {
       description: r.description,
-      content: r.contentType
-        ? binaryContent(r.contentType)
-        : { 'application/json': { schema: documented(r.schema, false) } },
+      ...(r.contentType
+        ? {
+            content: r.schema
+              ? { [r.contentType]: { schema: documented(r.schema, false) } }
+              : binaryContent(r.contentType),
+          }
+        : r.schema
+          ? { content: { 'application/json': { schema: documented(r.schema, false) } } }
+          : {}),
     },
   ]);
 }

@@ -77,9 +77,11 @@ function successResponses(key: string, entry: CatalogEntry | undefined): [string
   ];
 }
 
-function errorStatuses(path: string, method: string, entry: CatalogEntry | undefined): string[] {
+function errorStatuses(key: string, path: string, method: string, entry: CatalogEntry | undefined): string[] {
   const out = ['400'];
   if ((entry?.auth ?? 'public') !== 'public') out.push('401', '403');
+  // A public route the caller signs refuses a wrong signature.
+  else if (SIGNED_BY_CALLER[key]) out.push('401');
   out.push('404');
   if (path.includes('{')) out.push('414');
   // A write can meet the object's state: a conflict (409: a code or key that exists, a job
@@ -136,7 +138,7 @@ export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Jso
       }
       for (const [status, response] of Object.entries<Json>(responses))
         if (/^[24]/.test(status) && !response.$ref) responses[status] = withRateHeaders(response);
-      for (const status of errorStatuses(path, method, entry))
+      for (const status of errorStatuses(key, path, method, entry))
         responses[status] ??= { $ref: `#/components/responses/${responseName(surface, status)}` };
       op.responses = responses;
     }

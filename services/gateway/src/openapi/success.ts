@@ -23,31 +23,6 @@ export const SUCCESS: Record<string, Success> = {
   ...SUCCESS_V1,
   ...SUCCESS_CERTIFICATES,
   ...SUCCESS_BULK,
-  'POST /api/v1/webhooks': {
-    status: '201',
-    description: 'The endpoint, with its signing secret',
-    schema: ref('WebhookEndpoint'),
-  },
-  'GET /api/v1/webhooks/{webhook_id}': {
-    status: '200',
-    description: 'The endpoint',
-    schema: ref('WebhookEndpoint'),
-  },
-  'PATCH /api/v1/webhooks/{webhook_id}': {
-    status: '200',
-    description: 'The updated endpoint',
-    schema: ref('WebhookEndpoint'),
-  },
-  'POST /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry': {
-    status: '202',
-    description: 'The delivery, queued again',
-    schema: ref('Delivery'),
-  },
-  'POST /api/v1/webhooks/{webhook_id}/test': {
-    status: '202',
-    description: 'The test delivery, queued',
-    schema: ref('Delivery'),
-  },
   'POST /api/v1/templates': { status: '201', description: 'The template', schema: ref('Template') },
   'GET /api/v1/templates/{template_id}': {
     status: '200',
@@ -84,7 +59,6 @@ export const SUCCESS: Record<string, Success> = {
     description: 'The CSV template',
     contentType: 'text/csv',
   },
-  'GET /media/{id}': { status: '200', description: 'The image bytes', contentType: 'image/*' },
   'GET /verify/{id}': { status: '200', description: 'The verification page', contentType: 'text/html' },
   'GET /verify/{id}/qr.svg': {
     status: '200',

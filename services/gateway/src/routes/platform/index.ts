@@ -1,16 +1,31 @@
 // The platform integration surface (spec › Endpoints › Platform integration), served by the
-// platform service over gRPC. The inbound webhook route is its own encapsulated plugin (raw
-// body); the others parse JSON as every route does.
+// platform service over gRPC, each endpoint declared once (endpoint/define.ts). The inbound
+// webhook endpoint is registered in its own encapsulated plugin (raw body); the others parse
+// JSON as every route does.
 import type { FastifyInstance } from 'fastify';
+import { registerEndpoints } from '../../endpoint/define.js';
 import type { RouteDeps } from '../shared.js';
-import authRoutes from './auth.js';
-import fulfillmentRoutes from './fulfillment.js';
+import { platformAuthCallback, platformAuthorize } from './auth.js';
+import { platformRetryFulfillment } from './fulfillment.js';
 import inboundWebhooks from './inbound.js';
-import integrationRoutes from './integration.js';
+import {
+  platformAutoProvision,
+  platformGetCredentials,
+  platformGetIntegration,
+  platformRegisterWebhooks,
+  platformUpdateSettings,
+} from './integration.js';
 
 export default async function platform(app: FastifyInstance, deps: RouteDeps) {
-  await app.register(authRoutes, deps);
-  await app.register(integrationRoutes, deps);
-  await app.register(fulfillmentRoutes, deps);
+  registerEndpoints(app, deps, [
+    platformAuthorize,
+    platformAuthCallback,
+    platformGetCredentials,
+    platformAutoProvision,
+    platformRegisterWebhooks,
+    platformGetIntegration,
+    platformUpdateSettings,
+    platformRetryFulfillment,
+  ]);
   await app.register(inboundWebhooks, deps);
 }

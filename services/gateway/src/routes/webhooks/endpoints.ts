@@ -2,287 +2,237 @@
 // delivery history, replay, test events and secret rotation. Managing endpoints needs
 // `admin.*` or a user session (architecture.md › Scopes). Event types, HTTPS and the
 // outbound guard are checked by the notify service (param `url` / `events[i]`).
-import type { Delivery, WebhookEndpoint } from '@hallmark/proto/notify/v1/webhooks';
-import type { FastifyInstance } from 'fastify';
-import { idParam, principalOf, type RouteDeps } from '../shared.js';
+import type { Access } from '../../endpoint/define.js';
+import { defineEndpoint } from '../../endpoint/define.js';
+import { bool, closed, idParams, list, nullable, oneOf, str, Type } from '../../endpoint/schema.js';
 import { pageQuery } from '../bounds.js';
+import { Pagination, presentPagination } from '../pagination.js';
+import { principalOf } from '../shared.js';
+import {
+  Delivery,
+  DeliveriesQuery,
+  DeliveryPage,
+  pageOf,
+  presentDelivery,
+  presentDeliveryPage,
+} from './delivery.js';
+import { presentEndpoint, WebhookEndpoint } from './endpoint.js';
+import { sendTestEvent, testEventRequest } from './test-event.js';
 
-const TAGS = ['Webhook endpoints'];
-const ADMIN = { auth: 'either' as const, scope: 'admin.*' };
+export const TAGS = ['Webhook endpoints'];
+export const ADMIN: Access = { auth: 'either', scope: 'admin.*' };
 
-function presentEndpoint(e: WebhookEndpoint) {
-  return {
-    id: e.id,
-    url: e.url,
-    events: e.events,
-    status: e.status,
-    description: e.description ?? null,
-    ...(e.secret ? { secret: e.secret } : {}),
-    created_at: e.created_at,
-    updated_at: e.updated_at,
-    livemode: e.livemode,
-    ...(e.previous_secret_expires_at ? { previous_secret_expires_at: e.previous_secret_expires_at } : {}),
-  };
-}
-
-export function presentDelivery(d: Delivery) {
-  return {
-    id: d.id,
-    webhook_id: d.endpoint_id || d.subscription_id || d.session_id || null,
-    event_id: d.event_id,
-    event_type: d.event_type,
-    status: d.status,
-    attempts: d.attempts,
-    max_attempts: d.max_attempts,
-    next_attempt_at: d.next_attempt_at ?? null,
-    created_at: d.created_at,
-    delivered_at: d.delivered_at ?? null,
-    attempt_log: d.attempt_log.map((a) => ({
-      attempt: a.attempt,
-      attempted_at: a.attempted_at,
-      status_code: a.status_code ?? null,
-      latency_ms: a.latency_ms,
-      error: a.error ?? null,
-    })),
-  };
-}
-
-const url = { type: 'string', minLength: 1, maxLength: 2048, description: 'HTTPS only' };
-const events = {
-  type: 'array',
+const url = Type.String({ minLength: 1, maxLength: 2048, description: 'HTTPS only' });
+const events = Type.Array(Type.String({ maxLength: 100 }), {
   minItems: 1,
   maxItems: 50,
-  items: { type: 'string', maxLength: 100 },
   description: 'Versioned event types (spec › Events)',
-};
-const description = { type: 'string', maxLength: 500 };
-const secret = { type: 'string', maxLength: 200, description: 'whsec_ + base64 of 24–64 bytes' };
-const endpointAndDelivery = {
-  type: 'object',
-  required: ['webhook_id', 'delivery_id'],
-  additionalProperties: false,
-  properties: {
-    webhook_id: { type: 'string', minLength: 1, maxLength: 64 },
-    delivery_id: { type: 'string', minLength: 1, maxLength: 64 },
-  },
-};
+});
+const description = Type.String({ maxLength: 500 });
+const secret = Type.String({ maxLength: 200, description: 'whsec_ + base64 of 24–64 bytes' });
+const webhookParams = idParams('webhook_id');
 
-type Params = { webhook_id: string };
-
-export default async function webhookEndpoints(app: FastifyInstance, { clients }: RouteDeps) {
-  const webhookId = idParam('webhook_id');
-  const api = clients.webhooks;
-
-  app.post<{ Body: { url: string; events: string[]; description?: string; secret?: string } }>(
-    '/api/v1/webhooks',
-    {
-      config: ADMIN,
-      schema: {
-        tags: TAGS,
-        summary: 'Create a webhook endpoint (the secret is returned here and on rotation only)',
-        body: {
-          type: 'object',
-          required: ['url', 'events'],
-          additionalProperties: false,
-          properties: { url, events, description, secret },
-        },
-      },
-    },
-    async (request, reply) => {
-      const b = request.body;
-      const e = await api.createEndpoint({
+export const createWebhookEndpoint = defineEndpoint({
+  method: 'POST',
+  url: '/api/v1/webhooks',
+  operationId: 'createWebhookEndpoint',
+  tags: TAGS,
+  summary: 'Create a webhook endpoint (the secret is returned here and on rotation only)',
+  access: ADMIN,
+  body: closed({ url, events, description: Type.Optional(description), secret: Type.Optional(secret) }),
+  responses: { 201: { description: 'The endpoint, with its signing secret', schema: WebhookEndpoint } },
+  handler: async (request, { clients }) => {
+    const b = request.body;
+    return presentEndpoint(
+      await clients.webhooks.createEndpoint({
         principal: principalOf(request),
         url: b.url,
         events: b.events,
         description: b.description,
         secret: b.secret,
-      });
-      return reply.status(201).send(presentEndpoint(e));
-    },
-  );
+      }),
+    );
+  },
+});
 
-  app.get<{ Querystring: { page?: number; limit?: number } }>(
-    '/api/v1/webhooks',
-    {
-      config: ADMIN,
-      schema: {
-        tags: TAGS,
-        summary: 'List webhook endpoints, newest first',
-        querystring: { type: 'object', additionalProperties: false, properties: pageQuery },
-      },
+export const listWebhookEndpoints = defineEndpoint({
+  method: 'GET',
+  url: '/api/v1/webhooks',
+  operationId: 'listWebhookEndpoints',
+  tags: TAGS,
+  summary: 'List webhook endpoints, newest first',
+  access: ADMIN,
+  querystring: closed(pageQuery),
+  responses: {
+    200: {
+      description: 'A page of endpoints, newest first (secrets never shown)',
+      schema: Type.Object({ webhooks: list(WebhookEndpoint, 100), pagination: Pagination }),
     },
-    async (request) => {
-      const res = await api.listEndpoints(
-        {
-          principal: principalOf(request),
-          page: { page: request.query.page ?? 1, limit: request.query.limit ?? 20 },
-        },
+  },
+  handler: async (request, { clients }) => {
+    const res = await clients.webhooks.listEndpoints(
+      {
+        principal: principalOf(request),
+        page: { page: request.query.page ?? 1, limit: request.query.limit ?? 20 },
+      },
+      { idempotent: true },
+    );
+    return { webhooks: res.endpoints.map(presentEndpoint), pagination: presentPagination(res.pagination!) };
+  },
+});
+
+export const getWebhookEndpoint = defineEndpoint({
+  method: 'GET',
+  url: '/api/v1/webhooks/:webhook_id',
+  operationId: 'getWebhookEndpoint',
+  tags: TAGS,
+  summary: 'Get a webhook endpoint',
+  access: ADMIN,
+  params: webhookParams,
+  responses: { 200: { description: 'The endpoint', schema: WebhookEndpoint } },
+  handler: async (request, { clients }) =>
+    presentEndpoint(
+      await clients.webhooks.getEndpoint(
+        { principal: principalOf(request), endpoint_id: request.params.webhook_id },
         { idempotent: true },
-      );
-      return { webhooks: res.endpoints.map(presentEndpoint), pagination: res.pagination };
-    },
-  );
-
-  app.get<{ Params: Params }>(
-    '/api/v1/webhooks/:webhook_id',
-    { config: ADMIN, schema: { tags: TAGS, summary: 'Get a webhook endpoint', params: webhookId } },
-    async (request) =>
-      presentEndpoint(
-        await api.getEndpoint(
-          { principal: principalOf(request), endpoint_id: request.params.webhook_id },
-          { idempotent: true },
-        ),
       ),
-  );
+    ),
+});
 
-  app.patch<{
-    Params: Params;
-    Body: { url?: string; events?: string[]; description?: string; status?: string };
-  }>(
-    '/api/v1/webhooks/:webhook_id',
+export const updateWebhookEndpoint = defineEndpoint({
+  method: 'PATCH',
+  url: '/api/v1/webhooks/:webhook_id',
+  operationId: 'updateWebhookEndpoint',
+  tags: TAGS,
+  summary: 'Update url, events, description or status (active clears failed)',
+  access: ADMIN,
+  params: webhookParams,
+  body: closed(
     {
-      config: ADMIN,
-      schema: {
-        tags: TAGS,
-        summary: 'Update url, events, description or status (active clears failed)',
-        params: webhookId,
-        body: {
-          type: 'object',
-          minProperties: 1,
-          additionalProperties: false,
-          properties: { url, events, description, status: { type: 'string', enum: ['active', 'disabled'] } },
-        },
-      },
+      url: Type.Optional(url),
+      events: Type.Optional(events),
+      description: Type.Optional(description),
+      status: Type.Optional(oneOf(['active', 'disabled'])),
     },
-    async (request) => {
-      const b = request.body;
-      return presentEndpoint(
-        await api.updateEndpoint({
-          principal: principalOf(request),
-          endpoint_id: request.params.webhook_id,
-          url: b.url,
-          events: b.events ?? [],
-          set_events: b.events !== undefined,
-          description: b.description,
-          status: b.status,
-        }),
-      );
-    },
-  );
-
-  app.delete<{ Params: Params }>(
-    '/api/v1/webhooks/:webhook_id',
-    {
-      config: ADMIN,
-      schema: { tags: TAGS, summary: 'Delete a webhook endpoint and its deliveries', params: webhookId },
-    },
-    async (request) => {
-      const res = await api.deleteEndpoint({
+    { minProperties: 1 },
+  ),
+  responses: { 200: { description: 'The updated endpoint', schema: WebhookEndpoint } },
+  handler: async (request, { clients }) => {
+    const b = request.body;
+    return presentEndpoint(
+      await clients.webhooks.updateEndpoint({
         principal: principalOf(request),
         endpoint_id: request.params.webhook_id,
-      });
-      return { id: res.id, deleted: res.deleted };
-    },
-  );
+        url: b.url,
+        events: b.events ?? [],
+        set_events: b.events !== undefined,
+        description: b.description,
+        status: b.status,
+      }),
+    );
+  },
+});
 
-  app.get<{ Params: Params; Querystring: { page?: number; limit?: number; status?: string } }>(
-    '/api/v1/webhooks/:webhook_id/deliveries',
-    {
-      config: ADMIN,
-      schema: {
-        tags: TAGS,
-        summary: 'Deliveries of an endpoint with their attempts (status code, latency, time), newest first',
-        params: webhookId,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: { ...pageQuery, status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] } },
-        },
-      },
-    },
-    async (request) => {
-      const q = request.query;
-      const res = await api.listDeliveries(
-        {
-          principal: principalOf(request),
-          endpoint_id: request.params.webhook_id,
-          page: { page: q.page ?? 1, limit: q.limit ?? 20 },
-          status: q.status ?? '',
-        },
+export const deleteWebhookEndpoint = defineEndpoint({
+  method: 'DELETE',
+  url: '/api/v1/webhooks/:webhook_id',
+  operationId: 'deleteWebhookEndpoint',
+  tags: TAGS,
+  summary: 'Delete a webhook endpoint and its deliveries',
+  access: ADMIN,
+  params: webhookParams,
+  responses: {
+    200: { description: 'Deleted with its deliveries', schema: Type.Object({ id: str(64), deleted: bool }) },
+  },
+  handler: async (request, { clients }) => {
+    const res = await clients.webhooks.deleteEndpoint({
+      principal: principalOf(request),
+      endpoint_id: request.params.webhook_id,
+    });
+    return { id: res.id, deleted: res.deleted };
+  },
+});
+
+export const listWebhookDeliveries = defineEndpoint({
+  method: 'GET',
+  url: '/api/v1/webhooks/:webhook_id/deliveries',
+  operationId: 'listWebhookDeliveries',
+  tags: TAGS,
+  summary: 'Deliveries of an endpoint with their attempts (status code, latency, time), newest first',
+  access: ADMIN,
+  params: webhookParams,
+  querystring: DeliveriesQuery,
+  responses: {
+    200: { description: 'A page of deliveries, newest first', schema: Type.Object(DeliveryPage) },
+  },
+  handler: async (request, { clients }) =>
+    presentDeliveryPage(
+      await clients.webhooks.listDeliveries(
+        { principal: principalOf(request), endpoint_id: request.params.webhook_id, ...pageOf(request.query) },
         { idempotent: true },
-      );
-      return { deliveries: res.deliveries.map(presentDelivery), pagination: res.pagination };
-    },
-  );
+      ),
+    ),
+});
 
-  app.post<{ Params: { webhook_id: string; delivery_id: string } }>(
-    '/api/v1/webhooks/:webhook_id/deliveries/:delivery_id/retry',
-    {
-      config: ADMIN,
-      schema: {
-        tags: TAGS,
-        summary: 'Attempt a delivery now (a replay for a finished one: same event id, new signature)',
-        params: endpointAndDelivery,
-      },
-    },
-    async (request, reply) => {
-      const d = await api.retryDelivery({
+export const retryWebhookDelivery = defineEndpoint({
+  method: 'POST',
+  url: '/api/v1/webhooks/:webhook_id/deliveries/:delivery_id/retry',
+  operationId: 'retryWebhookDelivery',
+  tags: TAGS,
+  summary: 'Attempt a delivery now (a replay for a finished one: same event id, new signature)',
+  access: ADMIN,
+  params: closed({
+    webhook_id: Type.String({ minLength: 1, maxLength: 64 }),
+    delivery_id: Type.String({ minLength: 1, maxLength: 64 }),
+  }),
+  responses: { 202: { description: 'The delivery, queued again', schema: Delivery } },
+  handler: async (request, { clients }) =>
+    presentDelivery(
+      await clients.webhooks.retryDelivery({
         principal: principalOf(request),
         endpoint_id: request.params.webhook_id,
         delivery_id: request.params.delivery_id,
-      });
-      return reply.status(202).send(presentDelivery(d));
-    },
-  );
+      }),
+    ),
+});
 
-  app.post<{ Params: Params; Body: { event_type?: string } | null }>(
-    '/api/v1/webhooks/:webhook_id/test',
-    {
-      config: ADMIN,
-      schema: {
-        tags: TAGS,
-        summary: 'Send a signed test event to this endpoint (queued; see its deliveries)',
-        params: webhookId,
-        body: {
-          type: ['object', 'null'],
-          additionalProperties: false,
-          properties: { event_type: { type: 'string', maxLength: 100 } },
-        },
-      },
-    },
-    async (request, reply) => {
-      const d = await api.sendTestEvent({
+export const sendTestWebhook = defineEndpoint({
+  method: 'POST',
+  url: '/api/v1/webhooks/:webhook_id/test',
+  operationId: 'sendTestWebhook',
+  tags: TAGS,
+  summary: 'Send a signed test event to this endpoint (queued; see its deliveries)',
+  access: ADMIN,
+  ...testEventRequest,
+  responses: { 202: { description: 'The test delivery, queued', schema: Delivery } },
+  handler: async (request, { clients }) =>
+    sendTestEvent(request, ({ id, ...rest }) => clients.webhooks.sendTestEvent({ ...rest, endpoint_id: id })),
+});
+
+export const rotateWebhookSecret = defineEndpoint({
+  method: 'POST',
+  url: '/api/v1/webhooks/:webhook_id/rotate-secret',
+  operationId: 'rotateWebhookSecret',
+  tags: TAGS,
+  summary: 'New signing secret; the old one keeps signing too for overlap_seconds (default 24 h)',
+  access: ADMIN,
+  params: webhookParams,
+  body: nullable(
+    closed({
+      secret: Type.Optional(secret),
+      overlap_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604800 })),
+    }),
+  ),
+  responses: {
+    200: { description: 'The endpoint with its new secret (shown once)', schema: WebhookEndpoint },
+  },
+  handler: async (request, { clients }) =>
+    presentEndpoint(
+      await clients.webhooks.rotateSecret({
         principal: principalOf(request),
         endpoint_id: request.params.webhook_id,
-        event_type: request.body?.event_type,
-      });
-      return reply.status(202).send(presentDelivery(d));
-    },
-  );
-
-  app.post<{ Params: Params; Body: { secret?: string; overlap_seconds?: number } | null }>(
-    '/api/v1/webhooks/:webhook_id/rotate-secret',
-    {
-      config: ADMIN,
-      schema: {
-        tags: TAGS,
-        summary: 'New signing secret; the old one keeps signing too for overlap_seconds (default 24 h)',
-        params: webhookId,
-        body: {
-          type: ['object', 'null'],
-          additionalProperties: false,
-          properties: { secret, overlap_seconds: { type: 'integer', minimum: 0, maximum: 604800 } },
-        },
-      },
-    },
-    async (request) =>
-      presentEndpoint(
-        await api.rotateSecret({
-          principal: principalOf(request),
-          endpoint_id: request.params.webhook_id,
-          secret: request.body?.secret,
-          overlap_seconds: request.body?.overlap_seconds,
-        }),
-      ),
-  );
-}
+        secret: request.body?.secret,
+        overlap_seconds: request.body?.overlap_seconds,
+      }),
+    ),
+});
