@@ -4936,7 +4936,9 @@ export interface operations {
                             name: string;
                             imageUrl: string | null;
                             /** @description The certificate’s metadata as minted (and its warranty once set) */
-                            metadata: Record<string, never>;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
                             provenance: {
                                 /** @description minted, transferred, warranty_set, warranty_changed, burned, … */
                                 kind: string;
@@ -5279,11 +5281,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /** @constant */
                         success: true;
                         /** @description gift_… */
                         transferId: string;
-                        /** @enum {string} */
+                        /** @constant */
                         status: "pending";
                         /** @description 43 base64url characters; single-use */
                         claimToken: string;
@@ -5358,7 +5360,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /** @constant */
                         success: true;
                         /**
                          * @description `claiming`: taken by its recipient, chain transfer on its way; `expired`: past expiresAt, about to be removed
@@ -5432,9 +5434,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /** @constant */
                         success: true;
-                        /** @enum {string} */
+                        /** @constant */
                         status: "pending";
                         /** @enum {string} */
                         method: "email" | "email,sms";
@@ -5478,7 +5480,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /** @constant */
                         success: true;
                         /**
                          * @description `claiming`: taken by its recipient, chain transfer on its way; `expired`: past expiresAt, about to be removed

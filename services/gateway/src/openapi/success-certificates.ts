@@ -1,6 +1,7 @@
-// Success answers of the certificate reads and writes outside the bulk jobs: the public read,
-// the ERC-721 metadata, the warranty, the enterprise's warranty template and the certificate
-// vouchers, field by field as the route handlers present them. Merged into SUCCESS.
+// Success answers of the certificate reads and writes outside the bulk jobs not yet declared
+// (endpoint/define.ts): the public read, the ERC-721 metadata, the enterprise's warranty
+// template and the certificate vouchers, field by field as the route handlers present them.
+// Merged into SUCCESS.
 import { int, list, nullable, obj, str, time } from './schema-helpers.js';
 
 const bool = { type: 'boolean' };
@@ -70,28 +71,6 @@ const WarrantyTemplate = obj(['id', 'name', 'fields'], {
   ),
   createdAt: time,
 });
-
-/** The warranty as stored, with its status derived from the dates. */
-const Warranty = obj(
-  ['period', 'type', 'startDate', 'endDate', 'coverage', 'claimProcess', 'contactInfo', 'status'],
-  {
-    period: {
-      oneOf: [
-        { type: 'integer', format: 'int32', minimum: 1, maximum: 100, description: 'Years' },
-        { type: 'string', const: 'Lifetime' },
-      ],
-    },
-    type: str(32),
-    startDate: { type: 'string', format: 'date', maxLength: 10 },
-    endDate: { type: 'string', format: 'date', maxLength: 10 },
-    coverage: str(5000),
-    exclusions: str(5000),
-    claimProcess: str(5000),
-    contactInfo: str(1000),
-    termsUrl: str(2048),
-    status: { type: 'string', enum: ['future', 'active', 'expired'] },
-  },
-);
 
 /** The certificate as a voucher page shows it (certificate-vouchers service `getPublic`). */
 const VoucherCertificate = obj(
@@ -183,16 +162,7 @@ export const SUCCESS_CERTIFICATES: Record<string, Success> = {
       ),
     }),
   },
-  'PATCH /api/certificates/{id}/warranty': {
-    status: '200',
-    description: 'The warranty as stored and the certificate with its new provenance entry',
-    schema: obj(['success', 'changed', 'warranty', 'certificate'], {
-      success: yes,
-      changed: { type: 'boolean', description: 'False when the same warranty was set again' },
-      warranty: Warranty,
-      certificate: PublicCertificate,
-    }),
-  },
+
   'POST /api/enterprise/templates/init-warranty': {
     status: '200',
     description: 'The warranty template existed already',

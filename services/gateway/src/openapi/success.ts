@@ -1,6 +1,6 @@
 // The success answer of each operation (`METHOD /path`): its status, meaning and schema.
 // Documentation only; the e2e suites validate real answers against it.
-import { int, list, obj, ref, str, time } from './schema-helpers.js';
+import { int, list, obj, ref } from './schema-helpers.js';
 import { SUCCESS_BULK } from './success-bulk.js';
 import { SUCCESS_CERTIFICATES } from './success-certificates.js';
 import { SUCCESS_V1 } from './success-v1.js';
@@ -70,16 +70,5 @@ export const SUCCESS: Record<string, Success> = {
     status: '200',
     description: 'The certificate voucher page',
     contentType: 'text/html',
-  },
-  'GET /api/certificate/health': {
-    status: '200',
-    description: '`{status: ok, timestamp}`: certificates can be read and minted',
-    schema: obj(['status', 'timestamp'], { status: str(32), timestamp: time }),
-    also: [
-      [
-        '503',
-        '`{status: degraded, timestamp}`: a part is down or the relayer balance is under its floor (which one is in the gateway log, not the answer)',
-      ],
-    ],
   },
 };

@@ -133,7 +133,18 @@ describe('PATCH /api/certificates/:id/warranty', () => {
   it('sets the warranty and answers it with the certificate', async () => {
     h.answer('warranty', 'setWarranty', async () => ({
       changed: true,
-      warranty_json: '{"period":"2"}',
+      // The warranty as the service stores it (warrantyView): the answer is serialised by its
+      // declared schema, so a partial one would not be sent.
+      warranty_json: JSON.stringify({
+        period: 2,
+        type: 'Manufacturer',
+        startDate: '2025-01-01',
+        endDate: '2027-01-01',
+        coverage: 'Parts',
+        claimProcess: 'Write to us',
+        contactInfo: 'support@example.com',
+        status: 'active',
+      }),
       certificate: cert(),
     }));
     const res = await h.app.inject({
@@ -143,7 +154,11 @@ describe('PATCH /api/certificates/:id/warranty', () => {
       payload: WARRANTY,
     });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ success: true, changed: true, warranty: { period: '2' } });
+    expect(res.json()).toMatchObject({
+      success: true,
+      changed: true,
+      warranty: { period: 2, status: 'active' },
+    });
     expect(h.callsTo('warranty', 'setWarranty')[0]).toMatchObject({
       certificate_id: 'cert_1',
       warranty: { period: '2', type: 'Manufacturer', start_date: '2025-01-01' },

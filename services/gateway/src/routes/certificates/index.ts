@@ -1,10 +1,12 @@
-// Certificates (unversioned surface): the public read and health, then setting a warranty.
+// Certificates (unversioned surface): the public read, health and setting a warranty.
 import type { FastifyInstance } from 'fastify';
+import { registerEndpoints } from '../../endpoint/define.js';
 import type { RouteDeps } from '../shared.js';
+import { getCertificateHealth } from './health.js';
 import certificates from './public.js';
-import certificateWarranty from './warranty.js';
+import { updateCertificateWarranty } from './warranty.js';
 
 export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(certificates, deps);
-  await app.register(certificateWarranty, deps);
+  registerEndpoints(app, deps, [getCertificateHealth, updateCertificateWarranty]);
 }

@@ -1,7 +1,6 @@
-// /api/certificate: the public surface of certificates (unversioned style). The public read
-// needs no credential and is rate limited per client (rate group `public`, before the cache),
-// then answered from the public cache (cache/: ETag, 304, Cache-Control); health reports
-// the certificates service's database and chain reachability.
+// /api/certificate/public/:id: the public read of a certificate. It needs no credential and
+// is rate limited per client (rate group `public`, before the cache), then answered from the
+// public cache (cache/: ETag, 304, Cache-Control).
 import type { Certificate, ProvenanceEntry } from '@hallmark/proto/certificates/v1/certificates';
 import type { FastifyInstance } from 'fastify';
 import { publicCacheControl, sendCached } from '../../cache/http.js';
@@ -73,37 +72,6 @@ export default async function certificates(
         contentType: 'application/json; charset=utf-8',
         cacheControl,
       });
-    },
-  );
-
-  // The spec's `{status, timestamp}` and nothing more: which part is down (database, chain,
-  // relayer funds) is an operator's business, told in the gateway's log and in metrics
-  // (hallmark_relayer_balance_wei), not to anonymous callers.
-  app.get(
-    '/api/certificate/health',
-    { config: PUBLIC, schema: { tags: TAGS, summary: 'Whether certificates can be read and minted' } },
-    async (request, reply) => {
-      const h = await clients.certificates.health({}, { idempotent: true, deadlineMs: 3000 }).catch(() => ({
-        database: false,
-        chain: false,
-        relayer_low: false,
-        relayer_balance_wei: undefined,
-      }));
-      // A relayer under HALLMARK_RELAYER_BALANCE_FLOOR_WEI soon cannot pay for mints: degraded.
-      const ok = h.database && h.chain && !h.relayer_low;
-      if (!ok)
-        request.log.warn(
-          {
-            database: h.database ? 'ok' : 'unreachable',
-            chain: h.chain ? 'ok' : 'unreachable',
-            relayer: h.relayer_low ? 'low' : 'ok',
-          },
-          'certificates health: degraded',
-        );
-      return reply
-        .status(ok ? 200 : 503)
-        .header('cache-control', 'no-store')
-        .send({ status: ok ? 'ok' : 'degraded', timestamp: new Date().toISOString() });
     },
   );
 }

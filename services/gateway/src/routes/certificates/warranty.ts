@@ -1,91 +1,78 @@
 // A certificate's warranty (unversioned surface): set or change it. Takes an API key or a
 // session of the owning enterprise and needs `transactions.update` (a warranty is an update
 // of an issued certificate; sessions hold admin.*).
-import type { FastifyInstance } from 'fastify';
-import { idParam, principalOf, type RouteDeps } from '../shared.js';
+import type { Access } from '../../endpoint/define.js';
+import { defineEndpoint } from '../../endpoint/define.js';
+import { closed, idParams, str, Type, type Static } from '../../endpoint/schema.js';
+import { principalOf } from '../shared.js';
+import { PublicCertificate, TAGS, Warranty } from './certificate.js';
 import { presentPublicCertificate } from './public.js';
 
-const UPDATE = { auth: 'either' as const, scope: 'transactions.update' };
+const UPDATE: Access = { auth: 'either', scope: 'transactions.update' };
 
-const text = (maxLength: number) => ({ type: 'string', maxLength });
+const WarrantyBody = closed({
+  period: Type.Unsafe<number | string>({
+    anyOf: [
+      { type: 'integer', enum: [1, 2, 3, 5, 10] },
+      { type: 'string', enum: ['1', '2', '3', '5', '10', 'Lifetime'] },
+    ],
+    description: 'Years (1, 2, 3, 5, 10) or "Lifetime" (start + 100 years)',
+  }),
+  type: Type.Unsafe<string>({
+    type: 'string',
+    enum: ['Manufacturer', 'Extended', 'Limited', 'Full Coverage', 'Parts Only', 'Labor Only'],
+  }),
+  startDate: str(10, 'ISO date YYYY-MM-DD'),
+  endDate: Type.Optional(str(10, 'ISO date; default start + period, set to override')),
+  coverage: str(2000),
+  exclusions: Type.Optional(str(2000)),
+  claimProcess: str(2000),
+  contactInfo: str(500),
+  termsUrl: Type.Optional(str(2048, 'https URL')),
+});
 
-const warrantyBody = {
-  type: 'object',
-  required: ['period', 'type', 'startDate', 'coverage', 'claimProcess', 'contactInfo'],
-  additionalProperties: false,
-  properties: {
-    period: {
-      anyOf: [
-        { type: 'integer', enum: [1, 2, 3, 5, 10] },
-        { type: 'string', enum: ['1', '2', '3', '5', '10', 'Lifetime'] },
-      ],
-      description: 'Years (1, 2, 3, 5, 10) or "Lifetime" (start + 100 years)',
+export const updateCertificateWarranty = defineEndpoint({
+  method: 'PATCH',
+  url: '/api/certificates/:id/warranty',
+  operationId: 'updateCertificateWarranty',
+  tags: TAGS,
+  summary: "Set or change a certificate's warranty (provenance entry warranty_set / warranty_changed)",
+  access: UPDATE,
+  params: idParams('id'),
+  body: WarrantyBody,
+  responses: {
+    200: {
+      description: 'The warranty as stored and the certificate with its new provenance entry',
+      schema: Type.Object({
+        success: Type.Literal(true),
+        changed: Type.Boolean({ description: 'False when the same warranty was set again' }),
+        warranty: Warranty,
+        certificate: PublicCertificate,
+      }),
     },
-    type: {
-      type: 'string',
-      enum: ['Manufacturer', 'Extended', 'Limited', 'Full Coverage', 'Parts Only', 'Labor Only'],
-    },
-    startDate: { type: 'string', maxLength: 10, description: 'ISO date YYYY-MM-DD' },
-    endDate: {
-      type: 'string',
-      maxLength: 10,
-      description: 'ISO date; default start + period, set to override',
-    },
-    coverage: text(2000),
-    exclusions: text(2000),
-    claimProcess: text(2000),
-    contactInfo: text(500),
-    termsUrl: { type: 'string', maxLength: 2048, description: 'https URL' },
   },
-};
-
-interface WarrantyBody {
-  period: number | string;
-  type: string;
-  startDate: string;
-  endDate?: string;
-  coverage: string;
-  exclusions?: string;
-  claimProcess: string;
-  contactInfo: string;
-  termsUrl?: string;
-}
-
-export default async function certificateWarranty(app: FastifyInstance, { clients }: RouteDeps) {
-  app.patch<{ Params: { id: string }; Body: WarrantyBody }>(
-    '/api/certificates/:id/warranty',
-    {
-      config: UPDATE,
-      schema: {
-        tags: ['Certificates'],
-        summary: "Set or change a certificate's warranty (provenance entry warranty_set / warranty_changed)",
-        params: idParam('id'),
-        body: warrantyBody,
+  handler: async (request, { clients }) => {
+    const b = request.body;
+    const res = await clients.warranty.setWarranty({
+      principal: principalOf(request),
+      certificate_id: request.params.id,
+      warranty: {
+        period: String(b.period),
+        type: b.type,
+        start_date: b.startDate,
+        end_date: b.endDate,
+        coverage: b.coverage,
+        exclusions: b.exclusions,
+        claim_process: b.claimProcess,
+        contact_info: b.contactInfo,
+        terms_url: b.termsUrl,
       },
-    },
-    async (request) => {
-      const b = request.body;
-      const res = await clients.warranty.setWarranty({
-        principal: principalOf(request),
-        certificate_id: request.params.id,
-        warranty: {
-          period: String(b.period),
-          type: b.type,
-          start_date: b.startDate,
-          end_date: b.endDate,
-          coverage: b.coverage,
-          exclusions: b.exclusions,
-          claim_process: b.claimProcess,
-          contact_info: b.contactInfo,
-          terms_url: b.termsUrl,
-        },
-      });
-      return {
-        success: true,
-        changed: res.changed,
-        warranty: JSON.parse(res.warranty_json) as Record<string, unknown>,
-        certificate: presentPublicCertificate(res.certificate!),
-      };
-    },
-  );
-}
+    });
+    return {
+      success: true as const,
+      changed: res.changed,
+      warranty: JSON.parse(res.warranty_json) as Static<typeof Warranty>,
+      certificate: presentPublicCertificate(res.certificate!),
+    };
+  },
+});

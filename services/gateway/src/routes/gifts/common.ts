@@ -1,31 +1,23 @@
 // What every gift route shares: tag, auth and rate groups, schemas of the unversioned surface
 // (spec › Endpoints › Certificates and gifts) and the gift as the API shows it.
 import type { Gift } from '@hallmark/proto/certificates/v1/gifts';
+import type { Access } from '../../endpoint/define.js';
+import { bool, closed, nullable, oneOf, str, time, Type, type Static } from '../../endpoint/schema.js';
 import { apiError } from '../shared.js';
 
 export const TAGS = ['Gifts'];
 
 /** Sender operations: a user session or an API key of the owning enterprise. */
-export const SENDER = { auth: 'either' as const, scope: ['transactions.create', 'transactions.*'] };
+export const SENDER: Access = { auth: 'either', scope: ['transactions.create', 'transactions.*'] };
 /** The recipient's claim: a user session only (spec › Authentication 14). */
 export const RECIPIENT = { auth: 'session' as const };
 /** The claim page: no credential, per client address. */
 export const PUBLIC = { auth: 'public' as const, rateGroup: 'public' as const };
 
 /** A transfer id as it may appear in a path (gift_ + 24 base62; anything else is 404). */
-export const transferIdParams = {
-  type: 'object',
-  required: ['transferId'],
-  additionalProperties: false,
-  properties: {
-    transferId: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 64,
-      description: 'The gift’s transfer id (gift_…)',
-    },
-  },
-} as const;
+export const transferIdParams = closed({
+  transferId: Type.String({ minLength: 1, maxLength: 64, description: 'The gift’s transfer id (gift_…)' }),
+});
 
 /** A claim token as it may appear in a path (43 base64url characters when genuine). */
 export const tokenParams = {
@@ -56,46 +48,46 @@ export const ERRORS = {
   503: apiError('Gifts are unavailable (no chain or encryption keys configured)'),
 };
 
-const id = (description: string) => ({ type: 'string', maxLength: 64, description }) as const;
-const address = { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', maxLength: 42 } as const;
-const time = { type: 'string', format: 'date-time', maxLength: 40 } as const;
+const id = (description: string) => str(64, description);
+const address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', maxLength: 42 });
 /** A transaction hash, 0x + 32 bytes hex. */
-export const txHash = { type: ['string', 'null'], pattern: '^0x[0-9a-f]{64}$', maxLength: 66 } as const;
+export const txHash = Type.Unsafe<string | null>({
+  type: ['string', 'null'],
+  pattern: '^0x[0-9a-f]{64}$',
+  maxLength: 66,
+});
+export const giftStatus = oneOf(
+  ['pending', 'claiming', 'claimed', 'revoked', 'expired'],
+  '`claiming`: taken by its recipient, chain transfer on its way; `expired`: past expiresAt, about to be removed',
+);
+/** Always null: Hallmark has no account abstraction. */
+export const userOperationHash = Type.Null({ description: 'Always null (no account abstraction)' });
 
-export const giftSchema = {
-  type: 'object',
-  required: ['transferId', 'certificateId', 'status', 'senderAddress', 'expiresAt', 'createdAt'],
-  additionalProperties: false,
-  properties: {
+export const giftSchema = Type.Object(
+  {
     transferId: id('gift_…'),
     certificateId: id('cert_…'),
-    status: {
-      type: 'string',
-      enum: ['pending', 'claiming', 'claimed', 'revoked', 'expired'],
-      description:
-        '`claiming`: taken by its recipient, chain transfer on its way; `expired`: past expiresAt, about to be removed',
-    },
+    status: giftStatus,
     senderAddress: address,
-    recipientAddress: { ...address, type: ['string', 'null'] },
+    recipientAddress: Type.Optional(nullable(address)),
     expiresAt: time,
     createdAt: time,
-    claimedAt: { ...time, type: ['string', 'null'] },
-    transactionHash: txHash,
-    userOperationHash: { type: 'null', description: 'Always null (no account abstraction)' },
-    livemode: { type: 'boolean' },
-    notification: {
-      type: 'string',
-      enum: ['pending', 'sent', 'failing', 'failed'],
-      description:
+    claimedAt: Type.Optional(nullable(time)),
+    transactionHash: Type.Optional(txHash),
+    userOperationHash: Type.Optional(userOperationHash),
+    livemode: Type.Optional(bool),
+    notification: Type.Optional(
+      oneOf(
+        ['pending', 'sent', 'failing', 'failed'],
         'The claim link’s e-mail (and SMS): `failing` while sends fail and are retried, `failed` once retries stopped (resend to try again)',
-    },
-    notificationError: {
-      type: ['string', 'null'],
-      maxLength: 500,
-      description: 'The last send’s error while `failing` or `failed`, else null',
-    },
+      ),
+    ),
+    notificationError: Type.Optional(
+      nullable(str(500, 'The last send’s error while `failing` or `failed`, else null')),
+    ),
   },
-} as const;
+  { additionalProperties: false },
+);
 
 /** An HTML page's body. */
 export const htmlPage = (description: string) => ({
@@ -103,7 +95,7 @@ export const htmlPage = (description: string) => ({
   content: { 'text/html': { schema: { type: 'string', maxLength: 1_000_000 } } },
 });
 
-export function presentGift(g: Gift) {
+export function presentGift(g: Gift): Static<typeof giftSchema> {
   return {
     transferId: g.id,
     certificateId: g.certificate_id,

@@ -2,15 +2,14 @@
 // served by the certificates service's GiftService over gRPC: create, read, resend, revoke,
 // the claim page and the claim.
 import type { FastifyInstance } from 'fastify';
+import { registerEndpoints } from '../../endpoint/define.js';
 import type { RouteDeps } from '../shared.js';
 import claimRoutes from './claim.js';
-import createGiftRoute from './create.js';
+import { createGift } from './create.js';
 import { giftLimiters } from './limits.js';
-import manageGiftRoutes from './manage.js';
+import { getGift, resendGift, revokeGift } from './manage.js';
 
 export default async function gifts(app: FastifyInstance, deps: RouteDeps) {
-  const limits = giftLimiters(app, deps.config);
-  await app.register(createGiftRoute, { ...deps, limits });
-  await app.register(manageGiftRoutes, { clients: deps.clients, limits });
-  await app.register(claimRoutes, { ...deps, limits });
+  registerEndpoints(app, deps, [createGift, getGift, resendGift, revokeGift]);
+  await app.register(claimRoutes, { ...deps, limits: giftLimiters(app, deps.config) });
 }

@@ -109,3 +109,21 @@ export type GiftLimiters = ReturnType<typeof giftLimiters>;
 /** Whether an error is the answer to an invalid (unknown, used, revoked, expired) token. */
 export const isInvalidToken = (err: unknown): boolean =>
   err instanceof HallmarkError && err.code === 'resource_not_found';
+
+const byGateway = new WeakMap<FastifyInstance['limiterFor'], GiftLimiters>();
+
+/**
+ * The gift limiters of the gateway serving `request`, made once per gateway (its
+ * `limiterFor` is the same function in every plugin context; the limiters behind it are one
+ * per window either way), for declared handlers, which get the route dependencies but not
+ * the plugin's instance.
+ */
+export function limitsOf(request: FastifyRequest, config: Config): GiftLimiters {
+  const server = request.server;
+  let limits = byGateway.get(server.limiterFor);
+  if (!limits) {
+    limits = giftLimiters(server, config);
+    byGateway.set(server.limiterFor, limits);
+  }
+  return limits;
+}
