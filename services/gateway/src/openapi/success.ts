@@ -59,16 +59,4 @@ export const SUCCESS: Record<string, Success> = {
     description: 'The CSV template',
     contentType: 'text/csv',
   },
-  'GET /verify/{id}': { status: '200', description: 'The verification page', contentType: 'text/html' },
-  'GET /verify/{id}/qr.svg': {
-    status: '200',
-    description: 'QR code of the page',
-    contentType: 'image/svg+xml',
-  },
-  'GET /verify/{id}/qr.png': { status: '200', description: 'QR code of the page', contentType: 'image/png' },
-  'GET /vouchers/{id}': {
-    status: '200',
-    description: 'The certificate voucher page',
-    contentType: 'text/html',
-  },
 };

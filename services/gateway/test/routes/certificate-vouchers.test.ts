@@ -14,7 +14,18 @@ beforeEach(() => h.reset());
 
 const view = () => ({
   voucher: certificateVoucher(),
-  certificate_json: '{"id":"cert_1","name":"Lamp"}',
+  // As the service writes it (getPublic): every field, since the answer is serialised by its
+  // declared schema.
+  certificate_json: JSON.stringify({
+    id: 'cert_1',
+    name: 'Lamp',
+    imageUrl: null,
+    metadata: { color: 'brass' },
+    status: 'minted',
+    tokenId: 7,
+    transactionHash: null,
+    blockNumber: null,
+  }),
   enterprise_id: 'ent_1',
 });
 

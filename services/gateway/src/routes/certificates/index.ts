@@ -3,10 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { registerEndpoints } from '../../endpoint/define.js';
 import type { RouteDeps } from '../shared.js';
 import { getCertificateHealth } from './health.js';
-import certificates from './public.js';
+import { getPublicCertificate } from './public.js';
 import { updateCertificateWarranty } from './warranty.js';
 
 export default async function routes(app: FastifyInstance, deps: RouteDeps) {
-  await app.register(certificates, deps);
-  registerEndpoints(app, deps, [getCertificateHealth, updateCertificateWarranty]);
+  registerEndpoints(app, deps, [getPublicCertificate, getCertificateHealth, updateCertificateWarranty]);
 }

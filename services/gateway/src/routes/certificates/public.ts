@@ -2,15 +2,13 @@
 // is rate limited per client (rate group `public`, before the cache), then answered from the
 // public cache (cache/: ETag, 304, Cache-Control).
 import type { Certificate, ProvenanceEntry } from '@hallmark/proto/certificates/v1/certificates';
-import type { FastifyInstance } from 'fastify';
 import { publicCacheControl, sendCached } from '../../cache/http.js';
 import { notFoundError, type Filled } from '../../cache/public-cache.js';
 import type { Clients } from '../../clients.js';
 import { issuerFrom, presentIssuer, type IssuerView } from '../../pages/issuer.js';
-import { idParam, type RouteDeps } from '../shared.js';
-
-const TAGS = ['Certificates'];
-const PUBLIC = { auth: 'public' as const, rateGroup: 'public' as const };
+import { defineEndpoint } from '../../endpoint/define.js';
+import { idParams, type Static } from '../../endpoint/schema.js';
+import { PUBLIC, PublicCertificate, TAGS } from './certificate.js';
 
 function presentProvenance(p: ProvenanceEntry) {
   return {
@@ -25,7 +23,10 @@ function presentProvenance(p: ProvenanceEntry) {
 }
 
 /** The spec's public certificate `{id, name, imageUrl, metadata, provenance}`, plus its status. */
-export function presentPublicCertificate(c: Certificate, issuer?: IssuerView | null) {
+export function presentPublicCertificate(
+  c: Certificate,
+  issuer?: IssuerView | null,
+): Static<typeof PublicCertificate> {
   return {
     ...(issuer !== undefined ? { issuer: presentIssuer(issuer) } : {}),
     id: c.id,
@@ -49,29 +50,26 @@ export async function readPublic(clients: Clients, id: string): Promise<Filled> 
   return { body: JSON.stringify(presentPublicCertificate(c, issuerFrom(c.issuer))), certificateId: id };
 }
 
-export default async function certificates(
-  app: FastifyInstance,
-  { clients, config, publicCache }: RouteDeps,
-) {
-  const cacheControl = publicCacheControl(config);
-  app.get<{ Params: { id: string } }>(
-    '/api/certificate/public/:id',
-    {
-      config: PUBLIC,
-      schema: {
-        tags: TAGS,
-        summary: 'Public read of a certificate (no authentication)',
-        params: idParam('id'),
-      },
-    },
-    async (request, reply) => {
-      const { id } = request.params;
-      const entry = await publicCache.get('public', id, () => readPublic(clients, id));
-      if (!entry.found) throw notFoundError(entry);
-      return sendCached(request, reply, entry, {
-        contentType: 'application/json; charset=utf-8',
-        cacheControl,
-      });
-    },
-  );
-}
+export const getPublicCertificate = defineEndpoint({
+  method: 'GET',
+  url: '/api/certificate/public/:id',
+  operationId: 'getPublicCertificate',
+  tags: TAGS,
+  summary: 'Public read of a certificate (no authentication)',
+  access: PUBLIC,
+  params: idParams('id'),
+  responses: {
+    200: { description: 'The certificate with its provenance', schema: PublicCertificate },
+  },
+  handler: async (request, { clients, config, publicCache, reply }) => {
+    const { id } = request.params;
+    const entry = await publicCache.get('public', id, () => readPublic(clients, id));
+    if (!entry.found) throw notFoundError(entry);
+    // The cached bytes are the answer, serialised once when cached (readPublic): sent as they
+    // are (a Buffer is never re-serialised), with their ETag or a 304.
+    return sendCached(request, reply, entry, {
+      contentType: 'application/json; charset=utf-8',
+      cacheControl: publicCacheControl(config),
+    }) as never;
+  },
+});

@@ -3,16 +3,15 @@
 import type { Gift } from '@hallmark/proto/certificates/v1/gifts';
 import type { Access } from '../../endpoint/define.js';
 import { bool, closed, nullable, oneOf, str, time, Type, type Static } from '../../endpoint/schema.js';
-import { apiError } from '../shared.js';
 
 export const TAGS = ['Gifts'];
 
 /** Sender operations: a user session or an API key of the owning enterprise. */
 export const SENDER: Access = { auth: 'either', scope: ['transactions.create', 'transactions.*'] };
 /** The recipient's claim: a user session only (spec › Authentication 14). */
-export const RECIPIENT = { auth: 'session' as const };
+export const RECIPIENT: Access = { auth: 'session' };
 /** The claim page: no credential, per client address. */
-export const PUBLIC = { auth: 'public' as const, rateGroup: 'public' as const };
+export const PUBLIC: Access = { auth: 'public', rateGroup: 'public' };
 
 /** A transfer id as it may appear in a path (gift_ + 24 base62; anything else is 404). */
 export const transferIdParams = closed({
@@ -20,33 +19,9 @@ export const transferIdParams = closed({
 });
 
 /** A claim token as it may appear in a path (43 base64url characters when genuine). */
-export const tokenParams = {
-  type: 'object',
-  required: ['token'],
-  additionalProperties: false,
-  properties: {
-    token: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 128,
-      description: 'The claim token from the claim link',
-    },
-  },
-} as const;
-
-export const ERRORS = {
-  400: apiError('Validation failed (`parameter_invalid`, `parameter_missing`), naming the field in `param`'),
-  401: apiError('Missing or invalid credential'),
-  403: apiError('Authenticated but not permitted (`insufficient_permissions`)'),
-  404: apiError('Unknown, or of another enterprise (`resource_not_found`)'),
-  409: apiError(
-    'The certificate is already in another pending hand-over, a voucher, gift or transfer (`resource_locked`)',
-  ),
-  422: apiError('Refused by the gift’s rules (`validation_failed`), naming the field in `param`'),
-  429: apiError('Rate limited (`rate_limit_exceeded`, with `retry_after` and `Retry-After`)'),
-  502: apiError('No sender credential (`sender_credential_missing`) or a notification provider failed'),
-  503: apiError('Gifts are unavailable (no chain or encryption keys configured)'),
-};
+export const tokenParams = closed({
+  token: Type.String({ minLength: 1, maxLength: 128, description: 'The claim token from the claim link' }),
+});
 
 const id = (description: string) => str(64, description);
 const address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', maxLength: 42 });
@@ -88,12 +63,6 @@ export const giftSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/** An HTML page's body. */
-export const htmlPage = (description: string) => ({
-  description,
-  content: { 'text/html': { schema: { type: 'string', maxLength: 1_000_000 } } },
-});
 
 export function presentGift(g: Gift): Static<typeof giftSchema> {
   return {

@@ -4,12 +4,10 @@
 import type { FastifyInstance } from 'fastify';
 import { registerEndpoints } from '../../endpoint/define.js';
 import type { RouteDeps } from '../shared.js';
-import claimRoutes from './claim.js';
+import { claimGift, getGiftClaimPage } from './claim.js';
 import { createGift } from './create.js';
-import { giftLimiters } from './limits.js';
 import { getGift, resendGift, revokeGift } from './manage.js';
 
 export default async function gifts(app: FastifyInstance, deps: RouteDeps) {
-  registerEndpoints(app, deps, [createGift, getGift, resendGift, revokeGift]);
-  await app.register(claimRoutes, { ...deps, limits: giftLimiters(app, deps.config) });
+  registerEndpoints(app, deps, [createGift, getGift, resendGift, revokeGift, getGiftClaimPage, claimGift]);
 }

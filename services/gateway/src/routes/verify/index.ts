@@ -1,9 +1,10 @@
 // The verification pages (`/verify/:id`, its QR codes, token metadata); `events.ts` records
 // `document.verified` for them.
 import type { FastifyInstance } from 'fastify';
+import { registerEndpoints } from '../../endpoint/define.js';
 import type { RouteDeps } from '../shared.js';
-import verifyPages from './pages.js';
+import { getTokenMetadata, getVerifyPage, getVerifyQrPng, getVerifyQrSvg } from './pages.js';
 
 export default async function routes(app: FastifyInstance, deps: RouteDeps) {
-  await app.register(verifyPages, deps);
+  registerEndpoints(app, deps, [getVerifyPage, getVerifyQrSvg, getVerifyQrPng, getTokenMetadata]);
 }

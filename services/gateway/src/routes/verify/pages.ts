@@ -6,7 +6,6 @@
 // check read through the public cache (cache/), dropped by the certificate's events.
 import { HallmarkError } from '@hallmark/kit';
 import type { Certificate } from '@hallmark/proto/certificates/v1/certificates';
-import type { FastifyInstance } from 'fastify';
 import QRCode from 'qrcode';
 import {
   renderNotFoundPage,
@@ -20,19 +19,16 @@ import { notFoundError, type Cached } from '../../cache/public-cache.js';
 import { readPublic } from '../certificates/public.js';
 import { explorerOf } from '../../pages/explorers.js';
 import { issuerFrom } from '../../pages/issuer.js';
+import { defineEndpoint } from '../../endpoint/define.js';
+import { list, str, Type } from '../../endpoint/schema.js';
+import { PUBLIC, TAGS } from '../certificates/certificate.js';
 import type { RouteDeps } from '../shared.js';
 import { recordsEvent } from './events.js';
 
-const TAGS = ['Certificates'];
-const PUBLIC = { auth: 'public' as const, rateGroup: 'public' as const };
 const ID_RE = /^cert_[0-9A-Za-z]{1,59}$/;
 const TOKEN_RE = /^[1-9][0-9]{0,15}$/;
 
-const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', maxLength: 64 } },
-} as const;
+const idParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
 /** The public link of a certificate's verification page (what its QR code encodes). */
 export function verifyUrl(publicUrl: string, id: string): string {
@@ -66,130 +62,145 @@ export function tokenMetadata(c: Certificate, publicUrl: string) {
   };
 }
 
-export default async function verifyPages(app: FastifyInstance, { clients, config, publicCache }: RouteDeps) {
-  const publicUrl = config.HALLMARK_PUBLIC_URL;
-  const cacheControl = publicCacheControl(config);
-  const explorer = explorerOf(config);
-
-  /** The verification page as the cache holds it; `recordEvent` asks for a document.verified. */
-  async function renderPage(id: string, recordEvent: boolean) {
-    const v = await clients.verification.verifyCertificate(
-      { certificate_id: id, record_event: recordEvent },
-      { deadlineMs: 10_000 },
-    );
-    return {
-      body: renderVerifyPage(
-        v,
-        `/verify/${encodeURIComponent(id)}/qr.svg`,
-        issuerFrom(v.certificate?.issuer),
-        explorer,
-      ),
-      certificateId: id,
-    };
-  }
-
-  app.get<{ Params: { id: string } }>(
-    '/verify/:id',
-    {
-      config: { auth: 'public', rateGroup: 'verify_page' },
-      schema: {
-        tags: TAGS,
-        summary: 'Verification page of a certificate (HTML; no authentication)',
-        params: idParams,
-      },
-    },
-    async (request, reply) => {
-      const { id } = request.params;
-      if (!ID_RE.test(id)) return sendPage(reply, 404, renderNotFoundPage(id));
-      try {
-        // A view that records document.verified (events.ts: a few per viewer and certificate
-        // an hour) verifies afresh and refreshes the cached page; the others read the cache.
-        const entry: Cached = (await recordsEvent(app, request, id))
-          ? publicCache.put('verify', id, await renderPage(id, true))
-          : await publicCache.get('verify', id, () => renderPage(id, false));
-        if (!entry.found) return sendPage(reply, 404, renderNotFoundPage(id));
-        return sendCachedPage(request, reply, entry, cacheControl);
-      } catch (err) {
-        if (notFound(err)) return sendPage(reply, 404, renderNotFoundPage(id));
-        request.log.warn({ err }, 'verification page: verification failed');
-        return sendPage(reply, 503, renderUnavailablePage());
-      }
-    },
+/** The verification page as the cache holds it; `recordEvent` asks for a document.verified. */
+async function renderPage({ clients, config }: RouteDeps, id: string, recordEvent: boolean) {
+  const v = await clients.verification.verifyCertificate(
+    { certificate_id: id, record_event: recordEvent },
+    { deadlineMs: 10_000 },
   );
-
-  /** 404 (thrown, rendered by the error handler) unless the certificate exists. */
-  async function known(id: string): Promise<void> {
-    if (!ID_RE.test(id)) throw new HallmarkError('resource_not_found', { message: 'No such certificate.' });
-    const entry = await publicCache.get('public', id, () => readPublic(clients, id));
-    if (!entry.found) throw notFoundError(entry);
-  }
-
-  app.get<{ Params: { id: string } }>(
-    '/verify/:id/qr.svg',
-    {
-      config: PUBLIC,
-      schema: { tags: TAGS, summary: 'QR code (SVG) of a certificate’s verification page', params: idParams },
-    },
-    async (request, reply) => {
-      await known(request.params.id);
-      const svg = await QRCode.toString(verifyUrl(publicUrl, request.params.id), {
-        type: 'svg',
-        errorCorrectionLevel: 'M',
-        margin: 2,
-      });
-      return reply.header('cache-control', 'public, max-age=86400').type('image/svg+xml').send(svg);
-    },
-  );
-
-  app.get<{ Params: { id: string } }>(
-    '/verify/:id/qr.png',
-    {
-      config: PUBLIC,
-      schema: { tags: TAGS, summary: 'QR code (PNG) of a certificate’s verification page', params: idParams },
-    },
-    async (request, reply) => {
-      await known(request.params.id);
-      const png = await QRCode.toBuffer(verifyUrl(publicUrl, request.params.id), {
-        type: 'png',
-        errorCorrectionLevel: 'M',
-        margin: 2,
-        width: 512,
-      });
-      return reply.header('cache-control', 'public, max-age=86400').type('image/png').send(png);
-    },
-  );
-
-  app.get<{ Params: { tokenId: string } }>(
-    '/api/certificate/metadata/:tokenId',
-    {
-      config: PUBLIC,
-      schema: {
-        tags: TAGS,
-        summary: 'ERC-721 token metadata JSON (the contract’s tokenURI)',
-        params: {
-          type: 'object',
-          required: ['tokenId'],
-          properties: { tokenId: { type: 'string', maxLength: 80, description: 'Decimal token id' } },
-        },
-      },
-    },
-    async (request, reply) => {
-      const { tokenId } = request.params;
-      if (!TOKEN_RE.test(tokenId)) {
-        throw new HallmarkError('resource_not_found', { message: `No such token: '${tokenId}'.` });
-      }
-      const entry = await publicCache.get('meta', tokenId, async () => {
-        const c = await clients.verification.getPublicCertificateByToken(
-          { token_id: Number(tokenId) },
-          { idempotent: true },
-        );
-        return { body: JSON.stringify(tokenMetadata(c, publicUrl)), certificateId: c.id };
-      });
-      if (!entry.found) throw notFoundError(entry);
-      return sendCached(request, reply, entry, {
-        contentType: 'application/json; charset=utf-8',
-        cacheControl,
-      });
-    },
-  );
+  return {
+    body: renderVerifyPage(
+      v,
+      `/verify/${encodeURIComponent(id)}/qr.svg`,
+      issuerFrom(v.certificate?.issuer),
+      explorerOf(config),
+    ),
+    certificateId: id,
+  };
 }
+
+export const getVerifyPage = defineEndpoint({
+  method: 'GET',
+  url: '/verify/:id',
+  operationId: 'getVerifyPage',
+  tags: TAGS,
+  summary: 'Verification page of a certificate (HTML; no authentication)',
+  access: { auth: 'public', rateGroup: 'verify_page' },
+  params: idParams,
+  responses: { 200: { description: 'The verification page', contentType: 'text/html' } },
+  handler: async (request, deps) => {
+    const { publicCache, config, reply } = deps;
+    const { id } = request.params;
+    if (!ID_RE.test(id)) return sendPage(reply, 404, renderNotFoundPage(id));
+    try {
+      // A view that records document.verified (events.ts: a few per viewer and certificate
+      // an hour) verifies afresh and refreshes the cached page; the others read the cache.
+      const entry: Cached = (await recordsEvent(request.server, request, id))
+        ? publicCache.put('verify', id, await renderPage(deps, id, true))
+        : await publicCache.get('verify', id, () => renderPage(deps, id, false));
+      if (!entry.found) return sendPage(reply, 404, renderNotFoundPage(id));
+      return sendCachedPage(request, reply, entry, publicCacheControl(config));
+    } catch (err) {
+      if (notFound(err)) return sendPage(reply, 404, renderNotFoundPage(id));
+      request.log.warn({ err }, 'verification page: verification failed');
+      return sendPage(reply, 503, renderUnavailablePage());
+    }
+  },
+});
+
+/** 404 (thrown, rendered by the error handler) unless the certificate exists. */
+async function known({ clients, publicCache }: RouteDeps, id: string): Promise<void> {
+  if (!ID_RE.test(id)) throw new HallmarkError('resource_not_found', { message: 'No such certificate.' });
+  const entry = await publicCache.get('public', id, () => readPublic(clients, id));
+  if (!entry.found) throw notFoundError(entry);
+}
+
+const QR = { type: 'svg', errorCorrectionLevel: 'M', margin: 2 } as const;
+
+export const getVerifyQrSvg = defineEndpoint({
+  method: 'GET',
+  url: '/verify/:id/qr.svg',
+  operationId: 'getVerifyQrSvg',
+  tags: TAGS,
+  summary: 'QR code (SVG) of a certificate’s verification page',
+  access: PUBLIC,
+  params: idParams,
+  responses: { 200: { description: 'QR code of the page', contentType: 'image/svg+xml' } },
+  handler: async (request, deps) => {
+    await known(deps, request.params.id);
+    const svg = await QRCode.toString(verifyUrl(deps.config.HALLMARK_PUBLIC_URL, request.params.id), QR);
+    return deps.reply.header('cache-control', 'public, max-age=86400').type('image/svg+xml').send(svg);
+  },
+});
+
+export const getVerifyQrPng = defineEndpoint({
+  method: 'GET',
+  url: '/verify/:id/qr.png',
+  operationId: 'getVerifyQrPng',
+  tags: TAGS,
+  summary: 'QR code (PNG) of a certificate’s verification page',
+  access: PUBLIC,
+  params: idParams,
+  responses: { 200: { description: 'QR code of the page', contentType: 'image/png' } },
+  handler: async (request, deps) => {
+    await known(deps, request.params.id);
+    const png = await QRCode.toBuffer(verifyUrl(deps.config.HALLMARK_PUBLIC_URL, request.params.id), {
+      ...QR,
+      type: 'png',
+      width: 512,
+    });
+    return deps.reply.header('cache-control', 'public, max-age=86400').type('image/png').send(png);
+  },
+});
+
+export const getTokenMetadata = defineEndpoint({
+  method: 'GET',
+  url: '/api/certificate/metadata/:tokenId',
+  operationId: 'getTokenMetadata',
+  tags: TAGS,
+  summary: 'ERC-721 token metadata JSON (the contract’s tokenURI)',
+  access: PUBLIC,
+  params: Type.Object({ tokenId: str(80, 'Decimal token id') }),
+  responses: {
+    200: {
+      description: 'ERC-721 metadata JSON',
+      schema: Type.Object({
+        name: str(200),
+        description: str(5000),
+        image: Type.Optional(str(2048)),
+        external_url: str(2048),
+        attributes: list(
+          Type.Object({
+            trait_type: str(100),
+            value: Type.Unsafe<string | number>({
+              type: ['string', 'number'],
+              maxLength: 10_000,
+              minimum: -1e308,
+              maximum: 1e308,
+            }),
+          }),
+          200,
+        ),
+      }),
+    },
+  },
+  handler: async (request, { clients, config, publicCache, reply }) => {
+    const { tokenId } = request.params;
+    if (!TOKEN_RE.test(tokenId)) {
+      throw new HallmarkError('resource_not_found', { message: `No such token: '${tokenId}'.` });
+    }
+    const entry = await publicCache.get('meta', tokenId, async () => {
+      const c = await clients.verification.getPublicCertificateByToken(
+        { token_id: Number(tokenId) },
+        { idempotent: true },
+      );
+      return { body: JSON.stringify(tokenMetadata(c, config.HALLMARK_PUBLIC_URL)), certificateId: c.id };
+    });
+    if (!entry.found) throw notFoundError(entry);
+    // The cached bytes are the answer, serialised once when cached: sent as they are.
+    return sendCached(request, reply, entry, {
+      contentType: 'application/json; charset=utf-8',
+      cacheControl: publicCacheControl(config),
+    }) as never;
+  },
+});
