@@ -4786,7 +4786,9 @@ export interface operations {
                         name: string;
                         imageUrl: string | null;
                         /** @description The certificate’s metadata as minted (and its warranty once set) */
-                        metadata: Record<string, never>;
+                        metadata: {
+                            [key: string]: unknown;
+                        };
                         provenance: {
                             /** @description minted, transferred, warranty_set, warranty_changed, burned, … */
                             kind: string;
@@ -5603,7 +5605,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /** @constant */
                         success: true;
                         transactionHash: string | null;
                         /** @description Always null (no account abstraction) */
@@ -5654,11 +5656,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {boolean} */
+                        /** @constant */
                         success: true;
                         transactionHash: null;
                         userOperationHash: null;
-                        /** @enum {string} */
+                        /** @constant */
                         status: "claiming";
                         replayed?: boolean;
                         gift: {
@@ -7054,7 +7056,9 @@ export interface operations {
                                 url: string;
                                 referenceNumber: string;
                                 /** @description What the issuer attached */
-                                metadata: Record<string, never>;
+                                metadata: {
+                                    [key: string]: unknown;
+                                };
                                 certificateId: string;
                                 status: string;
                                 /** Format: date-time */
@@ -7076,7 +7080,9 @@ export interface operations {
                                 name: string;
                                 imageUrl: string | null;
                                 /** @description The certificate’s metadata as minted */
-                                metadata: Record<string, never>;
+                                metadata: {
+                                    [key: string]: unknown;
+                                };
                                 status: string;
                                 /** Format: int64 */
                                 tokenId: number | null;

@@ -52,13 +52,9 @@ export const getGiftClaimPage = defineEndpoint({
   params: tokenParams,
   responses: {
     200: { description: 'The claim page', contentType: 'text/html' },
-    404: { description: 'Unknown link (page)', contentType: 'text/html' },
+    // 404, 429 and 503 are pages too; the document keeps its shared error responses for them
+    // (with Retry-After on the 429).
     410: { description: 'Used, revoked or expired link (page)', contentType: 'text/html' },
-    429: {
-      description: 'Too many invalid links from this client (page, with Retry-After)',
-      contentType: 'text/html',
-    },
-    503: { description: 'Outage (page)', contentType: 'text/html' },
   },
   handler: async (request, { clients, config, reply }) => {
     const { token } = request.params;
