@@ -115,43 +115,32 @@ async function known({ clients, publicCache }: RouteDeps, id: string): Promise<v
   if (!entry.found) throw notFoundError(entry);
 }
 
-const QR = { type: 'svg', errorCorrectionLevel: 'M', margin: 2 } as const;
+const QR = { errorCorrectionLevel: 'M', margin: 2 } as const;
 
-export const getVerifyQrSvg = defineEndpoint({
-  method: 'GET',
-  url: '/verify/:id/qr.svg',
-  operationId: 'getVerifyQrSvg',
-  tags: TAGS,
-  summary: 'QR code (SVG) of a certificate’s verification page',
-  access: PUBLIC,
-  params: idParams,
-  responses: { 200: { description: 'QR code of the page', contentType: 'image/svg+xml' } },
-  handler: async (request, deps) => {
-    await known(deps, request.params.id);
-    const svg = await QRCode.toString(verifyUrl(deps.config.HALLMARK_PUBLIC_URL, request.params.id), QR);
-    return deps.reply.header('cache-control', 'public, max-age=86400').type('image/svg+xml').send(svg);
-  },
-});
+/** The QR code (SVG or PNG) of a certificate's page, declared once per format. */
+const qrEndpoint = (format: 'svg' | 'png', contentType: string, operationId: string) =>
+  defineEndpoint({
+    method: 'GET',
+    url: `/verify/:id/qr.${format}`,
+    operationId,
+    tags: TAGS,
+    summary: `QR code (${format.toUpperCase()}) of a certificate’s verification page`,
+    access: PUBLIC,
+    params: idParams,
+    responses: { 200: { description: 'QR code of the page', contentType } },
+    handler: async (request, deps) => {
+      await known(deps, request.params.id);
+      const url = verifyUrl(deps.config.HALLMARK_PUBLIC_URL, request.params.id);
+      const image =
+        format === 'svg'
+          ? await QRCode.toString(url, { ...QR, type: 'svg' })
+          : await QRCode.toBuffer(url, { ...QR, type: 'png', width: 512 });
+      return deps.reply.header('cache-control', 'public, max-age=86400').type(contentType).send(image);
+    },
+  });
 
-export const getVerifyQrPng = defineEndpoint({
-  method: 'GET',
-  url: '/verify/:id/qr.png',
-  operationId: 'getVerifyQrPng',
-  tags: TAGS,
-  summary: 'QR code (PNG) of a certificate’s verification page',
-  access: PUBLIC,
-  params: idParams,
-  responses: { 200: { description: 'QR code of the page', contentType: 'image/png' } },
-  handler: async (request, deps) => {
-    await known(deps, request.params.id);
-    const png = await QRCode.toBuffer(verifyUrl(deps.config.HALLMARK_PUBLIC_URL, request.params.id), {
-      ...QR,
-      type: 'png',
-      width: 512,
-    });
-    return deps.reply.header('cache-control', 'public, max-age=86400').type('image/png').send(png);
-  },
-});
+export const getVerifyQrSvg = qrEndpoint('svg', 'image/svg+xml', 'getVerifyQrSvg');
+export const getVerifyQrPng = qrEndpoint('png', 'image/png', 'getVerifyQrPng');
 
 export const getTokenMetadata = defineEndpoint({
   method: 'GET',
