@@ -1808,131 +1808,6 @@ export interface components {
             /** Format: int64 */
             total_pages: number;
         };
-        Condition: {
-            field: string;
-            operator: string;
-            /** @description Any JSON value */
-            value?: unknown;
-        };
-        Template: {
-            id: string;
-            name: string;
-            type: string;
-            kind?: string;
-            format?: string | null;
-            variables?: {
-                name: string;
-                type: string;
-                required: boolean;
-                /** @description Any JSON value */
-                defaultValue?: unknown;
-            }[];
-            /** @description Document templates: the markup with {{variables}} */
-            template?: string;
-            /** @description Email templates */
-            subject?: string;
-            /** @description Email templates */
-            body?: string;
-            attachments?: {
-                filename: string;
-                templateId: string;
-            }[];
-            trigger?: {
-                /** @description Workflow templates: the event that starts the workflow */
-                event?: string;
-                conditions: components["schemas"]["Condition"][];
-            };
-            steps?: {
-                id: string;
-                /** @enum {string} */
-                type: "action" | "notification" | "approval" | "delay";
-                /** @description The step’s settings */
-                config: Record<string, never>;
-                onSuccess: string | null;
-                onFailure: string | null;
-            }[];
-            conditions?: components["schemas"]["Condition"][];
-            styling?: {
-                brandColor?: string;
-                /** Format: int64 */
-                fontSize?: number;
-                fontFamily?: string;
-            };
-            /** Format: int64 */
-            version?: number;
-            /** @description The owner: a user’s session `sub`, or an API key id */
-            ownerId?: string;
-            access?: string[];
-            livemode?: boolean;
-            /** Format: date-time */
-            createdAt?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-        };
-        /**
-         * @description A bulk job, CSV form (spec › Resources › Bulk mint job, CSV form)
-         * @example {
-         *       "jobId": "job_2bX9qL0mT7cZp4aN1yV8kW3e",
-         *       "status": "completed",
-         *       "totalCount": 1000,
-         *       "processedCount": 1000,
-         *       "successCount": 998,
-         *       "failedCount": 2,
-         *       "failureCount": 2,
-         *       "createdAt": "2025-06-01T10:00:00Z",
-         *       "updatedAt": "2025-06-01T10:03:12Z",
-         *       "completedAt": "2025-06-01T10:03:12Z",
-         *       "errors": [
-         *         {
-         *           "row": 17,
-         *           "error": "recipientEmail: not a valid e-mail address"
-         *         },
-         *         {
-         *           "row": 500,
-         *           "error": "imageFile 'missing.png' is not in the images ZIP"
-         *         }
-         *       ]
-         *     }
-         */
-        CsvJob: {
-            jobId: string;
-            /** @enum {string} */
-            status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-            /** Format: int64 */
-            totalCount: number;
-            /** Format: int64 */
-            processedCount: number;
-            /** Format: int64 */
-            successCount: number;
-            /** Format: int64 */
-            failedCount: number;
-            /**
-             * Format: int64
-             * @description The same as `failedCount` (the order form’s name), so either name reads both forms
-             */
-            failureCount: number;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt?: string;
-            /**
-             * Format: date-time
-             * @description When the last retry was accepted; absent when never retried
-             */
-            retriedAt?: string;
-            /** Format: date-time */
-            completedAt?: string;
-            /** Format: date-time */
-            estimatedCompletionTime?: string;
-            errors?: {
-                /** Format: int64 */
-                row: number;
-                error: string;
-            }[];
-            error?: string;
-            /** @description Where to poll the job (also the 202’s Location) */
-            pollUrl?: string;
-        };
         /**
          * @description An API key (spec › Resources › API key)
          * @example {
@@ -2120,6 +1995,131 @@ export interface components {
                 latency_ms: number;
                 error: string | null;
             }[];
+        };
+        Template: {
+            id: string;
+            name: string;
+            type: string;
+            kind?: string;
+            format?: string | null;
+            variables?: {
+                name: string;
+                type: string;
+                required: boolean;
+                /** @description Any JSON value */
+                defaultValue?: unknown;
+            }[];
+            /** @description Document templates: the markup with {{variables}} */
+            template?: string;
+            /** @description Email templates */
+            subject?: string;
+            /** @description Email templates */
+            body?: string;
+            attachments?: {
+                filename: string;
+                templateId: string;
+            }[];
+            trigger?: {
+                /** @description Workflow templates: the event that starts the workflow */
+                event?: string;
+                conditions: components["schemas"]["Condition"][];
+            };
+            steps?: {
+                id: string;
+                /** @enum {string} */
+                type: "action" | "notification" | "approval" | "delay";
+                /** @description The step’s settings */
+                config: Record<string, never>;
+                onSuccess: string | null;
+                onFailure: string | null;
+            }[];
+            conditions?: components["schemas"]["Condition"][];
+            styling?: {
+                brandColor?: string;
+                /** Format: int64 */
+                fontSize?: number;
+                fontFamily?: string;
+            };
+            /** Format: int64 */
+            version?: number;
+            /** @description The owner: a user’s session `sub`, or an API key id */
+            ownerId?: string;
+            access?: string[];
+            livemode?: boolean;
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: date-time */
+            updatedAt?: string;
+        };
+        Condition: {
+            field: string;
+            operator: string;
+            /** @description Any JSON value */
+            value?: unknown;
+        };
+        /**
+         * @description A bulk job, CSV form (spec › Resources › Bulk mint job, CSV form)
+         * @example {
+         *       "jobId": "job_2bX9qL0mT7cZp4aN1yV8kW3e",
+         *       "status": "completed",
+         *       "totalCount": 1000,
+         *       "processedCount": 1000,
+         *       "successCount": 998,
+         *       "failedCount": 2,
+         *       "failureCount": 2,
+         *       "createdAt": "2025-06-01T10:00:00Z",
+         *       "updatedAt": "2025-06-01T10:03:12Z",
+         *       "completedAt": "2025-06-01T10:03:12Z",
+         *       "errors": [
+         *         {
+         *           "row": 17,
+         *           "error": "recipientEmail: not a valid e-mail address"
+         *         },
+         *         {
+         *           "row": 500,
+         *           "error": "imageFile 'missing.png' is not in the images ZIP"
+         *         }
+         *       ]
+         *     }
+         */
+        CsvJob: {
+            jobId: string;
+            /** @enum {string} */
+            status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+            /** Format: int64 */
+            totalCount: number;
+            /** Format: int64 */
+            processedCount: number;
+            /** Format: int64 */
+            successCount: number;
+            /** Format: int64 */
+            failedCount: number;
+            /**
+             * Format: int64
+             * @description The same as `failedCount` (the order form’s name), so either name reads both forms
+             */
+            failureCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description When the last retry was accepted; absent when never retried
+             */
+            retriedAt?: string;
+            /** Format: date-time */
+            completedAt?: string;
+            /** Format: date-time */
+            estimatedCompletionTime?: string;
+            errors?: {
+                /** Format: int64 */
+                row: number;
+                error: string;
+            }[];
+            error?: string;
+            /** @description Where to poll the job (also the 202’s Location) */
+            pollUrl?: string;
         };
     };
     responses: {

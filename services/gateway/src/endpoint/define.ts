@@ -70,6 +70,13 @@ export interface Endpoint<
   bodyLimit?: number;
   /** Answers this endpoint's errors itself (a page for a browser, not the JSON envelope). */
   errorHandler?: RouteOptions['errorHandler'];
+  /** Checks run before the body is read (POST /api/bulk-mint: the Content-Type and its header). */
+  onRequest?: RouteOptions['onRequest'];
+  /**
+   * For the one body AJV cannot check (POST /api/bulk-mint: multipart or a raw JSON string, by
+   * Content-Type): the schemas then only document it, and the handler checks it.
+   */
+  validatorCompiler?: RouteOptions['validatorCompiler'];
   /**
    * Answers by status. The first 2xx is the status set before the handler runs; a handler
    * answering another declared one sets it on `ctx.reply`.
@@ -117,7 +124,12 @@ export function registerEndpoints(app: FastifyInstance, deps: RouteDeps, endpoin
       method: endpoint.method,
       url: endpoint.url,
       config: { ...endpoint.access, endpoint },
-      ...defined({ bodyLimit: endpoint.bodyLimit, errorHandler: endpoint.errorHandler }),
+      ...defined({
+        bodyLimit: endpoint.bodyLimit,
+        errorHandler: endpoint.errorHandler,
+        onRequest: endpoint.onRequest,
+        validatorCompiler: endpoint.validatorCompiler,
+      }),
       schema: defined({
         hide: endpoint.hidden,
         tags: endpoint.tags,

@@ -20,7 +20,6 @@ import { binaryContent, declaredComponents, declaredResponses } from './declared
 import { GUIDE } from './guide.js';
 import { OPERATION_IDS } from './operation-ids.js';
 import { resourceSchemas } from './resources.js';
-import { DECLARED_2XX } from './success-bulk.js';
 import { SUCCESS } from './success.js';
 
 type Json = Record<string, any>;
@@ -132,9 +131,6 @@ export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Jso
         responses[status] = ERROR_STATUSES[status]
           ? { $ref: `#/components/responses/${responseName(surface, status)}` }
           : response;
-        const documented = DECLARED_2XX[key]?.[status];
-        if (documented)
-          responses[status] = { ...response, content: { 'application/json': { schema: documented } } };
       }
       for (const [status, response] of Object.entries<Json>(responses))
         if (/^[24]/.test(status) && !response.$ref) responses[status] = withRateHeaders(response);

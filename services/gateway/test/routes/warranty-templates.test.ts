@@ -10,10 +10,19 @@ beforeAll(async () => {
 afterAll(() => h.close());
 beforeEach(() => h.reset());
 
+// A field as the certificates service defines it: the answer's schema names every one.
+const field = {
+  name: 'period',
+  label: 'Warranty period',
+  type: 'select',
+  required: true,
+  description: 'Years',
+};
+
 const template = (created: boolean) => ({
   id: 'tmpl_1',
   name: 'Warranty',
-  fields_json: '[{"name":"period"}]',
+  fields_json: JSON.stringify([field]),
   created_at: '2025-01-01T00:00:00.000Z',
   created,
 });
@@ -25,7 +34,7 @@ describe('POST /api/enterprise/templates/init-warranty', () => {
     h.answer('warranty', 'initWarrantyTemplate', async () => template(true));
     const first = await h.app.inject({ ...req, headers: h.session });
     expect(first.statusCode).toBe(201);
-    expect(first.json()).toEqual({ id: 'tmpl_1', name: 'Warranty', fields: [{ name: 'period' }] });
+    expect(first.json()).toEqual({ id: 'tmpl_1', name: 'Warranty', fields: [field] });
     h.answer('warranty', 'initWarrantyTemplate', async () => template(false));
     const again = await h.app.inject({ ...req, headers: h.session });
     expect(again.statusCode).toBe(200);

@@ -5,12 +5,15 @@
 //   CreateOrderJob as received (the bulk service validates it); 201, sync or async body.
 // Both need `bulk:mint`; rate groups `bulk_create` (CSV) and `bulk_json` (JSON).
 import { HallmarkError } from '@hallmark/kit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { RateGroup } from '../../auth/types.js';
-import { principalOf, type RouteDeps } from '../shared.js';
-import { CSV_MAX_BYTES, readCsvForm, ZIP_MAX_BYTES } from './csv-upload.js';
-import { orderStatus, presentCreatedCsvJob, presentCreatedOrderJob } from './present.js';
+import { defineEndpoint } from '../../endpoint/define.js';
+import { Type } from '../../endpoint/schema.js';
+import { principalOf } from '../shared.js';
 import { TAGS } from './common.js';
+import { CSV_MAX_BYTES, readCsvForm, ZIP_MAX_BYTES } from './csv-upload.js';
+import { CreatedCsvJob, CreatedOrderJob } from './job.js';
+import { orderStatus, presentCreatedCsvJob, presentCreatedOrderJob } from './present.js';
 
 /** Spec › Limits 4: up to 50,000 items per order job. */
 const ORDER_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
@@ -66,8 +69,6 @@ function withOrderStatus(err: unknown): unknown {
     extras: { ...err.extras, status: orderStatus(status) },
   });
 }
-
-const openObject = { type: 'object', additionalProperties: true };
 
 const file = (description: string, maxLength: number) => ({
   type: 'string',
@@ -158,73 +159,75 @@ const DESCRIPTION = [
   '`{success: false, error, existingJobId, status}`. Rate group bulk_json (1,000/hour, or the key’s own).',
 ].join('\n');
 
-export default async function createRoute(app: FastifyInstance, { clients }: RouteDeps) {
-  app.post(
-    '/api/bulk-mint',
-    {
-      config: { auth: 'either', scope: 'bulk:mint', rateGroup: 'bulk_create', rateGroupFor },
-      bodyLimit: ORDER_BODY_LIMIT_BYTES,
-      onRequest: checkForm,
-      // The schema documents both forms; what is valid depends on the form and is checked
-      // by checkForm, readCsvForm and (for the order body) the bulk service.
-      validatorCompiler: () => () => true,
-      schema: {
-        tags: TAGS,
-        summary: 'Create a bulk mint job: CSV upload (202) or order JSON (201)',
-        description: DESCRIPTION,
-        headers: {
-          type: 'object',
-          properties: {
-            'idempotency-key': {
-              type: 'string',
-              maxLength: 1024,
-              description: 'Required with application/json: {shop}#{orderId}#{lineItemGid}#{random_hash}',
-            },
-          },
-        },
-        body: {
-          content: {
-            'multipart/form-data': { schema: csvFormSchema },
-            'application/json': { schema: orderFormSchema },
-          },
-        },
-        // Documentation of the statuses; open objects, so serialisation passes bodies through.
-        response: {
-          201: { description: 'Order form: the job (sync or async body)', ...openObject },
-          202: { description: 'CSV form: the job is queued and processed asynchronously', ...openObject },
-          409: { description: 'Order form: the Idempotency-Key was used before', ...openObject },
-        },
-      },
+export const createBulkMintJob = defineEndpoint({
+  method: 'POST',
+  url: '/api/bulk-mint',
+  operationId: 'createBulkMintJob',
+  tags: TAGS,
+  summary: 'Create a bulk mint job: CSV upload (202) or order JSON (201)',
+  description: DESCRIPTION,
+  access: { auth: 'either', scope: 'bulk:mint', rateGroup: 'bulk_create', rateGroupFor },
+  bodyLimit: ORDER_BODY_LIMIT_BYTES,
+  onRequest: checkForm,
+  // The schemas document both forms; what is valid depends on the form and is checked by
+  // checkForm, readCsvForm and (for the order body) the bulk service.
+  validatorCompiler: () => () => true,
+  headers: Type.Object({
+    'idempotency-key': Type.Optional(
+      Type.String({
+        maxLength: 1024,
+        description: 'Required with application/json: {shop}#{orderId}#{lineItemGid}#{random_hash}',
+      }),
+    ),
+  }),
+  // One body per content type (Fastify's `content` form): the body arrives unparsed
+  // (multipart is read by readCsvForm, JSON stays the raw string index.ts's parser leaves).
+  body: Type.Unsafe<unknown>({
+    content: {
+      'multipart/form-data': { schema: csvFormSchema },
+      'application/json': { schema: orderFormSchema },
     },
-    async (request, reply) => {
-      const principal = principalOf(request);
-      if (formOf(request) === 'csv') {
-        const form = await readCsvForm(request);
-        const job = await clients.bulk.createCsvJob({
-          principal,
-          csv: form.csv,
-          zip: form.zip,
-          create_batch: form.createBatch,
-          csv_filename: form.csvFilename,
-          zip_filename: form.zipFilename,
-        });
-        const created = presentCreatedCsvJob(job);
-        return reply.status(202).header('location', created.pollUrl).send({ success: true, data: created });
-      }
-      const body = request.body;
-      if (typeof body !== 'string' || body.trim() === '') {
-        throw new HallmarkError('malformed_json', { message: 'The JSON body is empty.' });
-      }
-      const job = await clients.bulk
-        .createOrderJob({
-          principal,
-          idempotency_key: request.headers['idempotency-key'] as string,
-          body_json: body,
-        })
-        .catch((err: unknown) => {
-          throw withOrderStatus(err);
-        });
-      return reply.status(201).send(presentCreatedOrderJob(job));
+  }),
+  responses: {
+    201: {
+      description: 'Order form: the job (sync or async body)',
+      schema: CreatedOrderJob,
+      contentType: 'application/json',
     },
-  );
-}
+    202: {
+      description: 'CSV form: the job is queued and processed asynchronously',
+      schema: CreatedCsvJob,
+    },
+  },
+  handler: async (request, { clients, reply }) => {
+    const principal = principalOf(request);
+    if (formOf(request) === 'csv') {
+      const form = await readCsvForm(request);
+      const job = await clients.bulk.createCsvJob({
+        principal,
+        csv: form.csv,
+        zip: form.zip,
+        create_batch: form.createBatch,
+        csv_filename: form.csvFilename,
+        zip_filename: form.zipFilename,
+      });
+      const created = presentCreatedCsvJob(job);
+      reply.status(202).header('location', created.pollUrl);
+      return { success: true as const, data: created };
+    }
+    const body = request.body;
+    if (typeof body !== 'string' || body.trim() === '') {
+      throw new HallmarkError('malformed_json', { message: 'The JSON body is empty.' });
+    }
+    const job = await clients.bulk
+      .createOrderJob({
+        principal,
+        idempotency_key: request.headers['idempotency-key'] as string,
+        body_json: body,
+      })
+      .catch((err: unknown) => {
+        throw withOrderStatus(err);
+      });
+    return presentCreatedOrderJob(job);
+  },
+});

@@ -1,14 +1,16 @@
 // The bulk-mint surface (spec › Endpoints › Bulk mint), served by the bulk service over
-// gRPC. An encapsulated plugin: multipart parsing and the raw-string JSON parser exist only
-// for these routes, so no other route's body handling changes.
+// gRPC, each endpoint declared once (endpoint/define.ts). An encapsulated plugin: multipart
+// parsing and the raw-string JSON parser exist only for these routes, so no other route's
+// body handling changes.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
+import { registerEndpoints } from '../../endpoint/define.js';
 import type { RouteDeps } from '../shared.js';
-import createRoute from './create.js';
+import { createBulkMintJob } from './create.js';
 import { MULTIPART_LIMITS } from './csv-upload.js';
-import jobRoutes from './jobs.js';
-export { default as bulkMintItems } from './items.js';
-import publicRoutes from './public.js';
+import { bulkMintTemplateHint, downloadBulkMintResults, getBulkMintCsvTemplate } from './download.js';
+import { fixBulkMintItem } from './items.js';
+import { cancelBulkMintJob, getBulkMintJob, listBulkMintJobs, retryBulkMintJob } from './jobs.js';
 
 export default async function bulk(app: FastifyInstance, deps: RouteDeps) {
   await app.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: true });
@@ -17,7 +19,19 @@ export default async function bulk(app: FastifyInstance, deps: RouteDeps) {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
     done(null, body),
   );
-  await app.register(createRoute, deps);
-  await app.register(jobRoutes, deps);
-  await app.register(publicRoutes, deps);
+  registerEndpoints(app, deps, [
+    createBulkMintJob,
+    getBulkMintJob,
+    listBulkMintJobs,
+    retryBulkMintJob,
+    cancelBulkMintJob,
+    downloadBulkMintResults,
+    getBulkMintCsvTemplate,
+    bulkMintTemplateHint,
+  ]);
+}
+
+/** Outside the plugin above: its body is a small JSON object, parsed and checked by its schema. */
+export async function bulkMintItems(app: FastifyInstance, deps: RouteDeps) {
+  registerEndpoints(app, deps, [fixBulkMintItem]);
 }
