@@ -106,28 +106,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/api-keys/{key_id}/share": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Share a key with users of the enterprise (read → Viewer, rotate → Admin)
-         * @description Share a key with users of the enterprise (read → Viewer, rotate → Admin)
-         *
-         *     An API key or a user session token. Scope: `admin.*`.
-         */
-        post: operations["shareApiKey"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/api-keys/{key_id}/audit-logs": {
         parameters: {
             query?: never;
@@ -144,6 +122,28 @@ export interface paths {
         get: operations["listApiKeyAuditLogs"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/{key_id}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Share a key with users of the enterprise (read → Viewer, rotate → Admin)
+         * @description Share a key with users of the enterprise (read → Viewer, rotate → Admin)
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        post: operations["shareApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -256,28 +256,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/vouchers/validate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Dry run of redeem: same answer, nothing consumed
-         * @description Dry run of redeem: same answer, nothing consumed
-         *
-         *     An API key or a user session token. Scope: `transactions.read` or `transactions.create`. Rate group `voucher_redeem` (spec › Limits).
-         */
-        post: operations["validateVoucher"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/vouchers/{voucher_id}/redemptions/{order_id}/rollback": {
         parameters: {
             query?: never;
@@ -294,6 +272,28 @@ export interface paths {
          *     An API key or a user session token. Scope: `transactions.update`. Rate group `voucher_write` (spec › Limits).
          */
         post: operations["rollbackRedemption"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vouchers/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dry run of redeem: same answer, nothing consumed
+         * @description Dry run of redeem: same answer, nothing consumed
+         *
+         *     An API key or a user session token. Scope: `transactions.read` or `transactions.create`. Rate group `voucher_redeem` (spec › Limits).
+         */
+        post: operations["validateVoucher"];
         delete?: never;
         options?: never;
         head?: never;
@@ -384,6 +384,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the event types a webhook endpoint can subscribe to
+         * @description List the event types a webhook endpoint can subscribe to
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        get: operations["listWebhookEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry": {
         parameters: {
             query?: never;
@@ -406,28 +428,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/webhooks/{webhook_id}/test": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Send a signed test event to this endpoint (queued; see its deliveries)
-         * @description Send a signed test event to this endpoint (queued; see its deliveries)
-         *
-         *     An API key or a user session token. Scope: `admin.*`.
-         */
-        post: operations["sendTestWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/webhooks/{webhook_id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -444,6 +444,28 @@ export interface paths {
          *     An API key or a user session token. Scope: `admin.*`.
          */
         post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed test event to this endpoint (queued; see its deliveries)
+         * @description Send a signed test event to this endpoint (queued; see its deliveries)
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        post: operations["sendTestWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -556,28 +578,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/listen": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Listen: receive webhook events as Server-Sent Events (`hallmark listen`)
-         * @description Opens a listen session: a subscription of its own to the enterprise’s events (versioned and enterprise types) in test mode, or live with `mode=live` (a session, or a live key). The first event, `session`, carries `{id, secret, livemode, events, created_at}`: `secret` (whsec_…) signs every later event. Each later event is named after the event type, with `id` the delivery id and `data` `{id, event_id, type, attempt, headers, body}`: `body` is the exact string an endpoint would receive and `headers` the exact headers (X-Service-Signature and webhook-* for versioned types, X-Webhook-* for enterprise types), so a receiver’s own verification code can be used as is. Lines starting with `:` are keep-alives. The session ends when the client disconnects; its deliveries are recorded in notify. At most HALLMARK_LISTEN_MAX_SESSIONS (default 10) sessions are open at once per enterprise: the next is 429 `concurrent_limit_exceeded` with `retry_after` (closing one frees its slot at once).
-         *
-         *     An API key or a user session token. Scope: `admin.*`.
-         */
-        get: operations["listenToEvents"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/listen/sessions/{session_id}/deliveries": {
         parameters: {
             query?: never;
@@ -592,6 +592,28 @@ export interface paths {
          *     An API key or a user session token. Scope: `admin.*`.
          */
         get: operations["listListenDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/listen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Listen: receive webhook events as Server-Sent Events (`hallmark listen`)
+         * @description Opens a listen session: a subscription of its own to the enterprise’s events (versioned and enterprise types) in test mode, or live with `mode=live` (a session, or a live key). The first event, `session`, carries `{id, secret, livemode, events, created_at}`: `secret` (whsec_…) signs every later event. Each later event is named after the event type, with `id` the delivery id and `data` `{id, event_id, type, attempt, headers, body}`: `body` is the exact string an endpoint would receive and `headers` the exact headers (X-Service-Signature and webhook-* for versioned types, X-Webhook-* for enterprise types), so a receiver’s own verification code can be used as is. Lines starting with `:` are keep-alives. The session ends when the client disconnects; its deliveries are recorded in notify. At most HALLMARK_LISTEN_MAX_SESSIONS (default 10) sessions are open at once per enterprise: the next is 429 `concurrent_limit_exceeded` with `retry_after` (closing one frees its slot at once).
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        get: operations["listenToEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -684,28 +706,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/templates/{template_id}/versions/{version}/restore": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Make an earlier version current (written as a new version)
-         * @description Make an earlier version current (written as a new version)
-         *
-         *     An API key or a user session token. Scope: `reports.create`.
-         */
-        post: operations["restoreTemplateVersion"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/templates/{template_id}/render": {
         parameters: {
             query?: never;
@@ -722,6 +722,28 @@ export interface paths {
          *     An API key or a user session token. Scope: `reports.read` or `reports.export`.
          */
         post: operations["renderTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates/{template_id}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an earlier version current (written as a new version)
+         * @description Make an earlier version current (written as a new version)
+         *
+         *     An API key or a user session token. Scope: `reports.create`.
+         */
+        post: operations["restoreTemplateVersion"];
         delete?: never;
         options?: never;
         head?: never;
@@ -844,6 +866,28 @@ export interface paths {
         patch: operations["updateCertificateWarranty"];
         trace?: never;
     };
+    "/api/certificate/metadata/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ERC-721 token metadata JSON (the contract’s tokenURI)
+         * @description ERC-721 token metadata JSON (the contract’s tokenURI)
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["getTokenMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/verify/{id}": {
         parameters: {
             query?: never;
@@ -858,28 +902,6 @@ export interface paths {
          *     Public: no credential. Rate group `verify_page` (spec › Limits).
          */
         get: operations["getVerifyPage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/verify/{id}/qr.svg": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * QR code (SVG) of a certificate’s verification page
-         * @description QR code (SVG) of a certificate’s verification page
-         *
-         *     Public: no credential. Rate group `public` (spec › Limits).
-         */
-        get: operations["getVerifyQrSvg"];
         put?: never;
         post?: never;
         delete?: never;
@@ -910,7 +932,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/certificate/metadata/{tokenId}": {
+    "/verify/{id}/qr.svg": {
         parameters: {
             query?: never;
             header?: never;
@@ -918,12 +940,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * ERC-721 token metadata JSON (the contract’s tokenURI)
-         * @description ERC-721 token metadata JSON (the contract’s tokenURI)
+         * QR code (SVG) of a certificate’s verification page
+         * @description QR code (SVG) of a certificate’s verification page
          *
          *     Public: no credential. Rate group `public` (spec › Limits).
          */
-        get: operations["getTokenMetadata"];
+        get: operations["getVerifyQrSvg"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1064,28 +1086,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/claim/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The claim page of a gift (HTML; no authentication)
-         * @description Shows the certificate offered (image, name, issuer), the sender’s message, the expiry and how to claim (a link to HALLMARK_CLAIM_APP_URL with the token when configured). Unknown, used, revoked and expired links get a page saying so (404 unknown, 410 otherwise) and count toward the invalid-attempt limit.
-         *
-         *     Public: no credential. Rate group `public` (spec › Limits).
-         */
-        get: operations["getGiftClaimPage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/certificates/gift/claim/{token}": {
         parameters: {
             query?: never;
@@ -1102,6 +1102,28 @@ export interface paths {
          *     A user session token only.
          */
         post: operations["claimGift"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claim/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The claim page of a gift (HTML; no authentication)
+         * @description Shows the certificate offered (image, name, issuer), the sender’s message, the expiry and how to claim (a link to HALLMARK_CLAIM_APP_URL with the token when configured). Unknown, used, revoked and expired links get a page saying so (404 unknown, 410 otherwise) and count toward the invalid-attempt limit.
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["getGiftClaimPage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1211,6 +1233,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/bulk-mint/{jobId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a queued or processing job
+         * @description Certificates already minted stay and their results stay downloadable; cancelling may lag while a batch is processing. Rate group bulk_poll. `{success, data:{jobId, status, message, processedCount, totalCount}}`.
+         *
+         *     An API key or a user session token. Scope: `bulk:mint`. Rate group `bulk_poll` (spec › Limits).
+         */
+        post: operations["cancelBulkMintJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/bulk-mint/{jobId}": {
         parameters: {
             query?: never;
@@ -1249,28 +1293,6 @@ export interface paths {
          *     An API key or a user session token. Scope: `bulk:retry`. Rate group `bulk_retry` (spec › Limits).
          */
         post: operations["retryBulkMintJob"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/bulk-mint/{jobId}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Cancel a queued or processing job
-         * @description Certificates already minted stay and their results stay downloadable; cancelling may lag while a batch is processing. Rate group bulk_poll. `{success, data:{jobId, status, message, processedCount, totalCount}}`.
-         *
-         *     An API key or a user session token. Scope: `bulk:mint`. Rate group `bulk_poll` (spec › Limits).
-         */
-        post: operations["cancelBulkMintJob"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1365,28 +1387,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/platform/auth/authorize": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Start installing the app on a shop
-         * @description Answers the platform’s authorize URL asking for `read_orders,write_fulfillments,read_products`, with a fresh single-use `state` bound to the session’s user and enterprise (valid 10 minutes). Optional `apiKeyId` + `apiKey` and `webhookSecret` are used instead of provisioning new ones. A shop installed by another enterprise answers 404.
-         *
-         *     A user session token only.
-         */
-        post: operations["platformAuthorize"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/platform/auth/callback": {
         parameters: {
             query?: never;
@@ -1409,22 +1409,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/platform/integration/credentials": {
+    "/api/platform/auth/authorize": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * The credentials an install produced, once, by its setup token
-         * @description The setup token comes with the install’s redirect to the app; it is single-use and expires after 10 minutes. Unknown, used or expired: 404.
-         *
-         *     Public: no credential. Rate group `public` (spec › Limits).
-         */
-        get: operations["platformGetCredentials"];
+        get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Start installing the app on a shop
+         * @description Answers the platform’s authorize URL asking for `read_orders,write_fulfillments,read_products`, with a fresh single-use `state` bound to the session’s user and enterprise (valid 10 minutes). Optional `apiKeyId` + `apiKey` and `webhookSecret` are used instead of provisioning new ones. A shop installed by another enterprise answers 404.
+         *
+         *     A user session token only.
+         */
+        post: operations["platformAuthorize"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1453,22 +1453,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/platform/webhooks/register": {
+    "/api/platform/integration/credentials": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
         /**
-         * Register the inbound webhook topics again for the enterprise’s shop
-         * @description Topics already subscribed to Hallmark’s address are kept. Another enterprise’s shop: 404.
+         * The credentials an install produced, once, by its setup token
+         * @description The setup token comes with the install’s redirect to the app; it is single-use and expires after 10 minutes. Unknown, used or expired: 404.
          *
-         *     A user session token only.
+         *     Public: no credential. Rate group `public` (spec › Limits).
          */
-        post: operations["platformRegisterWebhooks"];
+        get: operations["platformGetCredentials"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1491,6 +1491,28 @@ export interface paths {
         get: operations["platformGetIntegration"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/webhooks/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register the inbound webhook topics again for the enterprise’s shop
+         * @description Topics already subscribed to Hallmark’s address are kept. Another enterprise’s shop: 404.
+         *
+         *     A user session token only.
+         */
+        post: operations["platformRegisterWebhooks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2763,6 +2785,54 @@ export interface operations {
             504: components["responses"]["V1Error504"];
         };
     };
+    listApiKeyAuditLogs: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Newest first; `userId` is the acting user’s session `sub` (or the API key id) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        logs: {
+                            /** Format: date-time */
+                            timestamp: string;
+                            action: string;
+                            userId?: string;
+                            ipAddress?: string;
+                            endpoint?: string;
+                            /** Format: int64 */
+                            statusCode?: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
     shareApiKey: {
         parameters: {
             query?: never;
@@ -2811,54 +2881,6 @@ export interface operations {
             413: components["responses"]["V1Error413"];
             414: components["responses"]["V1Error414"];
             422: components["responses"]["V1Error422"];
-            429: components["responses"]["V1Error429"];
-            500: components["responses"]["V1Error500"];
-            502: components["responses"]["V1Error502"];
-            503: components["responses"]["V1Error503"];
-            504: components["responses"]["V1Error504"];
-        };
-    };
-    listApiKeyAuditLogs: {
-        parameters: {
-            query?: {
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                key_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Newest first; `userId` is the acting user’s session `sub` (or the API key id) */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        logs: {
-                            /** Format: date-time */
-                            timestamp: string;
-                            action: string;
-                            userId?: string;
-                            ipAddress?: string;
-                            endpoint?: string;
-                            /** Format: int64 */
-                            statusCode?: number;
-                        }[];
-                    };
-                };
-            };
-            400: components["responses"]["V1Error400"];
-            401: components["responses"]["V1Error401"];
-            403: components["responses"]["V1Error403"];
-            404: components["responses"]["V1Error404"];
-            414: components["responses"]["V1Error414"];
             429: components["responses"]["V1Error429"];
             500: components["responses"]["V1Error500"];
             502: components["responses"]["V1Error502"];
@@ -3202,6 +3224,52 @@ export interface operations {
             504: components["responses"]["V1Error504"];
         };
     };
+    rollbackRedemption: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                voucher_id: string;
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The redemption is undone and the use given back (once; a repeat says so) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        voucher: components["schemas"]["Voucher"];
+                        order_id: string;
+                        transaction_id?: string | null;
+                        /** Format: date-time */
+                        rolled_back_at?: string | null;
+                        already_rolled_back: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            409: components["responses"]["V1Error409"];
+            413: components["responses"]["V1Error413"];
+            414: components["responses"]["V1Error414"];
+            422: components["responses"]["V1Error422"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
     validateVoucher: {
         parameters: {
             query?: never;
@@ -3244,52 +3312,6 @@ export interface operations {
             404: components["responses"]["V1Error404"];
             409: components["responses"]["V1Error409"];
             413: components["responses"]["V1Error413"];
-            422: components["responses"]["V1Error422"];
-            429: components["responses"]["V1Error429"];
-            500: components["responses"]["V1Error500"];
-            502: components["responses"]["V1Error502"];
-            503: components["responses"]["V1Error503"];
-            504: components["responses"]["V1Error504"];
-        };
-    };
-    rollbackRedemption: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                voucher_id: string;
-                order_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The redemption is undone and the use given back (once; a repeat says so) */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        voucher: components["schemas"]["Voucher"];
-                        order_id: string;
-                        transaction_id?: string | null;
-                        /** Format: date-time */
-                        rolled_back_at?: string | null;
-                        already_rolled_back: boolean;
-                    };
-                };
-            };
-            400: components["responses"]["V1Error400"];
-            401: components["responses"]["V1Error401"];
-            403: components["responses"]["V1Error403"];
-            404: components["responses"]["V1Error404"];
-            409: components["responses"]["V1Error409"];
-            413: components["responses"]["V1Error413"];
-            414: components["responses"]["V1Error414"];
             422: components["responses"]["V1Error422"];
             429: components["responses"]["V1Error429"];
             500: components["responses"]["V1Error500"];
@@ -3555,6 +3577,42 @@ export interface operations {
             504: components["responses"]["V1Error504"];
         };
     };
+    listWebhookEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every versioned event type, in the order of the event table */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
     retryWebhookDelivery: {
         parameters: {
             query?: never;
@@ -3568,50 +3626,6 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The delivery, queued again */
-            202: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Delivery"];
-                };
-            };
-            400: components["responses"]["V1Error400"];
-            401: components["responses"]["V1Error401"];
-            403: components["responses"]["V1Error403"];
-            404: components["responses"]["V1Error404"];
-            409: components["responses"]["V1Error409"];
-            413: components["responses"]["V1Error413"];
-            414: components["responses"]["V1Error414"];
-            422: components["responses"]["V1Error422"];
-            429: components["responses"]["V1Error429"];
-            500: components["responses"]["V1Error500"];
-            502: components["responses"]["V1Error502"];
-            503: components["responses"]["V1Error503"];
-            504: components["responses"]["V1Error504"];
-        };
-    };
-    sendTestWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                webhook_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    event_type?: string;
-                } | null;
-            };
-        };
-        responses: {
-            /** @description The test delivery, queued */
             202: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3668,6 +3682,50 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            409: components["responses"]["V1Error409"];
+            413: components["responses"]["V1Error413"];
+            414: components["responses"]["V1Error414"];
+            422: components["responses"]["V1Error422"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    sendTestWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    event_type?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description The test delivery, queued */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
                 };
             };
             400: components["responses"]["V1Error400"];
@@ -4072,43 +4130,6 @@ export interface operations {
             504: components["responses"]["ApiError504"];
         };
     };
-    listenToEvents: {
-        parameters: {
-            query?: {
-                /** @description Comma-separated event types (versioned or enterprise); absent: every type */
-                events?: string;
-                /** @description Default: test (a key: its own mode) */
-                mode?: "test" | "live";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A Server-Sent Events stream: `session` first, then one event per delivery (see the description) */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/event-stream": string;
-                };
-            };
-            400: components["responses"]["V1Error400"];
-            401: components["responses"]["V1Error401"];
-            403: components["responses"]["V1Error403"];
-            404: components["responses"]["V1Error404"];
-            429: components["responses"]["V1Error429"];
-            500: components["responses"]["V1Error500"];
-            502: components["responses"]["V1Error502"];
-            503: components["responses"]["V1Error503"];
-            504: components["responses"]["V1Error504"];
-        };
-    };
     listListenDeliveries: {
         parameters: {
             query?: {
@@ -4146,6 +4167,43 @@ export interface operations {
             403: components["responses"]["V1Error403"];
             404: components["responses"]["V1Error404"];
             414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    listenToEvents: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated event types (versioned or enterprise); absent: every type */
+                events?: string;
+                /** @description Default: test (a key: its own mode) */
+                mode?: "test" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A Server-Sent Events stream: `session` first, then one event per delivery (see the description) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
             429: components["responses"]["V1Error429"];
             500: components["responses"]["V1Error500"];
             502: components["responses"]["V1Error502"];
@@ -4512,51 +4570,6 @@ export interface operations {
             504: components["responses"]["V1Error504"];
         };
     };
-    restoreTemplateVersion: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                template_id: string;
-                version: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    changelog?: string;
-                } | null;
-            };
-        };
-        responses: {
-            /** @description The template, its current version now a copy of the restored one */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Template"];
-                };
-            };
-            400: components["responses"]["V1Error400"];
-            401: components["responses"]["V1Error401"];
-            403: components["responses"]["V1Error403"];
-            404: components["responses"]["V1Error404"];
-            409: components["responses"]["V1Error409"];
-            413: components["responses"]["V1Error413"];
-            414: components["responses"]["V1Error414"];
-            422: components["responses"]["V1Error422"];
-            429: components["responses"]["V1Error429"];
-            500: components["responses"]["V1Error500"];
-            502: components["responses"]["V1Error502"];
-            503: components["responses"]["V1Error503"];
-            504: components["responses"]["V1Error504"];
-        };
-    };
     renderTemplate: {
         parameters: {
             query?: never;
@@ -4587,6 +4600,51 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            409: components["responses"]["V1Error409"];
+            413: components["responses"]["V1Error413"];
+            414: components["responses"]["V1Error414"];
+            422: components["responses"]["V1Error422"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    restoreTemplateVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                template_id: string;
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    changelog?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description The template, its current version now a copy of the restored one */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
                 };
             };
             400: components["responses"]["V1Error400"];
@@ -4985,6 +5043,49 @@ export interface operations {
             504: components["responses"]["ApiError504"];
         };
     };
+    getTokenMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Decimal token id */
+                tokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ERC-721 metadata JSON */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        description: string;
+                        image?: string;
+                        external_url: string;
+                        attributes: {
+                            trait_type: string;
+                            value: string | number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            404: components["responses"]["ApiError404"];
+            414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
     getVerifyPage: {
         parameters: {
             query?: never;
@@ -5006,39 +5107,6 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
-                };
-            };
-            400: components["responses"]["V1Error400"];
-            404: components["responses"]["V1Error404"];
-            414: components["responses"]["V1Error414"];
-            429: components["responses"]["V1Error429"];
-            500: components["responses"]["V1Error500"];
-            502: components["responses"]["V1Error502"];
-            503: components["responses"]["V1Error503"];
-            504: components["responses"]["V1Error504"];
-        };
-    };
-    getVerifyQrSvg: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description QR code of the page */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "image/svg+xml": string;
                 };
             };
             400: components["responses"]["V1Error400"];
@@ -5084,19 +5152,18 @@ export interface operations {
             504: components["responses"]["V1Error504"];
         };
     };
-    getTokenMetadata: {
+    getVerifyQrSvg: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description Decimal token id */
-                tokenId: string;
+                id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description ERC-721 metadata JSON */
+            /** @description QR code of the page */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5105,26 +5172,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        name: string;
-                        description: string;
-                        image?: string;
-                        external_url: string;
-                        attributes: {
-                            trait_type: string;
-                            value: string | number;
-                        }[];
-                    };
+                    "image/svg+xml": string;
                 };
             };
-            400: components["responses"]["ApiError400"];
-            404: components["responses"]["ApiError404"];
-            414: components["responses"]["ApiError414"];
-            429: components["responses"]["ApiError429"];
-            500: components["responses"]["ApiError500"];
-            502: components["responses"]["ApiError502"];
-            503: components["responses"]["ApiError503"];
-            504: components["responses"]["ApiError504"];
+            400: components["responses"]["V1Error400"];
+            404: components["responses"]["V1Error404"];
+            414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
         };
     };
     initWarrantyTemplate: {
@@ -5537,52 +5595,6 @@ export interface operations {
             504: components["responses"]["ApiError504"];
         };
     };
-    getGiftClaimPage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The claim token from the claim link */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The claim page */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            400: components["responses"]["V1Error400"];
-            404: components["responses"]["V1Error404"];
-            /** @description Used, revoked or expired link (page) */
-            410: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            414: components["responses"]["V1Error414"];
-            429: components["responses"]["V1Error429"];
-            500: components["responses"]["V1Error500"];
-            502: components["responses"]["V1Error502"];
-            503: components["responses"]["V1Error503"];
-            504: components["responses"]["V1Error504"];
-        };
-    };
     claimGift: {
         parameters: {
             query?: never;
@@ -5709,6 +5721,52 @@ export interface operations {
             502: components["responses"]["ApiError502"];
             503: components["responses"]["ApiError503"];
             504: components["responses"]["ApiError504"];
+        };
+    };
+    getGiftClaimPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The claim token from the claim link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claim page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            404: components["responses"]["V1Error404"];
+            /** @description Used, revoked or expired link (page) */
+            410: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
         };
     };
     addToAllowlist: {
@@ -6111,6 +6169,57 @@ export interface operations {
             504: components["responses"]["ApiError504"];
         };
     };
+    cancelBulkMintJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job’s state after the cancel (a finished job is left as it was) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            jobId: string;
+                            /** @enum {string} */
+                            status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+                            message: string;
+                            /** Format: int64 */
+                            processedCount: number;
+                            /** Format: int64 */
+                            totalCount: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
     getBulkMintJob: {
         parameters: {
             query?: {
@@ -6251,57 +6360,6 @@ export interface operations {
                             /** Format: int64 */
                             retriedCount: number;
                             message: string;
-                        };
-                    };
-                };
-            };
-            400: components["responses"]["ApiError400"];
-            401: components["responses"]["ApiError401"];
-            403: components["responses"]["ApiError403"];
-            404: components["responses"]["ApiError404"];
-            409: components["responses"]["ApiError409"];
-            413: components["responses"]["ApiError413"];
-            414: components["responses"]["ApiError414"];
-            422: components["responses"]["ApiError422"];
-            429: components["responses"]["ApiError429"];
-            500: components["responses"]["ApiError500"];
-            502: components["responses"]["ApiError502"];
-            503: components["responses"]["ApiError503"];
-            504: components["responses"]["ApiError504"];
-        };
-    };
-    cancelBulkMintJob: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                jobId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The job’s state after the cancel (a finished job is left as it was) */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        data: {
-                            jobId: string;
-                            /** @enum {string} */
-                            status: "queued" | "processing" | "completed" | "failed" | "cancelled";
-                            message: string;
-                            /** Format: int64 */
-                            processedCount: number;
-                            /** Format: int64 */
-                            totalCount: number;
                         };
                     };
                 };
@@ -6497,56 +6555,6 @@ export interface operations {
             504: components["responses"]["ApiError504"];
         };
     };
-    platformAuthorize: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description The shop’s platform store domain, e.g. `my-shop.myshopify.com` */
-                    shop: string;
-                    apiKeyId?: string;
-                    apiKey?: string;
-                    webhookSecret?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description The URL to send the merchant to */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        /** Format: uri */
-                        authUrl: string;
-                    };
-                };
-            };
-            400: components["responses"]["ApiError400"];
-            401: components["responses"]["ApiError401"];
-            403: components["responses"]["ApiError403"];
-            404: components["responses"]["ApiError404"];
-            409: components["responses"]["ApiError409"];
-            413: components["responses"]["ApiError413"];
-            422: components["responses"]["ApiError422"];
-            429: components["responses"]["ApiError429"];
-            500: components["responses"]["ApiError500"];
-            502: components["responses"]["ApiError502"];
-            503: components["responses"]["ApiError503"];
-            504: components["responses"]["ApiError504"];
-        };
-    };
     platformAuthCallback: {
         parameters: {
             query: {
@@ -6601,18 +6609,26 @@ export interface operations {
             };
         };
     };
-    platformGetCredentials: {
+    platformAuthorize: {
         parameters: {
-            query: {
-                token: string;
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The shop’s platform store domain, e.g. `my-shop.myshopify.com` */
+                    shop: string;
+                    apiKeyId?: string;
+                    apiKey?: string;
+                    webhookSecret?: string;
+                };
+            };
+        };
         responses: {
-            /** @description The credentials (shown once) and where to send the merchant back to */
+            /** @description The URL to send the merchant to */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6624,24 +6640,18 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: true;
-                        credentials: {
-                            /** @description ent_… */
-                            enterpriseId: string;
-                            /** @description apikey_… (scopes bulk:mint, bulk:retry) */
-                            apiKeyId: string;
-                            /** @description The key’s secret, shown once */
-                            apiKey: string;
-                            /** @description 64 hexadecimal characters */
-                            webhookSecret: string;
-                            shop?: string;
-                        };
                         /** Format: uri */
-                        returnUrl: string;
+                        authUrl: string;
                     };
                 };
             };
             400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
             404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
             429: components["responses"]["ApiError429"];
             500: components["responses"]["ApiError500"];
             502: components["responses"]["ApiError502"];
@@ -6698,23 +6708,18 @@ export interface operations {
             504: components["responses"]["ApiError504"];
         };
     };
-    platformRegisterWebhooks: {
+    platformGetCredentials: {
         parameters: {
-            query?: never;
+            query: {
+                token: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description The shop’s platform store domain, e.g. `my-shop.myshopify.com` */
-                    shop: string;
-                };
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description The topics now registered */
+            /** @description The credentials (shown once) and where to send the merchant back to */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6726,18 +6731,24 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: true;
-                        shop: string;
-                        topics: string[];
+                        credentials: {
+                            /** @description ent_… */
+                            enterpriseId: string;
+                            /** @description apikey_… (scopes bulk:mint, bulk:retry) */
+                            apiKeyId: string;
+                            /** @description The key’s secret, shown once */
+                            apiKey: string;
+                            /** @description 64 hexadecimal characters */
+                            webhookSecret: string;
+                            shop?: string;
+                        };
+                        /** Format: uri */
+                        returnUrl: string;
                     };
                 };
             };
             400: components["responses"]["ApiError400"];
-            401: components["responses"]["ApiError401"];
-            403: components["responses"]["ApiError403"];
             404: components["responses"]["ApiError404"];
-            409: components["responses"]["ApiError409"];
-            413: components["responses"]["ApiError413"];
-            422: components["responses"]["ApiError422"];
             429: components["responses"]["ApiError429"];
             500: components["responses"]["ApiError500"];
             502: components["responses"]["ApiError502"];
@@ -6803,6 +6814,53 @@ export interface operations {
             401: components["responses"]["ApiError401"];
             403: components["responses"]["ApiError403"];
             404: components["responses"]["ApiError404"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    platformRegisterWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The shop’s platform store domain, e.g. `my-shop.myshopify.com` */
+                    shop: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The topics now registered */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        shop: string;
+                        topics: string[];
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
             429: components["responses"]["ApiError429"];
             500: components["responses"]["ApiError500"];
             502: components["responses"]["ApiError502"];

@@ -88,6 +88,9 @@ export interface Endpoint<
   ) => Promise<Out<R>>;
 }
 
+/** What defineEndpoint made: `endpointsOf` finds them among a module's exports. */
+const declared = new WeakSet<Endpoint>();
+
 /** Declares an endpoint; the handler's request and answer types come from the schemas. */
 export function defineEndpoint<
   P extends Maybe = undefined,
@@ -97,7 +100,22 @@ export function defineEndpoint<
 >(endpoint: Endpoint<P, Q, B, R>): Endpoint {
   if (!endpoint.hidden && !endpoint.operationId)
     throw new Error(`${endpoint.method} ${endpoint.url}: an operationId is required`);
+  declared.add(endpoint as unknown as Endpoint);
   return endpoint as unknown as Endpoint;
+}
+
+/**
+ * Every endpoint the given modules export (`import * as vouchers from './vouchers.js'`), in
+ * the order of the modules and, within one, of the export names: a route group's index lists
+ * its modules, never its endpoints, so adding an endpoint to a module touches that file alone.
+ */
+export function endpointsOf(...modules: readonly object[]): Endpoint[] {
+  const found = new Set<Endpoint>();
+  for (const module of modules)
+    for (const value of Object.values(module))
+      if (typeof value === 'object' && value !== null && declared.has(value as Endpoint))
+        found.add(value as Endpoint);
+  return [...found];
 }
 
 declare module 'fastify' {

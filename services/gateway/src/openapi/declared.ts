@@ -1,13 +1,13 @@
 // What the OpenAPI document takes from declared endpoints (endpoint/define.ts): their success
-// responses and the components of the resources they return. Routes not yet declared keep
-// their entries in the side tables (operation-ids.ts, success*.ts, resources.ts).
+// responses and the components of the resources they return. Every operation is declared:
+// there are no side tables.
 import type { Endpoint } from '../endpoint/define.js';
 import { collectResources, documented } from '../endpoint/resource.js';
 
 type Json = Record<string, any>;
 
 /** A non-JSON answer: documented as bytes of its media type. */
-export const binaryContent = (contentType: string) => ({
+const binaryContent = (contentType: string) => ({
   [contentType]: { schema: { type: 'string', format: 'binary', maxLength: 200 * 1024 * 1024 } },
 });
 

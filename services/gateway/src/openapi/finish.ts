@@ -9,18 +9,14 @@ import {
   errorResponses,
   headers,
   rateLimitHeaders,
-  ERROR_STATUSES,
   responseName,
   schemas,
   securitySchemes,
   tags,
   type Surface,
 } from './components.js';
-import { binaryContent, declaredComponents, declaredResponses } from './declared.js';
+import { declaredComponents, declaredResponses } from './declared.js';
 import { GUIDE } from './guide.js';
-import { OPERATION_IDS } from './operation-ids.js';
-import { resourceSchemas } from './resources.js';
-import { SUCCESS } from './success.js';
 
 type Json = Record<string, any>;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -65,17 +61,6 @@ const withRateHeaders = (response: Json) => ({
   headers: { ...rateLimitHeaders, ...response.headers },
 });
 
-function successResponses(key: string, entry: CatalogEntry | undefined): [string, Json][] {
-  if (entry?.endpoint) return declaredResponses(entry.endpoint);
-  const s = SUCCESS[key];
-  if (!s) return [];
-  const content = s.contentType ? binaryContent(s.contentType) : { 'application/json': { schema: s.schema } };
-  return [
-    [s.status, { description: s.description, content }],
-    ...(s.also ?? []).map(([status, description]): [string, Json] => [status, { description, content }]),
-  ];
-}
-
 function errorStatuses(key: string, path: string, method: string, entry: CatalogEntry | undefined): string[] {
   const out = ['400'];
   if ((entry?.auth ?? 'public') !== 'public') out.push('401', '403');
@@ -92,46 +77,27 @@ function errorStatuses(key: string, path: string, method: string, entry: Catalog
 
 export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Json {
   const byKey = new Map(catalog.map((e) => [`${e.method} ${e.url.replace(/:([A-Za-z_]+)/g, '{$1}')}`, e]));
-  const missing: string[] = [];
-  const twice: string[] = [];
-  const undocumented: string[] = [];
+  // Every operation in the document is a declaration (endpoint/define.ts): its operationId,
+  // answers and resources come from there and nowhere else.
+  const undeclared: string[] = [];
   for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
     const surface: Surface = surfaceOf(path) === 'api' ? 'api' : 'v1';
     for (const method of Object.keys(item).filter((m) => METHODS.includes(m))) {
       const op = item[method] as Json;
       const key = `${method.toUpperCase()} ${path}`;
       const entry = byKey.get(key);
-      const operationId = entry?.endpoint?.operationId ?? OPERATION_IDS[key];
-      if (!operationId) missing.push(key);
-      // A declared endpoint is its own entry: a side-table row beside it would be a second truth.
-      if (entry?.endpoint && (OPERATION_IDS[key] || SUCCESS[key])) twice.push(key);
-      op.operationId = operationId;
+      const endpoint = entry?.endpoint;
+      if (!entry || !endpoint?.operationId) {
+        undeclared.push(key);
+        continue;
+      }
+      op.operationId = endpoint.operationId;
       op.description = [op.description ?? op.summary ?? '', authLine(entry)].filter(Boolean).join('\n\n');
       op.security = SIGNED_BY_CALLER[key] ?? securityOf(entry);
       // Any one of these scopes admits the caller (a session holds `admin.*`).
-      if (entry?.scopes.length) op['x-required-scopes'] = entry.scopes;
+      if (entry.scopes.length) op['x-required-scopes'] = entry.scopes;
       const responses: Json = {};
-      // A declared endpoint's answers come from its declaration, not from the route schema.
-      const declared = entry?.endpoint
-        ? []
-        : Object.entries<Json>(op.responses ?? {}).filter(([s]) => s !== 'default');
-      const hasSuccess = declared.some(
-        // A redirect (302) is a success too: no JSON 200 is invented beside it.
-        ([s, r]) => /^[23]/.test(s) && (r.content || r.description !== 'Default Response'),
-      );
-      if (!hasSuccess) {
-        const documented = successResponses(key, entry);
-        if (documented.length === 0) undocumented.push(key);
-        for (const [status, response] of documented) responses[status] = response;
-      }
-      for (const [status, response] of declared) {
-        if (status.startsWith('2') && !response.content && response.description === 'Default Response')
-          continue;
-        // An error a route declares itself is answered in its surface's one error shape.
-        responses[status] = ERROR_STATUSES[status]
-          ? { $ref: `#/components/responses/${responseName(surface, status)}` }
-          : response;
-      }
+      for (const [status, response] of declaredResponses(endpoint)) responses[status] = response;
       for (const [status, response] of Object.entries<Json>(responses))
         if (/^[24]/.test(status) && !response.$ref) responses[status] = withRateHeaders(response);
       for (const status of errorStatuses(key, path, method, entry))
@@ -139,17 +105,8 @@ export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Jso
       op.responses = responses;
     }
   }
-  if (twice.length > 0)
-    throw new Error(
-      `declared endpoints still in openapi/operation-ids.ts or success*.ts: ${twice.join(', ')}`,
-    );
-  if (missing.length > 0)
-    throw new Error(`operations without an operationId (openapi/operation-ids.ts): ${missing.join(', ')}`);
-  // Every operation states what it answers: a route's own `response` or an entry in SUCCESS.
-  if (undocumented.length > 0)
-    throw new Error(
-      `operations without a success response (openapi/success*.ts): ${undocumented.join(', ')}`,
-    );
+  if (undeclared.length > 0)
+    throw new Error(`operations not declared with defineEndpoint (an operationId): ${undeclared.join(', ')}`);
   doc.info = {
     ...doc.info,
     description: GUIDE,
@@ -168,14 +125,9 @@ export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Jso
   ];
   doc.tags = tags;
   const components = declaredComponents(catalog.flatMap((e) => (e.endpoint ? [e.endpoint] : [])));
-  const defined = Object.keys(components).filter((name) => name in resourceSchemas);
-  if (defined.length > 0)
-    throw new Error(
-      `resources declared with defineResource still in openapi/resources.ts: ${defined.join(', ')}`,
-    );
   doc.components = {
     ...doc.components,
-    schemas: { ...doc.components?.schemas, ...schemas, ...resourceSchemas, ...components },
+    schemas: { ...doc.components?.schemas, ...schemas, ...components },
     responses: errorResponses(),
     headers,
     securitySchemes,

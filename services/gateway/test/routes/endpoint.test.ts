@@ -3,11 +3,10 @@
 // operationId, answers and resource components from it.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { defineEndpoint, registerEndpoints } from '../../src/endpoint/define.js';
+import { defineEndpoint, endpointsOf, registerEndpoints } from '../../src/endpoint/define.js';
 import { defineResource } from '../../src/endpoint/resource.js';
 import { closed, str, Type } from '../../src/endpoint/schema.js';
 import { finishDocument } from '../../src/openapi/finish.js';
-import { OPERATION_IDS } from '../../src/openapi/operation-ids.js';
 import errors from '../../src/plugins/errors.js';
 import requestContext from '../../src/plugins/request-context.js';
 import type { RouteDeps } from '../../src/routes/shared.js';
@@ -91,17 +90,26 @@ describe('the OpenAPI document of declared endpoints', () => {
     expect(doc.components.schemas.Voucher.example.id).toMatch(/^vouch_/);
   });
 
-  it('fails the build when a declared endpoint also keeps a side-table row', () => {
-    // The side table is empty now that every group is declared: a row is put back for the test.
-    const [method, path] = ['POST', '/things'];
-    OPERATION_IDS[`${method} ${path}`] = 'createThing';
-    const doc = { paths: { [path]: { post: { responses: {} } } } };
-    try {
-      expect(() =>
-        finishDocument(doc, [{ method, url: path, auth: 'public', scopes: [], endpoint: createThing }]),
-      ).toThrow(/still in openapi\/operation-ids.ts/);
-    } finally {
-      delete OPERATION_IDS[`${method} ${path}`];
-    }
+  it('fails the build when a route is not a declaration: there is no side table to name it', () => {
+    const doc = { paths: { '/things': { post: { responses: {} } } } };
+    expect(() =>
+      finishDocument(doc, [{ method: 'POST', url: '/things', auth: 'public', scopes: [] }]),
+    ).toThrow(/not declared with defineEndpoint.*POST \/things/);
+  });
+});
+
+describe('a route group registers what its modules export', () => {
+  it('finds every declared endpoint among a module’s exports, once, and nothing else', () => {
+    const listThings = defineEndpoint({
+      method: 'GET',
+      url: '/things',
+      operationId: 'listThings',
+      responses: { 200: { description: 'The things', schema: Type.Array(Thing) } },
+      handler: async () => [],
+    });
+    // A module's namespace: endpoints beside a schema, a helper and a look-alike object.
+    const things = { createThing, listThings, Thing, helper: () => 1, lookalike: { ...listThings } };
+    const again = { createThing };
+    expect(endpointsOf(things, again)).toEqual([createThing, listThings]);
   });
 });

@@ -6,10 +6,10 @@
 // Fields follow the spec's user fields (allowlistStatus, allowlistError,
 // lastAllowlistAttempt, allowlistRetryCount). An invalid address is a 400 with param `address`.
 import type { FastifyInstance } from 'fastify';
-import { registerEndpoints } from '../../endpoint/define.js';
+import { endpointsOf, registerEndpoints } from '../../endpoint/define.js';
 import type { RouteDeps } from '../shared.js';
-import { addToAllowlist, checkAllowlist, waitForAllowlistConfirmation } from './endpoints.js';
+import * as endpoints from './endpoints.js';
 
 export default async function allowlist(app: FastifyInstance, deps: RouteDeps) {
-  registerEndpoints(app, deps, [addToAllowlist, checkAllowlist, waitForAllowlistConfirmation]);
+  registerEndpoints(app, deps, endpointsOf(endpoints));
 }

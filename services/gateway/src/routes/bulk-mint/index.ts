@@ -4,13 +4,13 @@
 // body handling changes.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
-import { registerEndpoints } from '../../endpoint/define.js';
+import { endpointsOf, registerEndpoints } from '../../endpoint/define.js';
 import type { RouteDeps } from '../shared.js';
-import { createBulkMintJob } from './create.js';
+import * as create from './create.js';
 import { MULTIPART_LIMITS } from './csv-upload.js';
-import { bulkMintTemplateHint, downloadBulkMintResults, getBulkMintCsvTemplate } from './download.js';
-import { fixBulkMintItem } from './items.js';
-import { cancelBulkMintJob, getBulkMintJob, listBulkMintJobs, retryBulkMintJob } from './jobs.js';
+import * as download from './download.js';
+import * as items from './items.js';
+import * as jobs from './jobs.js';
 
 export default async function bulk(app: FastifyInstance, deps: RouteDeps) {
   await app.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: true });
@@ -19,19 +19,10 @@ export default async function bulk(app: FastifyInstance, deps: RouteDeps) {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
     done(null, body),
   );
-  registerEndpoints(app, deps, [
-    createBulkMintJob,
-    getBulkMintJob,
-    listBulkMintJobs,
-    retryBulkMintJob,
-    cancelBulkMintJob,
-    downloadBulkMintResults,
-    getBulkMintCsvTemplate,
-    bulkMintTemplateHint,
-  ]);
+  registerEndpoints(app, deps, endpointsOf(create, jobs, download));
 }
 
 /** Outside the plugin above: its body is a small JSON object, parsed and checked by its schema. */
 export async function bulkMintItems(app: FastifyInstance, deps: RouteDeps) {
-  registerEndpoints(app, deps, [fixBulkMintItem]);
+  registerEndpoints(app, deps, endpointsOf(items));
 }

@@ -8,7 +8,7 @@
 import { issuerFrom } from '../../pages/issuer.js';
 import { HallmarkError } from '@hallmark/kit';
 import type { FastifyInstance } from 'fastify';
-import { defineEndpoint, registerEndpoints } from '../../endpoint/define.js';
+import { defineEndpoint, endpointsOf, registerEndpoints } from '../../endpoint/define.js';
 import { Type, wrapped, type Static } from '../../endpoint/schema.js';
 import {
   renderVoucherNotFoundPage,
@@ -18,7 +18,7 @@ import {
 import { sendPage } from '../../pages/shell.js';
 import type { RouteDeps } from '../shared.js';
 import { verifyUrl } from '../verify/pages.js';
-import { claimCertificateVoucher } from './claim.js';
+import * as claim from './claim.js';
 import { ID_RE, idParams, notFound, PUBLIC, TAGS } from './common.js';
 import { CertificateVoucher, presentVoucher, VoucherCertificate } from './voucher.js';
 
@@ -90,5 +90,5 @@ export const getCertificateVoucher = defineEndpoint({
 });
 
 export default async function certificateVouchers(app: FastifyInstance, deps: RouteDeps) {
-  registerEndpoints(app, deps, [getCertificateVoucherPage, getCertificateVoucher, claimCertificateVoucher]);
+  registerEndpoints(app, deps, [getCertificateVoucherPage, getCertificateVoucher, ...endpointsOf(claim)]);
 }

@@ -2,24 +2,12 @@
 // (endpoint/define.ts): templates and versions, then who may use them. Not the warranty
 // template (`routes/warranty-templates/`).
 import type { FastifyInstance } from 'fastify';
-import { registerEndpoints } from '../../endpoint/define.js';
+import { endpointsOf, registerEndpoints } from '../../endpoint/define.js';
 import type { RouteDeps } from '../shared.js';
-import { grantTemplateAccess, listTemplateGrants, revokeTemplateAccess } from './access.js';
-import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from './templates.js';
-import { listTemplateVersions, renderTemplate, restoreTemplateVersion } from './versions.js';
+import * as access from './access.js';
+import * as templates from './templates.js';
+import * as versions from './versions.js';
 
 export default async function routes(app: FastifyInstance, deps: RouteDeps) {
-  registerEndpoints(app, deps, [
-    listTemplates,
-    createTemplate,
-    getTemplate,
-    updateTemplate,
-    deleteTemplate,
-    listTemplateVersions,
-    restoreTemplateVersion,
-    renderTemplate,
-    listTemplateGrants,
-    grantTemplateAccess,
-    revokeTemplateAccess,
-  ]);
+  registerEndpoints(app, deps, endpointsOf(templates, versions, access));
 }

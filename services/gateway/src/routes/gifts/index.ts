@@ -2,12 +2,12 @@
 // served by the certificates service's GiftService over gRPC: create, read, resend, revoke,
 // the claim page and the claim.
 import type { FastifyInstance } from 'fastify';
-import { registerEndpoints } from '../../endpoint/define.js';
+import { endpointsOf, registerEndpoints } from '../../endpoint/define.js';
 import type { RouteDeps } from '../shared.js';
-import { claimGift, getGiftClaimPage } from './claim.js';
-import { createGift } from './create.js';
-import { getGift, resendGift, revokeGift } from './manage.js';
+import * as claim from './claim.js';
+import * as create from './create.js';
+import * as manage from './manage.js';
 
 export default async function gifts(app: FastifyInstance, deps: RouteDeps) {
-  registerEndpoints(app, deps, [createGift, getGift, resendGift, revokeGift, getGiftClaimPage, claimGift]);
+  registerEndpoints(app, deps, endpointsOf(create, manage, claim));
 }

@@ -3,29 +3,14 @@
 // webhook endpoint is registered in its own encapsulated plugin (raw body); the others parse
 // JSON as every route does.
 import type { FastifyInstance } from 'fastify';
-import { registerEndpoints } from '../../endpoint/define.js';
+import { endpointsOf, registerEndpoints } from '../../endpoint/define.js';
 import type { RouteDeps } from '../shared.js';
-import { platformAuthCallback, platformAuthorize } from './auth.js';
-import { platformRetryFulfillment } from './fulfillment.js';
+import * as auth from './auth.js';
+import * as fulfillment from './fulfillment.js';
 import inboundWebhooks from './inbound.js';
-import {
-  platformAutoProvision,
-  platformGetCredentials,
-  platformGetIntegration,
-  platformRegisterWebhooks,
-  platformUpdateSettings,
-} from './integration.js';
+import * as integration from './integration.js';
 
 export default async function platform(app: FastifyInstance, deps: RouteDeps) {
-  registerEndpoints(app, deps, [
-    platformAuthorize,
-    platformAuthCallback,
-    platformGetCredentials,
-    platformAutoProvision,
-    platformRegisterWebhooks,
-    platformGetIntegration,
-    platformUpdateSettings,
-    platformRetryFulfillment,
-  ]);
+  registerEndpoints(app, deps, endpointsOf(auth, integration, fulfillment));
   await app.register(inboundWebhooks, deps);
 }

@@ -19,7 +19,7 @@ import { notFoundError, type Cached } from '../../cache/public-cache.js';
 import { readPublic } from '../certificates/public.js';
 import { explorerOf } from '../../pages/explorers.js';
 import { issuerFrom } from '../../pages/issuer.js';
-import { defineEndpoint } from '../../endpoint/define.js';
+import { defineEndpoint, type EndpointContext } from '../../endpoint/define.js';
 import { list, str, Type } from '../../endpoint/schema.js';
 import { PUBLIC, TAGS } from '../certificates/certificate.js';
 import type { RouteDeps } from '../shared.js';
@@ -117,30 +117,42 @@ async function known({ clients, publicCache }: RouteDeps, id: string): Promise<v
 
 const QR = { errorCorrectionLevel: 'M', margin: 2 } as const;
 
-/** The QR code (SVG or PNG) of a certificate's page, declared once per format. */
-const qrEndpoint = (format: 'svg' | 'png', contentType: string, operationId: string) =>
-  defineEndpoint({
-    method: 'GET',
-    url: `/verify/:id/qr.${format}`,
-    operationId,
-    tags: TAGS,
-    summary: `QR code (${format.toUpperCase()}) of a certificate’s verification page`,
-    access: PUBLIC,
-    params: idParams,
-    responses: { 200: { description: 'QR code of the page', contentType } },
-    handler: async (request, deps) => {
-      await known(deps, request.params.id);
-      const url = verifyUrl(deps.config.HALLMARK_PUBLIC_URL, request.params.id);
-      const image =
-        format === 'svg'
-          ? await QRCode.toString(url, { ...QR, type: 'svg' })
-          : await QRCode.toBuffer(url, { ...QR, type: 'png', width: 512 });
-      return deps.reply.header('cache-control', 'public, max-age=86400').type(contentType).send(image);
-    },
-  });
+/** What both QR code endpoints declare: the same id, access and tags. */
+const QR_ENDPOINT = { method: 'GET', tags: TAGS, access: PUBLIC, params: idParams } as const;
 
-export const getVerifyQrSvg = qrEndpoint('svg', 'image/svg+xml', 'getVerifyQrSvg');
-export const getVerifyQrPng = qrEndpoint('png', 'image/png', 'getVerifyQrPng');
+/** The QR code of a certificate's page as an image of the given format. */
+async function qrImage(
+  format: 'svg' | 'png',
+  contentType: string,
+  id: string,
+  deps: EndpointContext,
+): Promise<never> {
+  await known(deps, id);
+  const url = verifyUrl(deps.config.HALLMARK_PUBLIC_URL, id);
+  const image =
+    format === 'svg'
+      ? await QRCode.toString(url, { ...QR, type: 'svg' })
+      : await QRCode.toBuffer(url, { ...QR, type: 'png', width: 512 });
+  return deps.reply.header('cache-control', 'public, max-age=86400').type(contentType).send(image) as never;
+}
+
+export const getVerifyQrSvg = defineEndpoint({
+  ...QR_ENDPOINT,
+  url: '/verify/:id/qr.svg',
+  operationId: 'getVerifyQrSvg',
+  summary: 'QR code (SVG) of a certificate’s verification page',
+  responses: { 200: { description: 'QR code of the page', contentType: 'image/svg+xml' } },
+  handler: (request, deps) => qrImage('svg', 'image/svg+xml', request.params.id, deps),
+});
+
+export const getVerifyQrPng = defineEndpoint({
+  ...QR_ENDPOINT,
+  url: '/verify/:id/qr.png',
+  operationId: 'getVerifyQrPng',
+  summary: 'QR code (PNG) of a certificate’s verification page',
+  responses: { 200: { description: 'QR code of the page', contentType: 'image/png' } },
+  handler: (request, deps) => qrImage('png', 'image/png', request.params.id, deps),
+});
 
 export const getTokenMetadata = defineEndpoint({
   method: 'GET',

@@ -2,6 +2,7 @@
 // delivery history, replay, test events and secret rotation. Managing endpoints needs
 // `admin.*` or a user session (architecture.md › Scopes). Event types, HTTPS and the
 // outbound guard are checked by the notify service (param `url` / `events[i]`).
+import { VERSIONED_EVENT_TYPES } from '@hallmark/kit/events';
 import type { Access } from '../../endpoint/define.js';
 import { defineEndpoint } from '../../endpoint/define.js';
 import { bool, closed, idParams, list, nullable, oneOf, str, Type } from '../../endpoint/schema.js';
@@ -235,4 +236,25 @@ export const rotateWebhookSecret = defineEndpoint({
         overlap_seconds: request.body?.overlap_seconds,
       }),
     ),
+});
+
+/**
+ * What an endpoint may subscribe to, from the kit's one table of event contracts: a client
+ * builds its event picker from this instead of a list copied from the docs (Svix's
+ * `GET /event-type`). No service is asked: the gateway ships with the same table notify checks.
+ */
+export const listWebhookEventTypes = defineEndpoint({
+  method: 'GET',
+  url: '/api/v1/webhooks/event-types',
+  operationId: 'listWebhookEventTypes',
+  tags: TAGS,
+  summary: 'List the event types a webhook endpoint can subscribe to',
+  access: ADMIN,
+  responses: {
+    200: {
+      description: 'Every versioned event type, in the order of the event table',
+      schema: closed({ data: list(closed({ type: str(100) }), 200) }),
+    },
+  },
+  handler: async () => ({ data: VERSIONED_EVENT_TYPES.map((type) => ({ type })) }),
 });
