@@ -24,7 +24,6 @@ import {
 import type { GiftNotifier } from './notifier.js';
 import type { GiftStore } from './store.js';
 import type { ClaimTokens } from './tokens.js';
-import type { GiftWorkflowIngress } from './workflows/ingress.js';
 
 /** Gifts reaching an outcome: claimed, released (transfer refused), expired, revoked. */
 export const giftOutcomes = () =>
@@ -41,6 +40,16 @@ export const giftOutcomes = () =>
       ],
     },
   );
+
+/**
+ * What the service needs of the gift workflow: start it and send it signals. Declared here
+ * and implemented by workflows/ingress.ts (Restate's ingress), so the service names no
+ * workflow module and the workflow's steps can call the service without a circle.
+ */
+export interface GiftWorkflowIngress {
+  start(giftId: string): Promise<void>;
+  signal(giftId: string, signal: 'claim' | 'revoke'): Promise<void>;
+}
 
 export interface GiftServiceDeps {
   gifts: GiftStore;

@@ -2,12 +2,8 @@
 // the caller's request id and trace context): start it (once per gift: a repeat does
 // nothing) and send it the claim and revoke signals.
 import { callOpts, oncePerKey, restateIngress, sendOpts } from '@hallmark/kit/restate';
+import type { GiftWorkflowIngress } from '../service.js';
 import { GiftTransfer } from './gift.js';
-
-export interface GiftWorkflowIngress {
-  start(giftId: string): Promise<void>;
-  signal(giftId: string, signal: 'claim' | 'revoke'): Promise<void>;
-}
 
 export function giftWorkflowIngress(ingressUrl: string): GiftWorkflowIngress {
   const ingress = restateIngress(ingressUrl);
