@@ -28,6 +28,7 @@ export function createVerificationHandlers(
         image: v.image ?? undefined,
         merkle_root: v.merkleRoot ?? undefined,
         contract_address: v.contractAddress ?? undefined,
+        chain_id: v.chainId ?? undefined,
       };
     },
 
