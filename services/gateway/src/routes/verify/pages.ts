@@ -18,12 +18,12 @@ import { publicCacheControl, sendCached } from '../../cache/http.js';
 import { notFoundError, type Cached } from '../../cache/public-cache.js';
 import { readPublic } from '../certificates/public.js';
 import { explorerOf } from '../../pages/explorers.js';
-import { issuerFrom } from '../../pages/issuer.js';
 import { defineEndpoint, type EndpointContext } from '../../endpoint/define.js';
 import { list, str, Type } from '../../endpoint/schema.js';
 import { PUBLIC, TAGS } from '../certificates/certificate.js';
 import type { RouteDeps } from '../shared.js';
 import { recordsEvent } from './events.js';
+import { verify } from './verification.js';
 
 const ID_RE = /^cert_[0-9A-Za-z]{1,59}$/;
 const TOKEN_RE = /^[1-9][0-9]{0,15}$/;
@@ -62,19 +62,14 @@ export function tokenMetadata(c: Certificate, publicUrl: string) {
   };
 }
 
-/** The verification page as the cache holds it; `recordEvent` asks for a document.verified. */
-async function renderPage({ clients, config }: RouteDeps, id: string, recordEvent: boolean) {
-  const v = await clients.verification.verifyCertificate(
-    { certificate_id: id, record_event: recordEvent },
-    { deadlineMs: 10_000 },
-  );
+/**
+ * The verification page as the cache holds it, rendered from the presented verification (the
+ * open API's JSON, verification.ts); `recordEvent` asks for a document.verified.
+ */
+async function renderPage(deps: RouteDeps, id: string, recordEvent: boolean) {
+  const { view, issuer } = await verify(deps, id, recordEvent);
   return {
-    body: renderVerifyPage(
-      v,
-      `/verify/${encodeURIComponent(id)}/qr.svg`,
-      issuerFrom(v.certificate?.issuer),
-      explorerOf(config),
-    ),
+    body: renderVerifyPage(view, `/verify/${encodeURIComponent(id)}/qr.svg`, issuer, explorerOf(deps.config)),
     certificateId: id,
   };
 }
