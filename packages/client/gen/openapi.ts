@@ -954,6 +954,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/certificate/verify/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify a certificate: each check against the chain, as JSON (no authentication)
+         * @description The checks the verification page shows, each with its reason: the record exists, the token was minted in the recorded transaction and block, the chain reports the recorded holder, the metadata is proven against the batch’s Merkle root on chain, the token is not burned (and the image matches its anchored hash, when it has one). A failed check is an answer (200, `verified: false`), not an error. Open to any origin (CORS), rate limited per client like the page.
+         *
+         *     Public: no credential. Rate group `verify_page` (spec › Limits).
+         */
+        get: operations["getCertificateVerification"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/enterprise/templates/init-warranty": {
         parameters: {
             query?: never;
@@ -2078,6 +2100,96 @@ export interface components {
             operator: string;
             /** @description Any JSON value */
             value?: unknown;
+        };
+        /** @description A certificate’s verification: each check with its reason, and what was checked */
+        CertificateVerification: {
+            id: string;
+            name: string;
+            /** @description True when every check passed */
+            verified: boolean;
+            /** @description True when the record or the chain says the token was burned */
+            burned: boolean;
+            status: string;
+            /** Format: date-time */
+            verifiedAt: string;
+            checks: {
+                /** @description record_found, on_chain, holder, metadata, not_burned, image */
+                name: string;
+                passed: boolean;
+                /** @description Why it passed or failed, in words a reader understands */
+                detail: string;
+            }[];
+            issuer: {
+                name: string;
+                website: string;
+                domain: string;
+                domainVerified: boolean;
+            } | null;
+            imageUrl: string | null;
+            image: {
+                /** @description Hallmark’s copy (/media/<sha256>), or the merchant’s URL while not archived */
+                url: string;
+                /** @description The SHA-256 recorded in the metadata anchored on chain */
+                sha256: string;
+                /** Format: int64 */
+                width: number;
+                /** Format: int64 */
+                height: number;
+                /** @enum {string} */
+                state: "archived" | "hotlinked" | "unavailable" | "changed";
+                /** @description The merchant’s original URL */
+                source: string | null;
+            } | null;
+            /** @description The certificate’s metadata as minted (and its warranty once set) */
+            metadata: {
+                [key: string]: unknown;
+            };
+            provenance: {
+                /** @description minted, transferred, warranty_set, warranty_changed, burned, … */
+                kind: string;
+                actor: string | null;
+                from: string | null;
+                to: string | null;
+                transactionHash: string | null;
+                /** Format: int64 */
+                blockNumber: number | null;
+                /** Format: date-time */
+                at: string;
+            }[];
+            /** @description What the checks read on chain: where to check it again by hand */
+            chain: {
+                /** @description Decimal id of the chain the checks read */
+                chainId: string | null;
+                /** @description The certificates contract the checks read */
+                contract: string | null;
+                /** Format: int64 */
+                tokenId: number | null;
+                /** @description The mint transaction */
+                transactionHash: string | null;
+                /** Format: int64 */
+                blockNumber: number | null;
+                batchId: string | null;
+                /** @description The batch’s Merkle root; the metadata hash is one of its leaves */
+                merkleRoot: string | null;
+                /** @description keccak256 of the canonical JSON of {name, imageUrl, metadata} */
+                metadataHash: string | null;
+                /** @description The holder Hallmark recorded */
+                holder: string | null;
+                /** @description The owner the chain reports, when the token exists */
+                owner: string | null;
+            };
+            links: {
+                /** @description The verification page (what the QR code encodes) */
+                verifyPage: string;
+                /** @description The QR code of the page (SVG) */
+                qrCode: string;
+                /** @description The proof bundle (JSON), once minted */
+                proofBundle: string | null;
+                /** @description The verifiable credential, once minted */
+                credential: string | null;
+                /** @description The ERC-721 token metadata (tokenURI), once minted */
+                metadata: string | null;
+            };
         };
         /**
          * @description A bulk job, CSV form (spec › Resources › Bulk mint job, CSV form)
@@ -5183,6 +5295,40 @@ export interface operations {
             502: components["responses"]["V1Error502"];
             503: components["responses"]["V1Error503"];
             504: components["responses"]["V1Error504"];
+        };
+    };
+    getCertificateVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A certificate id (cert_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The verification */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificateVerification"];
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            404: components["responses"]["ApiError404"];
+            414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
         };
     };
     initWarrantyTemplate: {
