@@ -164,7 +164,7 @@ verification page and its QR codes, and every public endpoint added later) answe
 \`Access-Control-Allow-Origin: *\` and \`Cross-Origin-Resource-Policy: cross-origin\`, exposes \`ETag\`,
 \`Link\`, \`Content-Disposition\`, \`X-Request-Id\` and the rate-limit headers, and answers a CORS
 preflight (\`OPTIONS\`) with 204. Never with credentials: no \`Access-Control-Allow-Credentials\`, and
-\`Authorization\` is not an allowed request header. Authenticated endpoints send no CORS header at all,
+neither \`Authorization\` nor \`X-Api-Key\` is an allowed request header. Authenticated endpoints send no CORS header at all,
 so a page on another origin cannot call them from a browser: call those from your server.
 
 ## Bulk mint files

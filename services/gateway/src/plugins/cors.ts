@@ -8,11 +8,11 @@
 // - its URL answers `OPTIONS` (`preflights`, registered after the routes): a CORS preflight for one
 //   of its public methods is a 204 naming them, the request headers a public call may send and
 //   a max age; a plain OPTIONS a 204 with `Allow`.
-// Never with credentials: no `Access-Control-Allow-Credentials`, and `Authorization` is not an
-// allowed request header, so a browser never sends a key or a session cross-origin. Every
-// other route answers no CORS header at all: its preflight is refused (a 405 without
-// Access-Control-Allow-Origin, from the not-found handler) and so is its answer, so a page on
-// another origin cannot call an authenticated endpoint. Preflights are answered here without a
+// Never with credentials: no `Access-Control-Allow-Credentials`, and neither `Authorization` nor
+// `X-Api-Key` is an allowed request header, so a browser never sends a key or a session
+// cross-origin. Every other route answers no CORS header at all: its preflight is refused (a
+// 405 without Access-Control-Allow-Origin, from the not-found handler) and so is its answer, so
+// a page on another origin cannot call an authenticated endpoint. Preflights are answered here without a
 // service call and take no rate-limit point (the request they announce is counted); they are
 // hidden from the route catalogue and the OpenAPI document (an OPTIONS an endpoint declares
 // itself, e.g. a resolver's, is kept and not doubled).
