@@ -94,6 +94,24 @@ describe('verification page', () => {
     expect(renderNotFoundPage('<x>')).toContain('&lt;x&gt;');
   });
 
+  it('offers "Download proof" (the proof bundle) only for a minted certificate', () => {
+    const v = (over: Partial<Certificate>) =>
+      renderVerifyPage(
+        view({
+          certificate: certificate(over),
+          checks: [],
+          verified: false,
+          burned: false,
+          verified_at: '2021-06-01T00:00:00.000Z',
+        }),
+        '/verify/cert_abc/qr.svg',
+      );
+    expect(v({})).toMatch(
+      /<a id="download-proof" href="\/api\/certificate\/cert_abc\/proof" download\s*>Download proof</,
+    );
+    expect(v({ token_id: undefined, status: 'pending' })).not.toContain('download-proof');
+  });
+
   it('says plainly "Issuer not verified" when the enterprise has set no issuer profile', () => {
     const page = renderVerifyPage(
       view({
