@@ -5,7 +5,6 @@
 // VerifyCertificate call. Like the page: no credential, rate group `verify_page`, a view records
 // `document.verified` only as events.ts allows, and the answer comes from the public cache
 // (ETag, 304), dropped by the certificate's events. Public, so CORS-open (plugins/cors.ts).
-import { HallmarkError } from '@hallmark/kit';
 import type { ProvenanceEntry as ProtoProvenance } from '@hallmark/proto/certificates/v1/certificates';
 import type { VerifyCertificateResponse } from '@hallmark/proto/certificates/v1/verification';
 import { publicCacheControl, sendCached } from '../../cache/http.js';
@@ -161,7 +160,7 @@ export function presentVerification(v: VerifyCertificateResponse, publicUrl: str
  * One verification (one VerifyCertificate call), recording document.verified when asked; the
  * certificates service answers resource_not_found for an unknown id.
  */
-export async function verify({ clients, config }: RouteDeps, id: string, recordEvent: boolean) {
+export async function verifyAndPresent({ clients, config }: RouteDeps, id: string, recordEvent: boolean) {
   const v = await clients.verification.verifyCertificate(
     { certificate_id: id, record_event: recordEvent },
     { deadlineMs: 10_000 },
@@ -193,7 +192,7 @@ export const getCertificateVerification = defineEndpoint({
   handler: async (request, deps) => {
     const { id } = request.params;
     const fill = async (recordEvent: boolean) => ({
-      body: JSON.stringify((await verify(deps, id, recordEvent)).view),
+      body: JSON.stringify((await verifyAndPresent(deps, id, recordEvent)).view),
       certificateId: id,
     });
     // As the page: a view that records document.verified verifies afresh and refreshes the
@@ -208,6 +207,3 @@ export const getCertificateVerification = defineEndpoint({
     }) as never;
   },
 });
-
-/** Unknown certificate: what the certificates service answers, kept for the page's own 404. */
-export const isNotFound = (err: unknown) => err instanceof HallmarkError && err.code === 'resource_not_found';
