@@ -38,7 +38,11 @@ export function reportFromRow(r: ReportRow): StolenReportRecord {
     reportedAt: r.reported_at.toISOString(),
     reportedBy: { type: r.reported_by_type, id: r.reported_by },
     cleared: r.cleared_at
-      ? { at: r.cleared_at.toISOString(), by: { type: r.cleared_by_type!, id: r.cleared_by! }, reason: r.clear_reason! }
+      ? {
+          at: r.cleared_at.toISOString(),
+          by: { type: r.cleared_by_type!, id: r.cleared_by! },
+          reason: r.clear_reason!,
+        }
       : null,
     recoveredTo: r.recovered_to,
   };
@@ -89,9 +93,7 @@ const eventObject = (c: CertRef, r: StolenReportRecord, holder = c.holderAddress
     reason: r.reason,
     reportedAt: r.reportedAt,
     reportedBy: r.reportedBy,
-    ...(r.cleared
-      ? { clearedAt: r.cleared.at, clearedBy: r.cleared.by, clearReason: r.cleared.reason }
-      : {}),
+    ...(r.cleared ? { clearedAt: r.cleared.at, clearedBy: r.cleared.by, clearReason: r.cleared.reason } : {}),
     ...(r.recoveredTo ? { recoveredTo: r.recoveredTo } : {}),
   },
 });
@@ -160,10 +162,10 @@ export async function clearReport(
   const report = reportFromRow(rows[0]);
   await tx.query('UPDATE certificates SET stolen = NULL, updated_at = now() WHERE id = $1', [cert.id]);
   if (!input.recoveredTo) {
-    await tx.query(
-      `INSERT INTO provenance (certificate_id, kind, actor) VALUES ($1, 'stolen_cleared', $2)`,
-      [cert.id, input.by.id],
-    );
+    await tx.query(`INSERT INTO provenance (certificate_id, kind, actor) VALUES ($1, 'stolen_cleared', $2)`, [
+      cert.id,
+      input.by.id,
+    ]);
   }
   await recordEvents(tx, EVENT_SOURCE, [
     {

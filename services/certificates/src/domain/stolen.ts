@@ -77,7 +77,10 @@ export function parseReason(raw: string | undefined, param = 'reason'): string {
   const reason = (raw ?? '').trim();
   if (!reason) throw new HallmarkError('parameter_missing', { param, message: `${param} is required.` });
   if (reason.length > 1000)
-    throw new HallmarkError('parameter_invalid', { param, message: `${param} must be at most 1000 characters.` });
+    throw new HallmarkError('parameter_invalid', {
+      param,
+      message: `${param} must be at most 1000 characters.`,
+    });
   return reason;
 }
 

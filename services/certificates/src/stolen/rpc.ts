@@ -1,9 +1,6 @@
 // LostAndStolenService handlers: proto <-> service calls, nothing else.
 import type { AsyncHandlers } from '@hallmark/kit';
-import type {
-  LostAndStolenServiceServer,
-  StolenReport,
-} from '@hallmark/proto/certificates/v1/stolen';
+import type { LostAndStolenServiceServer, StolenReport } from '@hallmark/proto/certificates/v1/stolen';
 import type { StolenReportRecord } from '../domain/stolen.js';
 import { toProto } from '../rpc.js';
 import { StolenService, type StolenServiceDeps } from './service.js';

@@ -78,7 +78,8 @@ export class StolenService {
     if (principal.livemode !== cert.livemode) return null;
     if (principal.enterprise_id === cert.enterpriseId)
       return { type: 'brand', id: principal.actor_id || principal.enterprise_id };
-    if (principal.actor_type !== 'user' || !isId('user', principal.actor_id) || !this.deps.wallets) return null;
+    if (principal.actor_type !== 'user' || !isId('user', principal.actor_id) || !this.deps.wallets)
+      return null;
     const w = await this.deps.wallets.byAddress(cert.holderAddress);
     return w && w.ownerKind === 'user' && w.ownerId === principal.actor_id
       ? { type: 'owner', id: principal.actor_id }
@@ -172,7 +173,8 @@ export class StolenService {
     const by = await this.actorOf(principal, cert);
     if (!by) throw notFound('certificate', id);
     if (by.type !== 'brand') throw brandOnly('recover it to a new owner');
-    if (req.toUserId && req.toAddress) throw invalidParam('to_address', 'Give either to_user_id or to_address, not both.');
+    if (req.toUserId && req.toAddress)
+      throw invalidParam('to_address', 'Give either to_user_id or to_address, not both.');
     if (!req.toUserId && !req.toAddress) throw missingParam('to_user_id');
     if (req.toUserId && !isId('user', req.toUserId))
       throw invalidParam('to_user_id', 'to_user_id must be a user id.');

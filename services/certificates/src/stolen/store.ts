@@ -7,7 +7,9 @@ import { DEFAULT_CLEARED_BY, isClearedBy, type StolenClearedBy } from '../domain
 
 /** The certificate under a row lock (in `tx`), by id alone; undefined when there is none. */
 export async function lockCertificateById(tx: Queryable, id: string): Promise<CertificateRow | undefined> {
-  const { rows } = await tx.query<CertificateRow>('SELECT * FROM certificates WHERE id = $1 FOR UPDATE', [id]);
+  const { rows } = await tx.query<CertificateRow>('SELECT * FROM certificates WHERE id = $1 FOR UPDATE', [
+    id,
+  ]);
   return rows[0];
 }
 
@@ -27,7 +29,11 @@ export async function policyOf(db: Queryable, enterpriseId: string): Promise<Sto
   return isClearedBy(v) ? v : DEFAULT_CLEARED_BY;
 }
 
-export async function setPolicy(db: Queryable, enterpriseId: string, clearedBy: StolenClearedBy): Promise<void> {
+export async function setPolicy(
+  db: Queryable,
+  enterpriseId: string,
+  clearedBy: StolenClearedBy,
+): Promise<void> {
   await db.query(
     `INSERT INTO stolen_policies (enterprise_id, cleared_by) VALUES ($1, $2)
      ON CONFLICT (enterprise_id) DO UPDATE SET cleared_by = EXCLUDED.cleared_by, updated_at = now()`,
