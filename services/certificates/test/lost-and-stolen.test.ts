@@ -73,7 +73,6 @@ const issuer: Principal = {
   actor_type: 'api_key',
   scopes: [],
 };
-const scope = { enterpriseId: issuer.enterprise_id, livemode: true, actorId: issuer.actor_id };
 const recipient = (): Principal => ({
   enterprise_id: newId('enterprise'),
   livemode: true,
