@@ -4,7 +4,8 @@
 // certificate_reported_stolen, 403, 404) in the unversioned envelope; the public read carries
 // the flag.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { HallmarkError } from '@hallmark/kit';
+import { HallmarkError, subjectFor, type EventEnvelope } from '@hallmark/kit';
+import { CERTIFICATE_EVENTS, certificateOf } from '../../src/cache/invalidation.js';
 import { certificate } from './fixtures.js';
 import { errorCode, routeCase, startHarness, type Harness } from './harness.js';
 
@@ -215,5 +216,19 @@ describe('the public read carries the flag', () => {
     const res = await h.app.inject({ method: 'GET', url: '/api/certificate/public/cert_1' });
     expect(res.json().stolen).toEqual({ kind: 'stolen', reportedAt: FLAG.reported_at, reportedBy: 'owner' });
     expect(res.body).not.toContain('Taken from a car');
+  });
+});
+
+describe('the public cache hears the lost-and-stolen events', () => {
+  it('certificate.reported_stolen and certificate.recovered fall under the invalidation filter and name their certificate', () => {
+    const filter = new RegExp(`^${CERTIFICATE_EVENTS.replace(/\./g, '\\.').replace('>', '.+')}$`);
+    for (const type of ['certificate.reported_stolen', 'certificate.recovered']) {
+      expect(subjectFor('certificates', type)).toMatch(filter);
+      const event = {
+        type,
+        data: { object: { id: 'cert_1', tokenId: 7, holderAddress: '0x1' } },
+      } as unknown as EventEnvelope;
+      expect(certificateOf(event)).toEqual({ id: 'cert_1', tokenId: 7 });
+    }
   });
 });
