@@ -133,7 +133,8 @@ export const ERROR_CATALOGUE = {
   certificate_reported_stolen: {
     type: 'resource_error',
     http: 409,
-    message: 'The certificate is reported stolen or lost; it cannot change hands until the report is cleared.',
+    message:
+      'The certificate is reported stolen or lost; it cannot change hands until the report is cleared.',
   },
   // voucher errors (spec: Errors › Voucher errors)
   voucher_not_found: { type: 'resource_error', http: 404, message: 'No voucher has this code.' },
