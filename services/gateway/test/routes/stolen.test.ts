@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { HallmarkError, subjectFor, type EventEnvelope } from '@hallmark/kit';
 import { CERTIFICATE_EVENTS, certificateOf } from '../../src/cache/invalidation.js';
 import { certificate } from './fixtures.js';
-import { errorCode, routeCase, startHarness, type Harness } from './harness.js';
+import { errorCode, expectRefusals, routeCase, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -181,7 +181,7 @@ describe('POST /api/certificates/:id/recover', () => {
   });
 });
 
-describe('/api/enterprise/stolen-policy', () => {
+describe('PUT /api/enterprise/stolen-policy', () => {
   routeCase(() => h, 'stolen', {
     req: {
       method: 'PUT',
@@ -198,8 +198,10 @@ describe('/api/enterprise/stolen-policy', () => {
     bad: { payload: { stolenClearedBy: 'anyone' }, param: 'stolenClearedBy' },
     error: new HallmarkError('parameter_invalid', { param: 'cleared_by', message: 'bad' }),
   });
+});
 
-  it('GET answers the policy', async () => {
+describe('GET /api/enterprise/stolen-policy', () => {
+  it('answers the policy (default brand) to a key or session', async () => {
     h.answer('stolen', 'getStolenPolicy', async () => ({ cleared_by: 'brand' }));
     const res = await h.app.inject({
       method: 'GET',
@@ -207,6 +209,14 @@ describe('/api/enterprise/stolen-policy', () => {
       headers: h.session,
     });
     expect(res.json()).toEqual({ success: true, stolenClearedBy: 'brand' });
+  });
+
+  it('is 401 without a credential, 403 with transactions.read only', async () => {
+    await expectRefusals(
+      h,
+      { method: 'GET', url: '/api/enterprise/stolen-policy' },
+      h.keyWith(['transactions.read']),
+    );
   });
 });
 
