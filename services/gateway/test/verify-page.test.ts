@@ -275,6 +275,19 @@ describe('verification page', () => {
     expect(renderNotFoundPage('x')).toContain('content="noindex"');
   });
 
+  it('token metadata JSON names an open lost/stolen report as the attribute `reported`, and only while open', () => {
+    const flagged = certificate({
+      stolen: { kind: 'stolen', reported_at: '2026-05-03T10:00:00.000Z', reported_by: 'brand' },
+    });
+    expect(tokenMetadata(flagged, 'https://h.test').attributes).toContainEqual({
+      trait_type: 'reported',
+      value: 'stolen',
+    });
+    expect(
+      tokenMetadata(certificate(), 'https://h.test').attributes.find((a) => a.trait_type === 'reported'),
+    ).toBeUndefined();
+  });
+
   it('token metadata JSON follows ERC-721 and links to the page', () => {
     expect(verifyUrl('https://h.test/', 'cert_abc')).toBe('https://h.test/verify/cert_abc');
     expect(tokenMetadata(certificate(), 'https://h.test')).toEqual({
