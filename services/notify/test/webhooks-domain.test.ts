@@ -233,7 +233,7 @@ describe('event mapping', () => {
       holderAddress: '0x1',
       stolenReport: { kind: 'stolen', reason: 'Shop break-in', reportedAt: '2026-05-03T10:00:00.000Z' },
     };
-    for (const type of ['certificate.reported_stolen', 'certificate.recovered']) {
+    for (const type of ['certificate.reported_stolen', 'certificate.recovered'] as const) {
       const event = envelope({ type, source: 'certificates', data: { object } as never });
       expect(versionedTypeOf(event)).toBe(type);
       expect(enterpriseTypeOf(event)).toBeNull();
