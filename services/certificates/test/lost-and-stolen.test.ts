@@ -64,6 +64,8 @@ let giftService: GiftService;
 /** Records transfers without sending them (the driven one below sends). */
 let idle: TransferService;
 let stolen: ReturnType<typeof createStolenHandlers>;
+let voucherStore: CertificateVoucherStore;
+let claims: CertificateVoucherClaims;
 const closers: Array<() => void> = [];
 
 const issuer: Principal = {
@@ -142,14 +144,14 @@ beforeAll(async () => {
   });
   api = createCertificatesHandlers({ store, provider: chain.provider, wallets, transfers, batchPollMs: 50 });
   stolen = createStolenHandlers({ pool, certificates: store, wallets, transfers });
-  const voucherStore = new CertificateVoucherStore(pool, {
+  voucherStore = new CertificateVoucherStore(pool, {
     publicUrl: 'https://hallmark.test',
     encryptionKeys: KEYS,
   });
   vouchers = createCertificateVoucherHandlers({
     vouchers: voucherStore,
     certificates: store,
-    claims: new CertificateVoucherClaims({ store: voucherStore, wallets, transfers }),
+    claims: (claims = new CertificateVoucherClaims({ store: voucherStore, wallets, transfers })),
   });
   const messaging = createGrpcClient(MessagingServiceClient, NOWHERE);
   const templates = createGrpcClient(TemplatesServiceClient, NOWHERE);
@@ -368,6 +370,37 @@ describe('while reported stolen every hand-over is refused', () => {
     const claimed = await vouchers.claimVoucher({ principal: recipient(), voucher_id: v!.id }, CALL);
     expect(claimed).toMatchObject({ transfer_status: 'confirmed', voucher: { status: 'claimed' } });
   }, 90_000);
+  it('a voucher claim recorded before the report, whose transfer had not started, is undone by the repair pass (claim_reverted), not retried for ever', async () => {
+    const [cert] = await minted('blk-3');
+    const [v] = (await voucherFor(cert!)).vouchers;
+    const claimant = recipient();
+    await voucherStore.claims.claim(
+      v!.id,
+      {
+        userId: claimant.actor_id,
+        enterpriseId: claimant.enterprise_id,
+        email: null,
+        toAddress: anvilWallet(9).address,
+      },
+      async () => true,
+    );
+    await report(issuer, cert!);
+    // As if the process died between the claim and its transfer (the repair pass waits 10 s).
+    await pool.query(
+      "UPDATE certificate_vouchers SET claimed_at = now() - interval '1 minute' WHERE id = $1",
+      [v!.id],
+    );
+    await claims.repairPass();
+    expect((await vouchers.getPublicVoucher({ voucher_id: v!.id }, CALL)).voucher!.status).toBe('available');
+    expect(await kinds(cert!)).toEqual(
+      expect.arrayContaining(['claimed', 'reported_stolen', 'claim_reverted']),
+    );
+    const { rows } = await pool.query(
+      'SELECT count(*)::int AS n FROM certificate_transfers WHERE certificate_id = $1',
+      [cert],
+    );
+    expect(rows[0].n).toBe(0);
+  }, 60_000);
 });
 
 describe('clearing follows the brand policy', () => {
