@@ -149,7 +149,7 @@ its 5 back to back). Only an admitted request is counted, in every window; a ref
 ## Open verification and CORS
 
 \`GET /api/certificate/verify/{id}\` verifies a certificate without a credential and answers the checks
-as JSON: \`verified\` (every check passed), \`burned\`, \`checks\` (\`record_found\`, \`on_chain\`,
+as JSON: \`verified\` (every check passed), \`burned\`, \`stolen\` (an open lost/stolen report, or null), \`checks\` (\`record_found\`, \`on_chain\`,
 \`holder\`, \`metadata\`, \`not_burned\`, and \`image\` when the metadata records an image hash; each
 with \`passed\` and a \`detail\` saying why), \`verifiedAt\`, the public read's fields (\`name\`,
 \`metadata\`, \`provenance\`, \`issuer\`), \`chain\` (\`chainId\`, \`contract\`, \`tokenId\`,

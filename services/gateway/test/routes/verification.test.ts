@@ -57,6 +57,7 @@ describe('GET /api/certificate/verify/:id', () => {
       verified: true,
       burned: false,
       status: 'minted',
+      stolen: null,
       verifiedAt: '2025-01-02T00:00:00.000Z',
       checks: CHECKS.map((name) => ({ name, passed: true, detail: `${name} ok` })),
       issuer: {

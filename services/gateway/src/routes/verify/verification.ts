@@ -13,7 +13,8 @@ import { defineEndpoint } from '../../endpoint/define.js';
 import { defineResource } from '../../endpoint/resource.js';
 import { bool, int, list, nullable, oneOf, str, time, Type, type Static } from '../../endpoint/schema.js';
 import { issuerFrom, presentIssuer } from '../../pages/issuer.js';
-import { freeObject, ProvenanceEntry, TAGS } from '../certificates/certificate.js';
+import { freeObject, ProvenanceEntry, StolenFlag, TAGS } from '../certificates/certificate.js';
+import { presentStolen } from '../certificates/public.js';
 import type { RouteDeps } from '../shared.js';
 import { recordsEvent } from './events.js';
 
@@ -69,6 +70,7 @@ export const CertificateVerification = defineResource(
       verified: Type.Boolean({ description: 'True when every check passed' }),
       burned: Type.Boolean({ description: 'True when the record or the chain says the token was burned' }),
       status: str(32),
+      stolen: nullable(StolenFlag),
       verifiedAt: time,
       checks: list(Check, 20),
       issuer: nullable(
@@ -118,6 +120,7 @@ export function presentVerification(v: VerifyCertificateResponse, publicUrl: str
     verified: v.verified,
     burned: v.burned,
     status: v.burned ? 'burned' : c.status,
+    stolen: presentStolen(c.stolen),
     verifiedAt: v.verified_at,
     checks: v.checks.map((k) => ({ name: k.name, passed: k.passed, detail: k.detail })),
     issuer: presentIssuer(issuerFrom(c.issuer)),
