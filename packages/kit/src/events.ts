@@ -155,6 +155,25 @@ export const EVENTS = {
    * `voucher.created`: a `/api/v1/webhooks` endpoint subscribes to it like any versioned type.
    */
   'discount_voucher.created': versioned(z.object({ object: DiscountVoucherObject })),
+  /**
+   * A tap of an NFC tag (certificates service, docs/nfc-tags.md) carried a counter that is not
+   * above the last one accepted: the message was already used — replayed, or read off the tag
+   * and copied onto another. Ours beyond the spec's list, on the versioned surface like
+   * `discount_voucher.created`. Once per tag and counter seen again, in the tap's transaction.
+   */
+  'certificate.tag_clone_suspected': versioned(
+    z.object({
+      object: z.object({
+        tag_id: Id,
+        certificate_id: Id,
+        uid: z.string(),
+        counter_seen: z.number().int(),
+        last_counter: z.number().int(),
+        tap_count: z.number().int(),
+        at: Iso,
+      }),
+    }),
+  ),
 
   // Enterprise webhook events (spec › Enterprise webhook events). `data` is the spec's body
   // without `event` and `timestamp`, which notify adds; extra fields pass through.
