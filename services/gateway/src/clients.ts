@@ -15,6 +15,7 @@ import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1
 import { GiftServiceClient } from '@hallmark/proto/certificates/v1/gifts';
 import { WarrantyServiceClient } from '@hallmark/proto/certificates/v1/warranty';
 import { MediaServiceClient } from '@hallmark/proto/certificates/v1/media';
+import { TagServiceClient } from '@hallmark/proto/certificates/v1/tags';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import { PlatformServiceClient } from '@hallmark/proto/platform/v1/platform';
 import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';
@@ -35,6 +36,8 @@ export interface Clients {
   allowlist: AsyncClient<AllowlistServiceClient>;
   certificateVouchers: AsyncClient<CertificateVoucherServiceClient>;
   gifts: AsyncClient<GiftServiceClient>;
+  /** NFC tags: the registry and the tap page (tap to verify). */
+  tags: AsyncClient<TagServiceClient>;
   /** Archived images: GetMedia is a server stream (an issuer's logo is archived by keys). */
   media: {
     getMedia: StreamMethods<MediaServiceClient>['getMedia'];
@@ -85,6 +88,7 @@ export function createClients(config: Config): Clients {
     opts,
   );
   const gifts = createGrpcClient(GiftServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const tags = createGrpcClient(TagServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const media = createGrpcClient(MediaServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const mediaStreams = withDeadlines(media.streams, { getMedia: config.HALLMARK_GRPC_DEADLINE_MS });
   const bulk = createGrpcClient(BulkServiceClient, config.HALLMARK_BULK_ADDR, opts);
@@ -110,6 +114,7 @@ export function createClients(config: Config): Clients {
     allowlist: allowlist.api,
     certificateVouchers: certificateVouchers.api,
     gifts: gifts.api,
+    tags: tags.api,
     media: { getMedia: mediaStreams.getMedia },
     bulk: withDeadlines(bulk.api, BULK_DEADLINES_MS),
     bulkStreams: bulk.streams,
@@ -127,6 +132,7 @@ export function createClients(config: Config): Clients {
       allowlist.close();
       certificateVouchers.close();
       gifts.close();
+      tags.close();
       bulk.close();
       platform.close();
       for (const probe of Object.values(health)) probe.close();
