@@ -6,6 +6,7 @@
 // them at the one place every event is written (the kit outbox), with no codegen step.
 // Subjects are `hallmark.<svc>.<entity>.<verb>`.
 import { z } from 'zod';
+import { TagCloneSuspectedEvent } from './tag-events.js';
 
 export const STREAM_NAME = 'HALLMARK';
 export const STREAM_SUBJECTS = ['hallmark.>'];
@@ -178,25 +179,9 @@ export const EVENTS = {
    */
   'certificate.reported_stolen': versioned(z.object({ object: StolenCertificateObject })),
   'certificate.recovered': versioned(z.object({ object: StolenCertificateObject })),
-  /**
-   * A tap of an NFC tag (certificates service, docs/nfc-tags.md) carried a counter that is not
-   * above the last one accepted: the message was already used — replayed, or read off the tag
-   * and copied onto another. Ours beyond the spec's list, on the versioned surface like
-   * `discount_voucher.created`. Once per tag and counter seen again, in the tap's transaction.
-   */
-  'certificate.tag_clone_suspected': versioned(
-    z.object({
-      object: z.object({
-        tag_id: Id,
-        certificate_id: Id,
-        uid: z.string(),
-        counter_seen: z.number().int(),
-        last_counter: z.number().int(),
-        tap_count: z.number().int(),
-        at: Iso,
-      }),
-    }),
-  ),
+  /** An NFC tag's message seen again: replayed or copied (certificates, docs/nfc-tags.md);
+   * once per tag and counter, in the tap's transaction. Payload: tag-events.ts. */
+  'certificate.tag_clone_suspected': versioned(TagCloneSuspectedEvent),
 
   // Enterprise webhook events (spec › Enterprise webhook events). `data` is the spec's body
   // without `event` and `timestamp`, which notify adds; extra fields pass through.
