@@ -183,13 +183,15 @@ function photo(vi: Verification['image'], src: string | null, name: string): Htm
 
 /**
  * The verification page of a known certificate, from its presented verification. `qrPath` is
- * the page's QR code image; `issuer` the issuer line's profile (with its logo) from the same call.
+ * the page's QR code image; `issuer` the issuer line's profile (with its logo) from the same
+ * call; `lead` goes above the verification banner (a tag tap's outcome, pages/tap.ts).
  */
 export function renderVerifyPage(
   v: Verification,
   qrPath: string,
   issuer: IssuerView | null = null,
   explorer: Explorer | null = null,
+  lead: Html | null = null,
 ): string {
   const c = v;
   const metadata = v.metadata;
@@ -232,7 +234,7 @@ export function renderVerifyPage(
         ? { kind: c.stolen.kind, reported_at: c.stolen.reportedAt, reported_by: c.stolen.reportedBy }
         : undefined,
       describedIssuer(issuer),
-    )}${banner}
+    )}${lead}${banner}
     <section class="card">
       ${photo(vi, image, c.name)}
       <h1 id="name">${c.name}</h1>
