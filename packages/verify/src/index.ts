@@ -1,3 +1,6 @@
+// The build of dist/index.d.ts compiles from this file alone: it must see the libraries' types.
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference
+/// <reference path="./modules.d.ts" />
 // @hallmark/verify: verifies a Hallmark proof bundle without Hallmark (README.md).
 export { HALLMARK_CONTEXT, CREDENTIAL_CONTEXT, CREDENTIAL_CONTEXTS, VC_V2_CONTEXT_URL } from './context.js';
 export {
