@@ -41,6 +41,8 @@ export interface Check {
   result: CheckResult;
   /** One plain sentence: what was found. */
   detail: string;
+  /** Set on a failure that means revoked (a burned token, a set status bit), not forged. */
+  revoked?: true;
 }
 
 /**
@@ -73,12 +75,9 @@ export interface VerificationReport {
 
 /** Checks whose `unknown` does not keep a certificate from `valid` (advisory: they have a fallback). */
 const ADVISORY: ReadonlySet<CheckName> = new Set(['issuer_did', 'status_list', 'image']);
-/** Checks whose failure means revoked rather than invalid. */
-const REVOCATION: ReadonlySet<CheckName> = new Set(['token', 'status_list']);
-
 export function overallStatus(checks: readonly Check[]): VerificationStatus {
   const failed = checks.filter((c) => c.result === 'failed');
-  if (failed.some((c) => !REVOCATION.has(c.name))) return 'invalid';
+  if (failed.some((c) => !c.revoked)) return 'invalid';
   if (failed.length) return 'revoked';
   if (checks.some((c) => c.result === 'unknown' && !ADVISORY.has(c.name))) return 'unknown';
   return 'valid';

@@ -64,6 +64,8 @@ export interface IssuerHost {
   statusListUrl: string;
   /** Paths whose requests get their connection dropped (an unreachable server). */
   down: Set<string>;
+  /** Bodies served instead of the real ones, by path (a forged list, a changed DID document). */
+  overrides: Map<string, unknown>;
   /** Sets a status bit and re-signs the list. */
   revoke(index: number): Promise<void>;
   close(): Promise<void>;
@@ -138,11 +140,13 @@ export async function buildFixture(): Promise<Fixture> {
   let signedList = await signList();
 
   const down = new Set<string>();
+  const overrides = new Map<string, unknown>();
   const server: Server = createServer((req, res) => {
     const path = req.url ?? '/';
     if (down.has(path)) return void req.socket.destroy();
-    const body =
-      path === '/issuers/ent_fixture/did.json'
+    const body = overrides.has(path)
+      ? overrides.get(path)
+      : path === '/issuers/ent_fixture/did.json'
         ? didDocument
         : path === '/api/status-lists/sl_fixture'
           ? signedList
@@ -217,6 +221,7 @@ export async function buildFixture(): Promise<Fixture> {
       didDocument,
       statusListUrl,
       down,
+      overrides,
       revoke: async (index) => {
         list.setStatus(index, true);
         signedList = await signList();

@@ -144,6 +144,36 @@ describe('verifyBundle', () => {
     }
   });
 
+  it('a status list that does not verify (changed after signing) fails the status check', async () => {
+    const list = (await (await fetch(fx.host.statusListUrl)).json()) as Record<string, unknown>;
+    fx.host.overrides.set('/api/status-lists/sl_fixture', { ...list, validFrom: '2020-01-01T00:00:00Z' });
+    try {
+      const report = await verify(fx.bundle(1));
+      expect(report.verified).toBe(false);
+      expect(result(report, 'status_list')).toMatchObject({ result: 'failed' });
+      expect(result(report, 'status_list')?.detail).toContain('does not verify');
+    } finally {
+      fx.host.overrides.clear();
+    }
+  });
+
+  it('the live DID document wins over the snapshot: a key the issuer removed no longer verifies', async () => {
+    const { verificationMethod: _removed, assertionMethod: _too, ...rest } = fx.host.didDocument;
+    fx.host.overrides.set('/issuers/ent_fixture/did.json', {
+      ...rest,
+      verificationMethod: [],
+      assertionMethod: [],
+    });
+    try {
+      const report = await verify(fx.bundle(1));
+      expect(result(report, 'issuer_did')?.result).toBe('passed');
+      expect(result(report, 'credential_signature')?.result).toBe('failed');
+      expect(report.status).toBe('invalid');
+    } finally {
+      fx.host.overrides.clear();
+    }
+  });
+
   it('a wrong chain fails: the bundle says chain 1, the RPC serves anvil', async () => {
     const bundle = fx.bundle(2);
     bundle.chain.chainId = '1';

@@ -102,7 +102,12 @@ async function checkToken(
         ? `Token ${tokenId} was minted but no longer exists: it was burned (revoked).`
         : `Token ${tokenId} does not exist on ${contract}.`
       : `Token ${tokenId} could not be read from ${contract}: ${r.error}.`;
-  return { owner: null, check: { name: 'token', result: 'failed', detail } };
+  // Burned: the mint proves it existed, so its absence is a revocation, not a forgery.
+  const burned = minted && r.error === 'ERC721NonexistentToken';
+  return {
+    owner: null,
+    check: { name: 'token', result: 'failed', detail, ...(burned ? { revoked: true as const } : {}) },
+  };
 }
 
 /** The recomputed metadata hash against the root the chain holds for the batch. */

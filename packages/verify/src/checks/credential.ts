@@ -169,6 +169,7 @@ export async function checkStatusList(
       check: {
         name,
         result: 'failed',
+        revoked: true,
         detail: `Revoked by the issuer (status list ${url}, entry ${index}).`,
       },
     };
