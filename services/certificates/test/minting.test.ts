@@ -63,6 +63,7 @@ async function newRelayer(): Promise<Relayer> {
     chainId: c.chainId,
     confirmations: 1,
     store,
+    defaultTransferEvents: c.transferEvents,
     log,
     receiptTimeoutMs: 20_000,
   });

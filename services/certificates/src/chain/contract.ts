@@ -125,7 +125,26 @@ export interface MintBatchArgs {
   merkleRoot: string;
   /** The relayer's idempotency key as 32 bytes (see `batchKeyOf`); never zero, never reused. */
   batchKey: string;
+  /**
+   * The events this batch announces its tokens with (default `erc2309`); a per-token deployment
+   * emits a `Transfer` per token whatever this says.
+   */
+  transferEvents?: TransferEventMode;
 }
+
+/** An inclusive range of token ids whose metadata changed (ERC-4906). */
+export interface TokenRange {
+  from: bigint;
+  to: bigint;
+}
+
+const mintBatchParams = (args: MintBatchArgs) => [
+  args.to,
+  args.quantity,
+  args.merkleRoot,
+  args.batchKey,
+  args.transferEvents === 'per-token',
+];
 
 export async function deployCertificates(
   deployer: Signer,
@@ -176,17 +195,23 @@ export class CertificatesContract {
   // -- minting --------------------------------------------------------------------------------
 
   mintBatch(args: MintBatchArgs, overrides?: Overrides): Promise<ContractTransactionResponse> {
-    return this.send('mintBatch', [args.to, args.quantity, args.merkleRoot, args.batchKey], overrides);
+    return this.send('mintBatch', mintBatchParams(args), overrides);
   }
 
   /** Calldata of `mintBatch`, for a relayer that signs and sends transactions itself. */
   static encodeMintBatch(args: MintBatchArgs): string {
-    return certificatesInterface.encodeFunctionData('mintBatch', [
-      args.to,
-      args.quantity,
-      args.merkleRoot,
-      args.batchKey,
-    ]);
+    return certificatesInterface.encodeFunctionData('mintBatch', mintBatchParams(args));
+  }
+
+  /** ERC-4906: announces that the metadata of each range changed (admin or minter only). */
+  announceMetadataUpdate(ranges: readonly TokenRange[], overrides?: Overrides) {
+    const [froms, tos] = rangeParams(ranges);
+    return this.send('announceMetadataUpdate', [froms, tos], overrides);
+  }
+
+  /** Calldata of `announceMetadataUpdate`, for the relayer. */
+  static encodeAnnounceMetadataUpdate(ranges: readonly TokenRange[]): string {
+    return certificatesInterface.encodeFunctionData('announceMetadataUpdate', rangeParams(ranges));
   }
 
   /** The BatchMinted events of this contract in a receipt (or a list of logs). */
@@ -383,6 +408,10 @@ export class CertificatesContract {
       return undefined;
     }
   }
+}
+
+function rangeParams(ranges: readonly TokenRange[]): [bigint[], bigint[]] {
+  return [ranges.map((r) => r.from), ranges.map((r) => r.to)];
 }
 
 function findRevertData(err: unknown, depth = 0): string | undefined {
