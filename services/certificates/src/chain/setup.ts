@@ -103,7 +103,7 @@ async function eventModeOf(contract: CertificatesContract): Promise<TransferEven
  * deployed. Dev contracts let every batch choose its events; the configured mode is a default.
  */
 async function devContract(pool: Pool, signer: Wallet, chainId: bigint, cfg: ChainConfig, log: Logger) {
-  const key = `contract:${chainId}:v2`;
+  const key = `contract:${chainId}`;
   return withDevContractLock(pool, key, async (known, remember) => {
     if (known && (await signer.provider!.getCode(known)) !== '0x') {
       const contract = new CertificatesContract(known, signer);
