@@ -20,6 +20,10 @@ import {
   CertificateVoucherServiceService,
   type CertificateVoucherServiceServer,
 } from '@hallmark/proto/certificates/v1/vouchers';
+import {
+  ChainSettingsServiceService,
+  type ChainSettingsServiceServer,
+} from '@hallmark/proto/certificates/v1/chain_settings';
 import path from 'node:path';
 import { buildParts } from './bootstrap.js';
 import { loadCertificatesConfig } from './config.js';
@@ -28,6 +32,7 @@ import { createVerificationHandlers } from './verify/rpc.js';
 import { Verifier } from './verify/service.js';
 import { createWarrantyHandlers } from './warranty/rpc.js';
 import { createAllowlistHandlers } from './allowlist/rpc.js';
+import { createChainSettingsHandlers } from './chain-settings/rpc.js';
 import { createCertificateVoucherHandlers } from './certificate-vouchers/rpc.js';
 import { giftsSlice } from './gifts/index.js';
 import { mediaSlice } from './media/index.js';
@@ -51,6 +56,7 @@ await runServiceMain({
     'hallmark/certificates/v1/vouchers.proto',
     'hallmark/certificates/v1/gifts.proto',
     'hallmark/certificates/v1/media.proto',
+    'hallmark/certificates/v1/chain_settings.proto',
   ],
   build: async (deps) => {
     const { pool, log } = deps;
@@ -125,6 +131,14 @@ await runServiceMain({
             store: allowlistStore,
             contract: () => chain?.contract ?? null,
             onRequested: () => worker?.wake(),
+          }),
+        ),
+        bind<ChainSettingsServiceServer>(
+          ChainSettingsServiceService,
+          createChainSettingsHandlers({
+            pool,
+            // no chain: the configured default (nothing is minted anyway)
+            deploymentDefault: () => chain?.transferEvents ?? config.HALLMARK_CHAIN_TRANSFER_EVENTS,
           }),
         ),
         ...(gifts ? [gifts.binding] : []),

@@ -14,6 +14,7 @@ import { CertificateVerificationServiceClient } from '@hallmark/proto/certificat
 import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1/vouchers';
 import { GiftServiceClient } from '@hallmark/proto/certificates/v1/gifts';
 import { WarrantyServiceClient } from '@hallmark/proto/certificates/v1/warranty';
+import { ChainSettingsServiceClient } from '@hallmark/proto/certificates/v1/chain_settings';
 import { MediaServiceClient } from '@hallmark/proto/certificates/v1/media';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import { PlatformServiceClient } from '@hallmark/proto/platform/v1/platform';
@@ -32,6 +33,7 @@ export interface Clients {
   certificates: AsyncClient<CertificatesServiceClient>;
   verification: AsyncClient<CertificateVerificationServiceClient>;
   warranty: AsyncClient<WarrantyServiceClient>;
+  chainSettings: AsyncClient<ChainSettingsServiceClient>;
   allowlist: AsyncClient<AllowlistServiceClient>;
   certificateVouchers: AsyncClient<CertificateVoucherServiceClient>;
   gifts: AsyncClient<GiftServiceClient>;
@@ -78,6 +80,7 @@ export function createClients(config: Config): Clients {
     opts,
   );
   const warranty = createGrpcClient(WarrantyServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const chainSettings = createGrpcClient(ChainSettingsServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const allowlist = createGrpcClient(AllowlistServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const certificateVouchers = createGrpcClient(
     CertificateVoucherServiceClient,
@@ -107,6 +110,7 @@ export function createClients(config: Config): Clients {
     certificates: certificates.api,
     verification: verification.api,
     warranty: warranty.api,
+    chainSettings: chainSettings.api,
     allowlist: allowlist.api,
     certificateVouchers: certificateVouchers.api,
     gifts: gifts.api,
@@ -124,6 +128,7 @@ export function createClients(config: Config): Clients {
       media.close();
       verification.close();
       warranty.close();
+      chainSettings.close();
       allowlist.close();
       certificateVouchers.close();
       gifts.close();

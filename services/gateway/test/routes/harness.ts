@@ -25,6 +25,7 @@ import { GiftServiceService } from '@hallmark/proto/certificates/v1/gifts';
 import { CertificateVerificationServiceService } from '@hallmark/proto/certificates/v1/verification';
 import { CertificateVoucherServiceService } from '@hallmark/proto/certificates/v1/vouchers';
 import { WarrantyServiceService } from '@hallmark/proto/certificates/v1/warranty';
+import { ChainSettingsServiceService } from '@hallmark/proto/certificates/v1/chain_settings';
 import { KeysServiceService, type KeyAuth } from '@hallmark/proto/keys/v1/keys';
 import { TemplatesServiceService } from '@hallmark/proto/notify/v1/templates';
 import { WebhooksServiceService } from '@hallmark/proto/notify/v1/webhooks';
@@ -66,6 +67,7 @@ const SERVICES = {
   certificates: CertificatesServiceService,
   verification: CertificateVerificationServiceService,
   warranty: WarrantyServiceService,
+  chainSettings: ChainSettingsServiceService,
   allowlist: AllowlistServiceService,
   certificateVouchers: CertificateVoucherServiceService,
   gifts: GiftServiceService,
