@@ -193,5 +193,18 @@ describe('per-batch event mode', () => {
       expect(table['per-token']![size]!).toBeLessThanOrEqual(3_500);
     }
     expect(table.erc2309![1_000]!).toBeLessThanOrEqual(500);
+
+    // an announcement: one token, one range of 1,000, 100 separate tokens
+    const { first } = await mint(certs, 200, 'erc2309');
+    const announce = async (ranges: { from: bigint; to: bigint }[]) =>
+      Number((await (await certs.connect(relayer).announceMetadataUpdate(ranges)).wait())!.gasUsed);
+    const one = await announce([{ from: first, to: first }]);
+    const range = await announce([{ from: first, to: first + 199n }]);
+    const hundred = await announce(
+      Array.from({ length: 100 }, (_, i) => ({ from: first + BigInt(2 * i), to: first + BigInt(2 * i) })),
+    );
+    console.log(`announceMetadataUpdate gas: one token ${one}, one range ${range}, 100 tokens ${hundred}`);
+    expect(range).toBeLessThanOrEqual(one + 1_000); // a range costs what one token does
+    expect(hundred / 100).toBeLessThanOrEqual(3_000);
   }, 120_000);
 });

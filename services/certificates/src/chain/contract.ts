@@ -7,7 +7,6 @@ import {
   ContractFactory,
   TransactionReceipt,
   ZeroHash,
-  getAddress,
   id as keccakUtf8,
   type BigNumberish,
   type ContractRunner,
@@ -16,16 +15,17 @@ import {
   type Overrides,
   type Signer,
   type TypedDataDomain,
-  type TypedDataField,
 } from 'ethers';
 import { certificatesInterface, loadArtifact } from './abi.js';
 import type { BatchInfo, BatchRecord } from './batch-record.js';
 import { parseBatchMinted, type BatchMinted, type TransferEventMode } from './events.js';
+import { permitDomain, signTransferPermit } from './permits.js';
 
 export * from './abi.js';
 export * from './batch-record.js';
 export * from './batch-tree.js';
 export * from './events.js';
+export * from './permits.js';
 
 export const DEFAULT_ADMIN_ROLE = ZeroHash;
 export const MINTER_ROLE = keccakUtf8('MINTER_ROLE');
@@ -44,63 +44,6 @@ export const INTERFACE_IDS = {
  * that mint with `ConsecutiveTransfer`.
  */
 export const CONSECUTIVE_TRANSFER_INTERFACE_ID = '0xdeaa91b6';
-
-/** EIP-712 domain of the permits; the same as the contract's `eip712Domain()` (ERC-5267). */
-export function permitDomain(chainId: BigNumberish, verifyingContract: string): TypedDataDomain {
-  return {
-    name: 'HallmarkCertificates',
-    version: '1',
-    chainId,
-    verifyingContract: getAddress(verifyingContract),
-  };
-}
-
-const PERMIT_TYPES: Record<string, TypedDataField[]> = {
-  Permit: [
-    { name: 'spender', type: 'address' },
-    { name: 'tokenId', type: 'uint256' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-  ],
-};
-
-const TRANSFER_PERMIT_TYPES: Record<string, TypedDataField[]> = {
-  TransferPermit: [
-    { name: 'to', type: 'address' },
-    { name: 'tokenId', type: 'uint256' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-  ],
-};
-
-export interface PermitValue {
-  spender: string;
-  tokenId: BigNumberish;
-  nonce: BigNumberish;
-  /** Unix seconds; the permit is refused after it. */
-  deadline: BigNumberish;
-}
-
-export interface TransferPermitValue {
-  to: string;
-  tokenId: BigNumberish;
-  nonce: BigNumberish;
-  deadline: BigNumberish;
-}
-
-/** The holder's EIP-712 signature of an ERC-4494 `Permit` (approval of `spender`), offline. */
-export function signPermit(holder: Signer, domain: TypedDataDomain, value: PermitValue): Promise<string> {
-  return holder.signTypedData(domain, PERMIT_TYPES, value);
-}
-
-/** The holder's EIP-712 signature of a `TransferPermit` (move the token to `to`), offline. */
-export function signTransferPermit(
-  holder: Signer,
-  domain: TypedDataDomain,
-  value: TransferPermitValue,
-): Promise<string> {
-  return holder.signTypedData(domain, TRANSFER_PERMIT_TYPES, value);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Contract bindings
