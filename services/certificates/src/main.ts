@@ -24,6 +24,10 @@ import {
   ChainSettingsServiceService,
   type ChainSettingsServiceServer,
 } from '@hallmark/proto/certificates/v1/chain_settings';
+import {
+  LostAndStolenServiceService,
+  type LostAndStolenServiceServer,
+} from '@hallmark/proto/certificates/v1/stolen';
 import path from 'node:path';
 import { buildParts } from './bootstrap.js';
 import { loadCertificatesConfig } from './config.js';
@@ -37,6 +41,7 @@ import { createCertificateVoucherHandlers } from './certificate-vouchers/rpc.js'
 import { giftsSlice } from './gifts/index.js';
 import { mediaSlice } from './media/index.js';
 import { issuerLookup } from './issuers/rpc.js';
+import { createStolenHandlers } from './stolen/rpc.js';
 
 const config = loadCertificatesConfig();
 
@@ -57,6 +62,7 @@ await runServiceMain({
     'hallmark/certificates/v1/gifts.proto',
     'hallmark/certificates/v1/media.proto',
     'hallmark/certificates/v1/chain_settings.proto',
+    'hallmark/certificates/v1/stolen.proto',
   ],
   build: async (deps) => {
     const { pool, log } = deps;
@@ -125,6 +131,15 @@ await runServiceMain({
           }),
         ),
         bind<WarrantyServiceServer>(WarrantyServiceService, createWarrantyHandlers({ certificates: store })),
+        bind<LostAndStolenServiceServer>(
+          LostAndStolenServiceService,
+          createStolenHandlers({
+            pool,
+            certificates: store,
+            wallets: wallets ?? null,
+            transfers: transfers ?? null,
+          }),
+        ),
         bind<AllowlistServiceServer>(
           AllowlistServiceService,
           createAllowlistHandlers({
