@@ -1845,6 +1845,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/enterprise/chain-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The enterprise's chain settings and the events its next batch is minted with
+         * @description The enterprise's chain settings and the events its next batch is minted with
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        get: operations["getChainSettings"];
+        /**
+         * Set how the enterprise's batches announce their tokens (per-token Transfer or ERC-2309)
+         * @description `per_token`: one ERC-721 `Transfer` per token, what every marketplace indexer reads (≈ 2.2k gas per certificate in batches of 1,000). `consecutive`: one ERC-2309 `ConsecutiveTransfer` per batch (≈ 0.2k gas per certificate), which some indexers miss. `marketplaces: true` with no `transferEvents` mints per token. Applies to batches recorded from now on.
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        put: operations["setChainSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/certificates/{certificate_id}/tags": {
         parameters: {
             query?: never;
@@ -8341,6 +8369,102 @@ export interface operations {
             400: components["responses"]["V1Error400"];
             404: components["responses"]["V1Error404"];
             414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    getChainSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The chain settings */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        marketplaces: boolean;
+                        /** @enum {string|null} */
+                        transferEvents: "per_token" | "consecutive" | null;
+                        /** @enum {string} */
+                        effectiveTransferEvents: "per_token" | "consecutive";
+                        /** @enum {string} */
+                        source: "enterprise" | "marketplaces" | "deployment";
+                        /** Format: date-time */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    setChainSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The enterprise lists its certificates on NFT marketplaces */
+                    marketplaces: boolean;
+                    /** @enum {string|null} */
+                    transferEvents?: "per_token" | "consecutive" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The chain settings as saved */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        marketplaces: boolean;
+                        /** @enum {string|null} */
+                        transferEvents: "per_token" | "consecutive" | null;
+                        /** @enum {string} */
+                        effectiveTransferEvents: "per_token" | "consecutive";
+                        /** @enum {string} */
+                        source: "enterprise" | "marketplaces" | "deployment";
+                        /** Format: date-time */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            409: components["responses"]["V1Error409"];
+            413: components["responses"]["V1Error413"];
+            422: components["responses"]["V1Error422"];
             429: components["responses"]["V1Error429"];
             500: components["responses"]["V1Error500"];
             502: components["responses"]["V1Error502"];

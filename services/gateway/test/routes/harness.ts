@@ -26,6 +26,7 @@ import { TagServiceService } from '@hallmark/proto/certificates/v1/tags';
 import { CertificateVerificationServiceService } from '@hallmark/proto/certificates/v1/verification';
 import { CertificateVoucherServiceService } from '@hallmark/proto/certificates/v1/vouchers';
 import { WarrantyServiceService } from '@hallmark/proto/certificates/v1/warranty';
+import { ChainSettingsServiceService } from '@hallmark/proto/certificates/v1/chain_settings';
 import { LostAndStolenServiceService } from '@hallmark/proto/certificates/v1/stolen';
 import { KeysServiceService, type KeyAuth } from '@hallmark/proto/keys/v1/keys';
 import { TemplatesServiceService } from '@hallmark/proto/notify/v1/templates';
@@ -68,6 +69,7 @@ const SERVICES = {
   certificates: CertificatesServiceService,
   verification: CertificateVerificationServiceService,
   warranty: WarrantyServiceService,
+  chainSettings: ChainSettingsServiceService,
   stolen: LostAndStolenServiceService,
   allowlist: AllowlistServiceService,
   certificateVouchers: CertificateVoucherServiceService,
