@@ -23,6 +23,8 @@ export interface CertificateRow {
   status: CertificateStatus;
   transaction_hash: string | null;
   block_number: string | null;
+  gtin?: string | null;
+  serial?: string | null;
   warranty?: Warranty | null;
   created_at: Date;
   updated_at: Date;
@@ -55,6 +57,8 @@ export function certificateFromRow(r: CertificateRow): CertificateRecord {
     status: r.status,
     transactionHash: r.transaction_hash,
     blockNumber: r.block_number === null ? null : Number(r.block_number),
+    gtin: r.gtin ?? null,
+    serial: r.serial ?? null,
     warranty: r.warranty ?? null,
     createdAt: r.created_at,
     updatedAt: r.updated_at,

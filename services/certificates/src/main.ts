@@ -25,6 +25,8 @@ import { buildParts } from './bootstrap.js';
 import { loadCertificatesConfig } from './config.js';
 import { createCertificatesHandlers } from './rpc.js';
 import { createVerificationHandlers } from './verify/rpc.js';
+import { DigitalLinkService } from './digital-link/service.js';
+import { DigitalLinkStore } from './digital-link/store.js';
 import { Verifier } from './verify/service.js';
 import { createWarrantyHandlers } from './warranty/rpc.js';
 import { createAllowlistHandlers } from './allowlist/rpc.js';
@@ -106,6 +108,7 @@ await runServiceMain({
               chain: () => chain,
               images: { media: media.service, store: media.store, publicUrl: config.HALLMARK_PUBLIC_URL },
             }),
+            digitalLink: new DigitalLinkService(new DigitalLinkStore(pool)),
             issuerOf,
           }),
         ),

@@ -3,6 +3,7 @@
 import type { AsyncHandlers } from '@hallmark/kit';
 import type { CertificateVerificationServiceServer } from '@hallmark/proto/certificates/v1/verification';
 import { toProto, type PublicReadDeps } from '../rpc.js';
+import type { DigitalLinkService } from '../digital-link/service.js';
 import type { CertificatesStore } from '../store.js';
 import type { Verifier } from './service.js';
 
@@ -10,6 +11,7 @@ export function createVerificationHandlers(
   deps: {
     store: CertificatesStore;
     verifier: Verifier;
+    digitalLink: DigitalLinkService;
   } & PublicReadDeps,
 ): AsyncHandlers<CertificateVerificationServiceServer> {
   return {
@@ -33,6 +35,18 @@ export function createVerificationHandlers(
 
     async getPublicCertificateByToken(req) {
       return toProto(await deps.verifier.publicCertificateOfToken(req.token_id));
+    },
+
+    async resolveDigitalLink(req) {
+      const r = await deps.digitalLink.resolve(req.path);
+      return {
+        certificate_id: r.certificateId,
+        livemode: r.livemode,
+        gtin: r.gtin,
+        serial: r.serial,
+        digital_link_path: r.path,
+        passport_url: r.passportUrl ?? undefined,
+      };
     },
   };
 }
