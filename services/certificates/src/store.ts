@@ -32,11 +32,7 @@ import {
   type ProvenanceRecord,
   type Scope,
 } from './domain/certificate.js';
-import {
-  DIGITAL_LINK_CONSTRAINT,
-  digitalLinkTaken,
-  refuseTakenDigitalLinks,
-} from './digital-link/store.js';
+import { DIGITAL_LINK_CONSTRAINT, digitalLinkTaken, refuseTakenDigitalLinks } from './digital-link/store.js';
 import { findByIdempotencyKey } from './idempotency-store.js';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';

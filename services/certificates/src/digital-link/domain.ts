@@ -37,8 +37,7 @@ export function parseDigitalLinkPath(rest: string): DigitalLinkKey {
   const segments = rest.replace(/\/$/, '').split('/');
   const gtinRaw = decodeSegment(segments[0] ?? '', 'gtin');
   const gtin = normaliseGtin(gtinRaw);
-  if ('problem' in gtin)
-    throw invalidParam('gtin', `The GTIN '${gtinRaw.slice(0, 20)}' ${gtin.problem}.`);
+  if ('problem' in gtin) throw invalidParam('gtin', `The GTIN '${gtinRaw.slice(0, 20)}' ${gtin.problem}.`);
   const pairs = segments.slice(1);
   if (pairs.length % 2 !== 0)
     throw invalidParam('path', 'A Digital Link path after the GTIN is pairs of /<AI>/<value>.');

@@ -7,9 +7,7 @@ import type { MintBatchInput } from '../domain/certificate.js';
 export const DIGITAL_LINK_CONSTRAINT = 'certificates_digital_link';
 
 /** The refusal of a (GTIN, serial) already held; `at` names the item when known. */
-export function digitalLinkTaken(
-  at: { index: number; gtin: string; serial: string } | null,
-): HallmarkError {
+export function digitalLinkTaken(at: { index: number; gtin: string; serial: string } | null): HallmarkError {
   return new HallmarkError('resource_already_exists', {
     param: at ? `items[${at.index}].serial` : 'items',
     message: at

@@ -8,6 +8,7 @@ import billing from './billing/index.js';
 import bulkMint, { bulkMintItems } from './bulk-mint/index.js';
 import certificateVouchers from './certificate-vouchers/index.js';
 import certificates from './certificates/index.js';
+import digitalLink from './digital-link/index.js';
 import discountVouchers from './discount-vouchers/index.js';
 import enterpriseProfile from './enterprise-profile/index.js';
 import documentTemplates from './document-templates/index.js';
@@ -29,6 +30,7 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(documentTemplates, deps);
   await app.register(certificates, deps);
   await app.register(verify, deps);
+  await app.register(digitalLink, deps);
   await app.register(warrantyTemplates, deps);
   await app.register(gifts, deps);
   await app.register(allowlist, deps);
