@@ -50,7 +50,21 @@ describe('serialProblem (AI 21: 1–20 characters of GS1 CSET 82)', () => {
   it('refuses the empty serial, more than 20 characters, and characters outside CSET 82', () => {
     expect(serialProblem('')).toContain('empty');
     expect(serialProblem('x'.repeat(21))).toContain('20 characters');
-    for (const bad of ['a b', 'a#b', 'a~b', 'a@b', 'a[b', 'a\\b', 'a^b', 'a`b', 'a{b', 'a|b', 'é', 'a\nb', '€'])
+    for (const bad of [
+      'a b',
+      'a#b',
+      'a~b',
+      'a@b',
+      'a[b',
+      'a\\b',
+      'a^b',
+      'a`b',
+      'a{b',
+      'a|b',
+      'é',
+      'a\nb',
+      '€',
+    ])
       expect([bad, serialProblem(bad)]).toEqual([bad, expect.stringContaining('character set 82')]);
   });
 });

@@ -63,10 +63,13 @@ async function resolve(
   common(reply).header('link', linkHeaderOf(anchor, links)).header('cache-control', 'public, max-age=60');
   const { linkType } = request.query;
   if (wantsLinkset(request, linkType))
-    return reply
-      .status(200)
-      .type(LINKSET)
-      .send(JSON.stringify(linksetOf(anchor, links))) as never;
+    return (
+      reply
+        .status(200)
+        // As RFC 9264 registers the type: a string body (or reply.type) would get a charset added.
+        .header('content-type', LINKSET)
+        .send(Buffer.from(JSON.stringify(linksetOf(anchor, links)))) as never
+    );
   const target = linkType === undefined ? links[0]! : linkOfType(links, linkType);
   if (!target)
     throw new HallmarkError('resource_not_found', {
