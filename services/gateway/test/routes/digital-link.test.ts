@@ -221,6 +221,7 @@ describe('refusals', () => {
       refuse(err);
       const res = await h.app.inject({ method: 'GET', url });
       expect([url, res.statusCode]).toEqual([url, 400]);
+      expect(res.headers['access-control-allow-origin']).toBe('*');
       expect(res.json().error).toMatchObject({
         type: 'invalid_request_error',
         code: 'parameter_invalid',

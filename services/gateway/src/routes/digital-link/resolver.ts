@@ -57,10 +57,11 @@ async function resolve(
 ): Promise<never> {
   // The path as sent (still percent-encoded: a serial may hold an encoded `/`), after `/01/`.
   const rest = request.url.split('?')[0]!.slice('/01/'.length);
+  common(reply); // before the call: its 400s and 404s are readable cross-origin too
   const r = await clients.verification.resolveDigitalLink({ path: rest }, { idempotent: true });
   const anchor = digitalLinkUrl(config.HALLMARK_PUBLIC_URL, r.digital_link_path);
   const links = linksOf(r, config.HALLMARK_PUBLIC_URL);
-  common(reply).header('link', linkHeaderOf(anchor, links)).header('cache-control', 'public, max-age=60');
+  reply.header('link', linkHeaderOf(anchor, links)).header('cache-control', 'public, max-age=60');
   const { linkType } = request.query;
   if (wantsLinkset(request, linkType))
     return (
