@@ -1443,7 +1443,7 @@ export interface paths {
         head?: never;
         /**
          * Fix a failed row in place (then retry the job)
-         * @description Needs `bulk:retry`. The body holds the corrected cells by CSV column (`name`, `description`, `category`, `recipientEmail`, `recipientName`, `imageUrl`, `expiryDays`, `attribute_<Name>`; `null` or "" clears an optional one). The row, with these laid over its cells, is validated exactly as an uploaded row (400 naming the column). The row is then `failed` with a note until `POST /api/bulk-mint/{jobId}/retry` processes it in the same job. Only rows of a finished CSV job that failed or were invalid. `{success, data:{jobId, row, name, status, error}}`.
+         * @description Needs `bulk:retry`. The body holds the corrected cells by CSV column (`name`, `description`, `category`, `recipientEmail`, `recipientName`, `imageUrl`, `expiryDays`, `gtin`, `serial`, `passportUrl`, `attribute_<Name>`; `null` or "" clears an optional one). The row, with these laid over its cells, is validated exactly as an uploaded row (400 naming the column). The row is then `failed` with a note until `POST /api/bulk-mint/{jobId}/retry` processes it in the same job. Only rows of a finished CSV job that failed or were invalid. `{success, data:{jobId, row, name, status, error}}`.
          *
          *     An API key or a user session token. Scope: `bulk:retry`. Rate group `bulk_retry` (spec › Limits).
          */
@@ -6213,7 +6213,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description CSV, at most 10 MB: name, description, imageUrl (unless images is sent), category, recipientEmail, recipientName?, imageFile? (the row’s file in the ZIP), attribute_<Name>*, expiryDays? (default 30)
+                     * @description CSV, at most 10 MB: name, description, imageUrl (unless images is sent), category, recipientEmail, recipientName?, imageFile? (the row’s file in the ZIP), attribute_<Name>*, expiryDays? (default 30), gtin? + serial? (GS1, both or neither), passportUrl? (https)
                      */
                     metadata: string;
                     /**
