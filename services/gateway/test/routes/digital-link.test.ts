@@ -163,7 +163,7 @@ describe('GET /01/:gtin/21/:serial', () => {
   });
 });
 
-describe('HEAD and OPTIONS', () => {
+describe('HEAD /01/:gtin/21/:serial (Fastify’s, from GET)', () => {
   it('HEAD answers the same status and headers as GET, without a body', async () => {
     answer();
     const get = await h.app.inject({ method: 'GET', url: ITEM });
@@ -177,20 +177,44 @@ describe('HEAD and OPTIONS', () => {
     expect(linkset.headers['content-type']).toBe('application/linkset+json');
     expect(linkset.body).toBe('');
   });
+});
 
-  it('OPTIONS answers 204 with the allowed methods and CORS preflight headers, on item, GTIN and qualifier paths, without a call', async () => {
-    for (const url of [ITEM, `/01/${GTIN}`, `/01/${GTIN}/10/LOT/21/S`]) {
-      const res = await h.app.inject({
-        method: 'OPTIONS',
-        url,
-        headers: { origin: 'https://shop.example', 'access-control-request-method': 'GET' },
-      });
-      expect([url, res.statusCode]).toEqual([url, 204]);
-      expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
-      expect(res.headers['access-control-allow-origin']).toBe('*');
-      expect(res.headers['access-control-allow-methods']).toBe('GET, HEAD, OPTIONS');
-    }
-    expect(h.calls).toEqual([]);
+/** OPTIONS on `urls`: 204, the methods, CORS preflight headers, and no downstream call. */
+async function expectOptions(urls: string[]) {
+  for (const url of urls) {
+    const res = await h.app.inject({
+      method: 'OPTIONS',
+      url,
+      headers: { origin: 'https://shop.example', 'access-control-request-method': 'GET' },
+    });
+    expect([url, res.statusCode]).toEqual([url, 204]);
+    expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.headers['access-control-allow-methods']).toBe('GET, HEAD, OPTIONS');
+  }
+  expect(h.calls).toEqual([]);
+}
+
+describe('OPTIONS /01/:gtin/21/:serial', () => {
+  it('answers 204 with the allowed methods and CORS preflight headers (also on qualifier paths), without a call', () =>
+    expectOptions([ITEM, `/01/${GTIN}/10/LOT/21/S`, `${ITEM}/`]));
+});
+
+describe('OPTIONS /01/:gtin', () => {
+  it('answers 204 with the allowed methods and CORS preflight headers, without a call', () =>
+    expectOptions([`/01/${GTIN}`]));
+});
+
+describe('GET /01/:gtin', () => {
+  it('sends the GTIN to certificates and answers its 404 (no GTIN-level links) or its 400 (malformed GTIN)', async () => {
+    refuse(new HallmarkError('resource_not_found', { message: 'Hallmark resolves certified items only.' }));
+    const res = await h.app.inject({ method: 'GET', url: `/01/${GTIN}` });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error.message).toContain('certified items only');
+    refuse(new HallmarkError('parameter_invalid', { param: 'gtin', message: 'wrong check digit' }));
+    const bad = await h.app.inject({ method: 'GET', url: '/01/09506000134353' });
+    expect(bad.statusCode).toBe(400);
+    expect(sentPaths()).toEqual([GTIN, '09506000134353']);
   });
 });
 
