@@ -866,6 +866,106 @@ export interface paths {
         patch: operations["updateCertificateWarranty"];
         trace?: never;
     };
+    "/api/certificates/{id}/stolen/clear": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clear a lost or stolen report (as the brand’s policy allows)
+         * @description Policy `brand` (default): only the brand clears. `brand_or_reporter`: also the owner who reported it. Anyone else known to the certificate: 403 `insufficient_permissions`; no open report: 422. Fires `certificate.recovered`.
+         *
+         *     An API key or a user session token. Scope: `transactions.update`.
+         */
+        post: operations["clearCertificateStolen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/enterprise/stolen-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who may clear the enterprise’s lost and stolen reports
+         * @description Who may clear the enterprise’s lost and stolen reports
+         *
+         *     An API key or a user session token. Scope: `transactions.update`.
+         */
+        get: operations["getStolenPolicy"];
+        /**
+         * Set who may clear the enterprise’s lost and stolen reports
+         * @description Set who may clear the enterprise’s lost and stolen reports
+         *
+         *     An API key or a user session token. Scope: `transactions.update`.
+         */
+        put: operations["setStolenPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/{id}/stolen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A certificate’s lost and stolen reports, newest first (the brand)
+         * @description A certificate’s lost and stolen reports, newest first (the brand)
+         *
+         *     An API key or a user session token. Scope: `transactions.update`.
+         */
+        get: operations["listCertificateStolenReports"];
+        put?: never;
+        /**
+         * Report a certificate stolen or lost (the brand or the owner)
+         * @description The brand (API key with `transactions.update`) or the owner (a user session whose custodial wallet holds the certificate) reports it. Until the report is cleared every hand-over of the certificate (transfer, gift and its claim, certificate voucher and its claim, resale) is refused 409 `certificate_reported_stolen`, the verify page shows a banner, and `certificate.reported_stolen` is delivered to webhook endpoints subscribed to it. A second report while one is open: 409 `certificate_reported_stolen`; anyone else: 404.
+         *
+         *     An API key or a user session token. Scope: `transactions.update`.
+         */
+        post: operations["reportCertificateStolen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover a certificate to a new owner (the brand)
+         * @description Moves the token to a user’s custodial wallet (`toUserId`) or an address (`toAddress`) with a recorded reason, even while it is reported stolen; provenance `recovered`; the open report is cleared when the transfer confirms (`certificate.recovered`). Works only while a Hallmark custodial wallet holds the token: from a self-custody wallet it is refused 422 (recovery through the contract is not available). Idempotent by `idempotencyKey`. Answers once confirmed, or `sent` after a bounded wait.
+         *
+         *     An API key or a user session token. Scope: `transactions.update`.
+         */
+        post: operations["recoverCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/certificate/metadata/{tokenId}": {
         parameters: {
             query?: never;
@@ -1808,6 +1908,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/certificates/{certificate_id}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the NFC tags of a certificate (active and revoked, newest first)
+         * @description List the NFC tags of a certificate (active and revoked, newest first)
+         *
+         *     An API key or a user session token. Scope: `transactions.read`.
+         */
+        get: operations["listNfcTags"];
+        put?: never;
+        /**
+         * Register an NFC tag for a certificate
+         * @description Binds an NTAG 424 DNA tag (its UID) to a certificate of your enterprise and mode; a certificate may have several. The answer has the URL template to write into the tag with SUN mirroring and the tag’s five AES keys, encrypted with RSA-OAEP (SHA-256) to `programming_public_key` — Hallmark never sends them in clear (docs/nfc-tags.md). A UID already registered and not revoked is 409.
+         *
+         *     An API key or a user session token. Scope: `transactions.update`.
+         */
+        post: operations["registerNfcTag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/certificates/{certificate_id}/tags/{tag_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an NFC tag: its taps say "This tag was revoked" from now on
+         * @description Revoke an NFC tag: its taps say "This tag was revoked" from now on
+         *
+         *     An API key or a user session token. Scope: `transactions.delete`.
+         */
+        delete: operations["revokeNfcTag"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/t/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tap to verify: the page an NFC tag opens (HTML; no authentication)
+         * @description The tag writes a fresh encrypted, signed message into this URL on every tap (NXP SUN). A genuine tap shows the certificate’s verification under “Genuine tag, tap N”; a message seen before (a replay or a copy), a wrong signature, a revoked or unknown tag get a page that says so. A replay also sends the `certificate.tag_clone_suspected` webhook.
+         *
+         *     Public: no credential. Rate group `verify_page` (spec › Limits).
+         */
+        get: operations["getTapPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2227,6 +2399,46 @@ export interface components {
             error?: string;
             /** @description Where to poll the job (also the 202’s Location) */
             pollUrl?: string;
+        };
+        /**
+         * @description An NTAG 424 DNA tag bound to a certificate (tap to verify)
+         * @example {
+         *       "id": "tag_4Q2m9XbT7cLp0aZ1yN8kVw3e",
+         *       "certificate_id": "cert_8aK2mQ7pL0xN4vB9cR1tY6wZ",
+         *       "uid": "04A1B2C3D4E5F6",
+         *       "status": "active",
+         *       "tap_count": 3,
+         *       "last_counter": 7,
+         *       "last_tap_at": "2026-11-29T10:15:00.000Z",
+         *       "created_at": "2026-11-20T09:00:00.000Z",
+         *       "revoked_at": null,
+         *       "livemode": true
+         *     }
+         */
+        NfcTag: {
+            id: string;
+            certificate_id: string;
+            /** @description The 7-byte UID, upper-case hex */
+            uid: string;
+            /** @enum {string} */
+            status: "active" | "revoked";
+            /**
+             * Format: int64
+             * @description Genuine taps so far
+             */
+            tap_count: number;
+            /**
+             * Format: int64
+             * @description The highest tap counter (SDMReadCtr) accepted; null before the first tap
+             */
+            last_counter: number | null;
+            /** Format: date-time */
+            last_tap_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            revoked_at: string | null;
+            livemode: boolean;
         };
     };
     responses: {
@@ -4957,6 +5169,15 @@ export interface operations {
                         serial: string | null;
                         /** @description The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`) */
                         digitalLink: string | null;
+                        /** @description Set while the certificate is reported stolen or lost; null otherwise */
+                        stolen?: {
+                            /** @enum {string} */
+                            kind: "stolen" | "lost";
+                            /** Format: date-time */
+                            reportedAt: string;
+                            /** @enum {string} */
+                            reportedBy: "brand" | "owner";
+                        } | null;
                         issuer?: {
                             name: string;
                             website: string;
@@ -5115,6 +5336,523 @@ export interface operations {
                             serial: string | null;
                             /** @description The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`) */
                             digitalLink: string | null;
+                            /** @description Set while the certificate is reported stolen or lost; null otherwise */
+                            stolen?: {
+                                /** @enum {string} */
+                                kind: "stolen" | "lost";
+                                /** Format: date-time */
+                                reportedAt: string;
+                                /** @enum {string} */
+                                reportedBy: "brand" | "owner";
+                            } | null;
+                            issuer?: {
+                                name: string;
+                                website: string;
+                                domain: string;
+                                domainVerified: boolean;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    clearCertificateStolen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1–1,000 characters; kept for the brand, never shown publicly */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The cleared report and the certificate */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @description A lost or stolen report as the brand and its reporter read it */
+                        report: {
+                            certificateId: string;
+                            /** @enum {string} */
+                            kind: "stolen" | "lost";
+                            reason: string;
+                            /** Format: date-time */
+                            reportedAt: string;
+                            reportedBy: {
+                                /** @enum {string} */
+                                type: "brand" | "owner";
+                                /** @description The API key (apikey_…) or user (user_…) */
+                                id: string;
+                            };
+                            /** Format: date-time */
+                            clearedAt: string | null;
+                            clearedBy: {
+                                /** @enum {string} */
+                                type: "brand" | "owner";
+                                /** @description The API key (apikey_…) or user (user_…) */
+                                id: string;
+                            } | null;
+                            clearReason: string | null;
+                            /** @description The address a brand recovery moved the token to */
+                            recoveredTo: string | null;
+                        };
+                        /** @description A certificate as anyone may read it (spec › Public read) */
+                        certificate: {
+                            id: string;
+                            name: string;
+                            imageUrl: string | null;
+                            /** @description The certificate’s metadata as minted (and its warranty once set) */
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            provenance: {
+                                /** @description minted, transferred, warranty_set, warranty_changed, burned, … */
+                                kind: string;
+                                actor: string | null;
+                                from: string | null;
+                                to: string | null;
+                                transactionHash: string | null;
+                                /** Format: int64 */
+                                blockNumber: number | null;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                            status: string;
+                            burned: boolean;
+                            /** Format: int64 */
+                            tokenId: number | null;
+                            transactionHash: string | null;
+                            /** Format: int64 */
+                            blockNumber: number | null;
+                            /** @description GS1 GTIN, 14 digits (docs/digital-link.md); null without one */
+                            gtin: string | null;
+                            /** @description GS1 serial (AI 21), with the GTIN; null without one */
+                            serial: string | null;
+                            /** @description The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`) */
+                            digitalLink: string | null;
+                            /** @description Set while the certificate is reported stolen or lost; null otherwise */
+                            stolen?: {
+                                /** @enum {string} */
+                                kind: "stolen" | "lost";
+                                /** Format: date-time */
+                                reportedAt: string;
+                                /** @enum {string} */
+                                reportedBy: "brand" | "owner";
+                            } | null;
+                            issuer?: {
+                                name: string;
+                                website: string;
+                                domain: string;
+                                domainVerified: boolean;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    getStolenPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy (default `brand`) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @enum {string} */
+                        stolenClearedBy: "brand" | "brand_or_reporter";
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    setStolenPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `brand`: only the brand; `brand_or_reporter`: also the owner who reported it
+                     * @enum {string}
+                     */
+                    stolenClearedBy: "brand" | "brand_or_reporter";
+                };
+            };
+        };
+        responses: {
+            /** @description The policy as stored */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @enum {string} */
+                        stolenClearedBy: "brand" | "brand_or_reporter";
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    listCertificateStolenReports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every report, open or cleared, with reasons */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        reports: {
+                            certificateId: string;
+                            /** @enum {string} */
+                            kind: "stolen" | "lost";
+                            reason: string;
+                            /** Format: date-time */
+                            reportedAt: string;
+                            reportedBy: {
+                                /** @enum {string} */
+                                type: "brand" | "owner";
+                                /** @description The API key (apikey_…) or user (user_…) */
+                                id: string;
+                            };
+                            /** Format: date-time */
+                            clearedAt: string | null;
+                            clearedBy: {
+                                /** @enum {string} */
+                                type: "brand" | "owner";
+                                /** @description The API key (apikey_…) or user (user_…) */
+                                id: string;
+                            } | null;
+                            clearReason: string | null;
+                            /** @description The address a brand recovery moved the token to */
+                            recoveredTo: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    reportCertificateStolen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "stolen" | "lost";
+                    /** @description 1–1,000 characters; kept for the brand, never shown publicly */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The report and the certificate as anyone now reads it */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @description A lost or stolen report as the brand and its reporter read it */
+                        report: {
+                            certificateId: string;
+                            /** @enum {string} */
+                            kind: "stolen" | "lost";
+                            reason: string;
+                            /** Format: date-time */
+                            reportedAt: string;
+                            reportedBy: {
+                                /** @enum {string} */
+                                type: "brand" | "owner";
+                                /** @description The API key (apikey_…) or user (user_…) */
+                                id: string;
+                            };
+                            /** Format: date-time */
+                            clearedAt: string | null;
+                            clearedBy: {
+                                /** @enum {string} */
+                                type: "brand" | "owner";
+                                /** @description The API key (apikey_…) or user (user_…) */
+                                id: string;
+                            } | null;
+                            clearReason: string | null;
+                            /** @description The address a brand recovery moved the token to */
+                            recoveredTo: string | null;
+                        };
+                        /** @description A certificate as anyone may read it (spec › Public read) */
+                        certificate: {
+                            id: string;
+                            name: string;
+                            imageUrl: string | null;
+                            /** @description The certificate’s metadata as minted (and its warranty once set) */
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            provenance: {
+                                /** @description minted, transferred, warranty_set, warranty_changed, burned, … */
+                                kind: string;
+                                actor: string | null;
+                                from: string | null;
+                                to: string | null;
+                                transactionHash: string | null;
+                                /** Format: int64 */
+                                blockNumber: number | null;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                            status: string;
+                            burned: boolean;
+                            /** Format: int64 */
+                            tokenId: number | null;
+                            transactionHash: string | null;
+                            /** Format: int64 */
+                            blockNumber: number | null;
+                            /** @description GS1 GTIN, 14 digits (docs/digital-link.md); null without one */
+                            gtin: string | null;
+                            /** @description GS1 serial (AI 21), with the GTIN; null without one */
+                            serial: string | null;
+                            /** @description The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`) */
+                            digitalLink: string | null;
+                            /** @description Set while the certificate is reported stolen or lost; null otherwise */
+                            stolen?: {
+                                /** @enum {string} */
+                                kind: "stolen" | "lost";
+                                /** Format: date-time */
+                                reportedAt: string;
+                                /** @enum {string} */
+                                reportedBy: "brand" | "owner";
+                            } | null;
+                            issuer?: {
+                                name: string;
+                                website: string;
+                                domain: string;
+                                domainVerified: boolean;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    recoverCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The same key answers the same recovery */
+                    idempotencyKey: string;
+                    /** @description user_…: that user’s custodial wallet */
+                    toUserId?: string;
+                    toAddress?: string;
+                    /** @description 1–1,000 characters; kept for the brand, never shown publicly */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The recovery’s transfer and the certificate */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @enum {string} */
+                        status: "pending" | "signed" | "sent" | "confirmed" | "failed";
+                        toAddress: string;
+                        transactionHash: string | null;
+                        replayed: boolean;
+                        /** @description A certificate as anyone may read it (spec › Public read) */
+                        certificate: {
+                            id: string;
+                            name: string;
+                            imageUrl: string | null;
+                            /** @description The certificate’s metadata as minted (and its warranty once set) */
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            provenance: {
+                                /** @description minted, transferred, warranty_set, warranty_changed, burned, … */
+                                kind: string;
+                                actor: string | null;
+                                from: string | null;
+                                to: string | null;
+                                transactionHash: string | null;
+                                /** Format: int64 */
+                                blockNumber: number | null;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                            status: string;
+                            burned: boolean;
+                            /** Format: int64 */
+                            tokenId: number | null;
+                            transactionHash: string | null;
+                            /** Format: int64 */
+                            blockNumber: number | null;
+                            /** @description GS1 GTIN, 14 digits (docs/digital-link.md); null without one */
+                            gtin: string | null;
+                            /** @description GS1 serial (AI 21), with the GTIN; null without one */
+                            serial: string | null;
+                            /** @description The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`) */
+                            digitalLink: string | null;
+                            /** @description Set while the certificate is reported stolen or lost; null otherwise */
+                            stolen?: {
+                                /** @enum {string} */
+                                kind: "stolen" | "lost";
+                                /** Format: date-time */
+                                reportedAt: string;
+                                /** @enum {string} */
+                                reportedBy: "brand" | "owner";
+                            } | null;
                             issuer?: {
                                 name: string;
                                 website: string;
@@ -7652,6 +8390,223 @@ export interface operations {
             };
             400: components["responses"]["V1Error400"];
             404: components["responses"]["V1Error404"];
+            414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    listNfcTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                certificate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The certificate’s tags */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tags: components["schemas"]["NfcTag"][];
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    registerNfcTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                certificate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The tag’s 7-byte UID as 14 hex digits (colons or spaces allowed) */
+                    uid: string;
+                    /** @description The programming station’s RSA public key (PEM, ≥ 2048 bits); the tag keys are encrypted to it */
+                    programming_public_key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The tag, its URL template and its keys encrypted to the station */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tag: components["schemas"]["NfcTag"];
+                        /** @description Write into the NDEF file; the tag fills {PICC} (32 hex) and {MAC} (16 hex) */
+                        url_template: string;
+                        /** @description The enterprise key the URL names */
+                        key_id: string;
+                        /** @description Base64 RSA-OAEP-SHA256 of keys 0–4, 16 bytes each, key 0 first */
+                        encrypted_keys: string;
+                        /** @constant */
+                        keys_encryption: "RSA-OAEP-256";
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            409: components["responses"]["V1Error409"];
+            413: components["responses"]["V1Error413"];
+            414: components["responses"]["V1Error414"];
+            422: components["responses"]["V1Error422"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    revokeNfcTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                certificate_id: string;
+                tag_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked tag (revoking again answers it unchanged) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NfcTag"];
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            409: components["responses"]["V1Error409"];
+            413: components["responses"]["V1Error413"];
+            414: components["responses"]["V1Error414"];
+            422: components["responses"]["V1Error422"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    getTapPage: {
+        parameters: {
+            query?: {
+                /** @description PICCData: 32 hex digits */
+                picc_data?: string;
+                /** @description SDMMAC: 16 hex digits */
+                cmac?: string;
+            };
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Genuine tag: the certificate’s verification page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not a complete tag message, or the tag’s signature is wrong (page) */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown tag (page) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The message was already used: a replay or a copy (page) */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The tag was revoked (page) */
+            410: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             414: components["responses"]["V1Error414"];
             429: components["responses"]["V1Error429"];
             500: components["responses"]["V1Error500"];

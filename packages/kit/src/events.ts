@@ -6,6 +6,7 @@
 // them at the one place every event is written (the kit outbox), with no codegen step.
 // Subjects are `hallmark.<svc>.<entity>.<verb>`.
 import { z } from 'zod';
+import { TagCloneSuspectedEvent } from './tag-events.js';
 
 export const STREAM_NAME = 'HALLMARK';
 export const STREAM_SUBJECTS = ['hallmark.>'];
@@ -47,6 +48,17 @@ const TransactionEvent = z.object({ object: TransactionObject });
 /** A certificate voucher as its enterprise webhook carries it (certificates service). */
 const CertificateVoucherEvent = z.object({ object: z.looseObject({ id: Id }) });
 const Nullable = <T extends z.ZodType>(t: T) => t.nullable().optional();
+const StolenCertificateObject = z.looseObject({
+  id: Id,
+  tokenId: z.number().nullable(),
+  holderAddress: z.string(),
+  stolenReport: z.looseObject({
+    kind: z.enum(['stolen', 'lost']),
+    reason: z.string(),
+    reportedAt: Iso,
+    reportedBy: z.object({ type: z.enum(['brand', 'owner']), id: z.string() }),
+  }),
+});
 /** Bulk job outcome as the enterprise webhook body carries it (spec › bulk.job.completed). */
 const BulkJobEvent = z.looseObject({
   jobId: Id,
@@ -155,6 +167,21 @@ export const EVENTS = {
    * `voucher.created`: a `/api/v1/webhooks` endpoint subscribes to it like any versioned type.
    */
   'discount_voucher.created': versioned(z.object({ object: DiscountVoucherObject })),
+  /**
+   * Lost and stolen (certificates service, docs/lost-and-stolen.md). Ours beyond the spec's
+   * list, versioned like `discount_voucher.created`: a `/api/v1/webhooks` endpoint subscribes
+   * to them. `object` is the certificate (id, tokenId, holderAddress) with `stolenReport`, the
+   * report as the brand sees it (kind stolen | lost, reason, reportedAt, reportedBy {type
+   * brand | owner, id}); `certificate.recovered` adds its `clearedAt`, `clearedBy`,
+   * `clearReason` (and `recoveredTo` when a brand recovery's transfer ended it). Written in the
+   * transaction that flags or clears the certificate; the gateway's public cache drops the
+   * certificate's entries on them (subject certificate.*).
+   */
+  'certificate.reported_stolen': versioned(z.object({ object: StolenCertificateObject })),
+  'certificate.recovered': versioned(z.object({ object: StolenCertificateObject })),
+  /** An NFC tag's message seen again: replayed or copied (certificates, docs/nfc-tags.md);
+   * once per tag and counter, in the tap's transaction. Payload: tag-events.ts. */
+  'certificate.tag_clone_suspected': versioned(TagCloneSuspectedEvent),
 
   // Enterprise webhook events (spec › Enterprise webhook events). `data` is the spec's body
   // without `event` and `timestamp`, which notify adds; extra fields pass through.

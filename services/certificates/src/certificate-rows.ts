@@ -6,6 +6,7 @@ import type {
   ProvenanceKind,
   ProvenanceRecord,
 } from './domain/certificate.js';
+import { stolenFlagOf } from './domain/stolen.js';
 import type { Warranty } from './domain/warranty.js';
 
 export interface CertificateRow {
@@ -26,6 +27,8 @@ export interface CertificateRow {
   gtin?: string | null;
   serial?: string | null;
   warranty?: Warranty | null;
+  /** The open lost/stolen report (migration 3321), null when there is none. */
+  stolen?: unknown;
   created_at: Date;
   updated_at: Date;
 }
@@ -60,6 +63,7 @@ export function certificateFromRow(r: CertificateRow): CertificateRecord {
     gtin: r.gtin ?? null,
     serial: r.serial ?? null,
     warranty: r.warranty ?? null,
+    stolen: stolenFlagOf(r.stolen),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

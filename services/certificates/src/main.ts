@@ -20,11 +20,15 @@ import {
   CertificateVoucherServiceService,
   type CertificateVoucherServiceServer,
 } from '@hallmark/proto/certificates/v1/vouchers';
+import {
+  LostAndStolenServiceService,
+  type LostAndStolenServiceServer,
+} from '@hallmark/proto/certificates/v1/stolen';
 import path from 'node:path';
 import { buildParts } from './bootstrap.js';
 import { loadCertificatesConfig } from './config.js';
 import { createCertificatesHandlers } from './rpc.js';
-import { createVerificationHandlers } from './verify/rpc.js';
+import { createVerificationHandlers, verificationOf } from './verify/rpc.js';
 import { DigitalLinkService } from './digital-link/service.js';
 import { DigitalLinkStore } from './digital-link/store.js';
 import { Verifier } from './verify/service.js';
@@ -34,6 +38,8 @@ import { createCertificateVoucherHandlers } from './certificate-vouchers/rpc.js'
 import { giftsSlice } from './gifts/index.js';
 import { mediaSlice } from './media/index.js';
 import { issuerLookup } from './issuers/rpc.js';
+import { createStolenHandlers } from './stolen/rpc.js';
+import { tagsSlice } from './tags/index.js';
 
 const config = loadCertificatesConfig();
 
@@ -53,6 +59,8 @@ await runServiceMain({
     'hallmark/certificates/v1/vouchers.proto',
     'hallmark/certificates/v1/gifts.proto',
     'hallmark/certificates/v1/media.proto',
+    'hallmark/certificates/v1/stolen.proto',
+    'hallmark/certificates/v1/tags.proto',
   ],
   build: async (deps) => {
     const { pool, log } = deps;
@@ -74,6 +82,26 @@ await runServiceMain({
           })
         : null;
     const media = mediaSlice(config, pool, log);
+    const verifyDeps = {
+      store,
+      verifier: new Verifier({
+        pool,
+        store,
+        chain: () => chain,
+        images: { media: media.service, store: media.store, publicUrl: config.HALLMARK_PUBLIC_URL },
+      }),
+      issuerOf,
+    };
+    // Tap to verify: a genuine tap's page shows the certificate's verification.
+    const tags = config.HALLMARK_ENCRYPTION_KEYS
+      ? tagsSlice({
+          pool,
+          log,
+          encryptionKeys: config.HALLMARK_ENCRYPTION_KEYS,
+          publicUrl: config.HALLMARK_PUBLIC_URL,
+          verify: (id) => verificationOf(verifyDeps, id, false),
+        })
+      : null;
     // The alert on funds compares the balance with this (deploy/helm/hallmark/files/alerts.yaml).
     if (chain && config.HALLMARK_RELAYER_BALANCE_FLOOR_WEI > 0n)
       gauge(
@@ -101,15 +129,8 @@ await runServiceMain({
         bind<CertificateVerificationServiceServer>(
           CertificateVerificationServiceService,
           createVerificationHandlers({
-            store,
-            verifier: new Verifier({
-              pool,
-              store,
-              chain: () => chain,
-              images: { media: media.service, store: media.store, publicUrl: config.HALLMARK_PUBLIC_URL },
-            }),
+            ...verifyDeps,
             digitalLink: new DigitalLinkService(new DigitalLinkStore(pool)),
-            issuerOf,
           }),
         ),
         bind<CertificateVoucherServiceServer>(
@@ -122,6 +143,15 @@ await runServiceMain({
           }),
         ),
         bind<WarrantyServiceServer>(WarrantyServiceService, createWarrantyHandlers({ certificates: store })),
+        bind<LostAndStolenServiceServer>(
+          LostAndStolenServiceService,
+          createStolenHandlers({
+            pool,
+            certificates: store,
+            wallets: wallets ?? null,
+            transfers: transfers ?? null,
+          }),
+        ),
         bind<AllowlistServiceServer>(
           AllowlistServiceService,
           createAllowlistHandlers({
@@ -132,6 +162,7 @@ await runServiceMain({
         ),
         ...(gifts ? [gifts.binding] : []),
         media.binding,
+        ...(tags ? [tags.binding] : []),
       ],
       workers: [...workers, ...(gifts?.workers ?? []), ...media.workers],
     };

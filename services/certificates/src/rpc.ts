@@ -45,6 +45,10 @@ export function toProto({ certificate: c, provenance }: CertificateRead): Certif
     ...(c.gtin !== null && c.serial !== null
       ? { gtin: c.gtin, serial: c.serial, digital_link_path: digitalLinkPath(c.gtin, c.serial) }
       : {}),
+    // The public part of an open lost/stolen report: never its reason nor the reporter's id.
+    stolen: c.stolen
+      ? { kind: c.stolen.kind, reported_at: c.stolen.reportedAt, reported_by: c.stolen.reportedBy.type }
+      : undefined,
   };
 }
 

@@ -14,7 +14,9 @@ import { CertificateVerificationServiceClient } from '@hallmark/proto/certificat
 import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1/vouchers';
 import { GiftServiceClient } from '@hallmark/proto/certificates/v1/gifts';
 import { WarrantyServiceClient } from '@hallmark/proto/certificates/v1/warranty';
+import { LostAndStolenServiceClient } from '@hallmark/proto/certificates/v1/stolen';
 import { MediaServiceClient } from '@hallmark/proto/certificates/v1/media';
+import { TagServiceClient } from '@hallmark/proto/certificates/v1/tags';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import { PlatformServiceClient } from '@hallmark/proto/platform/v1/platform';
 import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';
@@ -32,9 +34,12 @@ export interface Clients {
   certificates: AsyncClient<CertificatesServiceClient>;
   verification: AsyncClient<CertificateVerificationServiceClient>;
   warranty: AsyncClient<WarrantyServiceClient>;
+  stolen: AsyncClient<LostAndStolenServiceClient>;
   allowlist: AsyncClient<AllowlistServiceClient>;
   certificateVouchers: AsyncClient<CertificateVoucherServiceClient>;
   gifts: AsyncClient<GiftServiceClient>;
+  /** NFC tags: the registry and the tap page (tap to verify). */
+  tags: AsyncClient<TagServiceClient>;
   /** Archived images: GetMedia is a server stream (an issuer's logo is archived by keys). */
   media: {
     getMedia: StreamMethods<MediaServiceClient>['getMedia'];
@@ -78,6 +83,7 @@ export function createClients(config: Config): Clients {
     opts,
   );
   const warranty = createGrpcClient(WarrantyServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const stolen = createGrpcClient(LostAndStolenServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const allowlist = createGrpcClient(AllowlistServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const certificateVouchers = createGrpcClient(
     CertificateVoucherServiceClient,
@@ -85,6 +91,7 @@ export function createClients(config: Config): Clients {
     opts,
   );
   const gifts = createGrpcClient(GiftServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const tags = createGrpcClient(TagServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const media = createGrpcClient(MediaServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const mediaStreams = withDeadlines(media.streams, { getMedia: config.HALLMARK_GRPC_DEADLINE_MS });
   const bulk = createGrpcClient(BulkServiceClient, config.HALLMARK_BULK_ADDR, opts);
@@ -107,9 +114,11 @@ export function createClients(config: Config): Clients {
     certificates: certificates.api,
     verification: verification.api,
     warranty: warranty.api,
+    stolen: stolen.api,
     allowlist: allowlist.api,
     certificateVouchers: certificateVouchers.api,
     gifts: gifts.api,
+    tags: tags.api,
     media: { getMedia: mediaStreams.getMedia },
     bulk: withDeadlines(bulk.api, BULK_DEADLINES_MS),
     bulkStreams: bulk.streams,
@@ -124,9 +133,11 @@ export function createClients(config: Config): Clients {
       media.close();
       verification.close();
       warranty.close();
+      stolen.close();
       allowlist.close();
       certificateVouchers.close();
       gifts.close();
+      tags.close();
       bulk.close();
       platform.close();
       for (const probe of Object.values(health)) probe.close();

@@ -22,9 +22,11 @@ import { MediaServiceService } from '@hallmark/proto/certificates/v1/media';
 import { AllowlistServiceService } from '@hallmark/proto/certificates/v1/allowlist';
 import { CertificatesServiceService } from '@hallmark/proto/certificates/v1/certificates';
 import { GiftServiceService } from '@hallmark/proto/certificates/v1/gifts';
+import { TagServiceService } from '@hallmark/proto/certificates/v1/tags';
 import { CertificateVerificationServiceService } from '@hallmark/proto/certificates/v1/verification';
 import { CertificateVoucherServiceService } from '@hallmark/proto/certificates/v1/vouchers';
 import { WarrantyServiceService } from '@hallmark/proto/certificates/v1/warranty';
+import { LostAndStolenServiceService } from '@hallmark/proto/certificates/v1/stolen';
 import { KeysServiceService, type KeyAuth } from '@hallmark/proto/keys/v1/keys';
 import { TemplatesServiceService } from '@hallmark/proto/notify/v1/templates';
 import { WebhooksServiceService } from '@hallmark/proto/notify/v1/webhooks';
@@ -66,9 +68,11 @@ const SERVICES = {
   certificates: CertificatesServiceService,
   verification: CertificateVerificationServiceService,
   warranty: WarrantyServiceService,
+  stolen: LostAndStolenServiceService,
   allowlist: AllowlistServiceService,
   certificateVouchers: CertificateVoucherServiceService,
   gifts: GiftServiceService,
+  tags: TagServiceService,
   media: MediaServiceService,
   bulk: BulkServiceService,
   platform: PlatformServiceService,

@@ -44,6 +44,13 @@ export function presentPublicCertificate(
     gtin: c.gtin ?? null,
     serial: c.serial ?? null,
     digitalLink: c.digital_link_path ? digitalLinkUrl(publicUrl, c.digital_link_path) : null,
+    stolen: c.stolen
+      ? {
+          kind: c.stolen.kind as 'stolen' | 'lost',
+          reportedAt: c.stolen.reported_at,
+          reportedBy: c.stolen.reported_by as 'brand' | 'owner',
+        }
+      : null,
   };
 }
 
