@@ -2,11 +2,11 @@
 // as a GS1-Conformant resolver answers it. GET redirects (307) to the certificate's verify page,
 // or to the link of `?linkType=gs1:<type>`; `?linkType=all` (or `Accept:
 // application/linkset+json`) answers the RFC 9264 linkset; every resolution carries the `Link`
-// header; HEAD (Fastify's, from GET) answers the same without a body; OPTIONS answers the
-// methods and CORS. Certificates parses the path (400 on bad syntax) and finds the item (404):
+// header; HEAD (Fastify's, from GET) answers the same without a body; OPTIONS (the CORS
+// plugin's, as for every public endpoint) answers the methods and CORS. Certificates parses the path (400 on bad syntax) and finds the item (404):
 // one ResolveDigitalLink call per request.
 import { HallmarkError } from '@hallmark/kit';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { defineEndpoint, type EndpointContext } from '../../endpoint/define.js';
 import { str, Type } from '../../endpoint/schema.js';
 import { PUBLIC } from '../certificates/certificate.js';
@@ -14,7 +14,6 @@ import { digitalLinkUrl, linkHeaderOf, linkOfType, linksetOf, linksOf } from './
 
 const TAGS = ['GS1 Digital Link'];
 const LINKSET = 'application/linkset+json';
-const METHODS = 'GET, HEAD, OPTIONS';
 
 /** `linkType` and whatever else a Digital Link query carries (GS1 data attributes): ignored. */
 const query = Type.Object(
@@ -38,13 +37,6 @@ const RESPONSES = {
   },
 } as const;
 
-/** Headers every answer of the resolver carries, CORS included (the CORS plugin gives the same). */
-function common(reply: FastifyReply): FastifyReply {
-  return reply
-    .header('access-control-allow-origin', '*')
-    .header('access-control-expose-headers', 'Link, Location')
-    .header('vary', 'Accept');
-}
 
 const wantsLinkset = (request: FastifyRequest, linkType: string | undefined) =>
   linkType === 'all' ||
@@ -57,7 +49,10 @@ async function resolve(
 ): Promise<never> {
   // The path as sent (still percent-encoded: a serial may hold an encoded `/`), after `/01/`.
   const rest = request.url.split('?')[0]!.slice('/01/'.length);
-  common(reply); // before the call: its 400s and 404s are readable cross-origin too
+  // The answer depends on Accept (linkset or redirect). CORS, on every answer including the
+  // 400s and 404s, and OPTIONS (Allow, preflight) come from the endpoint being public
+  // (plugins/cors.ts).
+  reply.header('vary', 'Accept');
   const r = await clients.verification.resolveDigitalLink({ path: rest }, { idempotent: true });
   const anchor = digitalLinkUrl(config.HALLMARK_PUBLIC_URL, r.digital_link_path);
   const links = linksOf(r, config.HALLMARK_PUBLIC_URL);
@@ -126,50 +121,4 @@ export const resolveQualified = defineEndpoint({
   querystring: query,
   responses: RESPONSES,
   handler: resolve,
-});
-
-/** OPTIONS on any resolver path: the methods it answers, and CORS for a preflight. */
-function options(_request: FastifyRequest, { reply }: EndpointContext): Promise<never> {
-  return Promise.resolve(
-    common(reply)
-      .header('allow', METHODS)
-      .header('access-control-allow-methods', METHODS)
-      .header('access-control-allow-headers', 'Accept, Accept-Language')
-      .header('access-control-max-age', '86400')
-      .status(204)
-      .send() as never,
-  );
-}
-
-const OPTIONS_RESPONSES = { 204: { description: 'Allowed methods (`Allow`) and CORS headers' } };
-
-export const resolverOptionsGtin = defineEndpoint({
-  method: 'OPTIONS',
-  url: '/01/:gtin',
-  operationId: 'resolveDigitalLinkGtinOptions',
-  tags: TAGS,
-  summary: 'Methods of the GTIN-level Digital Link path',
-  access: PUBLIC,
-  responses: OPTIONS_RESPONSES,
-  handler: options,
-});
-
-export const resolverOptionsItem = defineEndpoint({
-  method: 'OPTIONS',
-  url: '/01/:gtin/21/:serial',
-  operationId: 'resolveDigitalLinkOptions',
-  tags: TAGS,
-  summary: 'Methods of an item’s Digital Link path (and CORS preflight)',
-  access: PUBLIC,
-  responses: OPTIONS_RESPONSES,
-  handler: options,
-});
-
-export const resolverOptionsQualified = defineEndpoint({
-  method: 'OPTIONS',
-  url: '/01/:gtin/*',
-  hidden: true,
-  access: PUBLIC,
-  responses: OPTIONS_RESPONSES,
-  handler: options,
 });
