@@ -16,7 +16,11 @@ import {
   issuingDid,
 } from '../src/credentials/domain/did.js';
 import { generateKeyMaterial, signCredential } from '../src/credentials/domain/proof.js';
-import { buildStatusListCredential, pgBitOf, STATUS_LIST_BYTES } from '../src/credentials/domain/status-list.js';
+import {
+  buildStatusListCredential,
+  pgBitOf,
+  STATUS_LIST_BYTES,
+} from '../src/credentials/domain/status-list.js';
 import { verifyIndependently } from './credentials-verify.js';
 
 const PUBLIC = 'https://hallmark.test';
@@ -65,7 +69,6 @@ const facts = (issuerDid: string) => ({
   publicUrl: PUBLIC,
 });
 
-
 describe('a certificate credential', () => {
   it('carries every optional field and canonicalises in safe mode: it signs and @digitalbazaar/vc verifies it', async () => {
     const did = hostedDid(PUBLIC, ENT, true);
@@ -109,7 +112,9 @@ describe('a certificate credential', () => {
       proofPurpose: 'assertionMethod',
       verificationMethod: `${did}#key-1`,
     });
-    const doc = didDocument(did, [{ keyId: 'key-1', publicKeyMultibase: key.publicKeyMultibase, current: true }]);
+    const doc = didDocument(did, [
+      { keyId: 'key-1', publicKeyMultibase: key.publicKeyMultibase, current: true },
+    ]);
     expect(await verifyIndependently(signed, [doc])).toEqual({ verified: true, revoked: null });
 
     // tampering with the hashed metadata breaks the signature
@@ -128,10 +133,24 @@ describe('a certificate credential', () => {
 
   it('leaves out the optional fields a certificate does not have', () => {
     const c = { ...certificate(), imageUrl: null, metadata: { name: 'Ring' } };
-    const s = buildCredential(c, { ...facts('did:web:x'), referenceNumber: null, gtin: null, serial: null })
-      .credentialSubject;
+    const s = buildCredential(c, {
+      ...facts('did:web:x'),
+      referenceNumber: null,
+      gtin: null,
+      serial: null,
+    }).credentialSubject;
     expect(Object.keys(s).sort()).toEqual(
-      ['certificateId', 'chainId', 'contract', 'id', 'metadata', 'metadataHash', 'name', 'tokenId', 'type'].sort(),
+      [
+        'certificateId',
+        'chainId',
+        'contract',
+        'id',
+        'metadata',
+        'metadataHash',
+        'name',
+        'tokenId',
+        'type',
+      ].sort(),
     );
   });
 });
@@ -139,7 +158,9 @@ describe('a certificate credential', () => {
 describe('issuer DIDs', () => {
   it('names the hosted did:web with the port as %3A, and a test-mode DID of its own', () => {
     expect(hostedDid('http://127.0.0.1:8080', ENT, true)).toBe(`did:web:127.0.0.1%3A8080:issuers:${ENT}`);
-    expect(hostedDidUrl('http://127.0.0.1:8080/', ENT, true)).toBe(`http://127.0.0.1:8080/issuers/${ENT}/did.json`);
+    expect(hostedDidUrl('http://127.0.0.1:8080/', ENT, true)).toBe(
+      `http://127.0.0.1:8080/issuers/${ENT}/did.json`,
+    );
     expect(hostedDid(PUBLIC, ENT, false)).toBe(`did:web:hallmark.test:issuers:${ENT}:test`);
     expect(hostedDidUrl(PUBLIC, ENT, false)).toBe(`${PUBLIC}/issuers/${ENT}/test/did.json`);
   });
@@ -150,7 +171,9 @@ describe('issuer DIDs', () => {
     expect(domainDidUrl(verified.website)).toBe('https://maison.example/.well-known/did.json');
     expect(issuingDid(PUBLIC, ENT, true, verified)).toBe('did:web:maison.example');
     expect(issuingDid(PUBLIC, ENT, false, verified)).toBe(hostedDid(PUBLIC, ENT, false));
-    expect(issuingDid(PUBLIC, ENT, true, { ...verified, domainVerified: false })).toBe(hostedDid(PUBLIC, ENT, true));
+    expect(issuingDid(PUBLIC, ENT, true, { ...verified, domainVerified: false })).toBe(
+      hostedDid(PUBLIC, ENT, true),
+    );
     expect(issuingDid(PUBLIC, ENT, true, null)).toBe(hostedDid(PUBLIC, ENT, true));
     expect(domainDid('https://brand.example:8443')).toBe('did:web:brand.example%3A8443');
   });
@@ -175,8 +198,16 @@ describe('issuer DIDs', () => {
   it('a credential signed with a key retired by a rotation still verifies against the new document', async () => {
     const did = hostedDid(PUBLIC, ENT, true);
     const [k1, k2] = [await generateKeyMaterial(), await generateKeyMaterial()];
-    const old = await signCredential(buildCredential(certificate(), facts(did)), { ...k1, did, keyId: 'key-1' });
-    const fresh = await signCredential(buildCredential(certificate(), facts(did)), { ...k2, did, keyId: 'key-2' });
+    const old = await signCredential(buildCredential(certificate(), facts(did)), {
+      ...k1,
+      did,
+      keyId: 'key-1',
+    });
+    const fresh = await signCredential(buildCredential(certificate(), facts(did)), {
+      ...k2,
+      did,
+      keyId: 'key-2',
+    });
     const doc = didDocument(did, [
       { keyId: 'key-1', publicKeyMultibase: k1.publicKeyMultibase, current: false },
       { keyId: 'key-2', publicKeyMultibase: k2.publicKeyMultibase, current: true },
@@ -197,14 +228,28 @@ describe('status lists', () => {
     const did = hostedDid(PUBLIC, ENT, true);
     const key = await generateKeyMaterial();
     const list = await signCredential(
-      await buildStatusListCredential({ publicUrl: PUBLIC, listId: 'sl_1', issuerDid: did, bits, validFrom: new Date() }),
+      await buildStatusListCredential({
+        publicUrl: PUBLIC,
+        listId: 'sl_1',
+        issuerDid: did,
+        bits,
+        validFrom: new Date(),
+      }),
       { ...key, did, keyId: 'key-1' },
     );
-    const decoded = await decodeList({ encodedList: (list.credentialSubject as { encodedList: string }).encodedList });
+    const decoded = await decodeList({
+      encodedList: (list.credentialSubject as { encodedList: string }).encodedList,
+    });
     expect(decoded.length).toBe(131_072);
     expect([decoded.getStatus(9), decoded.getStatus(8), decoded.getStatus(10)]).toEqual([true, false, false]);
-    const doc = didDocument(did, [{ keyId: 'key-1', publicKeyMultibase: key.publicKeyMultibase, current: true }]);
-    const credential = await signCredential(buildCredential(certificate(), facts(did)), { ...key, did, keyId: 'key-1' });
+    const doc = didDocument(did, [
+      { keyId: 'key-1', publicKeyMultibase: key.publicKeyMultibase, current: true },
+    ]);
+    const credential = await signCredential(buildCredential(certificate(), facts(did)), {
+      ...key,
+      did,
+      keyId: 'key-1',
+    });
     const lists = new Map([[`${PUBLIC}/api/status-lists/sl_1`, list]]);
     expect(await verifyIndependently(credential, [doc], lists)).toEqual({ verified: true, revoked: true });
   });

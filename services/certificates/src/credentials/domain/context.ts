@@ -47,7 +47,7 @@ const contextsOnly = (() => {
 /** A DID document the loader answers for its DID and each of its verification methods. */
 export interface DidDocumentLike {
   id: string;
-  verificationMethod: Array<{ id: string } & Record<string, unknown>>;
+  verificationMethod: ReadonlyArray<{ id: string }>;
 }
 
 /**

@@ -56,9 +56,14 @@ export function domainDidUrl(website: string): string {
 export function hostedDid(publicUrl: string, enterpriseId: string, livemode: boolean): string {
   const url = new URL(publicUrl);
   const path = url.pathname.split('/').filter(Boolean).map(encodeURIComponent);
-  return ['did:web', didWebHost(url.host), ...path, 'issuers', enterpriseId, ...(livemode ? [] : ['test'])].join(
-    ':',
-  );
+  return [
+    'did:web',
+    didWebHost(url.host),
+    ...path,
+    'issuers',
+    enterpriseId,
+    ...(livemode ? [] : ['test']),
+  ].join(':');
 }
 
 /** Where the hosted DID's document is served (did:web resolution of `hostedDid`). */
@@ -94,14 +99,12 @@ export function didDocument(
   alsoKnownAs: readonly string[] = [],
 ): DidDocument {
   const ordered = [...keys].sort((a, b) => keySeq(b.keyId) - keySeq(a.keyId));
-  const verificationMethod = ordered.map(
-    (k): VerificationMethod => ({
-      id: `${did}#${k.keyId}`,
-      type: 'Multikey',
-      controller: did,
-      publicKeyMultibase: k.publicKeyMultibase,
-    }),
-  );
+  const verificationMethod = ordered.map((k): VerificationMethod => ({
+    id: `${did}#${k.keyId}`,
+    type: 'Multikey',
+    controller: did,
+    publicKeyMultibase: k.publicKeyMultibase,
+  }));
   return {
     '@context': [DID_V1_CONTEXT_URL, MULTIKEY_CONTEXT_URL],
     id: did,
