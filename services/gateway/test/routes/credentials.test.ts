@@ -18,33 +18,45 @@ beforeEach(() => h.reset());
 const SIGNED =
   '{"@context":["https://www.w3.org/ns/credentials/v2"],"proof":{"proofValue":"z1"},"id":"urn:uuid:1","extra":{"b":1,"a":2}}';
 
-describe('public credential documents', () => {
-  const cases = [
-    { url: '/api/certificate/cert_1/credential', call: 'getCredential', sent: { certificate_id: 'cert_1' } },
-    { url: '/api/certificate/cert_1/proof', call: 'getProofBundle', sent: { certificate_id: 'cert_1' } },
-    {
-      url: `/issuers/${ENT}/did.json`,
-      call: 'getHostedDidDocument',
-      sent: { enterprise_id: ENT, livemode: true },
-    },
-    {
-      url: `/issuers/${ENT}/test/did.json`,
-      call: 'getHostedDidDocument',
-      sent: { enterprise_id: ENT, livemode: false },
-    },
-    { url: '/api/status-lists/sl_1', call: 'getStatusList', sent: { list_id: 'sl_1' } },
-  ] as const;
+/** The route answers the service's JSON byte for byte, without a credential, passing `sent` on. */
+function passesThrough(
+  url: string,
+  call: 'getCredential' | 'getProofBundle' | 'getHostedDidDocument' | 'getStatusList',
+  sent: object,
+) {
+  it("answers the service's JSON byte for byte without a credential", async () => {
+    h.answer('credentials', call, async () => ({ json: SIGNED }));
+    const res = await h.app.inject({ method: 'GET', url });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.body).toBe(SIGNED);
+    expect(h.callsTo('credentials', call)).toEqual([expect.objectContaining(sent)]);
+  });
+}
 
-  for (const c of cases) {
-    it(`GET ${c.url.replace(ENT, ':enterprise_id')} answers the service's JSON byte for byte without a credential`, async () => {
-      h.answer('credentials', c.call, async () => ({ json: SIGNED }));
-      const res = await h.app.inject({ method: 'GET', url: c.url });
-      expect(res.statusCode).toBe(200);
-      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(res.body).toBe(SIGNED);
-      expect(h.callsTo('credentials', c.call)).toEqual([expect.objectContaining(c.sent)]);
+/** A credential not issued yet is the spec's 404, with the service's reason. */
+function notIssuedYet(url: string, call: 'getCredential' | 'getProofBundle') {
+  it("answers a credential not issued yet as the spec's 404 resource_not_found, with the service's reason", async () => {
+    const message = "Certificate 'cert_1' has no credential yet: it is being issued. Retry in a few seconds.";
+    h.answer('credentials', call, async () => {
+      throw new HallmarkError('resource_not_found', { message });
     });
-  }
+    const res = await h.app.inject({ method: 'GET', url });
+    expect(res.statusCode).toBe(404);
+    expect(errorCode(res.json())).toBe('resource_not_found');
+    expect(JSON.stringify(res.json())).toContain('it is being issued');
+    expect(res.headers['content-disposition']).toBeUndefined();
+  });
+}
+
+describe('GET /api/certificate/:id/credential', () => {
+  passesThrough('/api/certificate/cert_1/credential', 'getCredential', { certificate_id: 'cert_1' });
+  notIssuedYet('/api/certificate/cert_1/credential', 'getCredential');
+});
+
+describe('GET /api/certificate/:id/proof', () => {
+  passesThrough('/api/certificate/cert_1/proof', 'getProofBundle', { certificate_id: 'cert_1' });
+  notIssuedYet('/api/certificate/cert_1/proof', 'getProofBundle');
 
   it('answers the proof bundle as a download named after the certificate, never cached', async () => {
     h.answer('credentials', 'getProofBundle', async () => ({ json: '{"format":"hallmark-proof-bundle/1"}' }));
@@ -52,6 +64,30 @@ describe('public credential documents', () => {
     expect(res.headers['content-disposition']).toBe('attachment; filename="hallmark-proof-cert_1.json"');
     expect(res.headers['cache-control']).toBe('no-store');
   });
+});
+
+describe('GET /issuers/:enterprise_id/did.json', () => {
+  passesThrough(`/issuers/${ENT}/did.json`, 'getHostedDidDocument', { enterprise_id: ENT, livemode: true });
+
+  it('answers an enterprise without an issuer key 404 in the error envelope', async () => {
+    h.answer('credentials', 'getHostedDidDocument', async () => {
+      throw new HallmarkError('resource_not_found');
+    });
+    const did = await h.app.inject({ method: 'GET', url: '/issuers/ent_nobody/did.json' });
+    expect(did.statusCode).toBe(404);
+    expect(errorCode(did.json())).toBe('resource_not_found');
+  });
+});
+
+describe('GET /issuers/:enterprise_id/test/did.json', () => {
+  passesThrough(`/issuers/${ENT}/test/did.json`, 'getHostedDidDocument', {
+    enterprise_id: ENT,
+    livemode: false,
+  });
+});
+
+describe('GET /api/status-lists/:list_id', () => {
+  passesThrough('/api/status-lists/sl_1', 'getStatusList', { list_id: 'sl_1' });
 
   it('lets caches keep a status list only briefly, so a revocation shows promptly', async () => {
     h.answer('credentials', 'getStatusList', async () => ({ json: '{}' }));
@@ -59,35 +95,13 @@ describe('public credential documents', () => {
     expect(res.headers['cache-control']).toBe('public, max-age=30');
   });
 
-  it("answers a credential not issued yet as the spec's 404 resource_not_found, with the service's reason", async () => {
-    const message = "Certificate 'cert_1' has no credential yet: it is being issued. Retry in a few seconds.";
-    for (const [url, call] of [
-      ['/api/certificate/cert_1/credential', 'getCredential'],
-      ['/api/certificate/cert_1/proof', 'getProofBundle'],
-    ] as const) {
-      h.answer('credentials', call, async () => {
-        throw new HallmarkError('resource_not_found', { message });
-      });
-      const res = await h.app.inject({ method: 'GET', url });
-      expect(res.statusCode).toBe(404);
-      expect(errorCode(res.json())).toBe('resource_not_found');
-      expect(JSON.stringify(res.json())).toContain('it is being issued');
-      expect(res.headers['content-disposition']).toBeUndefined();
-    }
-  });
-
-  it('answers an unknown issuer or status list 404 in the error envelope', async () => {
-    h.answer('credentials', 'getHostedDidDocument', async () => {
-      throw new HallmarkError('resource_not_found');
-    });
-    const did = await h.app.inject({ method: 'GET', url: '/issuers/ent_nobody/did.json' });
-    expect(did.statusCode).toBe(404);
-    expect(errorCode(did.json())).toBe('resource_not_found');
+  it('answers an unknown list 404', async () => {
     h.answer('credentials', 'getStatusList', async () => {
       throw new HallmarkError('resource_not_found');
     });
     const list = await h.app.inject({ method: 'GET', url: '/api/status-lists/sl_nope' });
     expect(list.statusCode).toBe(404);
+    expect(errorCode(list.json())).toBe('resource_not_found');
   });
 });
 
