@@ -25,19 +25,15 @@ import { anvilWallet } from '../src/chain/dev-accounts.js';
 import { verifyBatchProof } from '../src/chain/batch-tree.js';
 import { Relayer } from '../src/chain/relayer.js';
 import { connectChain, type Chain } from '../src/chain/setup.js';
-import type { DidDocument } from '../src/credentials/domain/did.js';
-import { IssuerKeyStore } from '../src/credentials/keys-store.js';
-import { CredentialService } from '../src/credentials/service.js';
-import { CredentialStore, queueCredentials } from '../src/credentials/store.js';
+import { queueCredentials } from '../src/credentials/store.js';
 import { BurnStore } from '../src/indexer/store.js';
 import { BurnIndexer } from '../src/indexer/workers/burn-indexer.js';
 import { keepIssuer } from '../src/issuers/store.js';
 import { createCertificatesHandlers } from '../src/rpc.js';
 import { CertificatesStore } from '../src/store.js';
-import { VerifyStore } from '../src/verify/store.js';
+import { credentialService, drain, mintCertificates, verifyServed } from './credentials-fixture.js';
 import { verifyIndependently } from './credentials-verify.js';
 
-const CALL = { requestId: 'req_test', deadlineMs: Infinity };
 const PUBLIC_URL = 'http://127.0.0.1:8080';
 const KEYS = Encryptor.generateKey();
 const log = createLogger('credentials-test', 'silent');
@@ -78,48 +74,11 @@ const relayerOf = (afterMinted?: typeof queueCredentials) =>
   });
 
 const serviceOn = (db: Pool, batchSize = 25) =>
-  new CredentialService({
-    pool: db,
-    store: new CredentialStore(db),
-    keys: new IssuerKeyStore(db, KEYS),
-    certificates: new CertificatesStore(db, () => chain.contract.address),
-    reads: new VerifyStore(db),
-    publicUrl: PUBLIC_URL,
-    chainId: chain.chainId,
-    batchSize,
-    log,
-  });
+  credentialService(db, chain, { publicUrl: PUBLIC_URL, keys: KEYS, batchSize, log });
 
-/** Mints `n` certificates and answers their ids and token ids. */
-async function mint(n: number, name = 'Ring'): Promise<{ id: string; tokenId: number }[]> {
-  const res = await api.mintBatch(
-    {
-      principal,
-      idempotency_key: newId('request'),
-      holder_address: holder().address,
-      items: Array.from({ length: n }, (_, i) => ({
-        name: `${name} #${i + 1}`,
-        description: 'Hand-made',
-        metadata_json: JSON.stringify({ material: 'gold', sizes: [52, 54] }),
-      })),
-    },
-    CALL,
-  );
-  expect(await relayer.processOpen()).toBe(1);
-  return Promise.all(
-    res.certificates.map(async (c) => {
-      const read = await api.getCertificate({ principal, certificate_id: c.id }, CALL);
-      return { id: c.id, tokenId: read.token_id! };
-    }),
-  );
-}
-
-/** Runs the issuing pass until the queue is empty; how many it took. */
-async function drain(service: CredentialService): Promise<number> {
-  let total = 0;
-  for (let n = await service.issuePass(); n > 0; n = await service.issuePass()) total += n;
-  return total;
-}
+/** Mints `n` certificates (as `who`) and answers their ids and token ids. */
+const mint = (n: number, name = 'Ring', who: Principal = principal) =>
+  mintCertificates({ api, relayer, principal: who, holder: holder().address }, n, name);
 
 async function credentialRows(ids: string[]) {
   const { rows } = await pool.query<{ certificate_id: string; status_list_id: string; status_index: number }>(
@@ -127,15 +86,6 @@ async function credentialRows(ids: string[]) {
     [ids],
   );
   return rows;
-}
-
-/** Verifies a certificate's stored credential against `did` and its served status list. */
-async function verifyServed(service: CredentialService, certificateId: string, dids: DidDocument[]) {
-  const stored = await service.credential(certificateId);
-  const listUrl = (stored.credential.credentialStatus as { statusListCredential: string })
-    .statusListCredential;
-  const list = JSON.parse(await service.statusList(stored.statusListId)) as unknown;
-  return { stored, result: await verifyIndependently(stored.credential, dids, new Map([[listUrl, list]])) };
 }
 
 let existing: { id: string; tokenId: number }[];
@@ -373,6 +323,24 @@ describe('issuer keys and DIDs', () => {
       did: 'did:web:maison.example',
       didDocument: identity.domain!.document,
     });
+  }, 60_000);
+});
+
+describe('test mode', () => {
+  it('issues test-mode credentials with keys and a hosted DID of their own, never the verified domain', async () => {
+    const service = serviceOn(pool);
+    const testMode = { ...principal, livemode: false };
+    const [t] = await mint(1, 'Test mode', testMode);
+    await drain(service);
+    const did = await service.hostedDocument(principal.enterprise_id, false);
+    expect(did.id).toBe(`did:web:127.0.0.1%3A8080:issuers:${principal.enterprise_id}:test`);
+    const { stored, result } = await verifyServed(service, t!.id, [did]);
+    expect(result).toEqual({ verified: true, revoked: false });
+    expect(stored).toMatchObject({ issuerDid: did.id, livemode: false, keySeq: 1 });
+    const live = await service.hostedDocument(principal.enterprise_id, true);
+    expect(live.verificationMethod.map((v) => v.publicKeyMultibase)).not.toContain(
+      did.verificationMethod[0]!.publicKeyMultibase,
+    );
   }, 60_000);
 });
 
