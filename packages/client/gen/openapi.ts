@@ -8381,7 +8381,9 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         /** @description {sha256, url}, or null without an anchored image hash */
-                        image: Record<string, never> | null;
+                        image: {
+                            [key: string]: unknown;
+                        } | null;
                         /** @description {did, didDocument, snapshotAt}: the DID document as it was when the bundle was made */
                         issuer: {
                             [key: string]: unknown;

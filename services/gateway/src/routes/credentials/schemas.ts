@@ -23,10 +23,11 @@ const Proof = open(
 export const Credential = open(
   {
     '@context': Type.Array(Type.Unknown(), {
+      maxItems: 8,
       description: 'The VC v2 context and the inline Hallmark context',
     }),
     id: str(64, 'urn:uuid:…'),
-    type: Type.Array(str(64)),
+    type: list(str(64), 8),
     issuer: str(2048, 'The issuer DID (did:web)'),
     validFrom: str(40, 'The mint time'),
     credentialSubject: anyObject(
@@ -52,8 +53,8 @@ export const ProofBundle = open(
     mint: anyObject('{transactionHash, blockNumber}'),
     chain: anyObject('{chainId, contract, tokenId}'),
     image: Type.Unsafe<Record<string, unknown> | null>({
-      type: 'object',
-      nullable: true,
+      type: ['object', 'null'],
+      additionalProperties: true,
       description: '{sha256, url}, or null without an anchored image hash',
     }),
     issuer: anyObject('{did, didDocument, snapshotAt}: the DID document as it was when the bundle was made'),
@@ -64,7 +65,7 @@ export const ProofBundle = open(
 
 export const DidDocument = open(
   {
-    '@context': Type.Array(str(2048)),
+    '@context': list(str(2048), 8),
     id: str(2048, 'did:web:…'),
     alsoKnownAs: Type.Optional(list(str(2048), 4)),
     verificationMethod: list(
@@ -83,9 +84,9 @@ export const DidDocument = open(
 
 export const StatusListCredential = open(
   {
-    '@context': Type.Array(str(2048)),
+    '@context': list(str(2048), 8),
     id: str(2048),
-    type: Type.Array(str(64)),
+    type: list(str(64), 8),
     issuer: str(2048),
     validFrom: str(40),
     credentialSubject: anyObject('{id, type: BitstringStatusList, statusPurpose: revocation, encodedList}'),
