@@ -6,6 +6,7 @@
 // them at the one place every event is written (the kit outbox), with no codegen step.
 // Subjects are `hallmark.<svc>.<entity>.<verb>`.
 import { z } from 'zod';
+import { TagCloneSuspectedEvent } from './tag-events.js';
 
 export const STREAM_NAME = 'HALLMARK';
 export const STREAM_SUBJECTS = ['hallmark.>'];
@@ -178,6 +179,9 @@ export const EVENTS = {
    */
   'certificate.reported_stolen': versioned(z.object({ object: StolenCertificateObject })),
   'certificate.recovered': versioned(z.object({ object: StolenCertificateObject })),
+  /** An NFC tag's message seen again: replayed or copied (certificates, docs/nfc-tags.md);
+   * once per tag and counter, in the tap's transaction. Payload: tag-events.ts. */
+  'certificate.tag_clone_suspected': versioned(TagCloneSuspectedEvent),
 
   // Enterprise webhook events (spec › Enterprise webhook events). `data` is the spec's body
   // without `event` and `timestamp`, which notify adds; extra fields pass through.

@@ -13,6 +13,7 @@ import { AllowlistProcessor } from './allowlist/workers/processor.js';
 import { ProvisioningConsumer } from './allowlist/workers/provisioning.js';
 import { issuerProfileConsumer } from './issuers/workers/profile-consumer.js';
 import { AllowlistStore } from './allowlist/store.js';
+import { MetadataAnnouncer } from './metadata-updates/workers/announcer.js';
 import { TransferService } from './transfers/service.js';
 import { WalletStore } from './wallets/store.js';
 import { CertificateVoucherClaims } from './certificate-vouchers/claim.js';
@@ -90,6 +91,7 @@ export async function buildParts(
           await recordVouchersMinted(tx, ids);
           await queueCredentials(tx, ids);
         },
+        defaultTransferEvents: chain.transferEvents,
         log,
         receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
         feePolicy: feePolicyOf(config),
@@ -137,7 +139,18 @@ export async function buildParts(
   const allowlist =
     chain && relayer ? allowlistProcessorOf(config, chain, relayer, allowlistStore, log) : null;
   // The mint worker's pass also sends transfers, repairs certificate-voucher claims whose
-  // transfer failed and writes the allowlist: one replica, one signer, one nonce sequence.
+  // transfer failed, writes the allowlist and announces ERC-4906 metadata updates (after the
+  // mints, so a certificate minted in this pass is announced in it): one replica, one signer,
+  // one nonce sequence.
+  const announcer = relayer
+    ? new MetadataAnnouncer({
+        pool,
+        relayer,
+        confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
+        log,
+        receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
+      })
+    : null;
   const passes: Array<() => Promise<number>> = [
     ...(transfers && claims ? [() => transfers.processOpen(), () => claims.repairPass()] : []),
     ...(allowlist ? [async () => countDone(await allowlist.runOnce())] : []),
@@ -146,6 +159,7 @@ export async function buildParts(
       credentials.worker?.wake();
       return 0;
     },
+    ...(announcer ? [() => announcer.processOpen()] : []),
   ];
   const worker = relayer
     ? new MintWorker(pool, withPasses(relayer, passes), log, config.HALLMARK_CERTIFICATES_MINT_INTERVAL_MS)

@@ -21,6 +21,10 @@ import {
   type CertificateVoucherServiceServer,
 } from '@hallmark/proto/certificates/v1/vouchers';
 import {
+  ChainSettingsServiceService,
+  type ChainSettingsServiceServer,
+} from '@hallmark/proto/certificates/v1/chain_settings';
+import {
   LostAndStolenServiceService,
   type LostAndStolenServiceServer,
 } from '@hallmark/proto/certificates/v1/stolen';
@@ -28,15 +32,17 @@ import path from 'node:path';
 import { buildParts } from './bootstrap.js';
 import { loadCertificatesConfig } from './config.js';
 import { createCertificatesHandlers } from './rpc.js';
-import { createVerificationHandlers } from './verify/rpc.js';
+import { createVerificationHandlers, verificationOf } from './verify/rpc.js';
 import { Verifier } from './verify/service.js';
 import { createWarrantyHandlers } from './warranty/rpc.js';
 import { createAllowlistHandlers } from './allowlist/rpc.js';
+import { createChainSettingsHandlers } from './chain-settings/rpc.js';
 import { createCertificateVoucherHandlers } from './certificate-vouchers/rpc.js';
 import { giftsSlice } from './gifts/index.js';
 import { mediaSlice } from './media/index.js';
 import { issuerLookup } from './issuers/rpc.js';
 import { createStolenHandlers } from './stolen/rpc.js';
+import { tagsSlice } from './tags/index.js';
 
 const config = loadCertificatesConfig();
 
@@ -57,7 +63,9 @@ await runServiceMain({
     'hallmark/certificates/v1/gifts.proto',
     'hallmark/certificates/v1/media.proto',
     'hallmark/certificates/v1/credentials.proto',
+    'hallmark/certificates/v1/chain_settings.proto',
     'hallmark/certificates/v1/stolen.proto',
+    'hallmark/certificates/v1/tags.proto',
   ],
   build: async (deps) => {
     const { pool, log } = deps;
@@ -89,6 +97,26 @@ await runServiceMain({
           })
         : null;
     const media = mediaSlice(config, pool, log);
+    const verifyDeps = {
+      store,
+      verifier: new Verifier({
+        pool,
+        store,
+        chain: () => chain,
+        images: { media: media.service, store: media.store, publicUrl: config.HALLMARK_PUBLIC_URL },
+      }),
+      issuerOf,
+    };
+    // Tap to verify: a genuine tap's page shows the certificate's verification.
+    const tags = config.HALLMARK_ENCRYPTION_KEYS
+      ? tagsSlice({
+          pool,
+          log,
+          encryptionKeys: config.HALLMARK_ENCRYPTION_KEYS,
+          publicUrl: config.HALLMARK_PUBLIC_URL,
+          verify: (id) => verificationOf(verifyDeps, id, false),
+        })
+      : null;
     // The alert on funds compares the balance with this (deploy/helm/hallmark/files/alerts.yaml).
     if (chain && config.HALLMARK_RELAYER_BALANCE_FLOOR_WEI > 0n)
       gauge(
@@ -115,16 +143,7 @@ await runServiceMain({
         ),
         bind<CertificateVerificationServiceServer>(
           CertificateVerificationServiceService,
-          createVerificationHandlers({
-            store,
-            verifier: new Verifier({
-              pool,
-              store,
-              chain: () => chain,
-              images: { media: media.service, store: media.store, publicUrl: config.HALLMARK_PUBLIC_URL },
-            }),
-            issuerOf,
-          }),
+          createVerificationHandlers(verifyDeps),
         ),
         bind<CertificateVoucherServiceServer>(
           CertificateVoucherServiceService,
@@ -153,9 +172,18 @@ await runServiceMain({
             onRequested: () => worker?.wake(),
           }),
         ),
+        bind<ChainSettingsServiceServer>(
+          ChainSettingsServiceService,
+          createChainSettingsHandlers({
+            pool,
+            // no chain: the configured default (nothing is minted anyway)
+            deploymentDefault: () => chain?.transferEvents ?? config.HALLMARK_CHAIN_TRANSFER_EVENTS,
+          }),
+        ),
         ...(gifts ? [gifts.binding] : []),
         media.binding,
         credentials.binding,
+        ...(tags ? [tags.binding] : []),
       ],
       workers: [...workers, ...(gifts?.workers ?? []), ...media.workers],
     };

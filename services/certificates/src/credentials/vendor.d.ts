@@ -85,7 +85,12 @@ declare module '@digitalbazaar/vc-bitstring-status-list' {
     suite?: object;
     verifyBitstringStatusListCredential?: boolean;
     verifyMatchingIssuers?: boolean;
-  }): Promise<{ verified: boolean; status?: boolean; error?: Error }>;
+  }): Promise<{
+    verified: boolean;
+    status?: boolean;
+    error?: Error;
+    results?: Array<{ status: boolean; error?: Error }>;
+  }>;
 }
 
 declare module 'jsonld-document-loader' {

@@ -243,6 +243,11 @@ export const tags = [
       'Certificates as W3C verifiable credentials: the credential, the proof bundle, issuer DIDs, status lists (docs/credentials.md)',
   },
   {
+    name: 'NFC tags',
+    description:
+      'Tap to verify: NTAG 424 DNA tags bound to certificates, their keys, and the page a tap opens (docs/nfc-tags.md)',
+  },
+  {
     name: 'Platform integration',
     description:
       'E-commerce app install by OAuth, inbound order webhooks, fulfilment (spec › Platform integration)',

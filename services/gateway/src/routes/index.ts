@@ -9,6 +9,7 @@ import bulkMint, { bulkMintItems } from './bulk-mint/index.js';
 import certificateVouchers from './certificate-vouchers/index.js';
 import certificates from './certificates/index.js';
 import credentials from './credentials/index.js';
+import chainSettings from './chain-settings/index.js';
 import discountVouchers from './discount-vouchers/index.js';
 import enterpriseProfile from './enterprise-profile/index.js';
 import documentTemplates from './document-templates/index.js';
@@ -16,6 +17,7 @@ import gifts from './gifts/index.js';
 import health from './health/index.js';
 import media from './media/index.js';
 import platform from './platform/index.js';
+import tags from './tags/index.js';
 import verify from './verify/index.js';
 import warrantyTemplates from './warranty-templates/index.js';
 import webhooks from './webhooks/index.js';
@@ -41,4 +43,6 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(enterpriseProfile, deps);
   await app.register(media, deps);
   await app.register(credentials, deps);
+  await app.register(chainSettings, deps);
+  await app.register(tags, deps);
 }

@@ -38,7 +38,7 @@ export type DocumentLoader = (url: string) => Promise<{ document: unknown; docum
 
 const contextsOnly = (() => {
   const loader = new JsonLdDocumentLoader();
-  for (const [url, doc] of credentialsContext.contexts) loader.addStatic(url, doc);
+  for (const [url, doc] of credentialsContext.contexts) loader.addStatic(url, doc as object);
   loader.addStatic(dataIntegrityContext.CONTEXT_URL, dataIntegrityContext.CONTEXT);
   loader.addStatic(multikeyContext.CONTEXT_URL, multikeyContext.CONTEXT);
   return loader.build();
