@@ -1930,6 +1930,160 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/certificate/{id}/credential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A certificate's verifiable credential (W3C VCDM 2.0, Data Integrity ecdsa-rdfc-2019)
+         * @description The signed credential as issued, not wrapped in `{success, data}`: any VC verifier checks it against the issuer's DID document and its status list. Not found: an unknown certificate, or one whose credential is not issued yet (not minted yet, or minted seconds ago: the message says which; retry later) → 404 `resource_not_found`.
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["getCertificateCredential"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificate/{id}/proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A certificate's proof bundle, as a file (hallmark-proof-bundle/1)
+         * @description Everything needed to verify the certificate with a chain RPC URL alone (`hallmark verify`): the credential, the hashed metadata and its Merkle proof against the batch root, the mint transaction, chain and contract, the image hash and a snapshot of the issuer's DID document. Answered as an attachment `hallmark-proof-<id>.json`. Not found: an unknown certificate, or one whose credential is not issued yet (not minted yet, or minted seconds ago: the message says which; retry later) → 404 `resource_not_found`.
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["getCertificateProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/issuers/{enterprise_id}/did.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An enterprise's Hallmark-hosted issuer DID document (did:web)
+         * @description What `did:web:<Hallmark host>:issuers:<enterprise id>` resolves to: every issuer key the enterprise had (newest first; retired keys stay, so older credentials verify). An enterprise that has issued nothing yet → 404 `resource_not_found`.
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["getIssuerDidDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/status-lists/{list_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A revocation status list (BitstringStatusListCredential)
+         * @description Signed by the issuer's current key; a burned certificate's bit is set in the burn's transaction and the list is signed again at the next read. Unknown list → 404 `resource_not_found`.
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["getStatusList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/issuers/{enterprise_id}/test/did.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An enterprise's test-mode issuer DID document (did:web)
+         * @description What `did:web:<Hallmark host>:issuers:<enterprise id>:test` resolves to: every issuer key the enterprise had (newest first; retired keys stay, so older credentials verify). An enterprise that has issued nothing yet → 404 `resource_not_found`.
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["getTestIssuerDidDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/issuer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The enterprise's issuer DIDs, the did.json its domain hosts, and its keys
+         * @description Credentials name `domain.did` once the issuer-profile domain is verified (live mode), else `hostedDid`. Host `domain.document` at `domain.url` (docs/credentials.md). Creates the first issuer key when there is none.
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        get: operations["getIssuerIdentity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/issuer/keys/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the issuer key: a new key signs from now on; the old one stays listed
+         * @description Credentials and status lists are signed with the new key from now on; every older key stays in both DID documents, so credentials signed before still verify. With a domain DID, host the updated `domain.document` at once (until then, new credentials do not verify against the old copy).
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        post: operations["rotateIssuerKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/enterprise/chain-settings": {
         parameters: {
             query?: never;
@@ -8574,6 +8728,504 @@ export interface operations {
             400: components["responses"]["V1Error400"];
             404: components["responses"]["V1Error404"];
             414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    getCertificateCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed credential */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The VC v2 context and the inline Hallmark context */
+                        "@context": unknown[];
+                        /** @description urn:uuid:… */
+                        id: string;
+                        type: string[];
+                        /** @description The issuer DID (did:web) */
+                        issuer: string;
+                        /** @description The mint time */
+                        validFrom: string;
+                        /** @description The certificate: id (its verify page), certificateId, name, description?, image?, imageSha256?, metadata (the object whose hash was minted), metadataHash, tokenId, contract, chainId, referenceNumber?, gtin?, serial? */
+                        credentialSubject: {
+                            [key: string]: unknown;
+                        };
+                        /** @description BitstringStatusListEntry (revocation) */
+                        credentialStatus: {
+                            [key: string]: unknown;
+                        };
+                        /** @description The Data Integrity proof */
+                        proof: {
+                            /** @constant */
+                            type: "DataIntegrityProof";
+                            /** @constant */
+                            cryptosuite: "ecdsa-rdfc-2019";
+                            /** @constant */
+                            proofPurpose: "assertionMethod";
+                            /** @description <issuer DID>#key-<n> */
+                            verificationMethod: string;
+                            created?: string;
+                            proofValue: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            404: components["responses"]["ApiError404"];
+            414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    getCertificateProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof bundle */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        format: "hallmark-proof-bundle/1";
+                        certificateId: string;
+                        /** @description A certificate as a W3C verifiable credential */
+                        credential: {
+                            /** @description The VC v2 context and the inline Hallmark context */
+                            "@context": unknown[];
+                            /** @description urn:uuid:… */
+                            id: string;
+                            type: string[];
+                            /** @description The issuer DID (did:web) */
+                            issuer: string;
+                            /** @description The mint time */
+                            validFrom: string;
+                            /** @description The certificate: id (its verify page), certificateId, name, description?, image?, imageSha256?, metadata (the object whose hash was minted), metadataHash, tokenId, contract, chainId, referenceNumber?, gtin?, serial? */
+                            credentialSubject: {
+                                [key: string]: unknown;
+                            };
+                            /** @description BitstringStatusListEntry (revocation) */
+                            credentialStatus: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The Data Integrity proof */
+                            proof: {
+                                /** @constant */
+                                type: "DataIntegrityProof";
+                                /** @constant */
+                                cryptosuite: "ecdsa-rdfc-2019";
+                                /** @constant */
+                                proofPurpose: "assertionMethod";
+                                /** @description <issuer DID>#key-<n> */
+                                verificationMethod: string;
+                                created?: string;
+                                proofValue: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description {name, imageUrl, metadata, hash}: the Merkle leaf preimage and its keccak256 */
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description {root, batchKey, index, proof}: the proof of the hash against the batch root on chain */
+                        merkle: {
+                            [key: string]: unknown;
+                        };
+                        /** @description {transactionHash, blockNumber} */
+                        mint: {
+                            [key: string]: unknown;
+                        };
+                        /** @description {chainId, contract, tokenId} */
+                        chain: {
+                            [key: string]: unknown;
+                        };
+                        /** @description {sha256, url}, or null without an anchored image hash */
+                        image: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description {did, didDocument, snapshotAt}: the DID document as it was when the bundle was made */
+                        issuer: {
+                            [key: string]: unknown;
+                        };
+                        createdAt: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            404: components["responses"]["ApiError404"];
+            414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    getIssuerDidDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                enterprise_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The DID document */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "@context": string[];
+                        /** @description did:web:… */
+                        id: string;
+                        alsoKnownAs?: string[];
+                        verificationMethod: {
+                            id: string;
+                            /** @constant */
+                            type: "Multikey";
+                            controller: string;
+                            publicKeyMultibase: string;
+                        }[];
+                        assertionMethod: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            404: components["responses"]["V1Error404"];
+            414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    getStatusList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                list_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status list credential */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "@context": string[];
+                        id: string;
+                        type: string[];
+                        issuer: string;
+                        validFrom: string;
+                        /** @description {id, type: BitstringStatusList, statusPurpose: revocation, encodedList} */
+                        credentialSubject: {
+                            [key: string]: unknown;
+                        };
+                        /** @description The Data Integrity proof */
+                        proof: {
+                            /** @constant */
+                            type: "DataIntegrityProof";
+                            /** @constant */
+                            cryptosuite: "ecdsa-rdfc-2019";
+                            /** @constant */
+                            proofPurpose: "assertionMethod";
+                            /** @description <issuer DID>#key-<n> */
+                            verificationMethod: string;
+                            created?: string;
+                            proofValue: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            404: components["responses"]["ApiError404"];
+            414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    getTestIssuerDidDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                enterprise_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The DID document */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "@context": string[];
+                        /** @description did:web:… */
+                        id: string;
+                        alsoKnownAs?: string[];
+                        verificationMethod: {
+                            id: string;
+                            /** @constant */
+                            type: "Multikey";
+                            controller: string;
+                            publicKeyMultibase: string;
+                        }[];
+                        assertionMethod: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            404: components["responses"]["V1Error404"];
+            414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    getIssuerIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The issuer identity */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description did:web:<Hallmark host>:issuers:<enterprise id>[:test] */
+                        hostedDid: string;
+                        /** @description Where Hallmark serves it */
+                        hostedDidUrl: string;
+                        /** @description A DID document: the issuer keys, newest first */
+                        hostedDocument: {
+                            "@context": string[];
+                            /** @description did:web:… */
+                            id: string;
+                            alsoKnownAs?: string[];
+                            verificationMethod: {
+                                id: string;
+                                /** @constant */
+                                type: "Multikey";
+                                controller: string;
+                                publicKeyMultibase: string;
+                            }[];
+                            assertionMethod: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        domain: {
+                            /** @description did:web:<your domain> */
+                            did: string;
+                            /** @description Where to host the document: https://<your domain>/.well-known/did.json */
+                            url: string;
+                            /** @description A DID document: the issuer keys, newest first */
+                            document: {
+                                "@context": string[];
+                                /** @description did:web:… */
+                                id: string;
+                                alsoKnownAs?: string[];
+                                verificationMethod: {
+                                    id: string;
+                                    /** @constant */
+                                    type: "Multikey";
+                                    controller: string;
+                                    publicKeyMultibase: string;
+                                }[];
+                                assertionMethod: string[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            verified: boolean;
+                        } | null;
+                        /** @description The DID credentials issued now name */
+                        issuingDid: string;
+                        keys: {
+                            keyId: string;
+                            publicKeyMultibase: string;
+                            current: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    rotateIssuerKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The issuer identity after the rotation */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description did:web:<Hallmark host>:issuers:<enterprise id>[:test] */
+                        hostedDid: string;
+                        /** @description Where Hallmark serves it */
+                        hostedDidUrl: string;
+                        /** @description A DID document: the issuer keys, newest first */
+                        hostedDocument: {
+                            "@context": string[];
+                            /** @description did:web:… */
+                            id: string;
+                            alsoKnownAs?: string[];
+                            verificationMethod: {
+                                id: string;
+                                /** @constant */
+                                type: "Multikey";
+                                controller: string;
+                                publicKeyMultibase: string;
+                            }[];
+                            assertionMethod: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        domain: {
+                            /** @description did:web:<your domain> */
+                            did: string;
+                            /** @description Where to host the document: https://<your domain>/.well-known/did.json */
+                            url: string;
+                            /** @description A DID document: the issuer keys, newest first */
+                            document: {
+                                "@context": string[];
+                                /** @description did:web:… */
+                                id: string;
+                                alsoKnownAs?: string[];
+                                verificationMethod: {
+                                    id: string;
+                                    /** @constant */
+                                    type: "Multikey";
+                                    controller: string;
+                                    publicKeyMultibase: string;
+                                }[];
+                                assertionMethod: string[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            verified: boolean;
+                        } | null;
+                        /** @description The DID credentials issued now name */
+                        issuingDid: string;
+                        keys: {
+                            keyId: string;
+                            publicKeyMultibase: string;
+                            current: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            409: components["responses"]["V1Error409"];
+            413: components["responses"]["V1Error413"];
+            422: components["responses"]["V1Error422"];
             429: components["responses"]["V1Error429"];
             500: components["responses"]["V1Error500"];
             502: components["responses"]["V1Error502"];

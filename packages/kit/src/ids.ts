@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   listenSession: 'lsn_',
   template: 'tmpl_',
   transaction: 'txn_',
+  statusList: 'sl_',
   nfcTag: 'tag_',
   nfcTagKey: 'tagkey_',
 } as const;

@@ -18,6 +18,8 @@ import { TransferService } from './transfers/service.js';
 import { WalletStore } from './wallets/store.js';
 import { CertificateVoucherClaims } from './certificate-vouchers/claim.js';
 import { CertificateVoucherStore, recordVouchersMinted } from './certificate-vouchers/store.js';
+import { credentialsSlice } from './credentials/index.js';
+import { queueCredentials } from './credentials/store.js';
 
 /** What main.ts binds to the gRPC services, and the workers it runs. */
 export interface CertificatesParts {
@@ -28,6 +30,8 @@ export interface CertificatesParts {
   vouchers: CertificateVoucherStore;
   claims: CertificateVoucherClaims | undefined;
   allowlistStore: AllowlistStore;
+  /** Verifiable credentials (its gRPC binding; its worker is among `workers`). */
+  credentials: ReturnType<typeof credentialsSlice>;
   /** The mint worker (null without a chain): woken when a batch, transfer or allowlist request is recorded. */
   worker: MintWorker | null;
   workers: NonNullable<ServiceParts['workers']>;
@@ -64,6 +68,13 @@ export async function buildParts(
     log.warn('no HALLMARK_CHAIN_RPC_URL: running without a chain (MintBatch unavailable)');
   }
   const store = new CertificatesStore(pool, () => chain?.contract.address ?? null);
+  const credentials = credentialsSlice({
+    config,
+    pool,
+    log,
+    certificates: store,
+    chainId: chain?.chainId ?? null,
+  });
   const relayer = chain
     ? new Relayer({
         pool,
@@ -74,8 +85,12 @@ export async function buildParts(
         confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
         store,
         // Vouchers created while their certificates were pending: voucher.minted in the
-        // confirming transaction (the batch row lock serialises it with CreateVouchers).
-        afterMinted: recordVouchersMinted,
+        // confirming transaction (the batch row lock serialises it with CreateVouchers); and
+        // the certificates queued for their credentials (the credentials worker, woken below).
+        afterMinted: async (tx, ids) => {
+          await recordVouchersMinted(tx, ids);
+          await queueCredentials(tx, ids);
+        },
         defaultTransferEvents: chain.transferEvents,
         log,
         receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
@@ -139,6 +154,11 @@ export async function buildParts(
   const passes: Array<() => Promise<number>> = [
     ...(transfers && claims ? [() => transfers.processOpen(), () => claims.repairPass()] : []),
     ...(allowlist ? [async () => countDone(await allowlist.runOnce())] : []),
+    // After the pass's confirmations committed: the credentials of what was just minted.
+    async () => {
+      credentials.worker?.wake();
+      return 0;
+    },
     ...(announcer ? [() => announcer.processOpen()] : []),
   ];
   const worker = relayer
@@ -147,6 +167,7 @@ export async function buildParts(
   const workers: CertificatesParts['workers'] = [
     ...(worker ? [worker] : []),
     ...(chain ? [burnIndexerWorker(config, chain, pool, log)] : []),
+    ...(credentials.worker ? [credentials.worker] : []),
     // The public reads' issuer line (keys' enterprise_profile.updated → issuer_profiles).
     issuerProfileConsumer({ bus, pool, log }),
     // Allowlist on user provisioning (user.created → custodial wallet → allowlist request).
@@ -163,7 +184,7 @@ export async function buildParts(
         ]
       : []),
   ];
-  return { chain, store, wallets, transfers, vouchers, claims, allowlistStore, worker, workers };
+  return { chain, store, wallets, transfers, vouchers, claims, allowlistStore, credentials, worker, workers };
 }
 
 function burnIndexerWorker(config: Config, chain: Chain, pool: Pool, log: Logger): IntervalWorker {

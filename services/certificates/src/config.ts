@@ -112,6 +112,11 @@ export const configSchema = z
       .min(1024)
       .default(10 * 1024 * 1024),
     HALLMARK_OUTBOUND_ALLOW_HOSTS: z.string().default(''),
+    // Verifiable credentials (src/credentials/): the worker issuing queued certificates' credentials.
+    /** How often the credentials worker looks for queued certificates (it is also woken after each mint pass); 0: off. */
+    HALLMARK_CREDENTIALS_INTERVAL_MS: z.coerce.number().int().min(0).default(2000),
+    /** Certificates signed per transaction of the credentials worker. */
+    HALLMARK_CREDENTIALS_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(25),
     /** How often the backfill worker archives images of certificates issued before archiving (0: off). */
     HALLMARK_MEDIA_BACKFILL_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
   })

@@ -64,14 +64,25 @@ await runServiceMain({
     'hallmark/certificates/v1/vouchers.proto',
     'hallmark/certificates/v1/gifts.proto',
     'hallmark/certificates/v1/media.proto',
+    'hallmark/certificates/v1/credentials.proto',
     'hallmark/certificates/v1/chain_settings.proto',
     'hallmark/certificates/v1/stolen.proto',
     'hallmark/certificates/v1/tags.proto',
   ],
   build: async (deps) => {
     const { pool, log } = deps;
-    const { chain, store, wallets, transfers, vouchers, claims, allowlistStore, worker, workers } =
-      await buildParts(config, deps);
+    const {
+      chain,
+      store,
+      wallets,
+      transfers,
+      vouchers,
+      claims,
+      allowlistStore,
+      credentials,
+      worker,
+      workers,
+    } = await buildParts(config, deps);
     // The public reads' issuer line, from the read model bootstrap.ts's consumer keeps.
     const issuerOf = issuerLookup(pool);
     const gifts =
@@ -176,6 +187,7 @@ await runServiceMain({
         ),
         ...(gifts ? [gifts.binding] : []),
         media.binding,
+        credentials.binding,
         ...(tags ? [tags.binding] : []),
       ],
       workers: [...workers, ...(gifts?.workers ?? []), ...media.workers],

@@ -10,6 +10,7 @@ import {
 import { BulkServiceClient } from '@hallmark/proto/bulk/v1/bulk';
 import { AllowlistServiceClient } from '@hallmark/proto/certificates/v1/allowlist';
 import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
+import { CredentialsServiceClient } from '@hallmark/proto/certificates/v1/credentials';
 import { CertificateVerificationServiceClient } from '@hallmark/proto/certificates/v1/verification';
 import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1/vouchers';
 import { GiftServiceClient } from '@hallmark/proto/certificates/v1/gifts';
@@ -40,6 +41,8 @@ export interface Clients {
   allowlist: AsyncClient<AllowlistServiceClient>;
   certificateVouchers: AsyncClient<CertificateVoucherServiceClient>;
   gifts: AsyncClient<GiftServiceClient>;
+  /** Verifiable credentials, issuer DIDs and status lists (issue 32). */
+  credentials: AsyncClient<CredentialsServiceClient>;
   /** NFC tags: the registry and the tap page (tap to verify). */
   tags: AsyncClient<TagServiceClient>;
   /** Archived images: GetMedia is a server stream (an issuer's logo is archived by keys). */
@@ -94,6 +97,7 @@ export function createClients(config: Config): Clients {
     opts,
   );
   const gifts = createGrpcClient(GiftServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const credentials = createGrpcClient(CredentialsServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const tags = createGrpcClient(TagServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const media = createGrpcClient(MediaServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const mediaStreams = withDeadlines(media.streams, { getMedia: config.HALLMARK_GRPC_DEADLINE_MS });
@@ -122,6 +126,7 @@ export function createClients(config: Config): Clients {
     allowlist: allowlist.api,
     certificateVouchers: certificateVouchers.api,
     gifts: gifts.api,
+    credentials: credentials.api,
     tags: tags.api,
     media: { getMedia: mediaStreams.getMedia },
     bulk: withDeadlines(bulk.api, BULK_DEADLINES_MS),
@@ -142,6 +147,7 @@ export function createClients(config: Config): Clients {
       allowlist.close();
       certificateVouchers.close();
       gifts.close();
+      credentials.close();
       tags.close();
       bulk.close();
       platform.close();

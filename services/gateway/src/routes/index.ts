@@ -8,6 +8,7 @@ import billing from './billing/index.js';
 import bulkMint, { bulkMintItems } from './bulk-mint/index.js';
 import certificateVouchers from './certificate-vouchers/index.js';
 import certificates from './certificates/index.js';
+import credentials from './credentials/index.js';
 import chainSettings from './chain-settings/index.js';
 import digitalLink from './digital-link/index.js';
 import discountVouchers from './discount-vouchers/index.js';
@@ -43,6 +44,7 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(certificateVouchers, deps);
   await app.register(enterpriseProfile, deps);
   await app.register(media, deps);
+  await app.register(credentials, deps);
   await app.register(chainSettings, deps);
   await app.register(tags, deps);
 }

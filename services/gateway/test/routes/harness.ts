@@ -21,6 +21,7 @@ import { BulkServiceService } from '@hallmark/proto/bulk/v1/bulk';
 import { MediaServiceService } from '@hallmark/proto/certificates/v1/media';
 import { AllowlistServiceService } from '@hallmark/proto/certificates/v1/allowlist';
 import { CertificatesServiceService } from '@hallmark/proto/certificates/v1/certificates';
+import { CredentialsServiceService } from '@hallmark/proto/certificates/v1/credentials';
 import { GiftServiceService } from '@hallmark/proto/certificates/v1/gifts';
 import { TagServiceService } from '@hallmark/proto/certificates/v1/tags';
 import { CertificateVerificationServiceService } from '@hallmark/proto/certificates/v1/verification';
@@ -74,6 +75,7 @@ const SERVICES = {
   allowlist: AllowlistServiceService,
   certificateVouchers: CertificateVoucherServiceService,
   gifts: GiftServiceService,
+  credentials: CredentialsServiceService,
   tags: TagServiceService,
   media: MediaServiceService,
   bulk: BulkServiceService,
