@@ -35,6 +35,13 @@ describe('event contracts', () => {
       'document.verified',
       // Not in the spec's list: a discount voucher made (docs/api.md › Events says so).
       'discount_voucher.created',
+      // Hallmark's own: a certificate's resale (docs/resale.md).
+      'certificate.resale_started',
+      'certificate.resale_approval_requested',
+      'certificate.resale_approved',
+      'certificate.resale_refused',
+      'certificate.resale_completed',
+      'certificate.resale_cancelled',
     ]);
   });
 

@@ -50,6 +50,7 @@ await runServiceMain({
     'hallmark/certificates/v1/allowlist.proto',
     'hallmark/certificates/v1/vouchers.proto',
     'hallmark/certificates/v1/gifts.proto',
+    'hallmark/certificates/v1/resale.proto',
     'hallmark/certificates/v1/media.proto',
   ],
   build: async (deps) => {
@@ -127,7 +128,7 @@ await runServiceMain({
             onRequested: () => worker?.wake(),
           }),
         ),
-        ...(gifts ? [gifts.binding] : []),
+        ...(gifts?.bindings ?? []),
         media.binding,
       ],
       workers: [...workers, ...(gifts?.workers ?? []), ...media.workers],

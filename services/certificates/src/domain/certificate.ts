@@ -17,6 +17,7 @@ export type ProvenanceKind =
   | 'minted'
   | 'transferred'
   | 'gifted'
+  | 'resold'
   | 'claimed'
   | 'claim_reverted'
   | 'burned'
