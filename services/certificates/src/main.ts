@@ -31,6 +31,7 @@ import { createAllowlistHandlers } from './allowlist/rpc.js';
 import { createCertificateVoucherHandlers } from './certificate-vouchers/rpc.js';
 import { giftsSlice } from './gifts/index.js';
 import { mediaSlice } from './media/index.js';
+import { ownershipSlice } from './ownership/index.js';
 import { issuerLookup } from './issuers/rpc.js';
 
 const config = loadCertificatesConfig();
@@ -73,6 +74,16 @@ await runServiceMain({
           })
         : null;
     const media = mediaSlice(config, pool, log);
+    // Proof-of-ownership links and export (docs/resale.md): the owner's custodial wallet.
+    const ownership = wallets
+      ? ownershipSlice({
+          pool,
+          certificates: store,
+          wallets,
+          transfers: transfers ?? null,
+          chain: chain ?? null,
+        })
+      : null;
     // The alert on funds compares the balance with this (deploy/helm/hallmark/files/alerts.yaml).
     if (chain && config.HALLMARK_RELAYER_BALANCE_FLOOR_WEI > 0n)
       gauge(
@@ -129,6 +140,7 @@ await runServiceMain({
           }),
         ),
         ...(gifts?.bindings ?? []),
+        ...(ownership ? [ownership.binding] : []),
         media.binding,
       ],
       workers: [...workers, ...(gifts?.workers ?? []), ...media.workers],

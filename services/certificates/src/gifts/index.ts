@@ -79,7 +79,13 @@ export function giftsSlice(d: GiftsDeps) {
     },
   });
   // Resale: gifts of kind `resale` (docs/resale.md), made by the same service and workflow.
-  const resale = new ResaleService({ gifts: service, giftStore: gifts, resales: new ResaleStore(pool), ingress, log });
+  const resale = new ResaleService({
+    gifts: service,
+    giftStore: gifts,
+    resales: new ResaleStore(pool),
+    ingress,
+    log,
+  });
   return {
     bindings: [
       bind<GiftServiceServer>(GiftServiceService, createGiftHandlers(service, { issuerOf: d.issuerOf })),

@@ -56,7 +56,13 @@ export function createResaleHandlers(
     },
     async decideResale(req) {
       if (!req.resale_id) throw missingParam('resaleId');
-      const g = await service.decide(scopeOf(req.principal), req.principal!, req.resale_id, req.approve, req.reason);
+      const g = await service.decide(
+        scopeOf(req.principal),
+        req.principal!,
+        req.resale_id,
+        req.approve,
+        req.reason,
+      );
       return toProto(g, certificates);
     },
     async getResalePolicy(req) {

@@ -83,7 +83,10 @@ export class ResaleService {
     if (!decided) throw notAwaiting((await this.deps.giftStore.find(id)) ?? g, new Date());
     if (approve) {
       await this.deps.gifts.notifyRecipient(decided, 0).catch(async (err: unknown) => {
-        this.deps.log.warn({ err, gift: id }, 'resale approved; the claim link was not sent (resend repeats it)');
+        this.deps.log.warn(
+          { err, gift: id },
+          'resale approved; the claim link was not sent (resend repeats it)',
+        );
         await this.deps.giftStore.recordNotification(id, 'failed', null);
       });
     } else {

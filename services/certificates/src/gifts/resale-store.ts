@@ -14,9 +14,10 @@ type ResaleEvent = Extract<EventType, `certificate.resale_${string}`>;
 
 /** The resale's events of `types`, each carrying the resale as it now stands. */
 export async function recordResaleEvents(tx: Queryable, row: GiftRow, types: ResaleEvent[]): Promise<void> {
-  const { rows } = await tx.query<{ token_id: string | null }>('SELECT token_id FROM certificates WHERE id = $1', [
-    row.certificate_id,
-  ]);
+  const { rows } = await tx.query<{ token_id: string | null }>(
+    'SELECT token_id FROM certificates WHERE id = $1',
+    [row.certificate_id],
+  );
   const tokenId = rows[0]?.token_id == null ? null : Number(rows[0].token_id);
   const object = resaleView(fromRow(row), tokenId);
   await recordEvents(
@@ -85,7 +86,9 @@ export class ResaleStore {
       const g = rows[0];
       if (!g) return null;
       if (!approve) await releaseHandover(tx, g.certificate_id, { kind: 'gift', id });
-      await recordResaleEvents(tx, g, [approve ? 'certificate.resale_approved' : 'certificate.resale_refused']);
+      await recordResaleEvents(tx, g, [
+        approve ? 'certificate.resale_approved' : 'certificate.resale_refused',
+      ]);
       return fromRow(g);
     });
   }

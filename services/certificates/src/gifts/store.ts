@@ -16,7 +16,6 @@ import {
   type GiftKind,
   type CreateGiftInput,
   type GiftRecord,
-  type GiftStatus,
   type NotificationState,
 } from './domain/gift.js';
 

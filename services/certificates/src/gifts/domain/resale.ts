@@ -3,7 +3,13 @@
 // versioned webhooks show it (no buyer contact data). No I/O.
 import { HallmarkError, invalidParam, missingParam } from '@hallmark/kit/errors';
 import { isEmailAddress } from '@hallmark/kit/text';
-import { parseCreateGift, publicStatus, type Approval, type CreateGiftInput, type GiftRecord } from './gift.js';
+import {
+  parseCreateGift,
+  publicStatus,
+  type Approval,
+  type CreateGiftInput,
+  type GiftRecord,
+} from './gift.js';
 
 export const MAX_REASON_LENGTH = 500;
 
