@@ -13,6 +13,7 @@ import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certi
 import { CertificateVerificationServiceClient } from '@hallmark/proto/certificates/v1/verification';
 import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1/vouchers';
 import { GiftServiceClient } from '@hallmark/proto/certificates/v1/gifts';
+import { OwnershipServiceClient, ResaleServiceClient } from '@hallmark/proto/certificates/v1/resale';
 import { WarrantyServiceClient } from '@hallmark/proto/certificates/v1/warranty';
 import { MediaServiceClient } from '@hallmark/proto/certificates/v1/media';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
@@ -35,6 +36,8 @@ export interface Clients {
   allowlist: AsyncClient<AllowlistServiceClient>;
   certificateVouchers: AsyncClient<CertificateVoucherServiceClient>;
   gifts: AsyncClient<GiftServiceClient>;
+  resale: AsyncClient<ResaleServiceClient>;
+  ownership: AsyncClient<OwnershipServiceClient>;
   /** Archived images: GetMedia is a server stream (an issuer's logo is archived by keys). */
   media: {
     getMedia: StreamMethods<MediaServiceClient>['getMedia'];
@@ -85,6 +88,8 @@ export function createClients(config: Config): Clients {
     opts,
   );
   const gifts = createGrpcClient(GiftServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const resale = createGrpcClient(ResaleServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const ownership = createGrpcClient(OwnershipServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const media = createGrpcClient(MediaServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const mediaStreams = withDeadlines(media.streams, { getMedia: config.HALLMARK_GRPC_DEADLINE_MS });
   const bulk = createGrpcClient(BulkServiceClient, config.HALLMARK_BULK_ADDR, opts);
@@ -110,6 +115,8 @@ export function createClients(config: Config): Clients {
     allowlist: allowlist.api,
     certificateVouchers: certificateVouchers.api,
     gifts: gifts.api,
+    resale: resale.api,
+    ownership: ownership.api,
     media: { getMedia: mediaStreams.getMedia },
     bulk: withDeadlines(bulk.api, BULK_DEADLINES_MS),
     bulkStreams: bulk.streams,
@@ -127,6 +134,8 @@ export function createClients(config: Config): Clients {
       allowlist.close();
       certificateVouchers.close();
       gifts.close();
+      resale.close();
+      ownership.close();
       bulk.close();
       platform.close();
       for (const probe of Object.values(health)) probe.close();

@@ -15,6 +15,7 @@ import gifts from './gifts/index.js';
 import health from './health/index.js';
 import media from './media/index.js';
 import platform from './platform/index.js';
+import resale from './resale/index.js';
 import verify from './verify/index.js';
 import warrantyTemplates from './warranty-templates/index.js';
 import webhooks from './webhooks/index.js';
@@ -31,6 +32,7 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(verify, deps);
   await app.register(warrantyTemplates, deps);
   await app.register(gifts, deps);
+  await app.register(resale, deps);
   await app.register(allowlist, deps);
   await app.register(bulkMint, deps);
   await app.register(bulkMintItems, deps);
