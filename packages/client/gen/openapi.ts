@@ -1141,7 +1141,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a resale awaiting the brand (the buyer is e-mailed the claim link)
-         * @description The brand’s API key only (a user session: 401). Only a resale `awaiting_approval` can be decided (else 422). Webhooks: `certificate.resale_approved` / `certificate.resale_refused`.
+         * @description The brand’s API key only (a user session: 401). Only a resale `awaiting_approval` can be decided (else 422). Webhook `certificate.resale_approved`.
          *
          *     An API key. Scope: `transactions.update` or `transactions.*`.
          */
@@ -1229,7 +1229,7 @@ export interface paths {
         put?: never;
         /**
          * Refuse a resale awaiting the brand (the owner keeps the certificate)
-         * @description The brand’s API key only (a user session: 401). Only a resale `awaiting_approval` can be decided (else 422). Webhooks: `certificate.resale_approved` / `certificate.resale_refused`.
+         * @description The brand’s API key only (a user session: 401). Only a resale `awaiting_approval` can be decided (else 422). The resale ends `revoked`. Webhook `certificate.resale_refused`.
          *
          *     An API key. Scope: `transactions.update` or `transactions.*`.
          */
@@ -1356,6 +1356,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/certificates/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bring an exported certificate back into the owner’s custodial wallet
+         * @description The signature must be the recorded holder’s signature of the prepared permit (same deadline), else 422 `validation_failed` (param `signature`); the relayer submits it with `transferWithPermit` and pays the gas. A repeat answers the same transfer (`replayed`).
+         *
+         *     A user session token only.
+         */
+        post: operations["importCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/certificates/export/prepare": {
         parameters: {
             query?: never;
@@ -1372,6 +1394,28 @@ export interface paths {
          *     A user session token only.
          */
         post: operations["prepareExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/import/prepare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The permit an outside wallet signs to bring an exported certificate back (the owner’s session)
+         * @description The contract’s own EIP-712 `TransferPermit{to, tokenId, nonce, deadline}` (domain `HallmarkCertificates`), `to` being the signed-in owner’s custodial wallet (created if needed), `deadline` an hour away. A certificate already in custody: 422.
+         *
+         *     A user session token only.
+         */
+        post: operations["prepareImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6036,7 +6080,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The resale as decided */
+            /** @description The resale, approved */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6347,7 +6391,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The resale as decided */
+            /** @description The resale, refused */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6724,6 +6768,63 @@ export interface operations {
             504: components["responses"]["ApiError504"];
         };
     };
+    importCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description cert_… */
+                    certificateId: string;
+                    /**
+                     * Format: int64
+                     * @description Unix seconds, as prepared
+                     */
+                    deadline: number;
+                    /** @description 0x… 65-byte signature */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The transfer back into custody */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @enum {string} */
+                        status: "pending" | "signed" | "sent" | "confirmed" | "failed";
+                        transactionHash: string | null;
+                        toAddress: string;
+                        replayed: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
     prepareExport: {
         parameters: {
             query?: never;
@@ -6742,6 +6843,54 @@ export interface operations {
         };
         responses: {
             /** @description The typed data to sign */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        typedData: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    prepareImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description cert_… */
+                    certificateId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The typed data to sign with the wallet holding the certificate */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

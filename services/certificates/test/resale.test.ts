@@ -584,8 +584,8 @@ describe('proof-of-ownership links', () => {
   }, 60_000);
 });
 
-describe('export to the owner’s own wallet', () => {
-  it('refuses a signature by another wallet, an expired one and one for another destination; the right one moves the token there on chain', async () => {
+describe('export to the owner’s own wallet and import back', () => {
+  it('refuses a signature by another wallet, an expired one and one for another destination; the right one moves the token there on chain; the outside wallet’s permit brings it back', async () => {
     const owner = ownerOf();
     const cert = await ownedBy(owner, 'ex-1');
     const mine = Wallet.createRandom();
@@ -641,5 +641,31 @@ describe('export to the owner’s own wallet', () => {
     expect(read.holder_address).toBe(mine.address);
     // Out of custody: no resale or ownership link by the former custodial owner.
     expect(await refusal(startResale(owner, cert.id))).toMatchObject({ code: 'sender_credential_missing' });
+
+    // Import back: the outside wallet signs the contract's TransferPermit to the owner's custodial wallet.
+    const permit = JSON.parse(
+      (await ownership.prepareImport({ principal: owner, certificate_id: cert.id }, CALL)).typed_data_json,
+    );
+    expect(permit).toMatchObject({ primaryType: 'TransferPermit', message: { to: cert.wallet } });
+    const { EIP712Domain: __, ...permitTypes } = permit.types;
+    const importWith = (signature: string) =>
+      ownership.importCertificate(
+        { principal: owner, certificate_id: cert.id, deadline: Number(permit.message.deadline), signature },
+        CALL,
+      );
+    const forged = await Wallet.createRandom().signTypedData(permit.domain, permitTypes, permit.message);
+    expect(await refusal(importWith(forged))).toMatchObject({
+      code: 'validation_failed',
+      param: 'signature',
+    });
+    expect(await chain.contract.ownerOf(cert.tokenId)).toBe(mine.address);
+    const back = await importWith(await mine.signTypedData(permit.domain, permitTypes, permit.message));
+    expect(back).toMatchObject({ status: 'confirmed', to_address: cert.wallet, replayed: false });
+    expect(await chain.contract.ownerOf(cert.tokenId)).toBe(cert.wallet);
+    // In custody again: the owner can resell; an import of a certificate in custody is refused.
+    expect(
+      await refusal(ownership.prepareImport({ principal: owner, certificate_id: cert.id }, CALL)),
+    ).toMatchObject({ code: 'validation_failed' });
+    expect((await startResale(owner, cert.id)).status).toBe('pending');
   }, 90_000);
 });

@@ -144,3 +144,72 @@ export function assertExportSigned(
   if (getAddress(signer) !== getAddress(m.to))
     throw badSignature('The signature is not by the wallet the certificate would be exported to.');
 }
+
+// ---------------------------------------------------------------------------------------------
+// Import: the external holder signs the contract's own TransferPermit to the owner's custodial
+// wallet (the contract's transferWithPermit checks it again on chain).
+
+/** The contract's EIP-712 permit domain (chain/contract.ts permitDomain; the contract's constructor). */
+export function contractPermitDomain(chainId: bigint, contract: string): TypedDataDomain {
+  return { name: 'HallmarkCertificates', version: '1', chainId, verifyingContract: getAddress(contract) };
+}
+
+export const IMPORT_TYPES: Record<string, TypedDataField[]> = {
+  TransferPermit: [
+    { name: 'to', type: 'address' },
+    { name: 'tokenId', type: 'uint256' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'deadline', type: 'uint256' },
+  ],
+};
+
+export interface ImportMessage {
+  /** The owner's custodial wallet. */
+  to: string;
+  tokenId: bigint;
+  nonce: bigint;
+  deadline: bigint;
+}
+
+export function importTypedData(domain: TypedDataDomain, m: ImportMessage) {
+  return {
+    domain: { ...domain, chainId: Number(domain.chainId) },
+    types: {
+      EIP712Domain: [
+        { name: 'name', type: 'string' },
+        { name: 'version', type: 'string' },
+        { name: 'chainId', type: 'uint256' },
+        { name: 'verifyingContract', type: 'address' },
+      ],
+      ...IMPORT_TYPES,
+    },
+    primaryType: 'TransferPermit',
+    message: {
+      to: m.to,
+      tokenId: m.tokenId.toString(),
+      nonce: m.nonce.toString(),
+      deadline: m.deadline.toString(),
+    },
+  };
+}
+
+/** Refuses unless `signature` is the current holder's TransferPermit of `m`, unexpired, ≤ 24 h away. */
+export function assertImportSigned(
+  domain: TypedDataDomain,
+  m: ImportMessage,
+  signature: string,
+  holder: string,
+  nowSec: number,
+): void {
+  if (m.deadline <= BigInt(nowSec)) throw badSignature('The import permit has expired; sign a fresh one.');
+  if (m.deadline > BigInt(nowSec + MAX_EXPORT_DEADLINE_SECONDS))
+    throw invalidParam('deadline', 'deadline must be at most 24 hours away.');
+  let signer: string;
+  try {
+    signer = verifyTypedData(domain, IMPORT_TYPES, m, signature);
+  } catch {
+    throw badSignature('signature is not an EIP-712 signature.');
+  }
+  if (getAddress(signer) !== getAddress(holder))
+    throw badSignature('The permit is not signed by the wallet that holds the certificate.');
+}

@@ -69,5 +69,25 @@ export function createOwnershipHandlers(service: OwnershipService): AsyncHandler
         replayed,
       };
     },
+    async prepareImport(req) {
+      if (!req.certificate_id) throw missingParam('certificateId');
+      const typed = await service.prepareImport(scopeOf(req.principal), req.principal!, req.certificate_id);
+      return { typed_data_json: JSON.stringify(typed) };
+    },
+    async importCertificate(req) {
+      if (!req.certificate_id) throw missingParam('certificateId');
+      if (!req.signature) throw missingParam('signature');
+      const { transfer, replayed, to } = await service.import(scopeOf(req.principal), req.principal!, {
+        certificateId: req.certificate_id,
+        deadline: BigInt(req.deadline),
+        signature: req.signature,
+      });
+      return {
+        status: transfer.status,
+        transaction_hash: transfer.tx_hash ?? undefined,
+        to_address: to,
+        replayed,
+      };
+    },
   };
 }

@@ -9,6 +9,9 @@ import type { TransferService } from '../transfers/service.js';
 import type { WalletStore } from '../wallets/store.js';
 import {
   assertExportSigned,
+  assertImportSigned,
+  contractPermitDomain,
+  importTypedData,
   EXPORT_DEADLINE_SECONDS,
   exportDomain,
   exportTypedData,
@@ -20,6 +23,7 @@ import {
   parseDestination,
   proofStatus,
   type ExportMessage,
+  type ImportMessage,
 } from './domain.js';
 import type { OwnershipStore } from './store.js';
 
@@ -158,5 +162,64 @@ export class OwnershipService {
       toAddress: to,
     });
     return { transfer, replayed, to };
+  }
+
+  /**
+   * The certificate of the scope held outside custody (after an export), and the permit the
+   * import needs: a TransferPermit to the caller's own custodial wallet (created if needed).
+   */
+  private async importMessage(scope: Scope, principal: Principal, certificateId: string, deadline: bigint) {
+    assertUser(principal);
+    const { certificate } = await this.deps.certificates.get(scope, certificateId);
+    assertTransferable(certificate);
+    if (await this.deps.wallets.byAddress(certificate.holderAddress)) {
+      throw new HallmarkError('validation_failed', {
+        param: 'certificateId',
+        message:
+          'The certificate is already in custody; only a certificate held in an outside wallet is imported.',
+      });
+    }
+    const chain = this.exportChain();
+    const wallet = (await this.deps.wallets.ensureUser(principal.actor_id, principal.enterprise_id)).wallet;
+    const m: ImportMessage = {
+      to: wallet.address,
+      tokenId: certificate.tokenId!,
+      nonce: await chain.nonceOf(certificate.tokenId!),
+      deadline,
+    };
+    return { certificate, m, domain: contractPermitDomain(chain.chainId, chain.contractAddress) };
+  }
+
+  /** The contract's TransferPermit the outside wallet signs to bring the certificate back (an hour). */
+  async prepareImport(scope: Scope, principal: Principal, certificateId: string) {
+    const deadline = BigInt(Math.floor(Date.now() / 1000) + EXPORT_DEADLINE_SECONDS);
+    const { m, domain } = await this.importMessage(scope, principal, certificateId, deadline);
+    return importTypedData(domain, m);
+  }
+
+  /**
+   * Checks that the holder (the outside wallet the certificate is recorded at) signed the
+   * permit to the caller's custodial wallet, then has the relayer submit it (keyed by the
+   * token's nonce: a repeat is the same transfer). Waits a bounded time.
+   */
+  async import(
+    scope: Scope,
+    principal: Principal,
+    req: { certificateId: string; deadline: bigint; signature: string },
+  ) {
+    const { certificate, m, domain } = await this.importMessage(
+      scope,
+      principal,
+      req.certificateId,
+      req.deadline,
+    );
+    assertImportSigned(domain, m, req.signature, certificate.holderAddress, Math.floor(Date.now() / 1000));
+    const { transfer, replayed } = await this.deps.transfers!.transfer(scope, {
+      certificateId: certificate.id,
+      idempotencyKey: `import:${certificate.id}:${m.nonce}`,
+      toAddress: m.to,
+      permit: { signature: req.signature, deadline: req.deadline },
+    });
+    return { transfer, replayed, to: m.to };
   }
 }

@@ -42,6 +42,11 @@ export interface TransferRequestInput {
   idempotencyKey?: string;
   toUserId?: string;
   toAddress?: string;
+  /**
+   * Internal callers only (an import, ../ownership/): the holder's own signed TransferPermit.
+   * The holder is then not a custodial wallet; the contract checks the signature.
+   */
+  permit?: { signature: string; deadline: bigint };
 }
 
 export interface TransferResult {
@@ -94,6 +99,7 @@ function parseRequest(req: TransferRequestInput) {
     toAddress,
     requestHash,
     handover: req.handover ?? null,
+    permit: req.permit ?? null,
   };
 }
 
@@ -148,7 +154,10 @@ export class TransferService {
           throw refused(`Only a minted certificate can be transferred (this one is ${cert.status}).`);
         }
         const holder = await wallets.byAddress(cert.holderAddress);
-        if (!holder || holder.enterpriseId !== scope.enterpriseId) {
+        if (input.permit) {
+          if (holder)
+            throw refused('The certificate is already in custody; only a held-outside one is imported.');
+        } else if (!holder || holder.enterpriseId !== scope.enterpriseId) {
           throw refused('The certificate is not held by a custodial wallet of this enterprise.');
         }
         if (getAddress(to) === getAddress(cert.holderAddress)) {
@@ -166,6 +175,7 @@ export class TransferService {
           to,
           toUserId: input.toUserId,
           actorId: scope.actorId || null,
+          permit: input.permit,
         });
         // The hand-over hold (docs/security.md › Hand-over exclusivity), released when the
         // transfer confirms or fails; a claim's transfer runs under its voucher's or gift's.

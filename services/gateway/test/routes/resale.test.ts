@@ -359,3 +359,50 @@ describe('POST /api/certificates/export/prepare', () => {
     await expectSessionOnly(h, req);
   });
 });
+
+describe('POST /api/certificates/import/prepare', () => {
+  it('answers the permit to sign; session only', async () => {
+    const typed = { primaryType: 'TransferPermit', message: { to: '0x' + '11'.repeat(20) } };
+    h.answer('ownership', 'prepareImport', async () => ({ typed_data_json: JSON.stringify(typed) }));
+    const req = {
+      method: 'POST' as const,
+      url: '/api/certificates/import/prepare',
+      payload: { certificateId: 'cert_1' },
+    };
+    const res = await h.app.inject({ ...req, headers: h.session });
+    expect(res.json()).toEqual({ success: true, typedData: typed });
+    h.reset();
+    await expectSessionOnly(h, req);
+  });
+});
+
+describe('POST /api/certificates/import', () => {
+  const req = {
+    method: 'POST' as const,
+    url: '/api/certificates/import',
+    payload: { certificateId: 'cert_1', deadline: 1_900_000_000, signature: '0xab' },
+  };
+  it('passes the permit on and answers the transfer back; session only; a wrong signature is 422', async () => {
+    h.answer('ownership', 'importCertificate', async () => ({
+      status: 'confirmed',
+      to_address: '0x' + '11'.repeat(20),
+      replayed: false,
+    }));
+    const res = await h.app.inject({ ...req, headers: h.session });
+    expect(res.json()).toMatchObject({
+      status: 'confirmed',
+      transactionHash: null,
+      toAddress: '0x' + '11'.repeat(20),
+    });
+    expect(h.callsTo('ownership', 'importCertificate')[0]).toMatchObject({
+      signature: '0xab',
+      deadline: 1_900_000_000,
+    });
+    h.reset();
+    await expectSessionOnly(h, req);
+    await expectMapped(h, ['ownership', 'importCertificate'], new HallmarkError('validation_failed'), {
+      ...req,
+      headers: h.session,
+    });
+  });
+});

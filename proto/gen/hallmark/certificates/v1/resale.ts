@@ -167,6 +167,19 @@ export interface ExportCertificateResponse {
   replayed: boolean;
 }
 
+export interface PrepareImportRequest {
+  principal?: Principal | undefined;
+  certificate_id: string;
+}
+
+export interface ImportCertificateRequest {
+  principal?: Principal | undefined;
+  certificate_id: string;
+  /** Unix seconds, as in PrepareImport's message. */
+  deadline: number;
+  signature: string;
+}
+
 function createBaseCreateResaleRequest(): CreateResaleRequest {
   return { principal: undefined, certificate_id: "", buyer_email: "", message: undefined, seller_email: "" };
 }
@@ -2162,6 +2175,194 @@ export const ExportCertificateResponse: MessageFns<ExportCertificateResponse> = 
   },
 };
 
+function createBasePrepareImportRequest(): PrepareImportRequest {
+  return { principal: undefined, certificate_id: "" };
+}
+
+export const PrepareImportRequest: MessageFns<PrepareImportRequest> = {
+  encode(message: PrepareImportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.certificate_id !== "") {
+      writer.uint32(18).string(message.certificate_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PrepareImportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePrepareImportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.certificate_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PrepareImportRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      certificate_id: isSet(object.certificateId)
+        ? globalThis.String(object.certificateId)
+        : isSet(object.certificate_id)
+        ? globalThis.String(object.certificate_id)
+        : "",
+    };
+  },
+
+  toJSON(message: PrepareImportRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.certificate_id !== "") {
+      obj.certificateId = message.certificate_id;
+    }
+    return obj;
+  },
+};
+
+function createBaseImportCertificateRequest(): ImportCertificateRequest {
+  return { principal: undefined, certificate_id: "", deadline: 0, signature: "" };
+}
+
+export const ImportCertificateRequest: MessageFns<ImportCertificateRequest> = {
+  encode(message: ImportCertificateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.certificate_id !== "") {
+      writer.uint32(18).string(message.certificate_id);
+    }
+    if (message.deadline !== 0) {
+      writer.uint32(24).int64(message.deadline);
+    }
+    if (message.signature !== "") {
+      writer.uint32(34).string(message.signature);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ImportCertificateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseImportCertificateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.certificate_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.deadline = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.signature = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ImportCertificateRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      certificate_id: isSet(object.certificateId)
+        ? globalThis.String(object.certificateId)
+        : isSet(object.certificate_id)
+        ? globalThis.String(object.certificate_id)
+        : "",
+      deadline: isSet(object.deadline) ? globalThis.Number(object.deadline) : 0,
+      signature: isSet(object.signature) ? globalThis.String(object.signature) : "",
+    };
+  },
+
+  toJSON(message: ImportCertificateRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.certificate_id !== "") {
+      obj.certificateId = message.certificate_id;
+    }
+    if (message.deadline !== 0) {
+      obj.deadline = Math.round(message.deadline);
+    }
+    if (message.signature !== "") {
+      obj.signature = message.signature;
+    }
+    return obj;
+  },
+};
+
 /**
  * Resale, walletless (issue 33; docs/resale.md). An owner signed in with a user session that
  * proves their e-mail, whose custodial wallet holds a certificate, hands it to a buyer's
@@ -2453,6 +2654,36 @@ export const OwnershipServiceService = {
       Buffer.from(ExportCertificateResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ExportCertificateResponse => ExportCertificateResponse.decode(value),
   },
+  /**
+   * The contract's EIP-712 TransferPermit (to = the caller's custodial wallet, the token's
+   * current nonce, an hour's deadline) that the outside wallet holding an exported certificate
+   * signs to bring it back. A certificate in custody → validation_failed.
+   */
+  prepareImport: {
+    path: "/hallmark.certificates.v1.OwnershipService/PrepareImport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PrepareImportRequest): Buffer => Buffer.from(PrepareImportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PrepareImportRequest => PrepareImportRequest.decode(value),
+    responseSerialize: (value: PrepareExportResponse): Buffer =>
+      Buffer.from(PrepareExportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PrepareExportResponse => PrepareExportResponse.decode(value),
+  },
+  /**
+   * Submits that permit (checked first: signed by the recorded holder, unexpired) by the
+   * relayer's transferWithPermit; the token returns to the caller's custodial wallet.
+   */
+  importCertificate: {
+    path: "/hallmark.certificates.v1.OwnershipService/ImportCertificate" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ImportCertificateRequest): Buffer =>
+      Buffer.from(ImportCertificateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ImportCertificateRequest => ImportCertificateRequest.decode(value),
+    responseSerialize: (value: ExportCertificateResponse): Buffer =>
+      Buffer.from(ExportCertificateResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExportCertificateResponse => ExportCertificateResponse.decode(value),
+  },
 } as const;
 
 export interface OwnershipServiceServer extends UntypedServiceImplementation {
@@ -2473,6 +2704,17 @@ export interface OwnershipServiceServer extends UntypedServiceImplementation {
    * token's current permit nonce). Wrong signer or data → validation_failed (signature).
    */
   exportCertificate: handleUnaryCall<ExportCertificateRequest, ExportCertificateResponse>;
+  /**
+   * The contract's EIP-712 TransferPermit (to = the caller's custodial wallet, the token's
+   * current nonce, an hour's deadline) that the outside wallet holding an exported certificate
+   * signs to bring it back. A certificate in custody → validation_failed.
+   */
+  prepareImport: handleUnaryCall<PrepareImportRequest, PrepareExportResponse>;
+  /**
+   * Submits that permit (checked first: signed by the recorded holder, unexpired) by the
+   * relayer's transferWithPermit; the token returns to the caller's custodial wallet.
+   */
+  importCertificate: handleUnaryCall<ImportCertificateRequest, ExportCertificateResponse>;
 }
 
 export interface OwnershipServiceClient extends Client {
@@ -2559,6 +2801,45 @@ export interface OwnershipServiceClient extends Client {
   ): ClientUnaryCall;
   exportCertificate(
     request: ExportCertificateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExportCertificateResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The contract's EIP-712 TransferPermit (to = the caller's custodial wallet, the token's
+   * current nonce, an hour's deadline) that the outside wallet holding an exported certificate
+   * signs to bring it back. A certificate in custody → validation_failed.
+   */
+  prepareImport(
+    request: PrepareImportRequest,
+    callback: (error: ServiceError | null, response: PrepareExportResponse) => void,
+  ): ClientUnaryCall;
+  prepareImport(
+    request: PrepareImportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PrepareExportResponse) => void,
+  ): ClientUnaryCall;
+  prepareImport(
+    request: PrepareImportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PrepareExportResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Submits that permit (checked first: signed by the recorded holder, unexpired) by the
+   * relayer's transferWithPermit; the token returns to the caller's custodial wallet.
+   */
+  importCertificate(
+    request: ImportCertificateRequest,
+    callback: (error: ServiceError | null, response: ExportCertificateResponse) => void,
+  ): ClientUnaryCall;
+  importCertificate(
+    request: ImportCertificateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExportCertificateResponse) => void,
+  ): ClientUnaryCall;
+  importCertificate(
+    request: ImportCertificateRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ExportCertificateResponse) => void,
