@@ -866,6 +866,106 @@ export interface paths {
         patch: operations["updateCertificateWarranty"];
         trace?: never;
     };
+    "/api/certificates/{id}/stolen/clear": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clear a lost or stolen report (as the brand’s policy allows)
+         * @description Policy `brand` (default): only the brand clears. `brand_or_reporter`: also the owner who reported it. Anyone else known to the certificate: 403 `insufficient_permissions`; no open report: 422. Fires `certificate.recovered`.
+         *
+         *     An API key or a user session token. Scope: `transactions.update`.
+         */
+        post: operations["clearCertificateStolen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/enterprise/stolen-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who may clear the enterprise’s lost and stolen reports
+         * @description Who may clear the enterprise’s lost and stolen reports
+         *
+         *     An API key or a user session token. Scope: `transactions.update`.
+         */
+        get: operations["getStolenPolicy"];
+        /**
+         * Set who may clear the enterprise’s lost and stolen reports
+         * @description Set who may clear the enterprise’s lost and stolen reports
+         *
+         *     An API key or a user session token. Scope: `transactions.update`.
+         */
+        put: operations["setStolenPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/{id}/stolen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A certificate’s lost and stolen reports, newest first (the brand)
+         * @description A certificate’s lost and stolen reports, newest first (the brand)
+         *
+         *     An API key or a user session token. Scope: `transactions.update`.
+         */
+        get: operations["listCertificateStolenReports"];
+        put?: never;
+        /**
+         * Report a certificate stolen or lost (the brand or the owner)
+         * @description The brand (API key with `transactions.update`) or the owner (a user session whose custodial wallet holds the certificate) reports it. Until the report is cleared every hand-over of the certificate (transfer, gift and its claim, certificate voucher and its claim, resale) is refused 409 `certificate_reported_stolen`, the verify page shows a banner, and `certificate.reported_stolen` is delivered to webhook endpoints subscribed to it. A second report while one is open: 409 `certificate_reported_stolen`; anyone else: 404.
+         *
+         *     An API key or a user session token. Scope: `transactions.update`.
+         */
+        post: operations["reportCertificateStolen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover a certificate to a new owner (the brand)
+         * @description Moves the token to a user’s custodial wallet (`toUserId`) or an address (`toAddress`) with a recorded reason, even while it is reported stolen; provenance `recovered`; the open report is cleared when the transfer confirms (`certificate.recovered`). Works only while a Hallmark custodial wallet holds the token: from a self-custody wallet it is refused 422 (recovery through the contract is not available). Idempotent by `idempotencyKey`. Answers once confirmed, or `sent` after a bounded wait.
+         *
+         *     An API key or a user session token. Scope: `transactions.update`.
+         */
+        post: operations["recoverCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/certificate/metadata/{tokenId}": {
         parameters: {
             query?: never;
@@ -5158,6 +5258,15 @@ export interface operations {
                         transactionHash: string | null;
                         /** Format: int64 */
                         blockNumber: number | null;
+                        /** @description Set while the certificate is reported stolen or lost; null otherwise */
+                        stolen?: {
+                            /** @enum {string} */
+                            kind: "stolen" | "lost";
+                            /** Format: date-time */
+                            reportedAt: string;
+                            /** @enum {string} */
+                            reportedBy: "brand" | "owner";
+                        } | null;
                         issuer?: {
                             name: string;
                             website: string;
@@ -5310,6 +5419,505 @@ export interface operations {
                             transactionHash: string | null;
                             /** Format: int64 */
                             blockNumber: number | null;
+                            /** @description Set while the certificate is reported stolen or lost; null otherwise */
+                            stolen?: {
+                                /** @enum {string} */
+                                kind: "stolen" | "lost";
+                                /** Format: date-time */
+                                reportedAt: string;
+                                /** @enum {string} */
+                                reportedBy: "brand" | "owner";
+                            } | null;
+                            issuer?: {
+                                name: string;
+                                website: string;
+                                domain: string;
+                                domainVerified: boolean;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    clearCertificateStolen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1–1,000 characters; kept for the brand, never shown publicly */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The cleared report and the certificate */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @description A lost or stolen report as the brand and its reporter read it */
+                        report: {
+                            certificateId: string;
+                            /** @enum {string} */
+                            kind: "stolen" | "lost";
+                            reason: string;
+                            /** Format: date-time */
+                            reportedAt: string;
+                            reportedBy: {
+                                /** @enum {string} */
+                                type: "brand" | "owner";
+                                /** @description The API key (apikey_…) or user (user_…) */
+                                id: string;
+                            };
+                            /** Format: date-time */
+                            clearedAt: string | null;
+                            clearedBy: {
+                                /** @enum {string} */
+                                type: "brand" | "owner";
+                                /** @description The API key (apikey_…) or user (user_…) */
+                                id: string;
+                            } | null;
+                            clearReason: string | null;
+                            /** @description The address a brand recovery moved the token to */
+                            recoveredTo: string | null;
+                        };
+                        /** @description A certificate as anyone may read it (spec › Public read) */
+                        certificate: {
+                            id: string;
+                            name: string;
+                            imageUrl: string | null;
+                            /** @description The certificate’s metadata as minted (and its warranty once set) */
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            provenance: {
+                                /** @description minted, transferred, warranty_set, warranty_changed, burned, … */
+                                kind: string;
+                                actor: string | null;
+                                from: string | null;
+                                to: string | null;
+                                transactionHash: string | null;
+                                /** Format: int64 */
+                                blockNumber: number | null;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                            status: string;
+                            burned: boolean;
+                            /** Format: int64 */
+                            tokenId: number | null;
+                            transactionHash: string | null;
+                            /** Format: int64 */
+                            blockNumber: number | null;
+                            /** @description Set while the certificate is reported stolen or lost; null otherwise */
+                            stolen?: {
+                                /** @enum {string} */
+                                kind: "stolen" | "lost";
+                                /** Format: date-time */
+                                reportedAt: string;
+                                /** @enum {string} */
+                                reportedBy: "brand" | "owner";
+                            } | null;
+                            issuer?: {
+                                name: string;
+                                website: string;
+                                domain: string;
+                                domainVerified: boolean;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    getStolenPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy (default `brand`) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @enum {string} */
+                        stolenClearedBy: "brand" | "brand_or_reporter";
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    setStolenPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `brand`: only the brand; `brand_or_reporter`: also the owner who reported it
+                     * @enum {string}
+                     */
+                    stolenClearedBy: "brand" | "brand_or_reporter";
+                };
+            };
+        };
+        responses: {
+            /** @description The policy as stored */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @enum {string} */
+                        stolenClearedBy: "brand" | "brand_or_reporter";
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    listCertificateStolenReports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every report, open or cleared, with reasons */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        reports: {
+                            certificateId: string;
+                            /** @enum {string} */
+                            kind: "stolen" | "lost";
+                            reason: string;
+                            /** Format: date-time */
+                            reportedAt: string;
+                            reportedBy: {
+                                /** @enum {string} */
+                                type: "brand" | "owner";
+                                /** @description The API key (apikey_…) or user (user_…) */
+                                id: string;
+                            };
+                            /** Format: date-time */
+                            clearedAt: string | null;
+                            clearedBy: {
+                                /** @enum {string} */
+                                type: "brand" | "owner";
+                                /** @description The API key (apikey_…) or user (user_…) */
+                                id: string;
+                            } | null;
+                            clearReason: string | null;
+                            /** @description The address a brand recovery moved the token to */
+                            recoveredTo: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    reportCertificateStolen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "stolen" | "lost";
+                    /** @description 1–1,000 characters; kept for the brand, never shown publicly */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The report and the certificate as anyone now reads it */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @description A lost or stolen report as the brand and its reporter read it */
+                        report: {
+                            certificateId: string;
+                            /** @enum {string} */
+                            kind: "stolen" | "lost";
+                            reason: string;
+                            /** Format: date-time */
+                            reportedAt: string;
+                            reportedBy: {
+                                /** @enum {string} */
+                                type: "brand" | "owner";
+                                /** @description The API key (apikey_…) or user (user_…) */
+                                id: string;
+                            };
+                            /** Format: date-time */
+                            clearedAt: string | null;
+                            clearedBy: {
+                                /** @enum {string} */
+                                type: "brand" | "owner";
+                                /** @description The API key (apikey_…) or user (user_…) */
+                                id: string;
+                            } | null;
+                            clearReason: string | null;
+                            /** @description The address a brand recovery moved the token to */
+                            recoveredTo: string | null;
+                        };
+                        /** @description A certificate as anyone may read it (spec › Public read) */
+                        certificate: {
+                            id: string;
+                            name: string;
+                            imageUrl: string | null;
+                            /** @description The certificate’s metadata as minted (and its warranty once set) */
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            provenance: {
+                                /** @description minted, transferred, warranty_set, warranty_changed, burned, … */
+                                kind: string;
+                                actor: string | null;
+                                from: string | null;
+                                to: string | null;
+                                transactionHash: string | null;
+                                /** Format: int64 */
+                                blockNumber: number | null;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                            status: string;
+                            burned: boolean;
+                            /** Format: int64 */
+                            tokenId: number | null;
+                            transactionHash: string | null;
+                            /** Format: int64 */
+                            blockNumber: number | null;
+                            /** @description Set while the certificate is reported stolen or lost; null otherwise */
+                            stolen?: {
+                                /** @enum {string} */
+                                kind: "stolen" | "lost";
+                                /** Format: date-time */
+                                reportedAt: string;
+                                /** @enum {string} */
+                                reportedBy: "brand" | "owner";
+                            } | null;
+                            issuer?: {
+                                name: string;
+                                website: string;
+                                domain: string;
+                                domainVerified: boolean;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    recoverCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The same key answers the same recovery */
+                    idempotencyKey: string;
+                    /** @description user_…: that user’s custodial wallet */
+                    toUserId?: string;
+                    toAddress?: string;
+                    /** @description 1–1,000 characters; kept for the brand, never shown publicly */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The recovery’s transfer and the certificate */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @enum {string} */
+                        status: "pending" | "signed" | "sent" | "confirmed" | "failed";
+                        toAddress: string;
+                        transactionHash: string | null;
+                        replayed: boolean;
+                        /** @description A certificate as anyone may read it (spec › Public read) */
+                        certificate: {
+                            id: string;
+                            name: string;
+                            imageUrl: string | null;
+                            /** @description The certificate’s metadata as minted (and its warranty once set) */
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            provenance: {
+                                /** @description minted, transferred, warranty_set, warranty_changed, burned, … */
+                                kind: string;
+                                actor: string | null;
+                                from: string | null;
+                                to: string | null;
+                                transactionHash: string | null;
+                                /** Format: int64 */
+                                blockNumber: number | null;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                            status: string;
+                            burned: boolean;
+                            /** Format: int64 */
+                            tokenId: number | null;
+                            transactionHash: string | null;
+                            /** Format: int64 */
+                            blockNumber: number | null;
+                            /** @description Set while the certificate is reported stolen or lost; null otherwise */
+                            stolen?: {
+                                /** @enum {string} */
+                                kind: "stolen" | "lost";
+                                /** Format: date-time */
+                                reportedAt: string;
+                                /** @enum {string} */
+                                reportedBy: "brand" | "owner";
+                            } | null;
                             issuer?: {
                                 name: string;
                                 website: string;

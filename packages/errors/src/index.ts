@@ -127,6 +127,15 @@ export const ERROR_CATALOGUE = {
     http: 502,
     message: 'The sender has no credential to sign the transfer with.',
   },
+  // lost and stolen (docs/lost-and-stolen.md): a resource_error like resource_locked (409,
+  // conflict with the certificate's state), but not retryable: it holds until the report is
+  // cleared by whoever the brand's policy allows.
+  certificate_reported_stolen: {
+    type: 'resource_error',
+    http: 409,
+    message:
+      'The certificate is reported stolen or lost; it cannot change hands until the report is cleared.',
+  },
   // voucher errors (spec: Errors › Voucher errors)
   voucher_not_found: { type: 'resource_error', http: 404, message: 'No voucher has this code.' },
   voucher_expired: { type: 'invalid_request_error', http: 422, message: 'The voucher has expired.' },

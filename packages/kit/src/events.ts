@@ -62,6 +62,17 @@ const TransactionEvent = z.object({ object: TransactionObject });
 /** A certificate voucher as its enterprise webhook carries it (certificates service). */
 const CertificateVoucherEvent = z.object({ object: z.looseObject({ id: Id }) });
 const Nullable = <T extends z.ZodType>(t: T) => t.nullable().optional();
+const StolenCertificateObject = z.looseObject({
+  id: Id,
+  tokenId: z.number().nullable(),
+  holderAddress: z.string(),
+  stolenReport: z.looseObject({
+    kind: z.enum(['stolen', 'lost']),
+    reason: z.string(),
+    reportedAt: Iso,
+    reportedBy: z.object({ type: z.enum(['brand', 'owner']), id: z.string() }),
+  }),
+});
 /** Bulk job outcome as the enterprise webhook body carries it (spec › bulk.job.completed). */
 const BulkJobEvent = z.looseObject({
   jobId: Id,
@@ -170,6 +181,18 @@ export const EVENTS = {
    * `voucher.created`: a `/api/v1/webhooks` endpoint subscribes to it like any versioned type.
    */
   'discount_voucher.created': versioned(z.object({ object: DiscountVoucherObject })),
+  /**
+   * Lost and stolen (certificates service, docs/lost-and-stolen.md). Ours beyond the spec's
+   * list, versioned like `discount_voucher.created`: a `/api/v1/webhooks` endpoint subscribes
+   * to them. `object` is the certificate (id, tokenId, holderAddress) with `stolenReport`, the
+   * report as the brand sees it (kind stolen | lost, reason, reportedAt, reportedBy {type
+   * brand | owner, id}); `certificate.recovered` adds its `clearedAt`, `clearedBy`,
+   * `clearReason` (and `recoveredTo` when a brand recovery's transfer ended it). Written in the
+   * transaction that flags or clears the certificate; the gateway's public cache drops the
+   * certificate's entries on them (subject certificate.*).
+   */
+  'certificate.reported_stolen': versioned(z.object({ object: StolenCertificateObject })),
+  'certificate.recovered': versioned(z.object({ object: StolenCertificateObject })),
   /**
    * Resale (certificates service, issue 33; docs/resale.md): an owner's hand-over of a
    * certificate to a buyer's e-mail, in the transaction that makes each change. Hallmark's own,

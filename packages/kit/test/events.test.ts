@@ -35,6 +35,9 @@ describe('event contracts', () => {
       'document.verified',
       // Not in the spec's list: a discount voucher made (docs/api.md › Events says so).
       'discount_voucher.created',
+      // Not in the spec's list: lost and stolen (docs/lost-and-stolen.md).
+      'certificate.reported_stolen',
+      'certificate.recovered',
       // Hallmark's own: a certificate's resale (docs/resale.md).
       'certificate.resale_started',
       'certificate.resale_approval_requested',

@@ -14,11 +14,13 @@ ALTER TABLE gifts
 CREATE INDEX gifts_awaiting_approval ON gifts (enterprise_id, livemode, created_at)
   WHERE approval = 'requested';
 
--- A completed resale's provenance entry.
+-- A completed resale's provenance entry. The list is 3321's (lost and stolen) plus `resold`: a
+-- later migration that redefines the check must keep them all.
 ALTER TABLE provenance DROP CONSTRAINT IF EXISTS provenance_kind_check;
 ALTER TABLE provenance ADD CONSTRAINT provenance_kind_check
   CHECK (kind IN ('minted', 'transferred', 'gifted', 'resold', 'claimed', 'claim_reverted', 'burned',
-                  'warranty_set', 'warranty_changed'));
+                  'warranty_set', 'warranty_changed', 'reported_stolen', 'reported_lost', 'stolen_cleared',
+                  'recovered'));
 
 -- The brand's resale policy, per enterprise and mode (no row: no approval required).
 CREATE TABLE resale_policies (

@@ -6,6 +6,7 @@ import type {
   ProvenanceKind,
   ProvenanceRecord,
 } from './domain/certificate.js';
+import { stolenFlagOf } from './domain/stolen.js';
 import type { Warranty } from './domain/warranty.js';
 
 export interface CertificateRow {
@@ -24,6 +25,8 @@ export interface CertificateRow {
   transaction_hash: string | null;
   block_number: string | null;
   warranty?: Warranty | null;
+  /** The open lost/stolen report (migration 3321), null when there is none. */
+  stolen?: unknown;
   created_at: Date;
   updated_at: Date;
 }
@@ -56,6 +59,7 @@ export function certificateFromRow(r: CertificateRow): CertificateRecord {
     transactionHash: r.transaction_hash,
     blockNumber: r.block_number === null ? null : Number(r.block_number),
     warranty: r.warranty ?? null,
+    stolen: stolenFlagOf(r.stolen),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

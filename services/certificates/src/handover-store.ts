@@ -5,22 +5,40 @@
 // requests never deadlock.
 import type { Queryable } from '@hallmark/kit';
 import { isHandoverKind, type Handover, type HandoverKind } from './domain/handover.js';
+import { reportedStolenRefused, stolenFlagOf } from './domain/stolen.js';
 
 /**
  * Takes the hold of each certificate for its hand-over: free, lapsed (`handover_until`
  * passed) or already this hand-over's (then its lapse time is updated). With `holder`, only
  * while the certificate is still held by that address. Answers the certificates NOT taken,
  * each with its current holder (null when it is the address that differs, or it vanished).
+ *
+ * A certificate reported stolen or lost (docs/lost-and-stolen.md) is refused first, under the
+ * same row lock: 409 `certificate_reported_stolen` (thrown; `param` names the caller's field).
+ * Only the hand-overs that give a hold back (a claim undone, a gift released) and a brand's
+ * recovery pass `evenIfReportedStolen`.
  */
 export async function takeHandovers(
   tx: Queryable,
   kind: HandoverKind,
   holds: Array<{ certificateId: string; id: string; until: Date | null }>,
-  opts: { holder?: string } = {},
+  opts: { holder?: string; evenIfReportedStolen?: boolean; param?: string; doing?: string } = {},
 ): Promise<Map<string, Handover | null>> {
   if (holds.length === 0) return new Map();
   const ids = holds.map((h) => h.certificateId);
-  await tx.query('SELECT id FROM certificates WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [ids]);
+  const { rows: locked } = await tx.query<{ id: string; stolen: unknown }>(
+    'SELECT id, stolen FROM certificates WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
+    [ids],
+  );
+  if (!opts.evenIfReportedStolen) {
+    const flagged = locked.find((r) => r.stolen !== null);
+    if (flagged) {
+      throw reportedStolenRefused(flagged.id, stolenFlagOf(flagged.stolen)!, {
+        param: opts.param,
+        doing: opts.doing,
+      });
+    }
+  }
   const { rows: taken } = await tx.query<{ id: string }>(
     `UPDATE certificates c SET handover_kind = $1, handover_id = h.ref, handover_until = h.until
        FROM unnest($2::text[], $3::text[], $4::timestamptz[]) AS h(cid, ref, until)

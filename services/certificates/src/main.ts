@@ -20,6 +20,10 @@ import {
   CertificateVoucherServiceService,
   type CertificateVoucherServiceServer,
 } from '@hallmark/proto/certificates/v1/vouchers';
+import {
+  LostAndStolenServiceService,
+  type LostAndStolenServiceServer,
+} from '@hallmark/proto/certificates/v1/stolen';
 import path from 'node:path';
 import { buildParts } from './bootstrap.js';
 import { loadCertificatesConfig } from './config.js';
@@ -33,6 +37,7 @@ import { giftsSlice } from './gifts/index.js';
 import { mediaSlice } from './media/index.js';
 import { ownershipSlice } from './ownership/index.js';
 import { issuerLookup } from './issuers/rpc.js';
+import { createStolenHandlers } from './stolen/rpc.js';
 
 const config = loadCertificatesConfig();
 
@@ -53,6 +58,7 @@ await runServiceMain({
     'hallmark/certificates/v1/gifts.proto',
     'hallmark/certificates/v1/resale.proto',
     'hallmark/certificates/v1/media.proto',
+    'hallmark/certificates/v1/stolen.proto',
   ],
   build: async (deps) => {
     const { pool, log } = deps;
@@ -131,6 +137,15 @@ await runServiceMain({
           }),
         ),
         bind<WarrantyServiceServer>(WarrantyServiceService, createWarrantyHandlers({ certificates: store })),
+        bind<LostAndStolenServiceServer>(
+          LostAndStolenServiceService,
+          createStolenHandlers({
+            pool,
+            certificates: store,
+            wallets: wallets ?? null,
+            transfers: transfers ?? null,
+          }),
+        ),
         bind<AllowlistServiceServer>(
           AllowlistServiceService,
           createAllowlistHandlers({

@@ -41,6 +41,10 @@ export function toProto({ certificate: c, provenance }: CertificateRead): Certif
     provenance: provenance.map(provenanceToProto),
     livemode: c.livemode,
     enterprise_id: c.enterpriseId,
+    // The public part of an open lost/stolen report: never its reason nor the reporter's id.
+    stolen: c.stolen
+      ? { kind: c.stolen.kind, reported_at: c.stolen.reportedAt, reported_by: c.stolen.reportedBy.type }
+      : undefined,
   };
 }
 

@@ -365,6 +365,42 @@ describe('resale to a buyer with no wallet', () => {
   }, 90_000);
 });
 
+describe('the transfer guard', () => {
+  it('a certificate reported stolen cannot be resold, exported or linked to a new buyer: 409 certificate_reported_stolen, nothing recorded', async () => {
+    const owner = ownerOf();
+    const cert = await ownedBy(owner, 'st-1');
+    await pool.query('UPDATE certificates SET stolen = $2 WHERE id = $1', [
+      cert.id,
+      {
+        reportId: 'rep_1',
+        kind: 'stolen',
+        reportedAt: '2026-11-29T00:00:00.000Z',
+        reportedBy: { type: 'brand', id: 'k' },
+      },
+    ]);
+    try {
+      expect(await refusal(startResale(owner, cert.id))).toMatchObject({
+        code: 'certificate_reported_stolen',
+        param: 'certificateId',
+        message: expect.stringContaining('it cannot be resold'),
+      });
+      const to = Wallet.createRandom().address;
+      expect(
+        await refusal(
+          ownership.prepareExport({ principal: owner, certificate_id: cert.id, to_address: to }, CALL),
+        ),
+      ).toMatchObject({ code: 'certificate_reported_stolen' });
+      expect(await holdOf(cert.id)).toEqual({ handover_kind: null, handover_id: null });
+      const { rows } = await pool.query('SELECT count(*)::int AS n FROM gifts WHERE certificate_id = $1', [
+        cert.id,
+      ]);
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await pool.query('UPDATE certificates SET stolen = NULL WHERE id = $1', [cert.id]);
+    }
+  }, 60_000);
+});
+
 describe('the brand’s approval', () => {
   it('with approval required the buyer gets nothing and cannot claim until the brand approves by API key; then the resale completes', async () => {
     await setPolicy(true);

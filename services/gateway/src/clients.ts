@@ -15,6 +15,7 @@ import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1
 import { GiftServiceClient } from '@hallmark/proto/certificates/v1/gifts';
 import { OwnershipServiceClient, ResaleServiceClient } from '@hallmark/proto/certificates/v1/resale';
 import { WarrantyServiceClient } from '@hallmark/proto/certificates/v1/warranty';
+import { LostAndStolenServiceClient } from '@hallmark/proto/certificates/v1/stolen';
 import { MediaServiceClient } from '@hallmark/proto/certificates/v1/media';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import { PlatformServiceClient } from '@hallmark/proto/platform/v1/platform';
@@ -33,6 +34,7 @@ export interface Clients {
   certificates: AsyncClient<CertificatesServiceClient>;
   verification: AsyncClient<CertificateVerificationServiceClient>;
   warranty: AsyncClient<WarrantyServiceClient>;
+  stolen: AsyncClient<LostAndStolenServiceClient>;
   allowlist: AsyncClient<AllowlistServiceClient>;
   certificateVouchers: AsyncClient<CertificateVoucherServiceClient>;
   gifts: AsyncClient<GiftServiceClient>;
@@ -81,6 +83,7 @@ export function createClients(config: Config): Clients {
     opts,
   );
   const warranty = createGrpcClient(WarrantyServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const stolen = createGrpcClient(LostAndStolenServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const allowlist = createGrpcClient(AllowlistServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const certificateVouchers = createGrpcClient(
     CertificateVoucherServiceClient,
@@ -112,6 +115,7 @@ export function createClients(config: Config): Clients {
     certificates: certificates.api,
     verification: verification.api,
     warranty: warranty.api,
+    stolen: stolen.api,
     allowlist: allowlist.api,
     certificateVouchers: certificateVouchers.api,
     gifts: gifts.api,
@@ -131,6 +135,7 @@ export function createClients(config: Config): Clients {
       media.close();
       verification.close();
       warranty.close();
+      stolen.close();
       allowlist.close();
       certificateVouchers.close();
       gifts.close();

@@ -88,6 +88,44 @@ describe('verification page', () => {
     expect(renderNotFoundPage('<x>')).toContain('&lt;x&gt;');
   });
 
+  it('a certificate reported stolen: a prominent banner first ("Reported stolen on <date>", what a buyer should do), the timeline names it', () => {
+    const verified = {
+      checks: [{ name: 'record_found', passed: true, detail: 'ok' }],
+      verified: true,
+      burned: false,
+      verified_at: '2026-05-04T00:00:00.000Z',
+    };
+    const page = renderVerifyPage(
+      {
+        ...verified,
+        certificate: certificate({
+          stolen: { kind: 'stolen', reported_at: '2026-05-03T10:00:00.000Z', reported_by: 'owner' },
+          provenance: [{ kind: 'reported_stolen', at: '2026-05-03T10:00:00.000Z' }],
+        }),
+      },
+      '/verify/cert_abc/qr.svg',
+    );
+    expect(page).toMatch(/<div class="banner stolen" id="stolen" role="alert" data-stolen="stolen">/);
+    expect(page).toContain('Reported stolen on 2026-05-03');
+    expect(page).toContain('Do not buy this item');
+    // Before the "Genuine" banner: a buyer reads the warning first.
+    expect(page.indexOf('id="stolen"')).toBeLessThan(page.indexOf('data-result="verified"'));
+    expect(page).toContain('<strong>Reported stolen</strong>');
+    const lost = renderVerifyPage(
+      {
+        ...verified,
+        certificate: certificate({
+          stolen: { kind: 'lost', reported_at: '2026-05-03T10:00:00.000Z', reported_by: 'brand' },
+        }),
+      },
+      '/verify/cert_abc/qr.svg',
+    );
+    expect(lost).toContain('Reported lost on 2026-05-03');
+    expect(renderVerifyPage({ ...verified, certificate: certificate() }, '/q.svg')).not.toContain(
+      'id="stolen"',
+    );
+  });
+
   it('says plainly "Issuer not verified" when the enterprise has set no issuer profile', () => {
     const page = renderVerifyPage(
       {
@@ -235,6 +273,19 @@ describe('verification page', () => {
     const open = renderVerifyPage(v, '/qr.svg', { ...issuer, indexable: true });
     expect(open).toContain('<meta name="robots" content="index, follow" />');
     expect(renderNotFoundPage('x')).toContain('content="noindex"');
+  });
+
+  it('token metadata JSON names an open lost/stolen report as the attribute `reported`, and only while open', () => {
+    const flagged = certificate({
+      stolen: { kind: 'stolen', reported_at: '2026-05-03T10:00:00.000Z', reported_by: 'brand' },
+    });
+    expect(tokenMetadata(flagged, 'https://h.test').attributes).toContainEqual({
+      trait_type: 'reported',
+      value: 'stolen',
+    });
+    expect(
+      tokenMetadata(certificate(), 'https://h.test').attributes.find((a) => a.trait_type === 'reported'),
+    ).toBeUndefined();
   });
 
   it('token metadata JSON follows ERC-721 and links to the page', () => {

@@ -226,6 +226,21 @@ describe('event mapping', () => {
     });
   });
 
+  it('lost and stolen go out as the versioned certificate.reported_stolen and certificate.recovered, the certificate with its report as data.object', () => {
+    const object = {
+      id: 'cert_1',
+      tokenId: 7,
+      holderAddress: '0x1',
+      stolenReport: { kind: 'stolen', reason: 'Shop break-in', reportedAt: '2026-05-03T10:00:00.000Z' },
+    };
+    for (const type of ['certificate.reported_stolen', 'certificate.recovered'] as const) {
+      const event = envelope({ type, source: 'certificates', data: { object } as never });
+      expect(versionedTypeOf(event)).toBe(type);
+      expect(enterpriseTypeOf(event)).toBeNull();
+      expect(JSON.parse(versionedBody(event))).toMatchObject({ type, data: { object } });
+    }
+  });
+
   it('the certificate voucher goes out as enterprise voucher.created, the discount voucher as versioned discount_voucher.created; bulk bodies carry the spec fields', () => {
     const discount = envelope({ type: 'discount_voucher.created', source: 'vouchers' });
     expect(enterpriseTypeOf(discount)).toBeNull();

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createGrpcClient, newId, serviceDatabaseUrl, type GrpcClient } from '@hallmark/kit';
 import { eventually } from '@hallmark/kit/testing';
 import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
+import { LostAndStolenServiceClient } from '@hallmark/proto/certificates/v1/stolen';
 import { Contract, HDNodeWallet, JsonRpcProvider } from 'ethers';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -158,6 +159,79 @@ describe('the verification page in headless Chromium', () => {
     expect(raw.text).not.toContain('<script>');
     expect(raw.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
   }, 60_000);
+
+  it('a certificate reported stolen: the page shows the banner first, and a transfer of it is refused 409 certificate_reported_stolen', async () => {
+    // Held by the brand's custodial holding account, so a transfer would otherwise go through.
+    const brand = {
+      enterprise_id: newId('enterprise'),
+      livemode: true,
+      actor_id: newId('apiKey'),
+      actor_type: 'api_key',
+      scopes: [],
+    };
+    const minted = await client.api.mintBatch({
+      principal: brand,
+      idempotency_key: 'verify-page-stolen',
+      holder_address: '',
+      holder_account: { kind: 'enterprise', id: '' },
+      items: [{ name: 'Stolen Bracelet' }],
+    });
+    const id = minted.certificates[0]!.id;
+    await eventually(
+      async () =>
+        expect((await stack.call('GET', `/api/certificate/public/${id}`)).body?.status).toBe('minted'),
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    const before = await open(`/verify/${id}`);
+    expect(await before.page.locator('#stolen').count()).toBe(0);
+    await before.page.close();
+
+    const stolen = createGrpcClient(LostAndStolenServiceClient, stack.env.HALLMARK_CERTIFICATES_ADDR!);
+    try {
+      await stolen.api.reportStolen({
+        principal: brand,
+        certificate_id: id,
+        kind: 'stolen',
+        reason: 'Shop break-in',
+      });
+    } finally {
+      stolen.close();
+    }
+    await expect(
+      client.api.transfer({
+        principal: brand,
+        certificate_id: id,
+        idempotency_key: 'stolen-1',
+        to_user_id: newId('user'),
+      }),
+    ).rejects.toMatchObject({ code: 'certificate_reported_stolen' });
+
+    // The report's certificate.reported_stolen drops the cached page (and the TTL bounds it here).
+    const today = new Date().toISOString().slice(0, 10);
+    await eventually(
+      async () => {
+        const { page } = await open(`/verify/${id}`);
+        try {
+          expect(await page.locator('#stolen').getAttribute('data-stolen')).toBe('stolen');
+        } finally {
+          await page.close();
+        }
+      },
+      { timeoutMs: 10_000, intervalMs: 300 },
+    );
+    const { page } = await open(`/verify/${id}`);
+    const banner = page.locator('#stolen');
+    expect(await banner.isVisible()).toBe(true);
+    expect(await banner.textContent()).toContain(`Reported stolen on ${today}`);
+    expect(await banner.textContent()).toContain('Do not buy this item');
+    expect(await page.locator('#provenance [data-kind="reported_stolen"]').count()).toBe(1);
+    expect(await page.textContent('body')).not.toContain('Shop break-in');
+    await screenshot(page, 'stolen');
+    expect((await stack.call('GET', `/api/certificate/public/${id}`)).body.stolen).toMatchObject({
+      kind: 'stolen',
+      reportedBy: 'brand',
+    });
+  }, 120_000);
 
   it('an unknown certificate: a friendly 404 page', async () => {
     const { page, status } = await open(`/verify/${newId('certificate')}`);

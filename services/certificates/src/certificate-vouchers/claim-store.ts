@@ -62,9 +62,12 @@ export class CertificateVoucherClaimStore {
       }
       // The hold stays this voucher's (no lapse) until its transfer confirms or the claim is
       // undone; a gift or transfer holding the certificate refuses the claim (409).
-      const blocked = await takeHandovers(tx, 'voucher', [
-        { certificateId: voucher.certificateId, id: voucher.id, until: null },
-      ]);
+      const blocked = await takeHandovers(
+        tx,
+        'voucher',
+        [{ certificateId: voucher.certificateId, id: voucher.id, until: null }],
+        { param: 'voucher_id', doing: 'this voucher cannot be claimed' },
+      );
       if (blocked.size > 0) {
         const holder = blocked.get(voucher.certificateId) ?? null;
         throw handoverRefused(voucher.certificateId, holder && { ...holder, id: '' }, {
@@ -159,10 +162,14 @@ export class CertificateVoucherClaimStore {
   }
 
   private async undoClaim(tx: Queryable, row: VoucherRow): Promise<VoucherRecord> {
-    // Claimable again: the hold lapses with the voucher again.
-    await takeHandovers(tx, 'voucher', [
-      { certificateId: row.certificate_id, id: row.id, until: row.expires_at },
-    ]);
+    // Claimable again: the hold lapses with the voucher again (giving it back is no hand-over:
+    // allowed even while reported stolen).
+    await takeHandovers(
+      tx,
+      'voucher',
+      [{ certificateId: row.certificate_id, id: row.id, until: row.expires_at }],
+      { evenIfReportedStolen: true },
+    );
     await tx.query(
       `UPDATE certificate_vouchers SET claimed_by = NULL, claimed_by_enterprise = NULL, claimed_at = NULL,
          claim_to_address = NULL, claim_transfer_key = NULL, claim_attempts = 0, updated_at = now()

@@ -46,7 +46,13 @@ export interface CertificateVoucherClaimsDeps {
 }
 
 /** Refusals that a new attempt cannot change: the claim is undone instead. */
-const FINAL = new Set(['validation_failed', 'resource_not_found', 'parameter_invalid', 'resource_locked']);
+const FINAL = new Set([
+  'validation_failed',
+  'resource_not_found',
+  'parameter_invalid',
+  'resource_locked',
+  'certificate_reported_stolen',
+]);
 
 const scopeOf = (v: VoucherRecord): Scope => ({
   enterpriseId: v.enterpriseId,

@@ -194,6 +194,7 @@ export class CertificateVoucherStore {
       tx,
       'voucher',
       rows.map((r) => ({ certificateId: r.certificate_id, id: r.id, until: new Date(r.expires_at) })),
+      { param: 'certificate_id', doing: 'it cannot get a voucher' },
     );
     const [first] = blocked;
     if (first) {

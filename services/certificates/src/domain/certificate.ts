@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { invalidParam, missingParam } from '@hallmark/kit/errors';
 import { ID_PREFIXES } from '@hallmark/kit/ids';
 import { getAddress, id as keccakUtf8, isAddress } from 'ethers';
+import type { StolenFlag } from './stolen.js';
 import { warrantyView, type Warranty } from './warranty.js';
 
 /** The outbox source of every event of this service (subjects hallmark.certificates.*). */
@@ -22,7 +23,11 @@ export type ProvenanceKind =
   | 'claim_reverted'
   | 'burned'
   | 'warranty_set'
-  | 'warranty_changed';
+  | 'warranty_changed'
+  | 'reported_stolen'
+  | 'reported_lost'
+  | 'stolen_cleared'
+  | 'recovered';
 
 export interface Scope {
   enterpriseId: string;
@@ -73,6 +78,8 @@ export interface CertificateRecord {
   blockNumber: number | null;
   /** Set with SetWarranty; kept out of `metadata` (and so out of the metadata hash). */
   warranty?: Warranty | null;
+  /** The open lost/stolen report (domain/stolen.ts); null or absent: none. */
+  stolen?: StolenFlag | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -146,7 +146,11 @@ export class GiftService {
     if (cert.status === 'burned') throw refused('This certificate is burned.');
     if (cert.status !== 'minted' || cert.tokenId === null)
       throw refused(`Only a minted certificate can be gifted (this one is ${cert.status}).`);
-    assertTransferable(cert);
+    assertTransferable(
+      cert,
+      'certificateId',
+      kind === 'resale' ? 'it cannot be resold' : 'it cannot be gifted',
+    );
     const holder = await this.deps.wallets.byAddress(cert.holderAddress);
     if (!holder) {
       throw new HallmarkError('sender_credential_missing', {

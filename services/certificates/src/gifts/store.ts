@@ -71,9 +71,12 @@ export class GiftStore {
         if (!rows[0]) throw notFound('certificate', gift.certificateId);
         const sender = await senderOf(certificateFromRow(rows[0]));
         // The hand-over hold, lapsing with the gift (docs/security.md › Hand-over exclusivity).
-        const blocked = await takeHandovers(tx, 'gift', [
-          { certificateId: gift.certificateId, id: gift.id, until: gift.expiresAt },
-        ]);
+        const blocked = await takeHandovers(
+          tx,
+          'gift',
+          [{ certificateId: gift.certificateId, id: gift.id, until: gift.expiresAt }],
+          { param: 'certificateId', doing: 'it cannot be gifted' },
+        );
         if (blocked.size > 0) {
           throw handoverRefused(gift.certificateId, blocked.get(gift.certificateId) ?? null, {
             param: 'certificateId',
@@ -180,7 +183,7 @@ export class GiftStore {
         tx,
         'gift',
         [{ certificateId: g.certificate_id, id: g.id, until: null }],
-        { holder: g.sender_address },
+        { holder: g.sender_address, param: 'token', doing: 'this gift cannot be claimed' },
       );
       if (blocked.size > 0) {
         const holder = blocked.get(g.certificate_id) ?? null;
@@ -286,7 +289,11 @@ export class GiftStore {
         [id],
       );
       const g = rows[0];
-      if (g) await takeHandovers(tx, 'gift', [{ certificateId: g.certificate_id, id, until: g.expires_at }]);
+      // Giving the hold back to the pending gift is no hand-over: allowed even while reported stolen.
+      if (g)
+        await takeHandovers(tx, 'gift', [{ certificateId: g.certificate_id, id, until: g.expires_at }], {
+          evenIfReportedStolen: true,
+        });
     });
   }
 

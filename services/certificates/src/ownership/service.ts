@@ -128,7 +128,7 @@ export class OwnershipService {
   async prepareExport(scope: Scope, principal: Principal, certificateId: string, toAddress: string) {
     const to = parseDestination(toAddress);
     const cert = await this.owned(scope, principal, certificateId);
-    assertTransferable(cert);
+    assertTransferable(cert, 'certificateId', 'it cannot be exported');
     const chain = this.exportChain();
     const deadline = BigInt(Math.floor(Date.now() / 1000) + EXPORT_DEADLINE_SECONDS);
     const m = await this.exportMessage(cert, to, deadline);
@@ -147,7 +147,7 @@ export class OwnershipService {
   ) {
     const to = parseDestination(req.toAddress);
     const cert = await this.owned(scope, principal, req.certificateId);
-    assertTransferable(cert);
+    assertTransferable(cert, 'certificateId', 'it cannot be exported');
     const chain = this.exportChain();
     const m = await this.exportMessage(cert, to, req.deadline);
     assertExportSigned(
@@ -171,7 +171,7 @@ export class OwnershipService {
   private async importMessage(scope: Scope, principal: Principal, certificateId: string, deadline: bigint) {
     assertUser(principal);
     const { certificate } = await this.deps.certificates.get(scope, certificateId);
-    assertTransferable(certificate);
+    assertTransferable(certificate, 'certificateId', 'it cannot be imported');
     if (await this.deps.wallets.byAddress(certificate.holderAddress)) {
       throw new HallmarkError('validation_failed', {
         param: 'certificateId',

@@ -47,6 +47,13 @@ export interface TransferRequestInput {
    * The holder is then not a custodial wallet; the contract checks the signature.
    */
   permit?: { signature: string; deadline: bigint };
+  /**
+   * A brand recovery (the stolen slice, docs/lost-and-stolen.md): allowed while the
+   * certificate is reported stolen, from any Hallmark custodial wallet (the holder need not be
+   * the brand's), recorded with its reason; its confirmation records `recovered` provenance and
+   * ends the open report.
+   */
+  recovery?: { reason: string };
 }
 
 export interface TransferResult {
@@ -89,8 +96,16 @@ function parseRequest(req: TransferRequestInput) {
     throw invalidParam('to_address', 'to_address must be a 0x-prefixed 20-byte address.');
   }
   const toAddress = req.toAddress ? getAddress(req.toAddress) : null;
+  // A recovery's key never replays a plain transfer (nor the other way round).
   const requestHash = createHash('sha256')
-    .update(JSON.stringify([req.certificateId, req.toUserId ?? null, toAddress]))
+    .update(
+      JSON.stringify([
+        req.certificateId,
+        req.toUserId ?? null,
+        toAddress,
+        ...(req.recovery ? ['recovery', req.recovery.reason] : []),
+      ]),
+    )
     .digest('hex');
   return {
     key,
@@ -100,6 +115,7 @@ function parseRequest(req: TransferRequestInput) {
     requestHash,
     handover: req.handover ?? null,
     permit: req.permit ?? null,
+    recovery: req.recovery ?? null,
   };
 }
 
@@ -154,7 +170,15 @@ export class TransferService {
           throw refused(`Only a minted certificate can be transferred (this one is ${cert.status}).`);
         }
         const holder = await wallets.byAddress(cert.holderAddress);
-        if (input.permit) {
+        if (input.recovery) {
+          // Without a contract change Hallmark can only sign for wallets it holds the key of.
+          if (!holder) {
+            throw refused(
+              `The certificate is held by a self-custody wallet (${cert.holderAddress}); Hallmark ` +
+                'holds no key for it, so it cannot be recovered without its holder.',
+            );
+          }
+        } else if (input.permit) {
           if (holder)
             throw refused('The certificate is already in custody; only a held-outside one is imported.');
         } else if (!holder || holder.enterpriseId !== scope.enterpriseId) {
@@ -176,13 +200,22 @@ export class TransferService {
           toUserId: input.toUserId,
           actorId: scope.actorId || null,
           permit: input.permit,
+          purpose: input.recovery ? 'recovery' : 'transfer',
+          reason: input.recovery?.reason ?? null,
         });
         // The hand-over hold (docs/security.md › Hand-over exclusivity), released when the
         // transfer confirms or fails; a claim's transfer runs under its voucher's or gift's.
         const own = input.handover ?? { kind: 'transfer' as const, id: row.id };
-        const blocked = await takeHandovers(tx, own.kind, [
-          { certificateId: cert.id, id: own.id, until: null },
-        ]);
+        const blocked = await takeHandovers(
+          tx,
+          own.kind,
+          [{ certificateId: cert.id, id: own.id, until: null }],
+          {
+            evenIfReportedStolen: input.recovery !== null,
+            param: 'certificate_id',
+            doing: 'it cannot be transferred',
+          },
+        );
         if (blocked.size > 0) {
           throw handoverRefused(cert.id, blocked.get(cert.id) ?? null, {
             param: 'certificate_id',

@@ -8,6 +8,7 @@ import { findByIdempotencyKey } from '../idempotency-store.js';
 import { releaseHandover } from '../handover-store.js';
 import { certificateFromRow, type CertificateRow } from '../certificate-rows.js';
 import { certificateEventObject, EVENT_SOURCE } from '../domain/certificate.js';
+import { clearReport } from '../stolen-store.js';
 
 export type TransferStatus = 'pending' | 'signed' | 'sent' | 'confirmed' | 'failed';
 export const OPEN: TransferStatus[] = ['pending', 'signed', 'sent'];
@@ -24,6 +25,9 @@ export interface TransferRow {
   to_address: string;
   to_user_id: string | null;
   actor_id: string | null;
+  /** `recovery`: a brand recovery (migration 3321), with its `reason`. */
+  purpose: 'transfer' | 'recovery';
+  reason: string | null;
   nonce: string | null;
   raw_tx: string | null;
   tx_hash: string | null;
@@ -50,6 +54,8 @@ export interface NewTransfer {
   toUserId: string | null;
   actorId: string | null;
   permit?: { signature: string; deadline: bigint } | null;
+  purpose: 'transfer' | 'recovery';
+  reason: string | null;
 }
 
 export class TransferStore implements TxJournal {
@@ -83,8 +89,9 @@ export class TransferStore implements TxJournal {
   async insert(tx: Queryable, scope: Scope, t: NewTransfer): Promise<TransferRow> {
     const { rows } = await tx.query<TransferRow>(
       `INSERT INTO certificate_transfers (enterprise_id, livemode, transfer_key, request_hash, certificate_id,
-         token_id, from_address, to_address, to_user_id, actor_id, permit_signature, permit_deadline)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
+         token_id, from_address, to_address, to_user_id, actor_id, purpose, reason, permit_signature,
+         permit_deadline)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING *`,
       [
         scope.enterpriseId,
         scope.livemode,
@@ -96,6 +103,8 @@ export class TransferStore implements TxJournal {
         t.to,
         t.toUserId,
         t.actorId,
+        t.purpose,
+        t.reason,
         t.permit?.signature ?? null,
         t.permit?.deadline.toString() ?? null,
       ],
@@ -189,12 +198,29 @@ export class TransferStore implements TxJournal {
          WHERE id = $1 RETURNING *`,
         [row.certificate_id, row.to_address],
       );
+      const recovery = row.purpose === 'recovery';
       await tx.query(
         `INSERT INTO provenance (certificate_id, kind, actor, from_address, to_address, transaction_hash, block_number)
-         VALUES ($1, 'transferred', $2, $3, $4, $5, $6)`,
-        [row.certificate_id, row.actor_id ?? relayer, row.from_address, row.to_address, txHash, blockNumber],
+         VALUES ($1, $7, $2, $3, $4, $5, $6)`,
+        [
+          row.certificate_id,
+          row.actor_id ?? relayer,
+          row.from_address,
+          row.to_address,
+          txHash,
+          blockNumber,
+          recovery ? 'recovered' : 'transferred',
+        ],
       );
       const cert = certificateFromRow(rows[0]!);
+      // A brand recovery ends the certificate's open lost/stolen report (certificate.recovered).
+      if (recovery) {
+        await clearReport(tx, cert, {
+          by: { type: 'brand', id: row.actor_id ?? relayer },
+          reason: row.reason ?? 'Recovered by the brand.',
+          recoveredTo: row.to_address,
+        });
+      }
       await recordEvents(tx, EVENT_SOURCE, [
         {
           type: 'certificate.transferred' as const,

@@ -15,6 +15,10 @@ export const PROVENANCE_LABELS: Record<string, string> = {
   burned: 'Burned',
   warranty_set: 'Warranty set',
   warranty_changed: 'Warranty changed',
+  reported_stolen: 'Reported stolen',
+  reported_lost: 'Reported lost',
+  stolen_cleared: 'Lost/stolen report cleared',
+  recovered: 'Recovered by the brand',
 };
 
 const ZERO_ADDRESS = /^0x0{40}$/;

@@ -8,6 +8,7 @@ import { attributeLabel, attributeValue, fingerprint, imageEntry } from './attri
 import { html, unsafeRaw, type Html } from './html.js';
 import { photoImg } from './photo.js';
 import { pageKind } from './shell.js';
+import { STOLEN_STYLE, stolenBanner } from './stolen.js';
 
 const CHECK_LABELS: Record<string, string> = {
   record_found: 'Record found',
@@ -53,7 +54,7 @@ h3{font-size:.95rem;margin:1rem 0 .5rem}
 const page = pageKind({
   heading: 'Hallmark · Certificate verification',
   footer: 'Checked against the blockchain record by Hallmark.',
-  style: STYLE,
+  style: html`${STYLE}${STOLEN_STYLE}`,
 });
 
 function formatValue(v: unknown): string {
@@ -223,7 +224,8 @@ export function renderVerifyPage(
           >
         </div>`;
 
-  const body = html`${banner}
+  // A lost/stolen report comes first: a buyer must see it before "Genuine".
+  const body = html`${stolenBanner(c.stolen, describedIssuer(issuer))}${banner}
     <section class="card">
       ${photo(vi, image, c.name)}
       <h1 id="name">${c.name}</h1>

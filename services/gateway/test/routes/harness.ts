@@ -26,6 +26,7 @@ import { OwnershipServiceService, ResaleServiceService } from '@hallmark/proto/c
 import { CertificateVerificationServiceService } from '@hallmark/proto/certificates/v1/verification';
 import { CertificateVoucherServiceService } from '@hallmark/proto/certificates/v1/vouchers';
 import { WarrantyServiceService } from '@hallmark/proto/certificates/v1/warranty';
+import { LostAndStolenServiceService } from '@hallmark/proto/certificates/v1/stolen';
 import { KeysServiceService, type KeyAuth } from '@hallmark/proto/keys/v1/keys';
 import { TemplatesServiceService } from '@hallmark/proto/notify/v1/templates';
 import { WebhooksServiceService } from '@hallmark/proto/notify/v1/webhooks';
@@ -67,6 +68,7 @@ const SERVICES = {
   certificates: CertificatesServiceService,
   verification: CertificateVerificationServiceService,
   warranty: WarrantyServiceService,
+  stolen: LostAndStolenServiceService,
   allowlist: AllowlistServiceService,
   certificateVouchers: CertificateVoucherServiceService,
   gifts: GiftServiceService,

@@ -72,7 +72,10 @@ export interface MintBatchResponse {
 }
 
 export interface ProvenanceEntry {
-  /** minted | transferred | gifted | claimed | burned | warranty_set */
+  /**
+   * minted | transferred | gifted | claimed | claim_reverted | burned | warranty_set |
+   * warranty_changed | reported_stolen | reported_lost | stolen_cleared | recovered
+   */
   kind: string;
   actor?: string | undefined;
   from?: string | undefined;
@@ -110,7 +113,24 @@ export interface Certificate {
    * VerifyCertificate): this service's copy of what keys last announced
    * (`enterprise_profile.updated`); absent when the enterprise has none.
    */
-  issuer?: IssuerProfile | undefined;
+  issuer?:
+    | IssuerProfile
+    | undefined;
+  /**
+   * The open lost/stolen report (docs/lost-and-stolen.md), on every read; absent when there is
+   * none. Its public part only: the reason and the reporter's id are the brand's (stolen.proto).
+   */
+  stolen?: StolenFlag | undefined;
+}
+
+/** A certificate reported stolen or lost, as anyone may read it. */
+export interface StolenFlag {
+  /** stolen | lost */
+  kind: string;
+  /** ISO 8601. */
+  reported_at: string;
+  /** brand | owner */
+  reported_by: string;
 }
 
 /**
@@ -885,6 +905,7 @@ function createBaseCertificate(): Certificate {
     livemode: false,
     enterprise_id: "",
     issuer: undefined,
+    stolen: undefined,
   };
 }
 
@@ -940,6 +961,9 @@ export const Certificate: MessageFns<Certificate> = {
     }
     if (message.issuer !== undefined) {
       IssuerProfile.encode(message.issuer, writer.uint32(138).fork()).join();
+    }
+    if (message.stolen !== undefined) {
+      StolenFlag.encode(message.stolen, writer.uint32(266).fork()).join();
     }
     return writer;
   },
@@ -1093,6 +1117,14 @@ export const Certificate: MessageFns<Certificate> = {
             message.issuer = IssuerProfile.decode(reader, reader.uint32());
             continue;
           }
+          case 33: {
+            if (tag !== 266) {
+              break;
+            }
+
+            message.stolen = StolenFlag.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1170,6 +1202,7 @@ export const Certificate: MessageFns<Certificate> = {
         ? globalThis.String(object.enterprise_id)
         : "",
       issuer: isSet(object.issuer) ? IssuerProfile.fromJSON(object.issuer) : undefined,
+      stolen: isSet(object.stolen) ? StolenFlag.fromJSON(object.stolen) : undefined,
     };
   },
 
@@ -1225,6 +1258,107 @@ export const Certificate: MessageFns<Certificate> = {
     }
     if (message.issuer !== undefined) {
       obj.issuer = IssuerProfile.toJSON(message.issuer);
+    }
+    if (message.stolen !== undefined) {
+      obj.stolen = StolenFlag.toJSON(message.stolen);
+    }
+    return obj;
+  },
+};
+
+function createBaseStolenFlag(): StolenFlag {
+  return { kind: "", reported_at: "", reported_by: "" };
+}
+
+export const StolenFlag: MessageFns<StolenFlag> = {
+  encode(message: StolenFlag, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== "") {
+      writer.uint32(10).string(message.kind);
+    }
+    if (message.reported_at !== "") {
+      writer.uint32(18).string(message.reported_at);
+    }
+    if (message.reported_by !== "") {
+      writer.uint32(26).string(message.reported_by);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StolenFlag {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStolenFlag();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reported_at = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reported_by = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StolenFlag {
+    return {
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      reported_at: isSet(object.reportedAt)
+        ? globalThis.String(object.reportedAt)
+        : isSet(object.reported_at)
+        ? globalThis.String(object.reported_at)
+        : "",
+      reported_by: isSet(object.reportedBy)
+        ? globalThis.String(object.reportedBy)
+        : isSet(object.reported_by)
+        ? globalThis.String(object.reported_by)
+        : "",
+    };
+  },
+
+  toJSON(message: StolenFlag): unknown {
+    const obj: any = {};
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.reported_at !== "") {
+      obj.reportedAt = message.reported_at;
+    }
+    if (message.reported_by !== "") {
+      obj.reportedBy = message.reported_by;
     }
     return obj;
   },

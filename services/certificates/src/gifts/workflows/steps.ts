@@ -22,7 +22,13 @@ export type TransferOutcome = 'claimed' | 'released' | 'gone';
 export class NotYet extends Error {}
 
 /** Refusals no new attempt can change (e.g. the sender no longer holds the token). */
-const FINAL = new Set(['validation_failed', 'resource_not_found', 'parameter_invalid', 'resource_locked']);
+const FINAL = new Set([
+  'validation_failed',
+  'resource_not_found',
+  'parameter_invalid',
+  'resource_locked',
+  'certificate_reported_stolen',
+]);
 
 export interface GiftStepsDeps {
   gifts: GiftStore;

@@ -21,6 +21,16 @@ const ProvenanceEntry = Type.Object({
   at: time,
 });
 
+/** An open lost/stolen report as anyone reads it (docs/lost-and-stolen.md): never its reason. */
+export const StolenFlag = Type.Object(
+  {
+    kind: Type.Unsafe<'stolen' | 'lost'>({ type: 'string', enum: ['stolen', 'lost'] }),
+    reportedAt: time,
+    reportedBy: Type.Unsafe<'brand' | 'owner'>({ type: 'string', enum: ['brand', 'owner'] }),
+  },
+  { description: 'Set while the certificate is reported stolen or lost; null otherwise' },
+);
+
 /** presentPublicCertificate (public.ts). */
 export const PublicCertificate = Type.Object(
   {
@@ -34,6 +44,7 @@ export const PublicCertificate = Type.Object(
     tokenId: nullable(int()),
     transactionHash: nullable(str(66)),
     blockNumber: nullable(int()),
+    stolen: Type.Optional(nullable(StolenFlag)),
     issuer: Type.Optional(
       nullable(
         Type.Object({

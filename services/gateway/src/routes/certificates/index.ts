@@ -1,11 +1,13 @@
-// Certificates (unversioned surface): the public read, health and setting a warranty.
+// Certificates (unversioned surface): the public read, health, setting a warranty, and lost
+// and stolen (report, clear, list, recover, the clearing policy).
 import type { FastifyInstance } from 'fastify';
 import { endpointsOf, registerEndpoints } from '../../endpoint/define.js';
 import type { RouteDeps } from '../shared.js';
 import * as health from './health.js';
 import * as publicRead from './public.js';
+import * as stolen from './stolen.js';
 import * as warranty from './warranty.js';
 
 export default async function routes(app: FastifyInstance, deps: RouteDeps) {
-  registerEndpoints(app, deps, endpointsOf(publicRead, health, warranty));
+  registerEndpoints(app, deps, endpointsOf(publicRead, health, warranty, stolen));
 }

@@ -39,6 +39,13 @@ export function presentPublicCertificate(
     tokenId: c.token_id ?? null,
     transactionHash: c.transaction_hash ?? null,
     blockNumber: c.block_number ?? null,
+    stolen: c.stolen
+      ? {
+          kind: c.stolen.kind as 'stolen' | 'lost',
+          reportedAt: c.stolen.reported_at,
+          reportedBy: c.stolen.reported_by as 'brand' | 'owner',
+        }
+      : null,
   };
 }
 

@@ -52,6 +52,9 @@ export function tokenMetadata(c: Certificate, publicUrl: string) {
     if (status) attributes.push({ trait_type: 'warranty', value: status });
   }
   attributes.push({ trait_type: 'certificate', value: c.id });
+  // A marketplace reading the token sees an open lost/stolen report (docs/lost-and-stolen.md).
+  if (c.stolen)
+    attributes.push({ trait_type: 'reported', value: c.stolen.kind === 'lost' ? 'lost' : 'stolen' });
   return {
     name: c.name,
     description:
