@@ -2115,6 +2115,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/certificates/{certificate_id}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the NFC tags of a certificate (active and revoked, newest first)
+         * @description List the NFC tags of a certificate (active and revoked, newest first)
+         *
+         *     An API key or a user session token. Scope: `transactions.read`.
+         */
+        get: operations["listNfcTags"];
+        put?: never;
+        /**
+         * Register an NFC tag for a certificate
+         * @description Binds an NTAG 424 DNA tag (its UID) to a certificate of your enterprise and mode; a certificate may have several. The answer has the URL template to write into the tag with SUN mirroring and the tag’s five AES keys, encrypted with RSA-OAEP (SHA-256) to `programming_public_key` — Hallmark never sends them in clear (docs/nfc-tags.md). A UID already registered and not revoked is 409.
+         *
+         *     An API key or a user session token. Scope: `transactions.update`.
+         */
+        post: operations["registerNfcTag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/certificates/{certificate_id}/tags/{tag_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an NFC tag: its taps say "This tag was revoked" from now on
+         * @description Revoke an NFC tag: its taps say "This tag was revoked" from now on
+         *
+         *     An API key or a user session token. Scope: `transactions.delete`.
+         */
+        delete: operations["revokeNfcTag"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/t/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tap to verify: the page an NFC tag opens (HTML; no authentication)
+         * @description The tag writes a fresh encrypted, signed message into this URL on every tap (NXP SUN). A genuine tap shows the certificate’s verification under “Genuine tag, tap N”; a message seen before (a replay or a copy), a wrong signature, a revoked or unknown tag get a page that says so. A replay also sends the `certificate.tag_clone_suspected` webhook.
+         *
+         *     Public: no credential. Rate group `verify_page` (spec › Limits).
+         */
+        get: operations["getTapPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2534,6 +2606,46 @@ export interface components {
             error?: string;
             /** @description Where to poll the job (also the 202’s Location) */
             pollUrl?: string;
+        };
+        /**
+         * @description An NTAG 424 DNA tag bound to a certificate (tap to verify)
+         * @example {
+         *       "id": "tag_4Q2m9XbT7cLp0aZ1yN8kVw3e",
+         *       "certificate_id": "cert_8aK2mQ7pL0xN4vB9cR1tY6wZ",
+         *       "uid": "04A1B2C3D4E5F6",
+         *       "status": "active",
+         *       "tap_count": 3,
+         *       "last_counter": 7,
+         *       "last_tap_at": "2026-11-29T10:15:00.000Z",
+         *       "created_at": "2026-11-20T09:00:00.000Z",
+         *       "revoked_at": null,
+         *       "livemode": true
+         *     }
+         */
+        NfcTag: {
+            id: string;
+            certificate_id: string;
+            /** @description The 7-byte UID, upper-case hex */
+            uid: string;
+            /** @enum {string} */
+            status: "active" | "revoked";
+            /**
+             * Format: int64
+             * @description Genuine taps so far
+             */
+            tap_count: number;
+            /**
+             * Format: int64
+             * @description The highest tap counter (SDMReadCtr) accepted; null before the first tap
+             */
+            last_counter: number | null;
+            /** Format: date-time */
+            last_tap_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            revoked_at: string | null;
+            livemode: boolean;
         };
     };
     responses: {
@@ -9226,6 +9338,223 @@ export interface operations {
             };
             400: components["responses"]["V1Error400"];
             404: components["responses"]["V1Error404"];
+            414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    listNfcTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                certificate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The certificate’s tags */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tags: components["schemas"]["NfcTag"][];
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    registerNfcTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                certificate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The tag’s 7-byte UID as 14 hex digits (colons or spaces allowed) */
+                    uid: string;
+                    /** @description The programming station’s RSA public key (PEM, ≥ 2048 bits); the tag keys are encrypted to it */
+                    programming_public_key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The tag, its URL template and its keys encrypted to the station */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tag: components["schemas"]["NfcTag"];
+                        /** @description Write into the NDEF file; the tag fills {PICC} (32 hex) and {MAC} (16 hex) */
+                        url_template: string;
+                        /** @description The enterprise key the URL names */
+                        key_id: string;
+                        /** @description Base64 RSA-OAEP-SHA256 of keys 0–4, 16 bytes each, key 0 first */
+                        encrypted_keys: string;
+                        /** @constant */
+                        keys_encryption: "RSA-OAEP-256";
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            409: components["responses"]["V1Error409"];
+            413: components["responses"]["V1Error413"];
+            414: components["responses"]["V1Error414"];
+            422: components["responses"]["V1Error422"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    revokeNfcTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                certificate_id: string;
+                tag_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked tag (revoking again answers it unchanged) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NfcTag"];
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            409: components["responses"]["V1Error409"];
+            413: components["responses"]["V1Error413"];
+            414: components["responses"]["V1Error414"];
+            422: components["responses"]["V1Error422"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    getTapPage: {
+        parameters: {
+            query?: {
+                /** @description PICCData: 32 hex digits */
+                picc_data?: string;
+                /** @description SDMMAC: 16 hex digits */
+                cmac?: string;
+            };
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Genuine tag: the certificate’s verification page */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not a complete tag message, or the tag’s signature is wrong (page) */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown tag (page) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The message was already used: a replay or a copy (page) */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The tag was revoked (page) */
+            410: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             414: components["responses"]["V1Error414"];
             429: components["responses"]["V1Error429"];
             500: components["responses"]["V1Error500"];

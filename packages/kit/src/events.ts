@@ -6,6 +6,8 @@
 // them at the one place every event is written (the kit outbox), with no codegen step.
 // Subjects are `hallmark.<svc>.<entity>.<verb>`.
 import { z } from 'zod';
+import { ResaleEvent } from './resale-events.js';
+import { TagCloneSuspectedEvent } from './tag-events.js';
 
 export const STREAM_NAME = 'HALLMARK';
 export const STREAM_SUBJECTS = ['hallmark.>'];
@@ -29,21 +31,6 @@ const DiscountVoucherObject = z.looseObject({
   enterprise_id: Id,
   times_used: z.number(),
   updated_at: Iso,
-});
-/** A resale as its versioned webhooks carry it (certificates service, docs/resale.md). */
-const ResaleObject = z.looseObject({
-  id: Id,
-  certificate_id: Id,
-  token_id: z.number().nullable(),
-  status: z.string(),
-  approval: z.enum(['requested', 'approved', 'refused']).nullable(),
-  approval_reason: z.string().nullable(),
-  seller_address: z.string(),
-  buyer_address: z.string().nullable(),
-  transaction_hash: z.string().nullable(),
-  expires_at: Iso,
-  created_at: Iso,
-  livemode: z.boolean(),
 });
 /** The spec's Transaction of a voucher redemption (spec › Events › Transaction). */
 const TransactionObject = z.looseObject({
@@ -193,24 +180,16 @@ export const EVENTS = {
    */
   'certificate.reported_stolen': versioned(z.object({ object: StolenCertificateObject })),
   'certificate.recovered': versioned(z.object({ object: StolenCertificateObject })),
-  /**
-   * Resale (certificates service, issue 33; docs/resale.md): an owner's hand-over of a
-   * certificate to a buyer's e-mail, in the transaction that makes each change. Hallmark's own,
-   * beyond the spec's list; a `/api/v1/webhooks` endpoint subscribes to them like any versioned
-   * type, and each reaches only the certificate's enterprise (the brand). `object` is the
-   * resale (ResaleObject: no buyer contact data). `started`: the owner started it (with
-   * `approval: requested` when the brand's policy asks for approval, then also
-   * `approval_requested`, the brand's cue to decide by API); `approved` / `refused` (with the
-   * brand's `reason`; refused ends it, the owner keeps the certificate); `completed`: the buyer
-   * claimed it and the token is confirmed in the buyer's wallet; `cancelled`: the owner
-   * revoked it or it expired unclaimed.
-   */
-  'certificate.resale_started': versioned(z.object({ object: ResaleObject })),
-  'certificate.resale_approval_requested': versioned(z.object({ object: ResaleObject })),
-  'certificate.resale_approved': versioned(z.object({ object: ResaleObject })),
-  'certificate.resale_refused': versioned(z.object({ object: ResaleObject })),
-  'certificate.resale_completed': versioned(z.object({ object: ResaleObject })),
-  'certificate.resale_cancelled': versioned(z.object({ object: ResaleObject })),
+  /** An NFC tag's message seen again: replayed or copied (certificates, docs/nfc-tags.md);
+   * once per tag and counter, in the tap's transaction. Payload: tag-events.ts. */
+  'certificate.tag_clone_suspected': versioned(TagCloneSuspectedEvent),
+  /** Resale (certificates, docs/resale.md): payload and lifecycle in resale-events.ts. */
+  'certificate.resale_started': versioned(ResaleEvent),
+  'certificate.resale_approval_requested': versioned(ResaleEvent),
+  'certificate.resale_approved': versioned(ResaleEvent),
+  'certificate.resale_refused': versioned(ResaleEvent),
+  'certificate.resale_completed': versioned(ResaleEvent),
+  'certificate.resale_cancelled': versioned(ResaleEvent),
 
   // Enterprise webhook events (spec › Enterprise webhook events). `data` is the spec's body
   // without `event` and `timestamp`, which notify adds; extra fields pass through.

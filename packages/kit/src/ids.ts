@@ -22,6 +22,8 @@ export const ID_PREFIXES = {
   listenSession: 'lsn_',
   template: 'tmpl_',
   transaction: 'txn_',
+  nfcTag: 'tag_',
+  nfcTagKey: 'tagkey_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

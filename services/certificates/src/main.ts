@@ -28,7 +28,7 @@ import path from 'node:path';
 import { buildParts } from './bootstrap.js';
 import { loadCertificatesConfig } from './config.js';
 import { createCertificatesHandlers } from './rpc.js';
-import { createVerificationHandlers } from './verify/rpc.js';
+import { createVerificationHandlers, verificationOf } from './verify/rpc.js';
 import { Verifier } from './verify/service.js';
 import { createWarrantyHandlers } from './warranty/rpc.js';
 import { createAllowlistHandlers } from './allowlist/rpc.js';
@@ -38,6 +38,7 @@ import { mediaSlice } from './media/index.js';
 import { ownershipSlice } from './ownership/index.js';
 import { issuerLookup } from './issuers/rpc.js';
 import { createStolenHandlers } from './stolen/rpc.js';
+import { tagsSlice } from './tags/index.js';
 
 const config = loadCertificatesConfig();
 
@@ -59,6 +60,7 @@ await runServiceMain({
     'hallmark/certificates/v1/resale.proto',
     'hallmark/certificates/v1/media.proto',
     'hallmark/certificates/v1/stolen.proto',
+    'hallmark/certificates/v1/tags.proto',
   ],
   build: async (deps) => {
     const { pool, log } = deps;
@@ -90,6 +92,26 @@ await runServiceMain({
           chain: chain ?? null,
         })
       : null;
+    const verifyDeps = {
+      store,
+      verifier: new Verifier({
+        pool,
+        store,
+        chain: () => chain,
+        images: { media: media.service, store: media.store, publicUrl: config.HALLMARK_PUBLIC_URL },
+      }),
+      issuerOf,
+    };
+    // Tap to verify: a genuine tap's page shows the certificate's verification.
+    const tags = config.HALLMARK_ENCRYPTION_KEYS
+      ? tagsSlice({
+          pool,
+          log,
+          encryptionKeys: config.HALLMARK_ENCRYPTION_KEYS,
+          publicUrl: config.HALLMARK_PUBLIC_URL,
+          verify: (id) => verificationOf(verifyDeps, id, false),
+        })
+      : null;
     // The alert on funds compares the balance with this (deploy/helm/hallmark/files/alerts.yaml).
     if (chain && config.HALLMARK_RELAYER_BALANCE_FLOOR_WEI > 0n)
       gauge(
@@ -116,16 +138,7 @@ await runServiceMain({
         ),
         bind<CertificateVerificationServiceServer>(
           CertificateVerificationServiceService,
-          createVerificationHandlers({
-            store,
-            verifier: new Verifier({
-              pool,
-              store,
-              chain: () => chain,
-              images: { media: media.service, store: media.store, publicUrl: config.HALLMARK_PUBLIC_URL },
-            }),
-            issuerOf,
-          }),
+          createVerificationHandlers(verifyDeps),
         ),
         bind<CertificateVoucherServiceServer>(
           CertificateVoucherServiceService,
@@ -157,6 +170,7 @@ await runServiceMain({
         ...(gifts?.bindings ?? []),
         ...(ownership ? [ownership.binding] : []),
         media.binding,
+        ...(tags ? [tags.binding] : []),
       ],
       workers: [...workers, ...(gifts?.workers ?? []), ...media.workers],
     };

@@ -17,6 +17,7 @@ import { OwnershipServiceClient, ResaleServiceClient } from '@hallmark/proto/cer
 import { WarrantyServiceClient } from '@hallmark/proto/certificates/v1/warranty';
 import { LostAndStolenServiceClient } from '@hallmark/proto/certificates/v1/stolen';
 import { MediaServiceClient } from '@hallmark/proto/certificates/v1/media';
+import { TagServiceClient } from '@hallmark/proto/certificates/v1/tags';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import { PlatformServiceClient } from '@hallmark/proto/platform/v1/platform';
 import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';
@@ -38,6 +39,8 @@ export interface Clients {
   allowlist: AsyncClient<AllowlistServiceClient>;
   certificateVouchers: AsyncClient<CertificateVoucherServiceClient>;
   gifts: AsyncClient<GiftServiceClient>;
+  /** NFC tags: the registry and the tap page (tap to verify). */
+  tags: AsyncClient<TagServiceClient>;
   resale: AsyncClient<ResaleServiceClient>;
   ownership: AsyncClient<OwnershipServiceClient>;
   /** Archived images: GetMedia is a server stream (an issuer's logo is archived by keys). */
@@ -91,6 +94,7 @@ export function createClients(config: Config): Clients {
     opts,
   );
   const gifts = createGrpcClient(GiftServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const tags = createGrpcClient(TagServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const resale = createGrpcClient(ResaleServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const ownership = createGrpcClient(OwnershipServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const media = createGrpcClient(MediaServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
@@ -119,6 +123,7 @@ export function createClients(config: Config): Clients {
     allowlist: allowlist.api,
     certificateVouchers: certificateVouchers.api,
     gifts: gifts.api,
+    tags: tags.api,
     resale: resale.api,
     ownership: ownership.api,
     media: { getMedia: mediaStreams.getMedia },
@@ -139,6 +144,7 @@ export function createClients(config: Config): Clients {
       allowlist.close();
       certificateVouchers.close();
       gifts.close();
+      tags.close();
       resale.close();
       ownership.close();
       bulk.close();

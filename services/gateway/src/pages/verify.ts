@@ -177,12 +177,16 @@ function photo(vi: VerifyCertificateResponse['image'], src: string | null, name:
   return html`${img}${print}`;
 }
 
-/** The verification page of a known certificate. `qrPath` is the page's QR code image. */
+/**
+ * The verification page of a known certificate. `qrPath` is the page's QR code image; `lead`
+ * goes above the verification banner (a tag tap's outcome, pages/tap.ts).
+ */
 export function renderVerifyPage(
   v: VerifyCertificateResponse,
   qrPath: string,
   issuer: IssuerView | null = null,
   explorer: Explorer | null = null,
+  lead: Html | null = null,
 ): string {
   const c = v.certificate!;
   let metadata: Record<string, unknown> = {};
@@ -225,7 +229,7 @@ export function renderVerifyPage(
         </div>`;
 
   // A lost/stolen report comes first: a buyer must see it before "Genuine".
-  const body = html`${stolenBanner(c.stolen, describedIssuer(issuer))}${banner}
+  const body = html`${stolenBanner(c.stolen, describedIssuer(issuer))}${lead}${banner}
     <section class="card">
       ${photo(vi, image, c.name)}
       <h1 id="name">${c.name}</h1>

@@ -15,6 +15,7 @@ import gifts from './gifts/index.js';
 import health from './health/index.js';
 import media from './media/index.js';
 import platform from './platform/index.js';
+import tags from './tags/index.js';
 import resale from './resale/index.js';
 import verify from './verify/index.js';
 import warrantyTemplates from './warranty-templates/index.js';
@@ -41,4 +42,5 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(certificateVouchers, deps);
   await app.register(enterpriseProfile, deps);
   await app.register(media, deps);
+  await app.register(tags, deps);
 }

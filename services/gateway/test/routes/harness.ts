@@ -22,6 +22,7 @@ import { MediaServiceService } from '@hallmark/proto/certificates/v1/media';
 import { AllowlistServiceService } from '@hallmark/proto/certificates/v1/allowlist';
 import { CertificatesServiceService } from '@hallmark/proto/certificates/v1/certificates';
 import { GiftServiceService } from '@hallmark/proto/certificates/v1/gifts';
+import { TagServiceService } from '@hallmark/proto/certificates/v1/tags';
 import { OwnershipServiceService, ResaleServiceService } from '@hallmark/proto/certificates/v1/resale';
 import { CertificateVerificationServiceService } from '@hallmark/proto/certificates/v1/verification';
 import { CertificateVoucherServiceService } from '@hallmark/proto/certificates/v1/vouchers';
@@ -72,6 +73,7 @@ const SERVICES = {
   allowlist: AllowlistServiceService,
   certificateVouchers: CertificateVoucherServiceService,
   gifts: GiftServiceService,
+  tags: TagServiceService,
   resale: ResaleServiceService,
   ownership: OwnershipServiceService,
   media: MediaServiceService,
