@@ -1054,6 +1054,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/certificate/verify/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify a certificate: each check against the chain, as JSON (no authentication)
+         * @description The checks the verification page shows, each with its reason: the record exists, the token was minted in the recorded transaction and block, the chain reports the recorded holder, the metadata is proven against the batch’s Merkle root on chain, the token is not burned (and the image matches its anchored hash, when it has one). A failed check is an answer (200, `verified: false`), not an error. Open to any origin (CORS), rate limited per client like the page.
+         *
+         *     Public: no credential. Rate group `verify_page` (spec › Limits).
+         */
+        get: operations["getCertificateVerification"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/enterprise/templates/init-warranty": {
         parameters: {
             query?: never;
@@ -2115,6 +2137,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/enterprise/chain-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The enterprise's chain settings and the events its next batch is minted with
+         * @description The enterprise's chain settings and the events its next batch is minted with
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        get: operations["getChainSettings"];
+        /**
+         * Set how the enterprise's batches announce their tokens (per-token Transfer or ERC-2309)
+         * @description `per_token`: one ERC-721 `Transfer` per token, what every marketplace indexer reads (≈ 2.2k gas per certificate in batches of 1,000). `consecutive`: one ERC-2309 `ConsecutiveTransfer` per batch (≈ 0.2k gas per certificate), which some indexers miss. `marketplaces: true` with no `transferEvents` mints per token. Applies to batches recorded from now on.
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        put: operations["setChainSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/certificates/{certificate_id}/tags": {
         parameters: {
             query?: never;
@@ -2542,6 +2592,105 @@ export interface components {
             operator: string;
             /** @description Any JSON value */
             value?: unknown;
+        };
+        /** @description A certificate’s verification: each check with its reason, and what was checked */
+        CertificateVerification: {
+            id: string;
+            name: string;
+            /** @description True when every check passed */
+            verified: boolean;
+            /** @description True when the record or the chain says the token was burned */
+            burned: boolean;
+            status: string;
+            /** @description Set while the certificate is reported stolen or lost; null otherwise */
+            stolen: {
+                /** @enum {string} */
+                kind: "stolen" | "lost";
+                /** Format: date-time */
+                reportedAt: string;
+                /** @enum {string} */
+                reportedBy: "brand" | "owner";
+            } | null;
+            /** Format: date-time */
+            verifiedAt: string;
+            checks: {
+                /** @description record_found, on_chain, holder, metadata, not_burned, image */
+                name: string;
+                passed: boolean;
+                /** @description Why it passed or failed, in words a reader understands */
+                detail: string;
+            }[];
+            issuer: {
+                name: string;
+                website: string;
+                domain: string;
+                domainVerified: boolean;
+            } | null;
+            imageUrl: string | null;
+            image: {
+                /** @description Hallmark’s copy (/media/<sha256>), or the merchant’s URL while not archived */
+                url: string;
+                /** @description The SHA-256 recorded in the metadata anchored on chain */
+                sha256: string;
+                /** Format: int64 */
+                width: number;
+                /** Format: int64 */
+                height: number;
+                /** @enum {string} */
+                state: "archived" | "hotlinked" | "unavailable" | "changed";
+                /** @description The merchant’s original URL */
+                source: string | null;
+            } | null;
+            /** @description The certificate’s metadata as minted (and its warranty once set) */
+            metadata: {
+                [key: string]: unknown;
+            };
+            provenance: {
+                /** @description minted, transferred, warranty_set, warranty_changed, burned, … */
+                kind: string;
+                actor: string | null;
+                from: string | null;
+                to: string | null;
+                transactionHash: string | null;
+                /** Format: int64 */
+                blockNumber: number | null;
+                /** Format: date-time */
+                at: string;
+            }[];
+            /** @description What the checks read on chain: where to check it again by hand */
+            chain: {
+                /** @description Decimal id of the chain the checks read */
+                chainId: string | null;
+                /** @description The certificates contract the checks read */
+                contract: string | null;
+                /** Format: int64 */
+                tokenId: number | null;
+                /** @description The mint transaction */
+                transactionHash: string | null;
+                /** Format: int64 */
+                blockNumber: number | null;
+                batchId: string | null;
+                /** @description The batch’s Merkle root; the metadata hash is one of its leaves */
+                merkleRoot: string | null;
+                /** @description keccak256 of the canonical JSON of {name, imageUrl, metadata} */
+                metadataHash: string | null;
+                /** @description The holder Hallmark recorded */
+                holder: string | null;
+                /** @description The owner the chain reports, when the token exists */
+                owner: string | null;
+            };
+            links: {
+                /** @description The verification page (what the QR code encodes) */
+                verifyPage: string;
+                /** @description The QR code of the page (SVG) */
+                qrCode: string;
+                /** @description The proof bundle (JSON), once minted */
+                proofBundle: string | null;
+                /** @description The verifiable credential, once minted */
+                credential: string | null;
+                /** @description The ERC-721 token metadata (tokenURI), once minted */
+                metadata: string | null;
+            };
         };
         /**
          * @description A bulk job, CSV form (spec › Resources › Bulk mint job, CSV form)
@@ -6197,6 +6346,40 @@ export interface operations {
             504: components["responses"]["V1Error504"];
         };
     };
+    getCertificateVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A certificate id (cert_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The verification */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificateVerification"];
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            404: components["responses"]["ApiError404"];
+            414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
     initWarrantyTemplate: {
         parameters: {
             query?: never;
@@ -9339,6 +9522,102 @@ export interface operations {
             400: components["responses"]["V1Error400"];
             404: components["responses"]["V1Error404"];
             414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    getChainSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The chain settings */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        marketplaces: boolean;
+                        /** @enum {string|null} */
+                        transferEvents: "per_token" | "consecutive" | null;
+                        /** @enum {string} */
+                        effectiveTransferEvents: "per_token" | "consecutive";
+                        /** @enum {string} */
+                        source: "enterprise" | "marketplaces" | "deployment";
+                        /** Format: date-time */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    setChainSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The enterprise lists its certificates on NFT marketplaces */
+                    marketplaces: boolean;
+                    /** @enum {string|null} */
+                    transferEvents?: "per_token" | "consecutive" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The chain settings as saved */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        marketplaces: boolean;
+                        /** @enum {string|null} */
+                        transferEvents: "per_token" | "consecutive" | null;
+                        /** @enum {string} */
+                        effectiveTransferEvents: "per_token" | "consecutive";
+                        /** @enum {string} */
+                        source: "enterprise" | "marketplaces" | "deployment";
+                        /** Format: date-time */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            409: components["responses"]["V1Error409"];
+            413: components["responses"]["V1Error413"];
+            422: components["responses"]["V1Error422"];
             429: components["responses"]["V1Error429"];
             500: components["responses"]["V1Error500"];
             502: components["responses"]["V1Error502"];

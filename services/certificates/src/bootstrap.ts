@@ -13,6 +13,7 @@ import { AllowlistProcessor } from './allowlist/workers/processor.js';
 import { ProvisioningConsumer } from './allowlist/workers/provisioning.js';
 import { issuerProfileConsumer } from './issuers/workers/profile-consumer.js';
 import { AllowlistStore } from './allowlist/store.js';
+import { MetadataAnnouncer } from './metadata-updates/workers/announcer.js';
 import { TransferService } from './transfers/service.js';
 import { WalletStore } from './wallets/store.js';
 import { CertificateVoucherClaims } from './certificate-vouchers/claim.js';
@@ -75,6 +76,7 @@ export async function buildParts(
         // Vouchers created while their certificates were pending: voucher.minted in the
         // confirming transaction (the batch row lock serialises it with CreateVouchers).
         afterMinted: recordVouchersMinted,
+        defaultTransferEvents: chain.transferEvents,
         log,
         receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
         feePolicy: feePolicyOf(config),
@@ -122,10 +124,22 @@ export async function buildParts(
   const allowlist =
     chain && relayer ? allowlistProcessorOf(config, chain, relayer, allowlistStore, log) : null;
   // The mint worker's pass also sends transfers, repairs certificate-voucher claims whose
-  // transfer failed and writes the allowlist: one replica, one signer, one nonce sequence.
+  // transfer failed, writes the allowlist and announces ERC-4906 metadata updates (after the
+  // mints, so a certificate minted in this pass is announced in it): one replica, one signer,
+  // one nonce sequence.
+  const announcer = relayer
+    ? new MetadataAnnouncer({
+        pool,
+        relayer,
+        confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
+        log,
+        receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
+      })
+    : null;
   const passes: Array<() => Promise<number>> = [
     ...(transfers && claims ? [() => transfers.processOpen(), () => claims.repairPass()] : []),
     ...(allowlist ? [async () => countDone(await allowlist.runOnce())] : []),
+    ...(announcer ? [() => announcer.processOpen()] : []),
   ];
   const worker = relayer
     ? new MintWorker(pool, withPasses(relayer, passes), log, config.HALLMARK_CERTIFICATES_MINT_INTERVAL_MS)

@@ -21,6 +21,10 @@ import {
   type CertificateVoucherServiceServer,
 } from '@hallmark/proto/certificates/v1/vouchers';
 import {
+  ChainSettingsServiceService,
+  type ChainSettingsServiceServer,
+} from '@hallmark/proto/certificates/v1/chain_settings';
+import {
   LostAndStolenServiceService,
   type LostAndStolenServiceServer,
 } from '@hallmark/proto/certificates/v1/stolen';
@@ -32,6 +36,7 @@ import { createVerificationHandlers, verificationOf } from './verify/rpc.js';
 import { Verifier } from './verify/service.js';
 import { createWarrantyHandlers } from './warranty/rpc.js';
 import { createAllowlistHandlers } from './allowlist/rpc.js';
+import { createChainSettingsHandlers } from './chain-settings/rpc.js';
 import { createCertificateVoucherHandlers } from './certificate-vouchers/rpc.js';
 import { giftsSlice } from './gifts/index.js';
 import { mediaSlice } from './media/index.js';
@@ -59,6 +64,7 @@ await runServiceMain({
     'hallmark/certificates/v1/gifts.proto',
     'hallmark/certificates/v1/resale.proto',
     'hallmark/certificates/v1/media.proto',
+    'hallmark/certificates/v1/chain_settings.proto',
     'hallmark/certificates/v1/stolen.proto',
     'hallmark/certificates/v1/tags.proto',
   ],
@@ -165,6 +171,14 @@ await runServiceMain({
             store: allowlistStore,
             contract: () => chain?.contract ?? null,
             onRequested: () => worker?.wake(),
+          }),
+        ),
+        bind<ChainSettingsServiceServer>(
+          ChainSettingsServiceService,
+          createChainSettingsHandlers({
+            pool,
+            // no chain: the configured default (nothing is minted anyway)
+            deploymentDefault: () => chain?.transferEvents ?? config.HALLMARK_CHAIN_TRANSFER_EVENTS,
           }),
         ),
         ...(gifts?.bindings ?? []),

@@ -14,6 +14,7 @@ import {
   type Pool,
   type Queryable,
 } from '@hallmark/kit';
+import type { TransferEventMode } from './chain/events.js';
 import {
   certificateFromRow,
   provenanceFromRow,
@@ -96,7 +97,13 @@ export class CertificatesStore {
    * is a conflict. `merkleRoot` is the root of the batch's metadata tree (the service builds
    * it as the contract checks it).
    */
-  async createBatch(scope: Scope, input: MintBatchInput, merkleRoot: string): Promise<BatchRead> {
+  async createBatch(
+    scope: Scope,
+    input: MintBatchInput,
+    merkleRoot: string,
+    /** The events the batch is minted with (its enterprise's chain settings); null: the relayer's default. */
+    transferEvents: TransferEventMode | null = null,
+  ): Promise<BatchRead> {
     const contract = this.contractAddress();
     if (!contract) {
       throw new HallmarkError('service_unavailable', { message: 'No chain is configured for minting.' });
@@ -108,8 +115,8 @@ export class CertificatesStore {
         const id = newId('certificateBatch');
         await tx.query(
           `INSERT INTO certificate_batches (id, enterprise_id, livemode, idempotency_key, request_hash,
-             holder_address, quantity, merkle_root, actor_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+             holder_address, quantity, merkle_root, actor_id, transfer_events)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
           [
             id,
             scope.enterpriseId,
@@ -120,6 +127,7 @@ export class CertificatesStore {
             input.items.length,
             merkleRoot,
             scope.actorId || null,
+            transferEvents,
           ],
         );
         const rows = input.items.map((item, position) => ({

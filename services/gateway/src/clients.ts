@@ -15,6 +15,7 @@ import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1
 import { GiftServiceClient } from '@hallmark/proto/certificates/v1/gifts';
 import { OwnershipServiceClient, ResaleServiceClient } from '@hallmark/proto/certificates/v1/resale';
 import { WarrantyServiceClient } from '@hallmark/proto/certificates/v1/warranty';
+import { ChainSettingsServiceClient } from '@hallmark/proto/certificates/v1/chain_settings';
 import { LostAndStolenServiceClient } from '@hallmark/proto/certificates/v1/stolen';
 import { MediaServiceClient } from '@hallmark/proto/certificates/v1/media';
 import { TagServiceClient } from '@hallmark/proto/certificates/v1/tags';
@@ -35,6 +36,7 @@ export interface Clients {
   certificates: AsyncClient<CertificatesServiceClient>;
   verification: AsyncClient<CertificateVerificationServiceClient>;
   warranty: AsyncClient<WarrantyServiceClient>;
+  chainSettings: AsyncClient<ChainSettingsServiceClient>;
   stolen: AsyncClient<LostAndStolenServiceClient>;
   allowlist: AsyncClient<AllowlistServiceClient>;
   certificateVouchers: AsyncClient<CertificateVoucherServiceClient>;
@@ -86,6 +88,7 @@ export function createClients(config: Config): Clients {
     opts,
   );
   const warranty = createGrpcClient(WarrantyServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const chainSettings = createGrpcClient(ChainSettingsServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const stolen = createGrpcClient(LostAndStolenServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const allowlist = createGrpcClient(AllowlistServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const certificateVouchers = createGrpcClient(
@@ -119,6 +122,7 @@ export function createClients(config: Config): Clients {
     certificates: certificates.api,
     verification: verification.api,
     warranty: warranty.api,
+    chainSettings: chainSettings.api,
     stolen: stolen.api,
     allowlist: allowlist.api,
     certificateVouchers: certificateVouchers.api,
@@ -140,6 +144,7 @@ export function createClients(config: Config): Clients {
       media.close();
       verification.close();
       warranty.close();
+      chainSettings.close();
       stolen.close();
       allowlist.close();
       certificateVouchers.close();

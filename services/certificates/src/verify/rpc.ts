@@ -31,6 +31,7 @@ export async function verificationOf(
     image: v.image ?? undefined,
     merkle_root: v.merkleRoot ?? undefined,
     contract_address: v.contractAddress ?? undefined,
+    chain_id: v.chainId ?? undefined,
   };
 }
 

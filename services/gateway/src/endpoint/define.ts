@@ -141,7 +141,8 @@ export function registerEndpoints(app: FastifyInstance, deps: RouteDeps, endpoin
     app.route({
       method: endpoint.method,
       url: endpoint.url,
-      config: { ...endpoint.access, endpoint },
+      // A public endpoint is open to every origin (plugins/cors.ts): no code of its own.
+      config: { ...endpoint.access, endpoint, crossOrigin: endpoint.access?.auth === 'public' },
       ...defined({
         bodyLimit: endpoint.bodyLimit,
         errorHandler: endpoint.errorHandler,

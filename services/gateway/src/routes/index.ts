@@ -8,6 +8,7 @@ import billing from './billing/index.js';
 import bulkMint, { bulkMintItems } from './bulk-mint/index.js';
 import certificateVouchers from './certificate-vouchers/index.js';
 import certificates from './certificates/index.js';
+import chainSettings from './chain-settings/index.js';
 import discountVouchers from './discount-vouchers/index.js';
 import enterpriseProfile from './enterprise-profile/index.js';
 import documentTemplates from './document-templates/index.js';
@@ -42,5 +43,6 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(certificateVouchers, deps);
   await app.register(enterpriseProfile, deps);
   await app.register(media, deps);
+  await app.register(chainSettings, deps);
   await app.register(tags, deps);
 }

@@ -27,6 +27,7 @@ import { OwnershipServiceService, ResaleServiceService } from '@hallmark/proto/c
 import { CertificateVerificationServiceService } from '@hallmark/proto/certificates/v1/verification';
 import { CertificateVoucherServiceService } from '@hallmark/proto/certificates/v1/vouchers';
 import { WarrantyServiceService } from '@hallmark/proto/certificates/v1/warranty';
+import { ChainSettingsServiceService } from '@hallmark/proto/certificates/v1/chain_settings';
 import { LostAndStolenServiceService } from '@hallmark/proto/certificates/v1/stolen';
 import { KeysServiceService, type KeyAuth } from '@hallmark/proto/keys/v1/keys';
 import { TemplatesServiceService } from '@hallmark/proto/notify/v1/templates';
@@ -69,6 +70,7 @@ const SERVICES = {
   certificates: CertificatesServiceService,
   verification: CertificateVerificationServiceService,
   warranty: WarrantyServiceService,
+  chainSettings: ChainSettingsServiceService,
   stolen: LostAndStolenServiceService,
   allowlist: AllowlistServiceService,
   certificateVouchers: CertificateVoucherServiceService,

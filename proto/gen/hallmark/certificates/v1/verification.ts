@@ -60,7 +60,11 @@ export interface VerifyCertificateResponse {
     | string
     | undefined;
   /** The certificates contract on the chain the verifier read, when a chain is configured. */
-  contract_address?: string | undefined;
+  contract_address?:
+    | string
+    | undefined;
+  /** The chain id (decimal) of the chain the verifier read, when a chain is configured. */
+  chain_id?: string | undefined;
 }
 
 export interface VerifiedImage {
@@ -269,6 +273,7 @@ function createBaseVerifyCertificateResponse(): VerifyCertificateResponse {
     image: undefined,
     merkle_root: undefined,
     contract_address: undefined,
+    chain_id: undefined,
   };
 }
 
@@ -300,6 +305,9 @@ export const VerifyCertificateResponse: MessageFns<VerifyCertificateResponse> = 
     }
     if (message.contract_address !== undefined) {
       writer.uint32(74).string(message.contract_address);
+    }
+    if (message.chain_id !== undefined) {
+      writer.uint32(82).string(message.chain_id);
     }
     return writer;
   },
@@ -389,6 +397,14 @@ export const VerifyCertificateResponse: MessageFns<VerifyCertificateResponse> = 
             message.contract_address = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.chain_id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -430,6 +446,11 @@ export const VerifyCertificateResponse: MessageFns<VerifyCertificateResponse> = 
         : isSet(object.contract_address)
         ? globalThis.String(object.contract_address)
         : undefined,
+      chain_id: isSet(object.chainId)
+        ? globalThis.String(object.chainId)
+        : isSet(object.chain_id)
+        ? globalThis.String(object.chain_id)
+        : undefined,
     };
   },
 
@@ -461,6 +482,9 @@ export const VerifyCertificateResponse: MessageFns<VerifyCertificateResponse> = 
     }
     if (message.contract_address !== undefined) {
       obj.contractAddress = message.contract_address;
+    }
+    if (message.chain_id !== undefined) {
+      obj.chainId = message.chain_id;
     }
     return obj;
   },

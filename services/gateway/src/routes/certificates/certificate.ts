@@ -11,7 +11,7 @@ export const TAGS = ['Certificates'];
 export const freeObject = (description: string) =>
   Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description });
 
-const ProvenanceEntry = Type.Object({
+export const ProvenanceEntry = Type.Object({
   kind: str(32, 'minted, transferred, warranty_set, warranty_changed, burned, …'),
   actor: nullable(str(255)),
   from: nullable(str(64)),

@@ -8,7 +8,7 @@ import type { Clients } from '../../clients.js';
 import { issuerFrom, presentIssuer, type IssuerView } from '../../pages/issuer.js';
 import { defineEndpoint } from '../../endpoint/define.js';
 import { idParams, type Static } from '../../endpoint/schema.js';
-import { PUBLIC, PublicCertificate, TAGS } from './certificate.js';
+import { PUBLIC, PublicCertificate, StolenFlag, TAGS } from './certificate.js';
 
 function presentProvenance(p: ProvenanceEntry) {
   return {
@@ -39,15 +39,19 @@ export function presentPublicCertificate(
     tokenId: c.token_id ?? null,
     transactionHash: c.transaction_hash ?? null,
     blockNumber: c.block_number ?? null,
-    stolen: c.stolen
-      ? {
-          kind: c.stolen.kind as 'stolen' | 'lost',
-          reportedAt: c.stolen.reported_at,
-          reportedBy: c.stolen.reported_by as 'brand' | 'owner',
-        }
-      : null,
+    stolen: presentStolen(c.stolen),
   };
 }
+
+/** An open lost/stolen report as the public read and the verification JSON carry it. */
+export const presentStolen = (s: Certificate['stolen']): Static<typeof StolenFlag> | null =>
+  s
+    ? {
+        kind: s.kind as 'stolen' | 'lost',
+        reportedAt: s.reported_at,
+        reportedBy: s.reported_by as 'brand' | 'owner',
+      }
+    : null;
 
 /** The public read's answer as the cache holds it (a fill of `public:<id>`). */
 export async function readPublic(clients: Clients, id: string): Promise<Filled> {

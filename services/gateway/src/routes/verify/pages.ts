@@ -1,9 +1,10 @@
 // The public verification surface (no authentication, rate group `public`; the page itself
 // `verify_page`, tighter): the page a certificate's QR code links to (`/verify/:id`,
-// server-rendered HTML sent through the shared page shell; a view records document.verified
-// only as events.ts allows), the QR code itself (SVG and PNG) and the token metadata JSON the contract's tokenURI points at
-// (`/api/certificate/metadata/:tokenId`). The page, the metadata and the QR codes' existence
-// check read through the public cache (cache/), dropped by the certificate's events.
+// server-rendered HTML sent through the shared page shell from the presented verification the
+// open API answers, verification.ts; a view records document.verified only as events.ts
+// allows), the QR code itself (SVG and PNG) and the token metadata JSON the contract's tokenURI
+// points at (`/api/certificate/metadata/:tokenId`). The page, the metadata and the QR codes'
+// existence check read through the public cache (cache/), dropped by the certificate's events.
 import { HallmarkError } from '@hallmark/kit';
 import type { Certificate } from '@hallmark/proto/certificates/v1/certificates';
 import QRCode from 'qrcode';
@@ -18,12 +19,12 @@ import { publicCacheControl, sendCached } from '../../cache/http.js';
 import { notFoundError, type Cached } from '../../cache/public-cache.js';
 import { readPublic } from '../certificates/public.js';
 import { explorerOf } from '../../pages/explorers.js';
-import { issuerFrom } from '../../pages/issuer.js';
 import { defineEndpoint, type EndpointContext } from '../../endpoint/define.js';
 import { list, str, Type } from '../../endpoint/schema.js';
 import { PUBLIC, TAGS } from '../certificates/certificate.js';
 import type { RouteDeps } from '../shared.js';
 import { recordsEvent } from './events.js';
+import { verifyAndPresent } from './verification.js';
 
 const ID_RE = /^cert_[0-9A-Za-z]{1,59}$/;
 const TOKEN_RE = /^[1-9][0-9]{0,15}$/;
@@ -65,19 +66,14 @@ export function tokenMetadata(c: Certificate, publicUrl: string) {
   };
 }
 
-/** The verification page as the cache holds it; `recordEvent` asks for a document.verified. */
-async function renderPage({ clients, config }: RouteDeps, id: string, recordEvent: boolean) {
-  const v = await clients.verification.verifyCertificate(
-    { certificate_id: id, record_event: recordEvent },
-    { deadlineMs: 10_000 },
-  );
+/**
+ * The verification page as the cache holds it, rendered from the presented verification (the
+ * open API's JSON, verification.ts); `recordEvent` asks for a document.verified.
+ */
+async function renderPage(deps: RouteDeps, id: string, recordEvent: boolean) {
+  const { view, issuer } = await verifyAndPresent(deps, id, recordEvent);
   return {
-    body: renderVerifyPage(
-      v,
-      `/verify/${encodeURIComponent(id)}/qr.svg`,
-      issuerFrom(v.certificate?.issuer),
-      explorerOf(config),
-    ),
+    body: renderVerifyPage(view, `/verify/${encodeURIComponent(id)}/qr.svg`, issuer, explorerOf(deps.config)),
     certificateId: id,
   };
 }
