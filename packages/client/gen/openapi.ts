@@ -1018,8 +1018,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * QR code (PNG) of a certificate’s verification page
-         * @description QR code (PNG) of a certificate’s verification page
+         * QR code (PNG) of a certificate: its GS1 Digital Link URI, else its verification page
+         * @description QR code (PNG) of a certificate: its GS1 Digital Link URI, else its verification page
          *
          *     Public: no credential. Rate group `public` (spec › Limits).
          */
@@ -1040,8 +1040,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * QR code (SVG) of a certificate’s verification page
-         * @description QR code (SVG) of a certificate’s verification page
+         * QR code (SVG) of a certificate: its GS1 Digital Link URI, else its verification page
+         * @description QR code (SVG) of a certificate: its GS1 Digital Link URI, else its verification page
          *
          *     Public: no credential. Rate group `public` (spec › Limits).
          */
@@ -1072,6 +1072,91 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/01/{gtin}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GS1 Digital Link of a GTIN alone: checked, then 404 (Hallmark resolves items, not products)
+         * @description A well-formed GTIN answers 404 `resource_not_found`: Hallmark publishes links for serialised items only (`/01/{gtin}/21/{serial}`). A malformed GTIN (digits, length, check digit) answers 400.
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["resolveDigitalLinkGtin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** Methods of the GTIN-level Digital Link path */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    gtin: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/01/{gtin}/21/{serial}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Resolve the GS1 Digital Link of a certified item (no authentication)
+         * @description GET redirects (307) to the certificate’s verify page; `linkType=all` or `Accept: application/linkset+json` answers its linkset (RFC 9264); `linkType=gs1:<type>` redirects to that link (404 if the item has none). Every answer lists the links in a `Link` header. Bad syntax (GTIN digits, length or check digit; serial outside GS1 CSET 82 or over 20 characters): 400. An unknown item: 404. HEAD answers the same headers; OPTIONS the allowed methods.
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["resolveDigitalLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** Methods of an item’s Digital Link path (and CORS preflight) */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    gtin: string;
+                    serial: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
         head?: never;
         patch?: never;
         trace?: never;
@@ -1772,7 +1857,7 @@ export interface paths {
         head?: never;
         /**
          * Fix a failed row in place (then retry the job)
-         * @description Needs `bulk:retry`. The body holds the corrected cells by CSV column (`name`, `description`, `category`, `recipientEmail`, `recipientName`, `imageUrl`, `expiryDays`, `attribute_<Name>`; `null` or "" clears an optional one). The row, with these laid over its cells, is validated exactly as an uploaded row (400 naming the column). The row is then `failed` with a note until `POST /api/bulk-mint/{jobId}/retry` processes it in the same job. Only rows of a finished CSV job that failed or were invalid. `{success, data:{jobId, row, name, status, error}}`.
+         * @description Needs `bulk:retry`. The body holds the corrected cells by CSV column (`name`, `description`, `category`, `recipientEmail`, `recipientName`, `imageUrl`, `expiryDays`, `gtin`, `serial`, `passportUrl`, `attribute_<Name>`; `null` or "" clears an optional one). The row, with these laid over its cells, is validated exactly as an uploaded row (400 naming the column). The row is then `failed` with a note until `POST /api/bulk-mint/{jobId}/retry` processes it in the same job. Only rows of a finished CSV job that failed or were invalid. `{success, data:{jobId, row, name, status, error}}`.
          *
          *     An API key or a user session token. Scope: `bulk:retry`. Rate group `bulk_retry` (spec › Limits).
          */
@@ -5519,6 +5604,12 @@ export interface operations {
                         transactionHash: string | null;
                         /** Format: int64 */
                         blockNumber: number | null;
+                        /** @description GS1 GTIN, 14 digits (docs/digital-link.md); null without one */
+                        gtin: string | null;
+                        /** @description GS1 serial (AI 21), with the GTIN; null without one */
+                        serial: string | null;
+                        /** @description The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`) */
+                        digitalLink: string | null;
                         /** @description Set while the certificate is reported stolen or lost; null otherwise */
                         stolen?: {
                             /** @enum {string} */
@@ -5680,6 +5771,12 @@ export interface operations {
                             transactionHash: string | null;
                             /** Format: int64 */
                             blockNumber: number | null;
+                            /** @description GS1 GTIN, 14 digits (docs/digital-link.md); null without one */
+                            gtin: string | null;
+                            /** @description GS1 serial (AI 21), with the GTIN; null without one */
+                            serial: string | null;
+                            /** @description The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`) */
+                            digitalLink: string | null;
                             /** @description Set while the certificate is reported stolen or lost; null otherwise */
                             stolen?: {
                                 /** @enum {string} */
@@ -5798,6 +5895,12 @@ export interface operations {
                             transactionHash: string | null;
                             /** Format: int64 */
                             blockNumber: number | null;
+                            /** @description GS1 GTIN, 14 digits (docs/digital-link.md); null without one */
+                            gtin: string | null;
+                            /** @description GS1 serial (AI 21), with the GTIN; null without one */
+                            serial: string | null;
+                            /** @description The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`) */
+                            digitalLink: string | null;
                             /** @description Set while the certificate is reported stolen or lost; null otherwise */
                             stolen?: {
                                 /** @enum {string} */
@@ -6068,6 +6171,12 @@ export interface operations {
                             transactionHash: string | null;
                             /** Format: int64 */
                             blockNumber: number | null;
+                            /** @description GS1 GTIN, 14 digits (docs/digital-link.md); null without one */
+                            gtin: string | null;
+                            /** @description GS1 serial (AI 21), with the GTIN; null without one */
+                            serial: string | null;
+                            /** @description The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`) */
+                            digitalLink: string | null;
                             /** @description Set while the certificate is reported stolen or lost; null otherwise */
                             stolen?: {
                                 /** @enum {string} */
@@ -6170,6 +6279,12 @@ export interface operations {
                             transactionHash: string | null;
                             /** Format: int64 */
                             blockNumber: number | null;
+                            /** @description GS1 GTIN, 14 digits (docs/digital-link.md); null without one */
+                            gtin: string | null;
+                            /** @description GS1 serial (AI 21), with the GTIN; null without one */
+                            serial: string | null;
+                            /** @description The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`) */
+                            digitalLink: string | null;
                             /** @description Set while the certificate is reported stolen or lost; null otherwise */
                             stolen?: {
                                 /** @enum {string} */
@@ -6378,6 +6493,96 @@ export interface operations {
             502: components["responses"]["ApiError502"];
             503: components["responses"]["ApiError503"];
             504: components["responses"]["ApiError504"];
+        };
+    };
+    resolveDigitalLinkGtin: {
+        parameters: {
+            query?: {
+                /** @description `all` (or `linkset`): the linkset; `gs1:<type>` or its URI: redirect to that link */
+                linkType?: string;
+            };
+            header?: never;
+            path: {
+                /** @description GTIN-8, -12, -13 or -14 */
+                gtin: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The linkset (RFC 9264) of the item, for `linkType=all` or `Accept: application/linkset+json` */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/linkset+json": string;
+                };
+            };
+            /** @description Redirect to the verify page (default) or to the link of `linkType`; `Link` lists every link */
+            307: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["V1Error400"];
+            404: components["responses"]["V1Error404"];
+            414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    resolveDigitalLink: {
+        parameters: {
+            query?: {
+                /** @description `all` (or `linkset`): the linkset; `gs1:<type>` or its URI: redirect to that link */
+                linkType?: string;
+            };
+            header?: never;
+            path: {
+                /** @description GTIN-8, -12, -13 or -14 (14 digits canonical) */
+                gtin: string;
+                /** @description Serial (AI 21), percent-encoded */
+                serial: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The linkset (RFC 9264) of the item, for `linkType=all` or `Accept: application/linkset+json` */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/linkset+json": string;
+                };
+            };
+            /** @description Redirect to the verify page (default) or to the link of `linkType`; `Link` lists every link */
+            307: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["V1Error400"];
+            404: components["responses"]["V1Error404"];
+            414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
         };
     };
     initWarrantyTemplate: {
@@ -8082,7 +8287,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description CSV, at most 10 MB: name, description, imageUrl (unless images is sent), category, recipientEmail, recipientName?, imageFile? (the row’s file in the ZIP), attribute_<Name>*, expiryDays? (default 30)
+                     * @description CSV, at most 10 MB: name, description, imageUrl (unless images is sent), category, recipientEmail, recipientName?, imageFile? (the row’s file in the ZIP), attribute_<Name>*, expiryDays? (default 30), gtin? + serial? (GS1, both or neither), passportUrl? (https)
                      */
                     metadata: string;
                     /**

@@ -33,6 +33,8 @@ import { buildParts } from './bootstrap.js';
 import { loadCertificatesConfig } from './config.js';
 import { createCertificatesHandlers } from './rpc.js';
 import { createVerificationHandlers, verificationOf } from './verify/rpc.js';
+import { DigitalLinkService } from './digital-link/service.js';
+import { DigitalLinkStore } from './digital-link/store.js';
 import { Verifier } from './verify/service.js';
 import { createWarrantyHandlers } from './warranty/rpc.js';
 import { createAllowlistHandlers } from './allowlist/rpc.js';
@@ -144,7 +146,10 @@ await runServiceMain({
         ),
         bind<CertificateVerificationServiceServer>(
           CertificateVerificationServiceService,
-          createVerificationHandlers(verifyDeps),
+          createVerificationHandlers({
+            ...verifyDeps,
+            digitalLink: new DigitalLinkService(new DigitalLinkStore(pool)),
+          }),
         ),
         bind<CertificateVoucherServiceServer>(
           CertificateVoucherServiceService,

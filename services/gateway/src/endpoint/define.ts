@@ -14,7 +14,8 @@ import type {
 } from 'fastify';
 import type { RouteDeps } from '../routes/shared.js';
 
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** OPTIONS: a route that answers it itself (the Digital Link resolver, whose standard asks for it). */
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 type Maybe = TSchema | undefined;
 
 export interface EndpointResponse {

@@ -172,7 +172,10 @@ so a page on another origin cannot call them from a browser: call those from you
 CSV columns (case-sensitive): \`name\`, \`description\`, \`category\`, \`recipientEmail\` (required);
 \`imageUrl\` (required without an images ZIP); optional \`recipientName\`, \`imageFile\` (the file in the ZIP
 that is this row's image; else \`<row>.png|jpg|jpeg|webp\`, else the row's name), \`expiryDays\` (default
-30) and any number of \`attribute_<Name>\`. Rows are validated by the job: the 202 counts start at 0 and
+30), \`gtin\` and \`serial\` (both or neither: a GS1 GTIN-8/12/13/14 with its check digit and a serial
+of 1–20 GS1 CSET 82 characters; the certificate's QR codes then encode its GS1 Digital Link, see
+docs/digital-link.md), \`passportUrl\` (https link to the product passport) and any number of
+\`attribute_<Name>\`. Rows are validated by the job: the 202 counts start at 0 and
 a bad row ends as a row error. \`GET /api/bulk-mint/template/csv\` has every column with an example row.
 
 Downloads: \`csv\` has the columns \`row, name, status, certificateId, voucherId, referenceNumber,

@@ -9,6 +9,7 @@ import bulkMint, { bulkMintItems } from './bulk-mint/index.js';
 import certificateVouchers from './certificate-vouchers/index.js';
 import certificates from './certificates/index.js';
 import chainSettings from './chain-settings/index.js';
+import digitalLink from './digital-link/index.js';
 import discountVouchers from './discount-vouchers/index.js';
 import enterpriseProfile from './enterprise-profile/index.js';
 import documentTemplates from './document-templates/index.js';
@@ -32,6 +33,7 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(documentTemplates, deps);
   await app.register(certificates, deps);
   await app.register(verify, deps);
+  await app.register(digitalLink, deps);
   await app.register(warrantyTemplates, deps);
   await app.register(gifts, deps);
   await app.register(resale, deps);

@@ -107,11 +107,19 @@ export const getVerifyPage = defineEndpoint({
   },
 });
 
-/** 404 (thrown, rendered by the error handler) unless the certificate exists. */
-async function known({ clients, publicCache }: RouteDeps, id: string): Promise<void> {
+/**
+ * What a certificate's QR code encodes: its GS1 Digital Link URI when it has a GTIN and serial
+ * (docs/digital-link.md), else its verify page. 404 (thrown, rendered by the error handler)
+ * unless the certificate exists. Read from the public read's cached answer.
+ */
+export async function qrTarget({ clients, config, publicCache }: RouteDeps, id: string): Promise<string> {
   if (!ID_RE.test(id)) throw new HallmarkError('resource_not_found', { message: 'No such certificate.' });
-  const entry = await publicCache.get('public', id, () => readPublic(clients, id));
+  const entry = await publicCache.get('public', id, () =>
+    readPublic(clients, id, config.HALLMARK_PUBLIC_URL),
+  );
   if (!entry.found) throw notFoundError(entry);
+  const { digitalLink } = JSON.parse(entry.body.toString('utf8')) as { digitalLink?: string | null };
+  return digitalLink ?? verifyUrl(config.HALLMARK_PUBLIC_URL, id);
 }
 
 const QR = { errorCorrectionLevel: 'M', margin: 2 } as const;
@@ -119,15 +127,14 @@ const QR = { errorCorrectionLevel: 'M', margin: 2 } as const;
 /** What both QR code endpoints declare: the same id, access and tags. */
 const QR_ENDPOINT = { method: 'GET', tags: TAGS, access: PUBLIC, params: idParams } as const;
 
-/** The QR code of a certificate's page as an image of the given format. */
+/** A certificate's QR code (its Digital Link URI or its page, `qrTarget`) in the given format. */
 async function qrImage(
   format: 'svg' | 'png',
   contentType: string,
   id: string,
   deps: EndpointContext,
 ): Promise<never> {
-  await known(deps, id);
-  const url = verifyUrl(deps.config.HALLMARK_PUBLIC_URL, id);
+  const url = await qrTarget(deps, id);
   const image =
     format === 'svg'
       ? await QRCode.toString(url, { ...QR, type: 'svg' })
@@ -139,7 +146,7 @@ export const getVerifyQrSvg = defineEndpoint({
   ...QR_ENDPOINT,
   url: '/verify/:id/qr.svg',
   operationId: 'getVerifyQrSvg',
-  summary: 'QR code (SVG) of a certificate’s verification page',
+  summary: 'QR code (SVG) of a certificate: its GS1 Digital Link URI, else its verification page',
   responses: { 200: { description: 'QR code of the page', contentType: 'image/svg+xml' } },
   handler: (request, deps) => qrImage('svg', 'image/svg+xml', request.params.id, deps),
 });
@@ -148,7 +155,7 @@ export const getVerifyQrPng = defineEndpoint({
   ...QR_ENDPOINT,
   url: '/verify/:id/qr.png',
   operationId: 'getVerifyQrPng',
-  summary: 'QR code (PNG) of a certificate’s verification page',
+  summary: 'QR code (PNG) of a certificate: its GS1 Digital Link URI, else its verification page',
   responses: { 200: { description: 'QR code of the page', contentType: 'image/png' } },
   handler: (request, deps) => qrImage('png', 'image/png', request.params.id, deps),
 });
