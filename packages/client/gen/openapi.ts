@@ -1337,6 +1337,298 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/certificates/resale/{resaleId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a resale awaiting the brand (the buyer is e-mailed the claim link)
+         * @description The brand’s API key only (a user session: 401). Only a resale `awaiting_approval` can be decided (else 422). Webhook `certificate.resale_approved`.
+         *
+         *     An API key. Scope: `transactions.update` or `transactions.*`.
+         */
+        post: operations["approveResale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/resale/{resaleId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pending resale (its owner)
+         * @description The claim link stops working; the certificate stays with the owner. Claimed already: 422.
+         *
+         *     A user session token only.
+         */
+        post: operations["cancelResale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/resale/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resell a certificate to a buyer’s e-mail (the owner’s session)
+         * @description The owner, signed in with a user session that proves their e-mail, hands a certificate held by their own custodial wallet to a buyer, who needs no wallet: the buyer gets an e-mail with a single-use claim link (never shown here) and claims it like a gift; the token moves to the buyer’s custodial wallet and provenance records `resold`. When the brand’s policy requires approval the resale is `awaiting_approval` and the buyer is e-mailed only once the brand approves. A certificate in another pending hand-over (gift, resale, voucher, transfer): 409 `resource_locked`. A session proving no e-mail: 403. Counted with gifts against HALLMARK_GIFT_CREATE_ENTERPRISE_LIMIT.
+         *
+         *     A user session token only.
+         */
+        post: operations["createResale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/resale/{resaleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A resale of the caller’s enterprise
+         * @description A resale of the caller’s enterprise
+         *
+         *     An API key or a user session token. Scope: `transactions.read` or `transactions.*`.
+         */
+        get: operations["getResale"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/resale/{resaleId}/refuse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refuse a resale awaiting the brand (the owner keeps the certificate)
+         * @description The brand’s API key only (a user session: 401). Only a resale `awaiting_approval` can be decided (else 422). The resale ends `revoked`. Webhook `certificate.resale_refused`.
+         *
+         *     An API key. Scope: `transactions.update` or `transactions.*`.
+         */
+        post: operations["refuseResale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/resale-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The enterprise’s resale policy
+         * @description The enterprise’s resale policy
+         *
+         *     An API key. Scope: `admin.*`.
+         */
+        get: operations["getResalePolicy"];
+        /**
+         * Require (or stop requiring) the brand’s approval of resales
+         * @description With `approvalRequired`, every resale started from now on waits for the brand: webhook `certificate.resale_approval_requested`, then approve or refuse by API. Resales already started keep the policy they started under.
+         *
+         *     An API key. Scope: `admin.*`.
+         */
+        put: operations["setResalePolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/ownership-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a link that proves the owner holds a certificate (the owner’s session)
+         * @description For a certificate in the signed-in owner’s custodial wallet. Valid `ttlHours` (1–720, default 72), revocable. The token is shown only here and stored only as its hash. Anyone with the link reads `GET /api/ownership/:token`: `owned` while the owner still holds the certificate, `transferred` once it left them, `expired` or `revoked` otherwise.
+         *
+         *     A user session token only.
+         */
+        post: operations["createOwnershipLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ownership/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an ownership link proves now (public)
+         * @description `owned`: the holder the link was made for still holds the certificate, as of `asOf`; `transferred`: it has left them since; `expired` / `revoked`: the link proves nothing (no certificate named). Unknown token: 404, counted toward the invalid-link limit (then 429). Never cached.
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["getOwnershipProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/ownership-links/{linkId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an ownership link (its owner; idempotent)
+         * @description Revoke an ownership link (its owner; idempotent)
+         *
+         *     A user session token only.
+         */
+        post: operations["revokeOwnershipLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a certificate to the owner’s own wallet, proven by its signature
+         * @description The signature must be `toAddress`’s EIP-712 signature of the prepared message (same deadline); a wrong signer, an expired or altered message: 422 `validation_failed` (param `signature`). The custodian moves the token by the holder-signed permit path; the answer waits for the confirmation a bounded time (`sent` if still on its way). A repeat answers the same transfer (`replayed`).
+         *
+         *     A user session token only.
+         */
+        post: operations["exportCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bring an exported certificate back into the owner’s custodial wallet
+         * @description The signature must be the recorded holder’s signature of the prepared permit (same deadline), else 422 `validation_failed` (param `signature`); the relayer submits it with `transferWithPermit` and pays the gas. A repeat answers the same transfer (`replayed`).
+         *
+         *     A user session token only.
+         */
+        post: operations["importCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/export/prepare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The message to sign with the wallet a certificate is exported to (the owner’s session)
+         * @description EIP-712 typed data (`eth_signTypedData_v4`): `ExportCertificate{certificateId, tokenId, to, nonce, deadline}` under the domain `Hallmark Export` of this chain and contract; `nonce` is the token’s permit nonce (a signature is spent once the token moves), `deadline` an hour away.
+         *
+         *     A user session token only.
+         */
+        post: operations["prepareExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/import/prepare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The permit an outside wallet signs to bring an exported certificate back (the owner’s session)
+         * @description The contract’s own EIP-712 `TransferPermit{to, tokenId, nonce, deadline}` (domain `HallmarkCertificates`), `to` being the signed-in owner’s custodial wallet (created if needed), `deadline` an hour away. A certificate already in custody: 422.
+         *
+         *     A user session token only.
+         */
+        post: operations["prepareImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/allowlist": {
         parameters: {
             query?: never;
@@ -7029,6 +7321,867 @@ export interface operations {
             502: components["responses"]["V1Error502"];
             503: components["responses"]["V1Error503"];
             504: components["responses"]["V1Error504"];
+        };
+    };
+    approveResale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resale’s id (gift_…) */
+                resaleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Recorded with the decision */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The resale, approved */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        resale: {
+                            /** @description gift_… (a resale is a gift of kind resale: its claim link is a gift claim link) */
+                            resaleId: string;
+                            /** @description cert_… */
+                            certificateId: string;
+                            /** Format: int64 */
+                            tokenId: number | null;
+                            /**
+                             * @description `awaiting_approval`: the brand has not decided (the buyer has not been e-mailed); `revoked`: cancelled by the owner or refused by the brand
+                             * @enum {string}
+                             */
+                            status: "pending" | "awaiting_approval" | "claiming" | "claimed" | "revoked" | "expired";
+                            /**
+                             * @description null when the brand’s policy asks none
+                             * @enum {string|null}
+                             */
+                            approval: "requested" | "approved" | "refused" | null;
+                            /** @description The brand’s reason */
+                            approvalReason: string | null;
+                            sellerAddress: string;
+                            buyerAddress: string | null;
+                            transactionHash: string | null;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            livemode: boolean;
+                            /**
+                             * @description The buyer’s e-mail with the claim link
+                             * @enum {string}
+                             */
+                            notification: "pending" | "sent" | "failing" | "failed";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    cancelResale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resale’s id (gift_…) */
+                resaleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resale, revoked */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        resale: {
+                            /** @description gift_… (a resale is a gift of kind resale: its claim link is a gift claim link) */
+                            resaleId: string;
+                            /** @description cert_… */
+                            certificateId: string;
+                            /** Format: int64 */
+                            tokenId: number | null;
+                            /**
+                             * @description `awaiting_approval`: the brand has not decided (the buyer has not been e-mailed); `revoked`: cancelled by the owner or refused by the brand
+                             * @enum {string}
+                             */
+                            status: "pending" | "awaiting_approval" | "claiming" | "claimed" | "revoked" | "expired";
+                            /**
+                             * @description null when the brand’s policy asks none
+                             * @enum {string|null}
+                             */
+                            approval: "requested" | "approved" | "refused" | null;
+                            /** @description The brand’s reason */
+                            approvalReason: string | null;
+                            sellerAddress: string;
+                            buyerAddress: string | null;
+                            transactionHash: string | null;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            livemode: boolean;
+                            /**
+                             * @description The buyer’s e-mail with the claim link
+                             * @enum {string}
+                             */
+                            notification: "pending" | "sent" | "failing" | "failed";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    createResale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description cert_… */
+                    certificateId: string;
+                    /** @description Where the claim link goes */
+                    buyerEmail: string;
+                    /** @description Shown to the buyer (≤ 500 characters) */
+                    message?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The resale, pending or awaiting approval */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        resale: {
+                            /** @description gift_… (a resale is a gift of kind resale: its claim link is a gift claim link) */
+                            resaleId: string;
+                            /** @description cert_… */
+                            certificateId: string;
+                            /** Format: int64 */
+                            tokenId: number | null;
+                            /**
+                             * @description `awaiting_approval`: the brand has not decided (the buyer has not been e-mailed); `revoked`: cancelled by the owner or refused by the brand
+                             * @enum {string}
+                             */
+                            status: "pending" | "awaiting_approval" | "claiming" | "claimed" | "revoked" | "expired";
+                            /**
+                             * @description null when the brand’s policy asks none
+                             * @enum {string|null}
+                             */
+                            approval: "requested" | "approved" | "refused" | null;
+                            /** @description The brand’s reason */
+                            approvalReason: string | null;
+                            sellerAddress: string;
+                            buyerAddress: string | null;
+                            transactionHash: string | null;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            livemode: boolean;
+                            /**
+                             * @description The buyer’s e-mail with the claim link
+                             * @enum {string}
+                             */
+                            notification: "pending" | "sent" | "failing" | "failed";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    getResale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resale’s id (gift_…) */
+                resaleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resale */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        resale: {
+                            /** @description gift_… (a resale is a gift of kind resale: its claim link is a gift claim link) */
+                            resaleId: string;
+                            /** @description cert_… */
+                            certificateId: string;
+                            /** Format: int64 */
+                            tokenId: number | null;
+                            /**
+                             * @description `awaiting_approval`: the brand has not decided (the buyer has not been e-mailed); `revoked`: cancelled by the owner or refused by the brand
+                             * @enum {string}
+                             */
+                            status: "pending" | "awaiting_approval" | "claiming" | "claimed" | "revoked" | "expired";
+                            /**
+                             * @description null when the brand’s policy asks none
+                             * @enum {string|null}
+                             */
+                            approval: "requested" | "approved" | "refused" | null;
+                            /** @description The brand’s reason */
+                            approvalReason: string | null;
+                            sellerAddress: string;
+                            buyerAddress: string | null;
+                            transactionHash: string | null;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            livemode: boolean;
+                            /**
+                             * @description The buyer’s e-mail with the claim link
+                             * @enum {string}
+                             */
+                            notification: "pending" | "sent" | "failing" | "failed";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    refuseResale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resale’s id (gift_…) */
+                resaleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why (recorded, shown to the owner) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The resale, refused */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        resale: {
+                            /** @description gift_… (a resale is a gift of kind resale: its claim link is a gift claim link) */
+                            resaleId: string;
+                            /** @description cert_… */
+                            certificateId: string;
+                            /** Format: int64 */
+                            tokenId: number | null;
+                            /**
+                             * @description `awaiting_approval`: the brand has not decided (the buyer has not been e-mailed); `revoked`: cancelled by the owner or refused by the brand
+                             * @enum {string}
+                             */
+                            status: "pending" | "awaiting_approval" | "claiming" | "claimed" | "revoked" | "expired";
+                            /**
+                             * @description null when the brand’s policy asks none
+                             * @enum {string|null}
+                             */
+                            approval: "requested" | "approved" | "refused" | null;
+                            /** @description The brand’s reason */
+                            approvalReason: string | null;
+                            sellerAddress: string;
+                            buyerAddress: string | null;
+                            transactionHash: string | null;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            livemode: boolean;
+                            /**
+                             * @description The buyer’s e-mail with the claim link
+                             * @enum {string}
+                             */
+                            notification: "pending" | "sent" | "failing" | "failed";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    getResalePolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy (never set: approval not required) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        approvalRequired: boolean;
+                        /** Format: date-time */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    setResalePolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    approvalRequired: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The policy as stored */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        approvalRequired: boolean;
+                        /** Format: date-time */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    createOwnershipLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description cert_… */
+                    certificateId: string;
+                    /**
+                     * Format: int32
+                     * @description Default 72 (3 days)
+                     */
+                    ttlHours?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The link; its token is shown only here */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        token: string;
+                        /** Format: uri */
+                        url: string;
+                        link: {
+                            /** @description ownlink_… */
+                            linkId: string;
+                            /** @description cert_… */
+                            certificateId: string;
+                            holderAddress: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            revokedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    getOwnershipProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof as of now */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @enum {string} */
+                        status: "owned" | "transferred" | "expired" | "revoked";
+                        /** Format: date-time */
+                        asOf: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        certificateId: string | null;
+                        certificateName: string | null;
+                        imageUrl: string | null;
+                        /** Format: int64 */
+                        tokenId: number | null;
+                        holderAddress: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            404: components["responses"]["ApiError404"];
+            414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    revokeOwnershipLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ownlink_… */
+                linkId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link, revoked */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        link: {
+                            /** @description ownlink_… */
+                            linkId: string;
+                            /** @description cert_… */
+                            certificateId: string;
+                            holderAddress: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            revokedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    exportCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description cert_… */
+                    certificateId: string;
+                    toAddress: string;
+                    /**
+                     * Format: int64
+                     * @description Unix seconds, as prepared
+                     */
+                    deadline: number;
+                    /** @description 0x… 65-byte signature */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The transfer to the owner’s wallet */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @enum {string} */
+                        status: "pending" | "signed" | "sent" | "confirmed" | "failed";
+                        transactionHash: string | null;
+                        toAddress: string;
+                        replayed: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    importCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description cert_… */
+                    certificateId: string;
+                    /**
+                     * Format: int64
+                     * @description Unix seconds, as prepared
+                     */
+                    deadline: number;
+                    /** @description 0x… 65-byte signature */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The transfer back into custody */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @enum {string} */
+                        status: "pending" | "signed" | "sent" | "confirmed" | "failed";
+                        transactionHash: string | null;
+                        toAddress: string;
+                        replayed: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    prepareExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description cert_… */
+                    certificateId: string;
+                    toAddress: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The typed data to sign */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        typedData: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    prepareImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description cert_… */
+                    certificateId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The typed data to sign with the wallet holding the certificate */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        typedData: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
         };
     };
     addToAllowlist: {

@@ -14,6 +14,7 @@ export const ID_PREFIXES = {
   certificate: 'cert_',
   certificateBatch: 'batch_',
   gift: 'gift_',
+  ownershipLink: 'ownlink_',
   event: 'evt_',
   request: 'req_',
   user: 'user_',

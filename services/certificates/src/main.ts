@@ -42,6 +42,7 @@ import { createChainSettingsHandlers } from './chain-settings/rpc.js';
 import { createCertificateVoucherHandlers } from './certificate-vouchers/rpc.js';
 import { giftsSlice } from './gifts/index.js';
 import { mediaSlice } from './media/index.js';
+import { ownershipSlice } from './ownership/index.js';
 import { issuerLookup } from './issuers/rpc.js';
 import { createStolenHandlers } from './stolen/rpc.js';
 import { tagsSlice } from './tags/index.js';
@@ -63,6 +64,7 @@ await runServiceMain({
     'hallmark/certificates/v1/allowlist.proto',
     'hallmark/certificates/v1/vouchers.proto',
     'hallmark/certificates/v1/gifts.proto',
+    'hallmark/certificates/v1/resale.proto',
     'hallmark/certificates/v1/media.proto',
     'hallmark/certificates/v1/credentials.proto',
     'hallmark/certificates/v1/chain_settings.proto',
@@ -99,6 +101,16 @@ await runServiceMain({
           })
         : null;
     const media = mediaSlice(config, pool, log);
+    // Proof-of-ownership links and export (docs/resale.md): the owner's custodial wallet.
+    const ownership = wallets
+      ? ownershipSlice({
+          pool,
+          certificates: store,
+          wallets,
+          transfers: transfers ?? null,
+          chain: chain ?? null,
+        })
+      : null;
     const verifyDeps = {
       store,
       verifier: new Verifier({
@@ -185,7 +197,8 @@ await runServiceMain({
             deploymentDefault: () => chain?.transferEvents ?? config.HALLMARK_CHAIN_TRANSFER_EVENTS,
           }),
         ),
-        ...(gifts ? [gifts.binding] : []),
+        ...(gifts?.bindings ?? []),
+        ...(ownership ? [ownership.binding] : []),
         media.binding,
         credentials.binding,
         ...(tags ? [tags.binding] : []),

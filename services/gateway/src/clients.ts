@@ -14,6 +14,7 @@ import { CredentialsServiceClient } from '@hallmark/proto/certificates/v1/creden
 import { CertificateVerificationServiceClient } from '@hallmark/proto/certificates/v1/verification';
 import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1/vouchers';
 import { GiftServiceClient } from '@hallmark/proto/certificates/v1/gifts';
+import { OwnershipServiceClient, ResaleServiceClient } from '@hallmark/proto/certificates/v1/resale';
 import { WarrantyServiceClient } from '@hallmark/proto/certificates/v1/warranty';
 import { ChainSettingsServiceClient } from '@hallmark/proto/certificates/v1/chain_settings';
 import { LostAndStolenServiceClient } from '@hallmark/proto/certificates/v1/stolen';
@@ -45,6 +46,8 @@ export interface Clients {
   credentials: AsyncClient<CredentialsServiceClient>;
   /** NFC tags: the registry and the tap page (tap to verify). */
   tags: AsyncClient<TagServiceClient>;
+  resale: AsyncClient<ResaleServiceClient>;
+  ownership: AsyncClient<OwnershipServiceClient>;
   /** Archived images: GetMedia is a server stream (an issuer's logo is archived by keys). */
   media: {
     getMedia: StreamMethods<MediaServiceClient>['getMedia'];
@@ -99,6 +102,8 @@ export function createClients(config: Config): Clients {
   const gifts = createGrpcClient(GiftServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const credentials = createGrpcClient(CredentialsServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const tags = createGrpcClient(TagServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const resale = createGrpcClient(ResaleServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const ownership = createGrpcClient(OwnershipServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const media = createGrpcClient(MediaServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const mediaStreams = withDeadlines(media.streams, { getMedia: config.HALLMARK_GRPC_DEADLINE_MS });
   const bulk = createGrpcClient(BulkServiceClient, config.HALLMARK_BULK_ADDR, opts);
@@ -128,6 +133,8 @@ export function createClients(config: Config): Clients {
     gifts: gifts.api,
     credentials: credentials.api,
     tags: tags.api,
+    resale: resale.api,
+    ownership: ownership.api,
     media: { getMedia: mediaStreams.getMedia },
     bulk: withDeadlines(bulk.api, BULK_DEADLINES_MS),
     bulkStreams: bulk.streams,
@@ -149,6 +156,8 @@ export function createClients(config: Config): Clients {
       gifts.close();
       credentials.close();
       tags.close();
+      resale.close();
+      ownership.close();
       bulk.close();
       platform.close();
       for (const probe of Object.values(health)) probe.close();

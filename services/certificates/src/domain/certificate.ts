@@ -19,6 +19,7 @@ export type ProvenanceKind =
   | 'minted'
   | 'transferred'
   | 'gifted'
+  | 'resold'
   | 'claimed'
   | 'claim_reverted'
   | 'burned'

@@ -19,6 +19,7 @@ import health from './health/index.js';
 import media from './media/index.js';
 import platform from './platform/index.js';
 import tags from './tags/index.js';
+import resale from './resale/index.js';
 import verify from './verify/index.js';
 import warrantyTemplates from './warranty-templates/index.js';
 import webhooks from './webhooks/index.js';
@@ -36,6 +37,7 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(digitalLink, deps);
   await app.register(warrantyTemplates, deps);
   await app.register(gifts, deps);
+  await app.register(resale, deps);
   await app.register(allowlist, deps);
   await app.register(bulkMint, deps);
   await app.register(bulkMintItems, deps);

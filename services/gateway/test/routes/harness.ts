@@ -24,6 +24,7 @@ import { CertificatesServiceService } from '@hallmark/proto/certificates/v1/cert
 import { CredentialsServiceService } from '@hallmark/proto/certificates/v1/credentials';
 import { GiftServiceService } from '@hallmark/proto/certificates/v1/gifts';
 import { TagServiceService } from '@hallmark/proto/certificates/v1/tags';
+import { OwnershipServiceService, ResaleServiceService } from '@hallmark/proto/certificates/v1/resale';
 import { CertificateVerificationServiceService } from '@hallmark/proto/certificates/v1/verification';
 import { CertificateVoucherServiceService } from '@hallmark/proto/certificates/v1/vouchers';
 import { WarrantyServiceService } from '@hallmark/proto/certificates/v1/warranty';
@@ -77,6 +78,8 @@ const SERVICES = {
   gifts: GiftServiceService,
   credentials: CredentialsServiceService,
   tags: TagServiceService,
+  resale: ResaleServiceService,
+  ownership: OwnershipServiceService,
   media: MediaServiceService,
   bulk: BulkServiceService,
   platform: PlatformServiceService,
