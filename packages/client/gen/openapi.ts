@@ -1093,27 +1093,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** Methods of the GTIN-level Digital Link path */
-        options: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    gtin: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -1135,28 +1115,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** Methods of an item’s Digital Link path (and CORS preflight) */
-        options: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    gtin: string;
-                    serial: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
