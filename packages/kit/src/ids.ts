@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   listenSession: 'lsn_',
   template: 'tmpl_',
   transaction: 'txn_',
+  serviceRecord: 'svcrec_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -38,6 +38,10 @@ describe('event contracts', () => {
       // Not in the spec's list: lost and stolen (docs/lost-and-stolen.md).
       'certificate.reported_stolen',
       'certificate.recovered',
+      // Not in the spec's list: service records (docs/service-records.md).
+      'certificate.service_record_added',
+      'certificate.service_record_accepted',
+      'certificate.service_record_refused',
     ]);
   });
 

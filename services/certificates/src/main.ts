@@ -21,6 +21,10 @@ import {
   type CertificateVoucherServiceServer,
 } from '@hallmark/proto/certificates/v1/vouchers';
 import {
+  ServiceRecordsServiceService,
+  type ServiceRecordsServiceServer,
+} from '@hallmark/proto/certificates/v1/service_records';
+import {
   LostAndStolenServiceService,
   type LostAndStolenServiceServer,
 } from '@hallmark/proto/certificates/v1/stolen';
@@ -36,6 +40,7 @@ import { createCertificateVoucherHandlers } from './certificate-vouchers/rpc.js'
 import { giftsSlice } from './gifts/index.js';
 import { mediaSlice } from './media/index.js';
 import { issuerLookup } from './issuers/rpc.js';
+import { createServiceRecordHandlers } from './service-records/rpc.js';
 import { createStolenHandlers } from './stolen/rpc.js';
 
 const config = loadCertificatesConfig();
@@ -57,6 +62,7 @@ await runServiceMain({
     'hallmark/certificates/v1/gifts.proto',
     'hallmark/certificates/v1/media.proto',
     'hallmark/certificates/v1/stolen.proto',
+    'hallmark/certificates/v1/service_records.proto',
   ],
   build: async (deps) => {
     const { pool, log } = deps;
@@ -132,6 +138,15 @@ await runServiceMain({
             certificates: store,
             wallets: wallets ?? null,
             transfers: transfers ?? null,
+          }),
+        ),
+        bind<ServiceRecordsServiceServer>(
+          ServiceRecordsServiceService,
+          createServiceRecordHandlers({
+            pool,
+            certificates: store,
+            wallets: wallets ?? null,
+            media: media.service,
           }),
         ),
         bind<AllowlistServiceServer>(

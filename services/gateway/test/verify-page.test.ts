@@ -36,6 +36,7 @@ const certificate = (over: Partial<Certificate> = {}): Certificate => ({
   updated_at: '2020-01-01T00:00:00.000Z',
   provenance: [],
   livemode: true,
+  service_history: [],
   ...over,
 });
 
