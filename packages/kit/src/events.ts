@@ -6,6 +6,7 @@
 // them at the one place every event is written (the kit outbox), with no codegen step.
 // Subjects are `hallmark.<svc>.<entity>.<verb>`.
 import { z } from 'zod';
+import { ServiceRecordEvent } from './events-service-records.js';
 
 export const STREAM_NAME = 'HALLMARK';
 export const STREAM_SUBJECTS = ['hallmark.>'];
@@ -56,19 +57,6 @@ const StolenCertificateObject = z.looseObject({
     reason: z.string(),
     reportedAt: Iso,
     reportedBy: z.object({ type: z.enum(['brand', 'owner']), id: z.string() }),
-  }),
-});
-/** A certificate with one of its service records (certificates service, docs/service-records.md). */
-const ServiceRecordCertificateObject = z.looseObject({
-  id: Id,
-  tokenId: z.number().nullable(),
-  serviceRecord: z.looseObject({
-    id: Id,
-    kind: z.enum(['repair', 'authentication_check', 'refurbishment', 'other']),
-    performedAt: Iso,
-    performer: z.string(),
-    addedBy: z.object({ type: z.enum(['brand', 'repairer']), id: z.string() }),
-    status: z.enum(['pending', 'accepted', 'refused']),
   }),
 });
 /** Bulk job outcome as the enterprise webhook body carries it (spec › bulk.job.completed). */
@@ -191,19 +179,10 @@ export const EVENTS = {
    */
   'certificate.reported_stolen': versioned(z.object({ object: StolenCertificateObject })),
   'certificate.recovered': versioned(z.object({ object: StolenCertificateObject })),
-  /**
-   * Service records (certificates service, docs/service-records.md). Ours beyond the spec's
-   * list, versioned like the lost-and-stolen ones. `object` is the certificate (id, tokenId)
-   * with `serviceRecord`: id, kind (repair | authentication_check | refurbishment | other),
-   * label, performedAt, performer, description, attachments [{kind, sha256, caption}],
-   * addedBy {type brand | repairer, id}, status (pending | accepted | refused) and decidedAt.
-   * `_added` when the brand or a repairer key appends one, `_accepted` / `_refused` when the
-   * owner decides. Written in the transaction that changes the record; the gateway's public
-   * cache drops the certificate's entries on them (subject certificate.*).
-   */
-  'certificate.service_record_added': versioned(z.object({ object: ServiceRecordCertificateObject })),
-  'certificate.service_record_accepted': versioned(z.object({ object: ServiceRecordCertificateObject })),
-  'certificate.service_record_refused': versioned(z.object({ object: ServiceRecordCertificateObject })),
+  // Service records (docs/service-records.md; the payload: events-service-records.ts).
+  'certificate.service_record_added': versioned(ServiceRecordEvent),
+  'certificate.service_record_accepted': versioned(ServiceRecordEvent),
+  'certificate.service_record_refused': versioned(ServiceRecordEvent),
 
   // Enterprise webhook events (spec › Enterprise webhook events). `data` is the spec's body
   // without `event` and `timestamp`, which notify adds; extra fields pass through.

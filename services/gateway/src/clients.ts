@@ -15,6 +15,7 @@ import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1
 import { GiftServiceClient } from '@hallmark/proto/certificates/v1/gifts';
 import { WarrantyServiceClient } from '@hallmark/proto/certificates/v1/warranty';
 import { LostAndStolenServiceClient } from '@hallmark/proto/certificates/v1/stolen';
+import { ServiceRecordsServiceClient } from '@hallmark/proto/certificates/v1/service_records';
 import { MediaServiceClient } from '@hallmark/proto/certificates/v1/media';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import { PlatformServiceClient } from '@hallmark/proto/platform/v1/platform';
@@ -34,6 +35,7 @@ export interface Clients {
   verification: AsyncClient<CertificateVerificationServiceClient>;
   warranty: AsyncClient<WarrantyServiceClient>;
   stolen: AsyncClient<LostAndStolenServiceClient>;
+  serviceRecords: AsyncClient<ServiceRecordsServiceClient>;
   allowlist: AsyncClient<AllowlistServiceClient>;
   certificateVouchers: AsyncClient<CertificateVoucherServiceClient>;
   gifts: AsyncClient<GiftServiceClient>;
@@ -81,6 +83,11 @@ export function createClients(config: Config): Clients {
   );
   const warranty = createGrpcClient(WarrantyServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const stolen = createGrpcClient(LostAndStolenServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const serviceRecords = createGrpcClient(
+    ServiceRecordsServiceClient,
+    config.HALLMARK_CERTIFICATES_ADDR,
+    opts,
+  );
   const allowlist = createGrpcClient(AllowlistServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const certificateVouchers = createGrpcClient(
     CertificateVoucherServiceClient,
@@ -111,6 +118,7 @@ export function createClients(config: Config): Clients {
     verification: verification.api,
     warranty: warranty.api,
     stolen: stolen.api,
+    serviceRecords: serviceRecords.api,
     allowlist: allowlist.api,
     certificateVouchers: certificateVouchers.api,
     gifts: gifts.api,
@@ -129,6 +137,7 @@ export function createClients(config: Config): Clients {
       verification.close();
       warranty.close();
       stolen.close();
+      serviceRecords.close();
       allowlist.close();
       certificateVouchers.close();
       gifts.close();

@@ -26,6 +26,7 @@ import { CertificateVerificationServiceService } from '@hallmark/proto/certifica
 import { CertificateVoucherServiceService } from '@hallmark/proto/certificates/v1/vouchers';
 import { WarrantyServiceService } from '@hallmark/proto/certificates/v1/warranty';
 import { LostAndStolenServiceService } from '@hallmark/proto/certificates/v1/stolen';
+import { ServiceRecordsServiceService } from '@hallmark/proto/certificates/v1/service_records';
 import { KeysServiceService, type KeyAuth } from '@hallmark/proto/keys/v1/keys';
 import { TemplatesServiceService } from '@hallmark/proto/notify/v1/templates';
 import { WebhooksServiceService } from '@hallmark/proto/notify/v1/webhooks';
@@ -68,6 +69,7 @@ const SERVICES = {
   verification: CertificateVerificationServiceService,
   warranty: WarrantyServiceService,
   stolen: LostAndStolenServiceService,
+  serviceRecords: ServiceRecordsServiceService,
   allowlist: AllowlistServiceService,
   certificateVouchers: CertificateVoucherServiceService,
   gifts: GiftServiceService,

@@ -4,6 +4,7 @@
 // rename types in the generated client).
 import type { Access } from '../../endpoint/define.js';
 import { bool, int, list, nullable, str, time, Type } from '../../endpoint/schema.js';
+import { ServiceHistoryEntrySchema } from './service-history.js';
 
 export const TAGS = ['Certificates'];
 
@@ -45,6 +46,7 @@ export const PublicCertificate = Type.Object(
     transactionHash: nullable(str(66)),
     blockNumber: nullable(int()),
     stolen: Type.Optional(nullable(StolenFlag)),
+    serviceHistory: Type.Optional(list(ServiceHistoryEntrySchema, 1000)),
     issuer: Type.Optional(
       nullable(
         Type.Object({

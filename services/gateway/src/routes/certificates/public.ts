@@ -9,6 +9,7 @@ import { issuerFrom, presentIssuer, type IssuerView } from '../../pages/issuer.j
 import { defineEndpoint } from '../../endpoint/define.js';
 import { idParams, type Static } from '../../endpoint/schema.js';
 import { PUBLIC, PublicCertificate, TAGS } from './certificate.js';
+import { presentServiceHistory } from './service-history.js';
 
 function presentProvenance(p: ProvenanceEntry) {
   return {
@@ -46,6 +47,8 @@ export function presentPublicCertificate(
           reportedBy: c.stolen.reported_by as 'brand' | 'owner',
         }
       : null,
+    // Accepted service records only (docs/service-records.md).
+    serviceHistory: presentServiceHistory(c.service_history),
   };
 }
 
