@@ -24,3 +24,11 @@ export const ServiceRecordEvent = z.object({
     }),
   }),
 });
+
+const versioned = { schema: ServiceRecordEvent, webhook: { surface: 'versioned' as const } };
+/** The entries of events.ts's table (spread there). */
+export const SERVICE_RECORD_EVENTS = {
+  'certificate.service_record_added': versioned,
+  'certificate.service_record_accepted': versioned,
+  'certificate.service_record_refused': versioned,
+};

@@ -38,6 +38,15 @@ describe('event contracts', () => {
       // Not in the spec's list: lost and stolen (docs/lost-and-stolen.md).
       'certificate.reported_stolen',
       'certificate.recovered',
+      // Not in the spec's list: a tapped NFC tag's message seen again (docs/nfc-tags.md).
+      'certificate.tag_clone_suspected',
+      // Hallmark's own: a certificate's resale (docs/resale.md).
+      'certificate.resale_started',
+      'certificate.resale_approval_requested',
+      'certificate.resale_approved',
+      'certificate.resale_refused',
+      'certificate.resale_completed',
+      'certificate.resale_cancelled',
       // Not in the spec's list: service records (docs/service-records.md).
       'certificate.service_record_added',
       'certificate.service_record_accepted',

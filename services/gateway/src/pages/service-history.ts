@@ -3,7 +3,10 @@
 // photos and scanned documents as Hallmark archived them. Pending and refused records never
 // reach the page (the certificates service leaves them out of every public read). Nothing is
 // shown when there is no accepted record.
-import type { ServiceHistoryEntry } from '@hallmark/proto/certificates/v1/certificates';
+import type { Static } from '../endpoint/schema.js';
+import type { ServiceHistoryEntrySchema } from '../routes/certificates/service-history.js';
+
+type ServiceHistoryEntry = Static<typeof ServiceHistoryEntrySchema>;
 import { html, unsafeRaw, type Html } from './html.js';
 import { photoBox } from './photo.js';
 
@@ -30,7 +33,7 @@ const day = (iso: string): string => {
 };
 
 function attachment(a: ServiceHistoryEntry['attachments'][number], n: number): Html {
-  const src = `/media/${a.sha256}`;
+  const src = a.url;
   const { w, h } = photoBox(a.width, a.height, 128);
   const alt = a.caption ?? (a.kind === 'document' ? `Document ${n}` : `Photo ${n}`);
   return html`<li data-attachment="${a.kind}">
@@ -42,7 +45,7 @@ function entry(e: ServiceHistoryEntry): Html {
   const what = e.kind === 'other' ? (e.label ?? 'Service') : (KIND_LABELS[e.kind] ?? e.kind);
   return html`<li data-service-record="${e.id}" data-kind="${e.kind}">
     <span class="what">${what}</span>
-    <span class="meta"> · ${day(e.performed_at)} · ${e.performer}</span>
+    <span class="meta"> · ${day(e.performedAt)} · ${e.performer}</span>
     <p class="desc">${e.description}</p>
     ${
       e.attachments.length

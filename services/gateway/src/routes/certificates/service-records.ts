@@ -173,6 +173,7 @@ const decisionParams = Type.Object({
 /** The one call both decisions make. */
 async function decide(
   clients: Clients,
+  publicUrl: string,
   request: { params: { id: string; record_id: string } } & Parameters<typeof principalOf>[0],
   verb: 'accept' | 'refuse',
 ) {
@@ -185,7 +186,7 @@ async function decide(
   return {
     success: true as const,
     record: presentRecord(res.record!),
-    certificate: presentPublicCertificate(res.certificate!),
+    certificate: presentPublicCertificate(res.certificate!, publicUrl),
   };
 }
 
@@ -203,7 +204,8 @@ export const acceptServiceRecord = defineEndpoint({
   responses: {
     200: { description: 'The accepted record and the certificate as anyone now reads it', schema: Decided },
   },
-  handler: async (request, { clients }) => decide(clients, request, 'accept'),
+  handler: async (request, { clients, config }) =>
+    decide(clients, config.HALLMARK_PUBLIC_URL, request, 'accept'),
 });
 
 export const refuseServiceRecord = defineEndpoint({
@@ -219,5 +221,6 @@ export const refuseServiceRecord = defineEndpoint({
   responses: {
     200: { description: 'The refused record and the certificate as anyone now reads it', schema: Decided },
   },
-  handler: async (request, { clients }) => decide(clients, request, 'refuse'),
+  handler: async (request, { clients, config }) =>
+    decide(clients, config.HALLMARK_PUBLIC_URL, request, 'refuse'),
 });
