@@ -966,6 +966,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/certificates/{id}/service-records/{record_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a service record: it shows on the verify page (the owner)
+         * @description Only the owner (a user session whose custodial wallet holds the certificate) decides; the brand and its repairers: 403; anyone else: 404. A decision is final: a second one is 422 `validation_failed`. The record joins the certificate’s public `serviceHistory`. Fires `certificate.service_record_accepted`.
+         *
+         *     A user session token only.
+         */
+        post: operations["acceptServiceRecord"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/{id}/service-records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A certificate’s service records of every status (the brand or the owner)
+         * @description Pending, accepted and refused records, oldest performed first. The brand (API key with `transactions.read` or `transactions.update`, or a session) or the owner (a user session whose custodial wallet holds the certificate). A repairer key (only `service_records.write`): 403. Anyone else: 404.
+         *
+         *     An API key or a user session token. Scope: `transactions.read` or `transactions.update`.
+         */
+        get: operations["listServiceRecords"];
+        put?: never;
+        /**
+         * Append a service record (the brand or a repairer key)
+         * @description The brand (API key with `transactions.update`, or a session) or a repairer’s key of the brand (scope `service_records.write`, which allows this and nothing else) records work done on the item. Attachments are https URLs of images (photos, scanned documents: PNG, JPEG, WebP, GIF), fetched once and archived by Hallmark (`/media/<sha256>`); one that does not answer with an image is 400 `parameter_invalid` and nothing is written. The record is `pending` until the owner accepts or refuses it; only accepted ones are public. Fires `certificate.service_record_added`. Another enterprise’s certificate: 404.
+         *
+         *     An API key or a user session token. Scope: `service_records.write` or `transactions.update`.
+         */
+        post: operations["addServiceRecord"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/{id}/service-records/{record_id}/refuse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refuse a service record: it is never shown publicly (the owner)
+         * @description Only the owner (a user session whose custodial wallet holds the certificate) decides; the brand and its repairers: 403; anyone else: 404. A decision is final: a second one is 422 `validation_failed`. The brand keeps it (listed as `refused`). Fires `certificate.service_record_refused`.
+         *
+         *     A user session token only.
+         */
+        post: operations["refuseServiceRecord"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/certificate/metadata/{tokenId}": {
         parameters: {
             query?: never;
@@ -5732,6 +5804,35 @@ export interface operations {
                             /** @enum {string} */
                             reportedBy: "brand" | "owner";
                         } | null;
+                        serviceHistory?: {
+                            id: string;
+                            /**
+                             * @description `repair`, `authentication_check`, `refurbishment`, or `other` (with a `label`)
+                             * @enum {string}
+                             */
+                            kind: "repair" | "authentication_check" | "refurbishment" | "other";
+                            label: string | null;
+                            /** Format: date-time */
+                            performedAt: string;
+                            /** @description The workshop or person who did the work */
+                            performer: string;
+                            description: string;
+                            attachments: {
+                                /** @enum {string} */
+                                kind: "photo" | "document";
+                                /** @description Hallmark’s archived copy: /media/<sha256> (?w=480 or 1024 for a WebP of that width) */
+                                url: string;
+                                sha256: string;
+                                contentType: string;
+                                /** Format: int64 */
+                                width: number;
+                                /** Format: int64 */
+                                height: number;
+                                caption: string | null;
+                            }[];
+                            /** Format: date-time */
+                            acceptedAt: string;
+                        }[];
                         issuer?: {
                             name: string;
                             website: string;
@@ -5899,6 +6000,35 @@ export interface operations {
                                 /** @enum {string} */
                                 reportedBy: "brand" | "owner";
                             } | null;
+                            serviceHistory?: {
+                                id: string;
+                                /**
+                                 * @description `repair`, `authentication_check`, `refurbishment`, or `other` (with a `label`)
+                                 * @enum {string}
+                                 */
+                                kind: "repair" | "authentication_check" | "refurbishment" | "other";
+                                label: string | null;
+                                /** Format: date-time */
+                                performedAt: string;
+                                /** @description The workshop or person who did the work */
+                                performer: string;
+                                description: string;
+                                attachments: {
+                                    /** @enum {string} */
+                                    kind: "photo" | "document";
+                                    /** @description Hallmark’s archived copy: /media/<sha256> (?w=480 or 1024 for a WebP of that width) */
+                                    url: string;
+                                    sha256: string;
+                                    contentType: string;
+                                    /** Format: int64 */
+                                    width: number;
+                                    /** Format: int64 */
+                                    height: number;
+                                    caption: string | null;
+                                }[];
+                                /** Format: date-time */
+                                acceptedAt: string;
+                            }[];
                             issuer?: {
                                 name: string;
                                 website: string;
@@ -6023,6 +6153,35 @@ export interface operations {
                                 /** @enum {string} */
                                 reportedBy: "brand" | "owner";
                             } | null;
+                            serviceHistory?: {
+                                id: string;
+                                /**
+                                 * @description `repair`, `authentication_check`, `refurbishment`, or `other` (with a `label`)
+                                 * @enum {string}
+                                 */
+                                kind: "repair" | "authentication_check" | "refurbishment" | "other";
+                                label: string | null;
+                                /** Format: date-time */
+                                performedAt: string;
+                                /** @description The workshop or person who did the work */
+                                performer: string;
+                                description: string;
+                                attachments: {
+                                    /** @enum {string} */
+                                    kind: "photo" | "document";
+                                    /** @description Hallmark’s archived copy: /media/<sha256> (?w=480 or 1024 for a WebP of that width) */
+                                    url: string;
+                                    sha256: string;
+                                    contentType: string;
+                                    /** Format: int64 */
+                                    width: number;
+                                    /** Format: int64 */
+                                    height: number;
+                                    caption: string | null;
+                                }[];
+                                /** Format: date-time */
+                                acceptedAt: string;
+                            }[];
                             issuer?: {
                                 name: string;
                                 website: string;
@@ -6299,6 +6458,35 @@ export interface operations {
                                 /** @enum {string} */
                                 reportedBy: "brand" | "owner";
                             } | null;
+                            serviceHistory?: {
+                                id: string;
+                                /**
+                                 * @description `repair`, `authentication_check`, `refurbishment`, or `other` (with a `label`)
+                                 * @enum {string}
+                                 */
+                                kind: "repair" | "authentication_check" | "refurbishment" | "other";
+                                label: string | null;
+                                /** Format: date-time */
+                                performedAt: string;
+                                /** @description The workshop or person who did the work */
+                                performer: string;
+                                description: string;
+                                attachments: {
+                                    /** @enum {string} */
+                                    kind: "photo" | "document";
+                                    /** @description Hallmark’s archived copy: /media/<sha256> (?w=480 or 1024 for a WebP of that width) */
+                                    url: string;
+                                    sha256: string;
+                                    contentType: string;
+                                    /** Format: int64 */
+                                    width: number;
+                                    /** Format: int64 */
+                                    height: number;
+                                    caption: string | null;
+                                }[];
+                                /** Format: date-time */
+                                acceptedAt: string;
+                            }[];
                             issuer?: {
                                 name: string;
                                 website: string;
@@ -6407,6 +6595,538 @@ export interface operations {
                                 /** @enum {string} */
                                 reportedBy: "brand" | "owner";
                             } | null;
+                            serviceHistory?: {
+                                id: string;
+                                /**
+                                 * @description `repair`, `authentication_check`, `refurbishment`, or `other` (with a `label`)
+                                 * @enum {string}
+                                 */
+                                kind: "repair" | "authentication_check" | "refurbishment" | "other";
+                                label: string | null;
+                                /** Format: date-time */
+                                performedAt: string;
+                                /** @description The workshop or person who did the work */
+                                performer: string;
+                                description: string;
+                                attachments: {
+                                    /** @enum {string} */
+                                    kind: "photo" | "document";
+                                    /** @description Hallmark’s archived copy: /media/<sha256> (?w=480 or 1024 for a WebP of that width) */
+                                    url: string;
+                                    sha256: string;
+                                    contentType: string;
+                                    /** Format: int64 */
+                                    width: number;
+                                    /** Format: int64 */
+                                    height: number;
+                                    caption: string | null;
+                                }[];
+                                /** Format: date-time */
+                                acceptedAt: string;
+                            }[];
+                            issuer?: {
+                                name: string;
+                                website: string;
+                                domain: string;
+                                domainVerified: boolean;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    acceptServiceRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                record_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The accepted record and the certificate as anyone now reads it */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @description A service record as the brand and the owner read it */
+                        record: {
+                            id: string;
+                            certificateId: string;
+                            /**
+                             * @description `repair`, `authentication_check`, `refurbishment`, or `other` (with a `label`)
+                             * @enum {string}
+                             */
+                            kind: "repair" | "authentication_check" | "refurbishment" | "other";
+                            label: string | null;
+                            /** Format: date-time */
+                            performedAt: string;
+                            performer: string;
+                            description: string;
+                            attachments: {
+                                /** @enum {string} */
+                                kind: "photo" | "document";
+                                /** @description Hallmark’s archived copy: /media/<sha256> (?w=480 or 1024 for a WebP of that width) */
+                                url: string;
+                                sha256: string;
+                                contentType: string;
+                                /** Format: int64 */
+                                width: number;
+                                /** Format: int64 */
+                                height: number;
+                                caption: string | null;
+                            }[];
+                            addedBy: {
+                                /** @enum {string} */
+                                type: "brand" | "repairer";
+                                /** @description The API key (apikey_…) or user (user_…) */
+                                id: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @enum {string} */
+                            status: "pending" | "accepted" | "refused";
+                            /** Format: date-time */
+                            decidedAt: string | null;
+                        };
+                        /** @description A certificate as anyone may read it (spec › Public read) */
+                        certificate: {
+                            id: string;
+                            name: string;
+                            imageUrl: string | null;
+                            /** @description The certificate’s metadata as minted (and its warranty once set) */
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            provenance: {
+                                /** @description minted, transferred, warranty_set, warranty_changed, burned, … */
+                                kind: string;
+                                actor: string | null;
+                                from: string | null;
+                                to: string | null;
+                                transactionHash: string | null;
+                                /** Format: int64 */
+                                blockNumber: number | null;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                            status: string;
+                            burned: boolean;
+                            /** Format: int64 */
+                            tokenId: number | null;
+                            transactionHash: string | null;
+                            /** Format: int64 */
+                            blockNumber: number | null;
+                            /** @description GS1 GTIN, 14 digits (docs/digital-link.md); null without one */
+                            gtin: string | null;
+                            /** @description GS1 serial (AI 21), with the GTIN; null without one */
+                            serial: string | null;
+                            /** @description The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`) */
+                            digitalLink: string | null;
+                            /** @description Set while the certificate is reported stolen or lost; null otherwise */
+                            stolen?: {
+                                /** @enum {string} */
+                                kind: "stolen" | "lost";
+                                /** Format: date-time */
+                                reportedAt: string;
+                                /** @enum {string} */
+                                reportedBy: "brand" | "owner";
+                            } | null;
+                            serviceHistory?: {
+                                id: string;
+                                /**
+                                 * @description `repair`, `authentication_check`, `refurbishment`, or `other` (with a `label`)
+                                 * @enum {string}
+                                 */
+                                kind: "repair" | "authentication_check" | "refurbishment" | "other";
+                                label: string | null;
+                                /** Format: date-time */
+                                performedAt: string;
+                                /** @description The workshop or person who did the work */
+                                performer: string;
+                                description: string;
+                                attachments: {
+                                    /** @enum {string} */
+                                    kind: "photo" | "document";
+                                    /** @description Hallmark’s archived copy: /media/<sha256> (?w=480 or 1024 for a WebP of that width) */
+                                    url: string;
+                                    sha256: string;
+                                    contentType: string;
+                                    /** Format: int64 */
+                                    width: number;
+                                    /** Format: int64 */
+                                    height: number;
+                                    caption: string | null;
+                                }[];
+                                /** Format: date-time */
+                                acceptedAt: string;
+                            }[];
+                            issuer?: {
+                                name: string;
+                                website: string;
+                                domain: string;
+                                domainVerified: boolean;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    listServiceRecords: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every record */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        records: {
+                            id: string;
+                            certificateId: string;
+                            /**
+                             * @description `repair`, `authentication_check`, `refurbishment`, or `other` (with a `label`)
+                             * @enum {string}
+                             */
+                            kind: "repair" | "authentication_check" | "refurbishment" | "other";
+                            label: string | null;
+                            /** Format: date-time */
+                            performedAt: string;
+                            performer: string;
+                            description: string;
+                            attachments: {
+                                /** @enum {string} */
+                                kind: "photo" | "document";
+                                /** @description Hallmark’s archived copy: /media/<sha256> (?w=480 or 1024 for a WebP of that width) */
+                                url: string;
+                                sha256: string;
+                                contentType: string;
+                                /** Format: int64 */
+                                width: number;
+                                /** Format: int64 */
+                                height: number;
+                                caption: string | null;
+                            }[];
+                            addedBy: {
+                                /** @enum {string} */
+                                type: "brand" | "repairer";
+                                /** @description The API key (apikey_…) or user (user_…) */
+                                id: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @enum {string} */
+                            status: "pending" | "accepted" | "refused";
+                            /** Format: date-time */
+                            decidedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    addServiceRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `repair`, `authentication_check`, `refurbishment`, or `other` (with a `label`)
+                     * @enum {string}
+                     */
+                    kind: "repair" | "authentication_check" | "refurbishment" | "other";
+                    /** @description Required with `other` */
+                    label?: string;
+                    /** @description ISO 8601 date or date-time the work was done; not in the future */
+                    performedAt: string;
+                    /** @description The workshop or person */
+                    performer: string;
+                    description: string;
+                    attachments?: {
+                        /** @enum {string} */
+                        kind: "photo" | "document";
+                        url: string;
+                        caption?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The pending record */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @description A service record as the brand and the owner read it */
+                        record: {
+                            id: string;
+                            certificateId: string;
+                            /**
+                             * @description `repair`, `authentication_check`, `refurbishment`, or `other` (with a `label`)
+                             * @enum {string}
+                             */
+                            kind: "repair" | "authentication_check" | "refurbishment" | "other";
+                            label: string | null;
+                            /** Format: date-time */
+                            performedAt: string;
+                            performer: string;
+                            description: string;
+                            attachments: {
+                                /** @enum {string} */
+                                kind: "photo" | "document";
+                                /** @description Hallmark’s archived copy: /media/<sha256> (?w=480 or 1024 for a WebP of that width) */
+                                url: string;
+                                sha256: string;
+                                contentType: string;
+                                /** Format: int64 */
+                                width: number;
+                                /** Format: int64 */
+                                height: number;
+                                caption: string | null;
+                            }[];
+                            addedBy: {
+                                /** @enum {string} */
+                                type: "brand" | "repairer";
+                                /** @description The API key (apikey_…) or user (user_…) */
+                                id: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @enum {string} */
+                            status: "pending" | "accepted" | "refused";
+                            /** Format: date-time */
+                            decidedAt: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    refuseServiceRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                record_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refused record and the certificate as anyone now reads it */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @description A service record as the brand and the owner read it */
+                        record: {
+                            id: string;
+                            certificateId: string;
+                            /**
+                             * @description `repair`, `authentication_check`, `refurbishment`, or `other` (with a `label`)
+                             * @enum {string}
+                             */
+                            kind: "repair" | "authentication_check" | "refurbishment" | "other";
+                            label: string | null;
+                            /** Format: date-time */
+                            performedAt: string;
+                            performer: string;
+                            description: string;
+                            attachments: {
+                                /** @enum {string} */
+                                kind: "photo" | "document";
+                                /** @description Hallmark’s archived copy: /media/<sha256> (?w=480 or 1024 for a WebP of that width) */
+                                url: string;
+                                sha256: string;
+                                contentType: string;
+                                /** Format: int64 */
+                                width: number;
+                                /** Format: int64 */
+                                height: number;
+                                caption: string | null;
+                            }[];
+                            addedBy: {
+                                /** @enum {string} */
+                                type: "brand" | "repairer";
+                                /** @description The API key (apikey_…) or user (user_…) */
+                                id: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @enum {string} */
+                            status: "pending" | "accepted" | "refused";
+                            /** Format: date-time */
+                            decidedAt: string | null;
+                        };
+                        /** @description A certificate as anyone may read it (spec › Public read) */
+                        certificate: {
+                            id: string;
+                            name: string;
+                            imageUrl: string | null;
+                            /** @description The certificate’s metadata as minted (and its warranty once set) */
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            provenance: {
+                                /** @description minted, transferred, warranty_set, warranty_changed, burned, … */
+                                kind: string;
+                                actor: string | null;
+                                from: string | null;
+                                to: string | null;
+                                transactionHash: string | null;
+                                /** Format: int64 */
+                                blockNumber: number | null;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
+                            status: string;
+                            burned: boolean;
+                            /** Format: int64 */
+                            tokenId: number | null;
+                            transactionHash: string | null;
+                            /** Format: int64 */
+                            blockNumber: number | null;
+                            /** @description GS1 GTIN, 14 digits (docs/digital-link.md); null without one */
+                            gtin: string | null;
+                            /** @description GS1 serial (AI 21), with the GTIN; null without one */
+                            serial: string | null;
+                            /** @description The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`) */
+                            digitalLink: string | null;
+                            /** @description Set while the certificate is reported stolen or lost; null otherwise */
+                            stolen?: {
+                                /** @enum {string} */
+                                kind: "stolen" | "lost";
+                                /** Format: date-time */
+                                reportedAt: string;
+                                /** @enum {string} */
+                                reportedBy: "brand" | "owner";
+                            } | null;
+                            serviceHistory?: {
+                                id: string;
+                                /**
+                                 * @description `repair`, `authentication_check`, `refurbishment`, or `other` (with a `label`)
+                                 * @enum {string}
+                                 */
+                                kind: "repair" | "authentication_check" | "refurbishment" | "other";
+                                label: string | null;
+                                /** Format: date-time */
+                                performedAt: string;
+                                /** @description The workshop or person who did the work */
+                                performer: string;
+                                description: string;
+                                attachments: {
+                                    /** @enum {string} */
+                                    kind: "photo" | "document";
+                                    /** @description Hallmark’s archived copy: /media/<sha256> (?w=480 or 1024 for a WebP of that width) */
+                                    url: string;
+                                    sha256: string;
+                                    contentType: string;
+                                    /** Format: int64 */
+                                    width: number;
+                                    /** Format: int64 */
+                                    height: number;
+                                    caption: string | null;
+                                }[];
+                                /** Format: date-time */
+                                acceptedAt: string;
+                            }[];
                             issuer?: {
                                 name: string;
                                 website: string;

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { ResaleEvent } from './resale-events.js';
 import { TagCloneSuspectedEvent } from './tag-events.js';
+import { SERVICE_RECORD_EVENTS } from './events-service-records.js';
 
 export const STREAM_NAME = 'HALLMARK';
 export const STREAM_SUBJECTS = ['hallmark.>'];
@@ -169,10 +170,9 @@ export const EVENTS = {
    */
   'discount_voucher.created': versioned(z.object({ object: DiscountVoucherObject })),
   /**
-   * Lost and stolen (certificates service, docs/lost-and-stolen.md). Ours beyond the spec's
-   * list, versioned like `discount_voucher.created`: a `/api/v1/webhooks` endpoint subscribes
-   * to them. `object` is the certificate (id, tokenId, holderAddress) with `stolenReport`, the
-   * report as the brand sees it (kind stolen | lost, reason, reportedAt, reportedBy {type
+   * Lost and stolen (certificates service, docs/lost-and-stolen.md), versioned like
+   * `discount_voucher.created`. `object` is the certificate (id, tokenId, holderAddress) with
+   * `stolenReport`, the report as the brand sees it (kind stolen | lost, reason, reportedAt, reportedBy {type
    * brand | owner, id}); `certificate.recovered` adds its `clearedAt`, `clearedBy`,
    * `clearReason` (and `recoveredTo` when a brand recovery's transfer ended it). Written in the
    * transaction that flags or clears the certificate; the gateway's public cache drops the
@@ -190,7 +190,7 @@ export const EVENTS = {
   'certificate.resale_refused': versioned(ResaleEvent),
   'certificate.resale_completed': versioned(ResaleEvent),
   'certificate.resale_cancelled': versioned(ResaleEvent),
-
+  ...SERVICE_RECORD_EVENTS, // service records (docs/service-records.md): events-service-records.ts
   // Enterprise webhook events (spec › Enterprise webhook events). `data` is the spec's body
   // without `event` and `timestamp`, which notify adds; extra fields pass through.
   'bulk.job.completed': enterprise(BulkJobEvent, 'bulk.job.completed'),

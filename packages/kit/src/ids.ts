@@ -25,6 +25,7 @@ export const ID_PREFIXES = {
   statusList: 'sl_',
   nfcTag: 'tag_',
   nfcTagKey: 'tagkey_',
+  serviceRecord: 'svcrec_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

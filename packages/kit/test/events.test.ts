@@ -47,6 +47,10 @@ describe('event contracts', () => {
       'certificate.resale_refused',
       'certificate.resale_completed',
       'certificate.resale_cancelled',
+      // Not in the spec's list: service records (docs/service-records.md).
+      'certificate.service_record_added',
+      'certificate.service_record_accepted',
+      'certificate.service_record_refused',
     ]);
   });
 

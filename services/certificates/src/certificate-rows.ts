@@ -6,6 +6,7 @@ import type {
   ProvenanceKind,
   ProvenanceRecord,
 } from './domain/certificate.js';
+import { serviceHistoryOf } from './domain/service-record.js';
 import { stolenFlagOf } from './domain/stolen.js';
 import type { Warranty } from './domain/warranty.js';
 
@@ -29,6 +30,8 @@ export interface CertificateRow {
   warranty?: Warranty | null;
   /** The open lost/stolen report (migration 3321), null when there is none. */
   stolen?: unknown;
+  /** Accepted service records' public part (migration 3341). */
+  service_history?: unknown;
   created_at: Date;
   updated_at: Date;
 }
@@ -64,6 +67,7 @@ export function certificateFromRow(r: CertificateRow): CertificateRecord {
     serial: r.serial ?? null,
     warranty: r.warranty ?? null,
     stolen: stolenFlagOf(r.stolen),
+    serviceHistory: serviceHistoryOf(r.service_history),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

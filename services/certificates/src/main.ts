@@ -25,6 +25,10 @@ import {
   type ChainSettingsServiceServer,
 } from '@hallmark/proto/certificates/v1/chain_settings';
 import {
+  ServiceRecordsServiceService,
+  type ServiceRecordsServiceServer,
+} from '@hallmark/proto/certificates/v1/service_records';
+import {
   LostAndStolenServiceService,
   type LostAndStolenServiceServer,
 } from '@hallmark/proto/certificates/v1/stolen';
@@ -44,6 +48,7 @@ import { giftsSlice } from './gifts/index.js';
 import { mediaSlice } from './media/index.js';
 import { ownershipSlice } from './ownership/index.js';
 import { issuerLookup } from './issuers/rpc.js';
+import { createServiceRecordHandlers } from './service-records/rpc.js';
 import { createStolenHandlers } from './stolen/rpc.js';
 import { tagsSlice } from './tags/index.js';
 
@@ -70,6 +75,7 @@ await runServiceMain({
     'hallmark/certificates/v1/chain_settings.proto',
     'hallmark/certificates/v1/stolen.proto',
     'hallmark/certificates/v1/tags.proto',
+    'hallmark/certificates/v1/service_records.proto',
   ],
   build: async (deps) => {
     const { pool, log } = deps;
@@ -179,6 +185,15 @@ await runServiceMain({
             certificates: store,
             wallets: wallets ?? null,
             transfers: transfers ?? null,
+          }),
+        ),
+        bind<ServiceRecordsServiceServer>(
+          ServiceRecordsServiceService,
+          createServiceRecordHandlers({
+            pool,
+            certificates: store,
+            wallets: wallets ?? null,
+            media: media.service,
           }),
         ),
         bind<AllowlistServiceServer>(

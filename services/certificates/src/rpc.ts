@@ -49,6 +49,24 @@ export function toProto({ certificate: c, provenance }: CertificateRead): Certif
     stolen: c.stolen
       ? { kind: c.stolen.kind, reported_at: c.stolen.reportedAt, reported_by: c.stolen.reportedBy.type }
       : undefined,
+    // Accepted service records only (pending and refused ones never leave the slice's own read).
+    service_history: (c.serviceHistory ?? []).map((e) => ({
+      id: e.id,
+      kind: e.kind,
+      label: e.label ?? undefined,
+      performed_at: e.performedAt,
+      performer: e.performer,
+      description: e.description,
+      attachments: e.attachments.map((a) => ({
+        kind: a.kind,
+        sha256: a.sha256,
+        content_type: a.contentType,
+        width: a.width,
+        height: a.height,
+        caption: a.caption ?? undefined,
+      })),
+      accepted_at: e.acceptedAt,
+    })),
   };
 }
 

@@ -46,7 +46,7 @@ const PUBLIC_READ = {
   name: 'certificates_public_read',
   text: `SELECT c.id, c.enterprise_id, c.livemode, c.batch_id, c.position, c.token_id, c.name, c.image_url,
            c.metadata, c.metadata_hash, c.holder_address, c.status, c.transaction_hash, c.block_number,
-           c.warranty, c.stolen, c.gtin, c.serial, c.created_at, c.updated_at,
+           c.warranty, c.stolen, c.gtin, c.serial, c.service_history, c.created_at, c.updated_at,
            p.kind AS p_kind, p.actor AS p_actor, p.from_address AS p_from, p.to_address AS p_to,
            p.transaction_hash AS p_transaction_hash, p.block_number AS p_block_number, p.at AS p_at
          FROM certificates c LEFT JOIN provenance p ON p.certificate_id = c.id

@@ -18,6 +18,7 @@ import { OwnershipServiceClient, ResaleServiceClient } from '@hallmark/proto/cer
 import { WarrantyServiceClient } from '@hallmark/proto/certificates/v1/warranty';
 import { ChainSettingsServiceClient } from '@hallmark/proto/certificates/v1/chain_settings';
 import { LostAndStolenServiceClient } from '@hallmark/proto/certificates/v1/stolen';
+import { ServiceRecordsServiceClient } from '@hallmark/proto/certificates/v1/service_records';
 import { MediaServiceClient } from '@hallmark/proto/certificates/v1/media';
 import { TagServiceClient } from '@hallmark/proto/certificates/v1/tags';
 import { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
@@ -39,6 +40,7 @@ export interface Clients {
   warranty: AsyncClient<WarrantyServiceClient>;
   chainSettings: AsyncClient<ChainSettingsServiceClient>;
   stolen: AsyncClient<LostAndStolenServiceClient>;
+  serviceRecords: AsyncClient<ServiceRecordsServiceClient>;
   allowlist: AsyncClient<AllowlistServiceClient>;
   certificateVouchers: AsyncClient<CertificateVoucherServiceClient>;
   gifts: AsyncClient<GiftServiceClient>;
@@ -93,6 +95,11 @@ export function createClients(config: Config): Clients {
   const warranty = createGrpcClient(WarrantyServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const chainSettings = createGrpcClient(ChainSettingsServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const stolen = createGrpcClient(LostAndStolenServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const serviceRecords = createGrpcClient(
+    ServiceRecordsServiceClient,
+    config.HALLMARK_CERTIFICATES_ADDR,
+    opts,
+  );
   const allowlist = createGrpcClient(AllowlistServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const certificateVouchers = createGrpcClient(
     CertificateVoucherServiceClient,
@@ -128,6 +135,7 @@ export function createClients(config: Config): Clients {
     warranty: warranty.api,
     chainSettings: chainSettings.api,
     stolen: stolen.api,
+    serviceRecords: serviceRecords.api,
     allowlist: allowlist.api,
     certificateVouchers: certificateVouchers.api,
     gifts: gifts.api,
@@ -151,6 +159,7 @@ export function createClients(config: Config): Clients {
       warranty.close();
       chainSettings.close();
       stolen.close();
+      serviceRecords.close();
       allowlist.close();
       certificateVouchers.close();
       gifts.close();

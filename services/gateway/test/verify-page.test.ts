@@ -42,6 +42,7 @@ const certificate = (over: Partial<Certificate> = {}): Certificate => ({
   updated_at: '2020-01-01T00:00:00.000Z',
   provenance: [],
   livemode: true,
+  service_history: [],
   ...over,
 });
 
@@ -147,6 +148,65 @@ describe('verification page', () => {
     expect(lost).toContain('Reported lost on 2026-05-03');
     expect(renderVerifyPage(view({ ...verified, certificate: certificate() }), '/q.svg')).not.toContain(
       'id="stolen"',
+    );
+  });
+
+  it('shows the accepted service records as "Service history" (escaped, archived photos as /media thumbnails), and no section without any', () => {
+    const verified = {
+      checks: [{ name: 'record_found', passed: true, detail: 'ok' }],
+      verified: true,
+      burned: false,
+      verified_at: '2026-05-04T00:00:00.000Z',
+    };
+    const sha = 'ab'.repeat(32);
+    const page = renderVerifyPage(
+      view({
+        ...verified,
+        certificate: certificate({
+          service_history: [
+            {
+              id: 'svcrec_1',
+              kind: 'repair',
+              performed_at: '2026-03-02T00:00:00.000Z',
+              performer: 'Atelier <Roux>',
+              description: 'Mainspring replaced',
+              attachments: [
+                {
+                  kind: 'photo',
+                  sha256: sha,
+                  content_type: 'image/png',
+                  width: 640,
+                  height: 480,
+                  caption: 'Dial',
+                },
+              ],
+              accepted_at: '2026-03-05T00:00:00.000Z',
+            },
+            {
+              id: 'svcrec_2',
+              kind: 'other',
+              label: 'Strap exchange',
+              performed_at: '2026-04-01T00:00:00.000Z',
+              performer: 'Boutique',
+              description: 'New strap',
+              attachments: [],
+              accepted_at: '2026-04-02T00:00:00.000Z',
+            },
+          ],
+        }),
+      }),
+      '/q.svg',
+    );
+    expect(page).toContain('<h2>Service history</h2>');
+    expect(page).toMatch(/data-service-record="svcrec_1" data-kind="repair"/);
+    expect(page).toContain('Repair');
+    expect(page).toContain('2026-03-02');
+    expect(page).toContain('Atelier &lt;Roux&gt;');
+    expect(page).toContain(`src="/media/${sha}?w=480"`);
+    expect(page).toContain('alt="Dial"');
+    expect(page).toContain('Strap exchange');
+    expect(renderVerifyPage(view({ ...verified, certificate: certificate() }), '/q.svg')).not.toContain(
+      'id="service-history"',
     );
   });
 

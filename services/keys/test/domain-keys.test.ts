@@ -101,6 +101,15 @@ describe('scopes', () => {
     expect(hasScope(['transactions.read'], 'transactions.create')).toBe(false);
     expect(hasScope([], 'admin.*')).toBe(false);
   });
+
+  it('a repairer key (docs/service-records.md) can be made with service_records.write alone, and that scope grants nothing of the brand’s', () => {
+    const spec = create({ type: 'restricted', rateLimit: 100, permissions: ['service_records.write'] });
+    expect(spec.permissions).toEqual(['service_records.write']);
+    expect(hasScope(['service_records.write'], 'transactions.read')).toBe(false);
+    expect(hasScope(['service_records.write'], 'transactions.update')).toBe(false);
+    expect(hasScope(['transactions.*'], 'service_records.write')).toBe(false);
+    expect(hasScope(['admin.*'], 'service_records.write')).toBe(true);
+  });
 });
 
 describe('IP allowlist entries', () => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createGrpcClient, newId, serviceDatabaseUrl, type GrpcClient } from '@hallmark/kit';
 import { eventually } from '@hallmark/kit/testing';
 import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
+import { ServiceRecordsServiceClient } from '@hallmark/proto/certificates/v1/service_records';
 import { LostAndStolenServiceClient } from '@hallmark/proto/certificates/v1/stolen';
 import { Contract, HDNodeWallet, JsonRpcProvider } from 'ethers';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -267,6 +268,95 @@ describe('the verification page in headless Chromium', () => {
       kind: 'stolen',
       reportedBy: 'brand',
     });
+  }, 120_000);
+
+  it('a service record appended by a repairer key and accepted by the owner appears in the page’s Service history; a refused one never does', async () => {
+    const enterprise = newId('enterprise');
+    const brand = {
+      enterprise_id: enterprise,
+      livemode: true,
+      actor_id: newId('apiKey'),
+      actor_type: 'api_key',
+      scopes: [],
+    };
+    const repairer = { ...brand, actor_id: newId('apiKey'), scopes: ['service_records.write'] };
+    // The owner: a user session (of its own account) whose custodial wallet holds the certificate.
+    const owner = {
+      enterprise_id: newId('enterprise'),
+      livemode: true,
+      actor_id: newId('user'),
+      actor_type: 'user',
+      scopes: ['admin.*'],
+    };
+    const minted = await client.api.mintBatch({
+      principal: brand,
+      idempotency_key: 'verify-page-service',
+      holder_address: '',
+      holder_account: { kind: 'user', id: owner.actor_id },
+      items: [{ name: 'Serviced Watch' }],
+    });
+    const id = minted.certificates[0]!.id;
+    await eventually(
+      async () =>
+        expect((await stack.call('GET', `/api/certificate/public/${id}`)).body?.status).toBe('minted'),
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    const before = await open(`/verify/${id}`);
+    expect(await before.page.locator('#service-history').count()).toBe(0);
+    await before.page.close();
+
+    const records = createGrpcClient(ServiceRecordsServiceClient, stack.env.HALLMARK_CERTIFICATES_ADDR!);
+    try {
+      const add = (description: string) =>
+        records.api.addServiceRecord({
+          principal: repairer,
+          certificate_id: id,
+          kind: 'repair',
+          performed_at: '2026-03-02',
+          performer: 'Atelier Roux, Geneva',
+          description,
+          attachments: [],
+        });
+      const kept = await add('Mainspring replaced; water resistance tested.');
+      const dropped = await add('Dial repainted without asking.');
+      await records.api.decideServiceRecord({
+        principal: owner,
+        certificate_id: id,
+        record_id: kept.id,
+        decision: 'accept',
+      });
+      await records.api.decideServiceRecord({
+        principal: owner,
+        certificate_id: id,
+        record_id: dropped.id,
+        decision: 'refuse',
+      });
+
+      // The acceptance's certificate.service_record_accepted drops the cached page.
+      await eventually(
+        async () => {
+          const { page } = await open(`/verify/${id}`);
+          try {
+            expect(await page.locator(`#service-history [data-service-record="${kept.id}"]`).count()).toBe(1);
+          } finally {
+            await page.close();
+          }
+        },
+        { timeoutMs: 10_000, intervalMs: 300 },
+      );
+      const { page } = await open(`/verify/${id}`);
+      const section = page.locator('#service-history');
+      expect(await section.isVisible()).toBe(true);
+      expect(await section.locator('h2').textContent()).toBe('Service history');
+      expect(await section.textContent()).toContain('Mainspring replaced');
+      expect(await section.textContent()).toContain('Atelier Roux, Geneva');
+      expect(await page.textContent('body')).not.toContain('Dial repainted');
+      await screenshot(page, 'service-history');
+      const pub = (await stack.call('GET', `/api/certificate/public/${id}`)).body;
+      expect(pub.serviceHistory.map((e: { id: string }) => e.id)).toEqual([kept.id]);
+    } finally {
+      records.close();
+    }
   }, 120_000);
 
   it('an unknown certificate: a friendly 404 page', async () => {

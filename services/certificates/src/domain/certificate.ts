@@ -5,6 +5,7 @@ import { invalidParam, missingParam } from '@hallmark/kit/errors';
 import { ID_PREFIXES } from '@hallmark/kit/ids';
 import { getAddress, id as keccakUtf8, isAddress } from 'ethers';
 import { parseItemIdentity, passportUrlProblem } from '../digital-link/domain.js';
+import type { PublicServiceEntry } from './service-record.js';
 import type { StolenFlag } from './stolen.js';
 import { warrantyView, type Warranty } from './warranty.js';
 
@@ -87,6 +88,8 @@ export interface CertificateRecord {
   warranty?: Warranty | null;
   /** The open lost/stolen report (domain/stolen.ts); null or absent: none. */
   stolen?: StolenFlag | null;
+  /** Service records the owner accepted, oldest performed first (domain/service-record.ts). */
+  serviceHistory?: PublicServiceEntry[];
   createdAt: Date;
   updatedAt: Date;
 }

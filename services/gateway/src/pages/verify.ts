@@ -9,6 +9,7 @@ import { attributeLabel, attributeValue, fingerprint, imageEntry } from './attri
 import { html, unsafeRaw, type Html } from './html.js';
 import { photoImg } from './photo.js';
 import { pageKind } from './shell.js';
+import { SERVICE_HISTORY_STYLE, serviceHistorySection } from './service-history.js';
 import { STOLEN_STYLE, stolenBanner } from './stolen.js';
 
 const CHECK_LABELS: Record<string, string> = {
@@ -58,7 +59,7 @@ h3{font-size:.95rem;margin:1rem 0 .5rem}
 const page = pageKind({
   heading: 'Hallmark · Certificate verification',
   footer: 'Checked against the blockchain record by Hallmark.',
-  style: html`${STYLE}${STOLEN_STYLE}`,
+  style: html`${STYLE}${STOLEN_STYLE}${SERVICE_HISTORY_STYLE}`,
 });
 
 function formatValue(v: unknown): string {
@@ -298,7 +299,7 @@ export function renderVerifyPage(
           : null
       }
     </section>
-    ${warranty ? warrantySection(warranty) : null}
+    ${warranty ? warrantySection(warranty) : null} ${serviceHistorySection(v.serviceHistory)}
     <section class="card" id="provenance">
       <h2>Provenance</h2>
       ${

@@ -20,6 +20,7 @@ export const certificate = (over: Partial<Certificate> = {}): Certificate => ({
   updated_at: '2025-01-01T00:00:00.000Z',
   provenance: [{ kind: 'minted', at: '2025-01-01T00:00:00.000Z' }],
   livemode: true,
+  service_history: [],
   ...over,
 });
 

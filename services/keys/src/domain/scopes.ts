@@ -22,6 +22,10 @@ export const VERSIONED_SCOPES = [
   'billing.invoices',
   'billing.payments',
   'billing.*',
+  // A repairer's key (docs/service-records.md): append service records to the brand's
+  // certificates and nothing else. Only an `admin.*` holder makes keys, so no key carries it
+  // beyond what its maker had.
+  'service_records.write',
   'admin.*',
 ] as const;
 

@@ -143,7 +143,47 @@ export interface Certificate {
    * `/01/<gtin>/21/<serial, percent-encoded>`: the path of its GS1 Digital Link URI (under the
    * public URL), which its QR codes encode; absent without a GTIN.
    */
-  digital_link_path?: string | undefined;
+  digital_link_path?:
+    | string
+    | undefined;
+  /**
+   * Service records the owner accepted (docs/service-records.md), oldest performed first, on
+   * every read. Pending and refused records are never here (service_records.proto).
+   */
+  service_history: ServiceHistoryEntry[];
+}
+
+/** An accepted service record as anyone may read it: never who added it by id. */
+export interface ServiceHistoryEntry {
+  id: string;
+  /** repair | authentication_check | refurbishment | other */
+  kind: string;
+  /** The brand's name for an `other` record. */
+  label?:
+    | string
+    | undefined;
+  /** ISO 8601. */
+  performed_at: string;
+  /** The workshop or person who did the work. */
+  performer: string;
+  description: string;
+  attachments: ServiceAttachment[];
+  /** ISO 8601: when the owner accepted it. */
+  accepted_at: string;
+}
+
+/**
+ * A photo or scanned document of a service record: an object archived by the media slice,
+ * served at /media/<sha256>.
+ */
+export interface ServiceAttachment {
+  /** photo | document */
+  kind: string;
+  sha256: string;
+  content_type: string;
+  width: number;
+  height: number;
+  caption?: string | undefined;
 }
 
 /** A certificate reported stolen or lost, as anyone may read it. */
@@ -970,6 +1010,7 @@ function createBaseCertificate(): Certificate {
     gtin: undefined,
     serial: undefined,
     digital_link_path: undefined,
+    service_history: [],
   };
 }
 
@@ -1037,6 +1078,9 @@ export const Certificate: MessageFns<Certificate> = {
     }
     if (message.digital_link_path !== undefined) {
       writer.uint32(338).string(message.digital_link_path);
+    }
+    for (const v of message.service_history) {
+      ServiceHistoryEntry.encode(v!, writer.uint32(346).fork()).join();
     }
     return writer;
   },
@@ -1222,6 +1266,14 @@ export const Certificate: MessageFns<Certificate> = {
             message.digital_link_path = reader.string();
             continue;
           }
+          case 43: {
+            if (tag !== 346) {
+              break;
+            }
+
+            message.service_history.push(ServiceHistoryEntry.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1307,6 +1359,11 @@ export const Certificate: MessageFns<Certificate> = {
         : isSet(object.digital_link_path)
         ? globalThis.String(object.digital_link_path)
         : undefined,
+      service_history: globalThis.Array.isArray(object?.serviceHistory)
+        ? object.serviceHistory.map((e: any) => ServiceHistoryEntry.fromJSON(e))
+        : globalThis.Array.isArray(object?.service_history)
+        ? object.service_history.map((e: any) => ServiceHistoryEntry.fromJSON(e))
+        : [],
     };
   },
 
@@ -1374,6 +1431,332 @@ export const Certificate: MessageFns<Certificate> = {
     }
     if (message.digital_link_path !== undefined) {
       obj.digitalLinkPath = message.digital_link_path;
+    }
+    if (message.service_history?.length) {
+      obj.serviceHistory = message.service_history.map((e) => ServiceHistoryEntry.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseServiceHistoryEntry(): ServiceHistoryEntry {
+  return {
+    id: "",
+    kind: "",
+    label: undefined,
+    performed_at: "",
+    performer: "",
+    description: "",
+    attachments: [],
+    accepted_at: "",
+  };
+}
+
+export const ServiceHistoryEntry: MessageFns<ServiceHistoryEntry> = {
+  encode(message: ServiceHistoryEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.kind !== "") {
+      writer.uint32(18).string(message.kind);
+    }
+    if (message.label !== undefined) {
+      writer.uint32(26).string(message.label);
+    }
+    if (message.performed_at !== "") {
+      writer.uint32(34).string(message.performed_at);
+    }
+    if (message.performer !== "") {
+      writer.uint32(42).string(message.performer);
+    }
+    if (message.description !== "") {
+      writer.uint32(50).string(message.description);
+    }
+    for (const v of message.attachments) {
+      ServiceAttachment.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.accepted_at !== "") {
+      writer.uint32(66).string(message.accepted_at);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ServiceHistoryEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseServiceHistoryEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.label = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.performed_at = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.performer = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.attachments.push(ServiceAttachment.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.accepted_at = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ServiceHistoryEntry {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      label: isSet(object.label) ? globalThis.String(object.label) : undefined,
+      performed_at: isSet(object.performedAt)
+        ? globalThis.String(object.performedAt)
+        : isSet(object.performed_at)
+        ? globalThis.String(object.performed_at)
+        : "",
+      performer: isSet(object.performer) ? globalThis.String(object.performer) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      attachments: globalThis.Array.isArray(object?.attachments)
+        ? object.attachments.map((e: any) => ServiceAttachment.fromJSON(e))
+        : [],
+      accepted_at: isSet(object.acceptedAt)
+        ? globalThis.String(object.acceptedAt)
+        : isSet(object.accepted_at)
+        ? globalThis.String(object.accepted_at)
+        : "",
+    };
+  },
+
+  toJSON(message: ServiceHistoryEntry): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.label !== undefined) {
+      obj.label = message.label;
+    }
+    if (message.performed_at !== "") {
+      obj.performedAt = message.performed_at;
+    }
+    if (message.performer !== "") {
+      obj.performer = message.performer;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.attachments?.length) {
+      obj.attachments = message.attachments.map((e) => ServiceAttachment.toJSON(e));
+    }
+    if (message.accepted_at !== "") {
+      obj.acceptedAt = message.accepted_at;
+    }
+    return obj;
+  },
+};
+
+function createBaseServiceAttachment(): ServiceAttachment {
+  return { kind: "", sha256: "", content_type: "", width: 0, height: 0, caption: undefined };
+}
+
+export const ServiceAttachment: MessageFns<ServiceAttachment> = {
+  encode(message: ServiceAttachment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== "") {
+      writer.uint32(10).string(message.kind);
+    }
+    if (message.sha256 !== "") {
+      writer.uint32(18).string(message.sha256);
+    }
+    if (message.content_type !== "") {
+      writer.uint32(26).string(message.content_type);
+    }
+    if (message.width !== 0) {
+      writer.uint32(32).int32(message.width);
+    }
+    if (message.height !== 0) {
+      writer.uint32(40).int32(message.height);
+    }
+    if (message.caption !== undefined) {
+      writer.uint32(50).string(message.caption);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ServiceAttachment {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseServiceAttachment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.content_type = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.width = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.height = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.caption = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ServiceAttachment {
+    return {
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      content_type: isSet(object.contentType)
+        ? globalThis.String(object.contentType)
+        : isSet(object.content_type)
+        ? globalThis.String(object.content_type)
+        : "",
+      width: isSet(object.width) ? globalThis.Number(object.width) : 0,
+      height: isSet(object.height) ? globalThis.Number(object.height) : 0,
+      caption: isSet(object.caption) ? globalThis.String(object.caption) : undefined,
+    };
+  },
+
+  toJSON(message: ServiceAttachment): unknown {
+    const obj: any = {};
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.content_type !== "") {
+      obj.contentType = message.content_type;
+    }
+    if (message.width !== 0) {
+      obj.width = Math.round(message.width);
+    }
+    if (message.height !== 0) {
+      obj.height = Math.round(message.height);
+    }
+    if (message.caption !== undefined) {
+      obj.caption = message.caption;
     }
     return obj;
   },

@@ -4,6 +4,7 @@
 // rename types in the generated client).
 import type { Access } from '../../endpoint/define.js';
 import { bool, int, list, nullable, str, time, Type } from '../../endpoint/schema.js';
+import { ServiceHistoryEntrySchema } from './service-history.js';
 
 export const TAGS = ['Certificates'];
 
@@ -50,6 +51,7 @@ export const PublicCertificate = Type.Object(
       str(2200, 'The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`)'),
     ),
     stolen: Type.Optional(nullable(StolenFlag)),
+    serviceHistory: Type.Optional(list(ServiceHistoryEntrySchema, 1000)),
     issuer: Type.Optional(
       nullable(
         Type.Object({

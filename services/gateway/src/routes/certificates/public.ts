@@ -10,6 +10,7 @@ import { defineEndpoint } from '../../endpoint/define.js';
 import { idParams, type Static } from '../../endpoint/schema.js';
 import { digitalLinkUrl } from '../digital-link/links.js';
 import { PUBLIC, PublicCertificate, StolenFlag, TAGS } from './certificate.js';
+import { presentServiceHistory } from './service-history.js';
 
 function presentProvenance(p: ProvenanceEntry) {
   return {
@@ -45,6 +46,8 @@ export function presentPublicCertificate(
     serial: c.serial ?? null,
     digitalLink: c.digital_link_path ? digitalLinkUrl(publicUrl, c.digital_link_path) : null,
     stolen: presentStolen(c.stolen),
+    // Accepted service records only (docs/service-records.md).
+    serviceHistory: presentServiceHistory(c.service_history),
   };
 }
 

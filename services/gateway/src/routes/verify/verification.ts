@@ -5,6 +5,7 @@
 // VerifyCertificate call. Like the page: no credential, rate group `verify_page`, a view records
 // `document.verified` only as events.ts allows, and the answer comes from the public cache
 // (ETag, 304), dropped by the certificate's events. Public, so CORS-open (plugins/cors.ts).
+import { presentServiceHistory, ServiceHistoryEntrySchema } from '../certificates/service-history.js';
 import type { ProvenanceEntry as ProtoProvenance } from '@hallmark/proto/certificates/v1/certificates';
 import type { VerifyCertificateResponse } from '@hallmark/proto/certificates/v1/verification';
 import { publicCacheControl, sendCached } from '../../cache/http.js';
@@ -71,6 +72,7 @@ export const CertificateVerification = defineResource(
       burned: Type.Boolean({ description: 'True when the record or the chain says the token was burned' }),
       status: str(32),
       stolen: nullable(StolenFlag),
+      serviceHistory: list(ServiceHistoryEntrySchema, 1000),
       verifiedAt: time,
       checks: list(Check, 20),
       issuer: nullable(
@@ -121,6 +123,7 @@ export function presentVerification(v: VerifyCertificateResponse, publicUrl: str
     burned: v.burned,
     status: v.burned ? 'burned' : c.status,
     stolen: presentStolen(c.stolen),
+    serviceHistory: presentServiceHistory(c.service_history),
     verifiedAt: v.verified_at,
     checks: v.checks.map((k) => ({ name: k.name, passed: k.passed, detail: k.detail })),
     issuer: presentIssuer(issuerFrom(c.issuer)),
