@@ -5,6 +5,7 @@
 import { recordEvents, type Queryable } from '@hallmark/kit';
 import type { CertificateRow } from '../certificate-rows.js';
 import { EVENT_SOURCE } from '../domain/certificate.js';
+import { queueMetadataUpdate } from '../metadata-updates/store.js';
 import {
   publicEntryOf,
   serviceHistoryOf,
@@ -123,8 +124,10 @@ async function announce(tx: Queryable, cert: CertRef, record: ServiceRecord): Pr
       livemode: cert.livemode,
     },
   ]);
-  // ERC-4906 (issue 33, not on main yet): an accepted record changes what a marketplace shows;
-  // the MetadataUpdate queue's call belongs here, beside this event, when it exists.
+  // An accepted record changes what a marketplace shows (the token metadata's service_records
+  // count): ERC-4906 MetadataUpdate, queued in this transaction.
+  if (record.status === 'accepted')
+    await queueMetadataUpdate(tx, { certificateId: cert.id }, 'service_record');
 }
 
 /** Inserts a pending record and its certificate.service_record_added. */

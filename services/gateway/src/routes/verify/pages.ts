@@ -56,6 +56,10 @@ export function tokenMetadata(c: Certificate, publicUrl: string) {
   // A marketplace reading the token sees an open lost/stolen report (docs/lost-and-stolen.md).
   if (c.stolen)
     attributes.push({ trait_type: 'reported', value: c.stolen.kind === 'lost' ? 'lost' : 'stolen' });
+  // Its accepted service history, as a count (docs/service-records.md); each acceptance is
+  // announced on chain (ERC-4906), so a marketplace refreshes it.
+  if (c.service_history.length > 0)
+    attributes.push({ trait_type: 'service_records', value: c.service_history.length });
   return {
     name: c.name,
     description:
