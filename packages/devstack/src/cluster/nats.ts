@@ -12,6 +12,8 @@ export interface NatsClusterHandle {
   url: string;
   urls: string[];
   nodes: ClusterNode[];
+  /** Resolves once every server reports JetStream healthy (a restarted one has caught up). */
+  healthy(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -26,7 +28,7 @@ async function healthy(monitorPort: number): Promise<boolean> {
 export async function startNatsCluster(opts: { dataDir: string; size?: number }): Promise<NatsClusterHandle> {
   const size = opts.size ?? 3;
   const bin = await natsServerBinary();
-  const ports = [];
+  const ports: { client: number; route: number; monitor: number }[] = [];
   for (let i = 0; i < size; i++)
     ports.push({ client: await freePort(), route: await freePort(), monitor: await freePort() });
   const routes = ports.map((p) => `nats://127.0.0.1:${p.route}`).join(',');
@@ -39,14 +41,22 @@ export async function startNatsCluster(opts: { dataDir: string; size?: number })
       cmd: bin,
       args: [
         '-js',
-        '-a', '127.0.0.1',
-        '-p', String(p.client),
-        '-m', String(p.monitor),
-        '-sd', dir,
-        '-n', name,
-        '--cluster_name', CLUSTER_NAME,
-        '--cluster', `nats://127.0.0.1:${p.route}`,
-        '--routes', routes,
+        '-a',
+        '127.0.0.1',
+        '-p',
+        String(p.client),
+        '-m',
+        String(p.monitor),
+        '-sd',
+        dir,
+        '-n',
+        name,
+        '--cluster_name',
+        CLUSTER_NAME,
+        '--cluster',
+        `nats://127.0.0.1:${p.route}`,
+        '--routes',
+        routes,
       ],
       // A lone server of a cluster never elects a meta leader, so "ready" is "answers" here;
       // the cluster as a whole is awaited below.
@@ -58,16 +68,18 @@ export async function startNatsCluster(opts: { dataDir: string; size?: number })
     }));
   });
   await Promise.all(nodes.map((n) => n.start()));
-  await waitFor(async () => (await Promise.all(ports.map((p) => healthy(p.monitor)))).every(Boolean), {
-    what: 'the NATS cluster to elect a JetStream leader',
-    timeoutMs: 30_000,
-    intervalMs: 250,
-  });
+  const allHealthy = (timeoutMs = 30_000) =>
+    waitFor(
+      async () => (await Promise.all(ports.map((p) => healthy(p.monitor).catch(() => false)))).every(Boolean),
+      { what: 'every NATS server to report JetStream healthy', timeoutMs, intervalMs: 250 },
+    ).then(() => undefined);
+  await allHealthy();
   const urls = ports.map((p) => `nats://127.0.0.1:${p.client}`);
   return {
     url: urls.join(','),
     urls,
     nodes,
+    healthy: allHealthy,
     stop: async () => void (await Promise.all(nodes.map((n) => n.stop()))),
   };
 }

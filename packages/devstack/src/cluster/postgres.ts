@@ -7,8 +7,8 @@ import { chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import { debianBinary } from '../binaries.js';
 import { postgresAnswers, postgresUser } from '../postgres.js';
-import { spawnProcess } from '../process.js';
 import { freePort, waitFor } from '../wait.js';
+import { startHaproxy } from './haproxy.js';
 import { clusterNode, type ClusterNode } from './node.js';
 
 export interface PatroniNode extends ClusterNode {
@@ -60,11 +60,9 @@ async function statusOf(restUrl: string, path: string): Promise<number> {
 }
 
 export async function startPatroniCluster(opts: PatroniClusterOptions): Promise<PatroniClusterHandle> {
-  const [etcdBin, patroniBin, haproxyBin] = [
-    await debianBinary('etcd', 'etcd-server'),
-    await debianBinary('patroni', 'patroni'),
-    await debianBinary('haproxy', 'haproxy'),
-  ];
+  const etcdBin = await debianBinary('etcd', 'etcd-server');
+  const patroniBin = await debianBinary('patroni', 'patroni');
+  const urlAt = (port: number): string => `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`;
   const binDir = systemPostgresBinDir();
   const owner = await postgresUser();
   const root = resolve(opts.dataDir, 'pg-cluster');
@@ -78,13 +76,20 @@ export async function startPatroniCluster(opts: PatroniClusterOptions): Promise<
     name: 'etcd',
     cmd: etcdBin,
     args: [
-      '--name', 'etcd-1',
-      '--data-dir', etcdDir,
-      '--listen-client-urls', etcdUrl,
-      '--advertise-client-urls', etcdUrl,
-      '--listen-peer-urls', `http://127.0.0.1:${etcdPorts.peer}`,
-      '--initial-advertise-peer-urls', `http://127.0.0.1:${etcdPorts.peer}`,
-      '--initial-cluster', `etcd-1=http://127.0.0.1:${etcdPorts.peer}`,
+      '--name',
+      'etcd-1',
+      '--data-dir',
+      etcdDir,
+      '--listen-client-urls',
+      etcdUrl,
+      '--advertise-client-urls',
+      etcdUrl,
+      '--listen-peer-urls',
+      `http://127.0.0.1:${etcdPorts.peer}`,
+      '--initial-advertise-peer-urls',
+      `http://127.0.0.1:${etcdPorts.peer}`,
+      '--initial-cluster',
+      `etcd-1=http://127.0.0.1:${etcdPorts.peer}`,
     ],
     readyCheck: async () => (await fetch(`${etcdUrl}/health`)).ok,
     readyTimeoutMs: 20_000,
@@ -174,7 +179,7 @@ export async function startPatroniCluster(opts: PatroniClusterOptions): Promise<
       postmasterPid,
     );
     return Object.assign(node, {
-      url: `postgres://postgres:${PASSWORD}@127.0.0.1:${p.pg}/postgres`,
+      url: urlAt(p.pg),
       restUrl,
       async role() {
         if ((await statusOf(restUrl, '/primary')) === 200) return 'primary' as const;
@@ -192,41 +197,20 @@ export async function startPatroniCluster(opts: PatroniClusterOptions): Promise<
   });
   await nodes[1]!.start();
 
-  // HAProxy: the primary port follows Patroni's health check; a node marked down has its
-  // sessions shut, so clients reconnect to the new primary instead of hanging on the old.
-  const haPort = await freePort();
-  const haConfig = join(root, 'haproxy.cfg');
-  writeFileSync(
-    haConfig,
-    [
-      'global',
-      '  maxconn 2000',
-      'defaults',
-      '  mode tcp',
-      '  timeout connect 2s',
-      '  timeout client 30m',
-      '  timeout server 30m',
-      '  timeout check 1s',
-      'listen primary',
-      `  bind 127.0.0.1:${haPort}`,
-      '  option httpchk OPTIONS /primary',
-      '  http-check expect status 200',
-      '  default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions',
-      ...ports.map((p, i) => `  server pg-${i + 1} 127.0.0.1:${p.pg} maxconn 1000 check port ${p.rest}`),
-      '',
-    ].join('\n'),
-  );
-  const url = `postgres://postgres:${PASSWORD}@127.0.0.1:${haPort}/postgres`;
-  const haproxy = await spawnProcess({
-    name: 'haproxy',
-    cmd: haproxyBin,
-    args: ['-db', '-f', haConfig],
-    readyCheck: () => postgresAnswers(url, 1000),
-    readyTimeoutMs: 30_000,
-    ports: [haPort],
-    logFile: join(root, 'haproxy.log'),
+  // HAProxy's primary port follows Patroni's health check to whichever node leads.
+  const haproxy = await startHaproxy({
+    dir: root,
+    name: 'haproxy-pg',
+    listeners: [
+      {
+        name: 'primary',
+        check: 'OPTIONS /primary',
+        servers: ports.map((p, i) => ({ name: `pg-${i + 1}`, port: p.pg, checkPort: p.rest })),
+      },
+    ],
+    readyCheck: (lb) => postgresAnswers(urlAt(lb.primary!), 1000),
   });
-
+  const url = urlAt(haproxy.ports.primary!);
   const hosts = ports.map((p) => `127.0.0.1:${p.pg}`).join(',');
   const handle: PatroniClusterHandle = {
     url,

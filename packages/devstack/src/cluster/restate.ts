@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { restateServerBinary } from '../binaries.js';
 import { freePort, waitFor } from '../wait.js';
+import { startHaproxy } from './haproxy.js';
 import { clusterNode, type ClusterNode } from './node.js';
 
 export interface RestateClusterNode extends ClusterNode {
@@ -15,6 +16,9 @@ export interface RestateClusterNode extends ClusterNode {
 }
 
 export interface RestateClusterHandle {
+  /** Through HAProxy: any live node's ingress / admin API (what the services get). */
+  ingressUrl: string;
+  adminUrl: string;
   nodes: RestateClusterNode[];
   /** Every node's ingress, comma-separated. */
   ingressUrls: string[];
@@ -35,7 +39,7 @@ export async function startRestateCluster(opts: {
 }): Promise<RestateClusterHandle> {
   const size = opts.size ?? 3;
   const bin = restateServerBinary();
-  const ports = [];
+  const ports: { ingress: number; admin: number; node: number }[] = [];
   for (let i = 0; i < size; i++)
     ports.push({ ingress: await freePort(), admin: await freePort(), node: await freePort() });
   const addresses = ports.map((p) => `http://127.0.0.1:${p.node}/`);
@@ -90,15 +94,41 @@ export async function startRestateCluster(opts: {
   });
   // Together: a node that is not the provisioner waits for the metadata quorum.
   await Promise.all(nodes.map((n) => n.start()));
-  await waitFor(async () => (await Promise.all(nodes.map((n) => ok(`${n.ingressUrl}/restate/health`)))).every(Boolean), {
-    what: 'every Restate node to take ingress calls',
-    timeoutMs: 90_000,
-    intervalMs: 500,
+  await waitFor(
+    async () => (await Promise.all(nodes.map((n) => ok(`${n.ingressUrl}/restate/health`)))).every(Boolean),
+    {
+      what: 'every Restate node to take ingress calls',
+      timeoutMs: 90_000,
+      intervalMs: 500,
+    },
+  );
+  // One address for the clients, as a Kubernetes Service gives them: any healthy node.
+  const lb = await startHaproxy({
+    dir: opts.dataDir,
+    name: 'haproxy-restate',
+    listeners: [
+      {
+        name: 'ingress',
+        check: 'GET /restate/health',
+        servers: ports.map((p, i) => ({ name: `restate-${i + 1}`, port: p.ingress, checkPort: p.ingress })),
+      },
+      {
+        name: 'admin',
+        check: 'GET /health',
+        servers: ports.map((p, i) => ({ name: `restate-${i + 1}`, port: p.admin, checkPort: p.admin })),
+      },
+    ],
+    readyCheck: async (lbPorts) => ok(`http://127.0.0.1:${lbPorts.admin}/health`),
   });
   return {
+    ingressUrl: `http://127.0.0.1:${lb.ports.ingress}`,
+    adminUrl: `http://127.0.0.1:${lb.ports.admin}`,
     nodes,
     ingressUrls: nodes.map((n) => n.ingressUrl),
     adminUrls: nodes.map((n) => n.adminUrl),
-    stop: async () => void (await Promise.all(nodes.map((n) => n.stop()))),
+    stop: async () => {
+      await lb.stop();
+      await Promise.all(nodes.map((n) => n.stop()));
+    },
   };
 }
