@@ -3,8 +3,9 @@
 // node answers Patroni's `GET /primary` with 200. Killing the primary's node (Patroni and its
 // postmaster) makes Patroni promote the standby once the leader key expires; starting it
 // again makes it rejoin as a standby (pg_rewind when its timeline diverged).
-import { chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { debianBinary } from '../binaries.js';
 import { postgresAnswers, postgresUser } from '../postgres.js';
 import { freePort, waitFor } from '../wait.js';
@@ -67,6 +68,12 @@ export async function startPatroniCluster(opts: PatroniClusterOptions): Promise<
   const owner = await postgresUser();
   const root = resolve(opts.dataDir, 'pg-cluster');
   mkdirSync(root, { recursive: true });
+  if (owner) {
+    // Patroni runs as the postgres user, which must reach its folders (mkdtemp dirs are 0700):
+    // traverse-only bits up to the run's folder, which let nobody list what is in them.
+    for (const d of [root, resolve(opts.dataDir), dirname(resolve(opts.dataDir))])
+      if (d !== '/' && d !== tmpdir()) chmodSync(d, statSync(d).mode | 0o011);
+  }
 
   // etcd: one member is enough here; the fault under test is PostgreSQL's, not etcd's.
   const etcdPorts = { client: await freePort(), peer: await freePort() };
