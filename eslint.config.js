@@ -177,6 +177,34 @@ export default tseslint.config(
     },
   },
   {
+    // @hallmark/verify is published alone and must verify with Hallmark gone: no workspace code,
+    // no server runtime (ethers and the Digital Bazaar libraries only).
+    files: ['packages/verify/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '@hallmark/*',
+                '**/services/**',
+                'pg',
+                'pino',
+                'zod',
+                '@grpc/*',
+                '@nats-io/*',
+                'undici',
+              ],
+              message:
+                '@hallmark/verify depends on no Hallmark package or service (it must outlive Hallmark).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The error catalogue imports nothing at all: anything it imported, the client would carry.
     files: ['packages/errors/src/**/*.ts'],
     rules: {

@@ -12,13 +12,14 @@ import { keysCommand } from './commands/keys.js';
 import { listenCommand } from './commands/listen.js';
 import { profileCommand } from './commands/profile.js';
 import { shopCommand } from './commands/shop.js';
+import { verifyCommand } from './commands/verify.js';
 import { vouchersCommand } from './commands/vouchers.js';
 import { webhooksCommand } from './commands/webhooks.js';
 
 export function buildProgram(): Command {
   const program = new Command('hallmark')
     .description(
-      'Hallmark from the terminal: bulk certificate jobs, keys, vouchers, webhooks, certificates, issuer profile',
+      'Hallmark from the terminal: bulk certificate jobs, keys, vouchers, webhooks, certificates, issuer profile, proof bundle verification',
     )
     .version('0.9.0')
     .option('--json', 'print exactly the API objects as JSON (for scripts)')
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
     profileCommand(),
     shopCommand(),
     inboxCommand(),
+    verifyCommand(),
   ]) {
     program.addCommand(c);
   }

@@ -97,7 +97,7 @@ export function cliSuite(getEnv: () => { stack: TestStack; receiver: Receiver })
   });
 
   describe('results and certificates', () => {
-    it('bulk download --csv writes the results file; certificates verify prints the five checks, all pass', async () => {
+    it('bulk download --csv writes the results file; certificates verify prints the five checks from the open verification API, all pass, and fails on an unknown id', async () => {
       const auth = { ...env, HALLMARK_TOKEN: token };
       const file = path.join(dir, 'results.csv');
       const dl = await hallmark(['bulk', 'download', bigJobId, '--csv', '-o', file], auth);
@@ -127,6 +127,14 @@ export function cliSuite(getEnv: () => { stack: TestStack; receiver: Receiver })
         expect.arrayContaining(['record_found', 'on_chain', 'holder', 'metadata', 'not_burned']),
       );
       expect(json.checks.every((c: { passed: boolean }) => c.passed)).toBe(true);
+      // --json prints the open verification API's object (GET /api/certificate/verify/:id).
+      const api = await stack.call('GET', `/api/certificate/verify/${certificateId}`);
+      expect(api.status).toBe(200);
+      expect({ ...json, verifiedAt: undefined }).toEqual({ ...api.body, verifiedAt: undefined });
+      expect(json.links.proofBundle).toMatch(new RegExp(`/api/certificate/${certificateId}/proof$`));
+      const unknown = await hallmark(['certificates', 'verify', 'cert_doesnotexist'], auth);
+      expect(unknown.code).not.toBe(0);
+      expect(unknown.stderr).toContain('resource_not_found');
 
       const got = await hallmark(['certificates', 'get', certificateId, '--json'], auth);
       expect(JSON.parse(got.stdout)).toEqual(

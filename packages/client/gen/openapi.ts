@@ -1018,8 +1018,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * QR code (PNG) of a certificate’s verification page
-         * @description QR code (PNG) of a certificate’s verification page
+         * QR code (PNG) of a certificate: its GS1 Digital Link URI, else its verification page
+         * @description QR code (PNG) of a certificate: its GS1 Digital Link URI, else its verification page
          *
          *     Public: no credential. Rate group `public` (spec › Limits).
          */
@@ -1040,12 +1040,78 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * QR code (SVG) of a certificate’s verification page
-         * @description QR code (SVG) of a certificate’s verification page
+         * QR code (SVG) of a certificate: its GS1 Digital Link URI, else its verification page
+         * @description QR code (SVG) of a certificate: its GS1 Digital Link URI, else its verification page
          *
          *     Public: no credential. Rate group `public` (spec › Limits).
          */
         get: operations["getVerifyQrSvg"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificate/verify/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify a certificate: each check against the chain, as JSON (no authentication)
+         * @description The checks the verification page shows, each with its reason: the record exists, the token was minted in the recorded transaction and block, the chain reports the recorded holder, the metadata is proven against the batch’s Merkle root on chain, the token is not burned (and the image matches its anchored hash, when it has one). A failed check is an answer (200, `verified: false`), not an error. Open to any origin (CORS), rate limited per client like the page.
+         *
+         *     Public: no credential. Rate group `verify_page` (spec › Limits).
+         */
+        get: operations["getCertificateVerification"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/01/{gtin}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GS1 Digital Link of a GTIN alone: checked, then 404 (Hallmark resolves items, not products)
+         * @description A well-formed GTIN answers 404 `resource_not_found`: Hallmark publishes links for serialised items only (`/01/{gtin}/21/{serial}`). A malformed GTIN (digits, length, check digit) answers 400.
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["resolveDigitalLinkGtin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/01/{gtin}/21/{serial}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Resolve the GS1 Digital Link of a certified item (no authentication)
+         * @description GET redirects (307) to the certificate’s verify page; `linkType=all` or `Accept: application/linkset+json` answers its linkset (RFC 9264); `linkType=gs1:<type>` redirects to that link (404 if the item has none). Every answer lists the links in a `Link` header. Bad syntax (GTIN digits, length or check digit; serial outside GS1 CSET 82 or over 20 characters): 400. An unknown item: 404. HEAD answers the same headers; OPTIONS the allowed methods.
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["resolveDigitalLink"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1224,6 +1290,298 @@ export interface paths {
         get: operations["getGiftClaimPage"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/resale/{resaleId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a resale awaiting the brand (the buyer is e-mailed the claim link)
+         * @description The brand’s API key only (a user session: 401). Only a resale `awaiting_approval` can be decided (else 422). Webhook `certificate.resale_approved`.
+         *
+         *     An API key. Scope: `transactions.update` or `transactions.*`.
+         */
+        post: operations["approveResale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/resale/{resaleId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pending resale (its owner)
+         * @description The claim link stops working; the certificate stays with the owner. Claimed already: 422.
+         *
+         *     A user session token only.
+         */
+        post: operations["cancelResale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/resale/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resell a certificate to a buyer’s e-mail (the owner’s session)
+         * @description The owner, signed in with a user session that proves their e-mail, hands a certificate held by their own custodial wallet to a buyer, who needs no wallet: the buyer gets an e-mail with a single-use claim link (never shown here) and claims it like a gift; the token moves to the buyer’s custodial wallet and provenance records `resold`. When the brand’s policy requires approval the resale is `awaiting_approval` and the buyer is e-mailed only once the brand approves. A certificate in another pending hand-over (gift, resale, voucher, transfer): 409 `resource_locked`. A session proving no e-mail: 403. Counted with gifts against HALLMARK_GIFT_CREATE_ENTERPRISE_LIMIT.
+         *
+         *     A user session token only.
+         */
+        post: operations["createResale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/resale/{resaleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A resale of the caller’s enterprise
+         * @description A resale of the caller’s enterprise
+         *
+         *     An API key or a user session token. Scope: `transactions.read` or `transactions.*`.
+         */
+        get: operations["getResale"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/resale/{resaleId}/refuse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refuse a resale awaiting the brand (the owner keeps the certificate)
+         * @description The brand’s API key only (a user session: 401). Only a resale `awaiting_approval` can be decided (else 422). The resale ends `revoked`. Webhook `certificate.resale_refused`.
+         *
+         *     An API key. Scope: `transactions.update` or `transactions.*`.
+         */
+        post: operations["refuseResale"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/resale-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The enterprise’s resale policy
+         * @description The enterprise’s resale policy
+         *
+         *     An API key. Scope: `admin.*`.
+         */
+        get: operations["getResalePolicy"];
+        /**
+         * Require (or stop requiring) the brand’s approval of resales
+         * @description With `approvalRequired`, every resale started from now on waits for the brand: webhook `certificate.resale_approval_requested`, then approve or refuse by API. Resales already started keep the policy they started under.
+         *
+         *     An API key. Scope: `admin.*`.
+         */
+        put: operations["setResalePolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/ownership-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a link that proves the owner holds a certificate (the owner’s session)
+         * @description For a certificate in the signed-in owner’s custodial wallet. Valid `ttlHours` (1–720, default 72), revocable. The token is shown only here and stored only as its hash. Anyone with the link reads `GET /api/ownership/:token`: `owned` while the owner still holds the certificate, `transferred` once it left them, `expired` or `revoked` otherwise.
+         *
+         *     A user session token only.
+         */
+        post: operations["createOwnershipLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ownership/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an ownership link proves now (public)
+         * @description `owned`: the holder the link was made for still holds the certificate, as of `asOf`; `transferred`: it has left them since; `expired` / `revoked`: the link proves nothing (no certificate named). Unknown token: 404, counted toward the invalid-link limit (then 429). Never cached.
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["getOwnershipProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/ownership-links/{linkId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an ownership link (its owner; idempotent)
+         * @description Revoke an ownership link (its owner; idempotent)
+         *
+         *     A user session token only.
+         */
+        post: operations["revokeOwnershipLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a certificate to the owner’s own wallet, proven by its signature
+         * @description The signature must be `toAddress`’s EIP-712 signature of the prepared message (same deadline); a wrong signer, an expired or altered message: 422 `validation_failed` (param `signature`). The custodian moves the token by the holder-signed permit path; the answer waits for the confirmation a bounded time (`sent` if still on its way). A repeat answers the same transfer (`replayed`).
+         *
+         *     A user session token only.
+         */
+        post: operations["exportCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bring an exported certificate back into the owner’s custodial wallet
+         * @description The signature must be the recorded holder’s signature of the prepared permit (same deadline), else 422 `validation_failed` (param `signature`); the relayer submits it with `transferWithPermit` and pays the gas. A repeat answers the same transfer (`replayed`).
+         *
+         *     A user session token only.
+         */
+        post: operations["importCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/export/prepare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The message to sign with the wallet a certificate is exported to (the owner’s session)
+         * @description EIP-712 typed data (`eth_signTypedData_v4`): `ExportCertificate{certificateId, tokenId, to, nonce, deadline}` under the domain `Hallmark Export` of this chain and contract; `nonce` is the token’s permit nonce (a signature is spent once the token moves), `deadline` an hour away.
+         *
+         *     A user session token only.
+         */
+        post: operations["prepareExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/import/prepare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The permit an outside wallet signs to bring an exported certificate back (the owner’s session)
+         * @description The contract’s own EIP-712 `TransferPermit{to, tokenId, nonce, deadline}` (domain `HallmarkCertificates`), `to` being the signed-in owner’s custodial wallet (created if needed), `deadline` an hour away. A certificate already in custody: 422.
+         *
+         *     A user session token only.
+         */
+        post: operations["prepareImport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1458,7 +1816,7 @@ export interface paths {
         head?: never;
         /**
          * Fix a failed row in place (then retry the job)
-         * @description Needs `bulk:retry`. The body holds the corrected cells by CSV column (`name`, `description`, `category`, `recipientEmail`, `recipientName`, `imageUrl`, `expiryDays`, `attribute_<Name>`; `null` or "" clears an optional one). The row, with these laid over its cells, is validated exactly as an uploaded row (400 naming the column). The row is then `failed` with a note until `POST /api/bulk-mint/{jobId}/retry` processes it in the same job. Only rows of a finished CSV job that failed or were invalid. `{success, data:{jobId, row, name, status, error}}`.
+         * @description Needs `bulk:retry`. The body holds the corrected cells by CSV column (`name`, `description`, `category`, `recipientEmail`, `recipientName`, `imageUrl`, `expiryDays`, `gtin`, `serial`, `passportUrl`, `attribute_<Name>`; `null` or "" clears an optional one). The row, with these laid over its cells, is validated exactly as an uploaded row (400 naming the column). The row is then `failed` with a note until `POST /api/bulk-mint/{jobId}/retry` processes it in the same job. Only rows of a finished CSV job that failed or were invalid. `{success, data:{jobId, row, name, status, error}}`.
          *
          *     An API key or a user session token. Scope: `bulk:retry`. Rate group `bulk_retry` (spec › Limits).
          */
@@ -1816,6 +2174,188 @@ export interface paths {
          */
         get: operations["getMedia"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificate/{id}/credential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A certificate's verifiable credential (W3C VCDM 2.0, Data Integrity ecdsa-rdfc-2019)
+         * @description The signed credential as issued, not wrapped in `{success, data}`: any VC verifier checks it against the issuer's DID document and its status list. Not found: an unknown certificate, or one whose credential is not issued yet (not minted yet, or minted seconds ago: the message says which; retry later) → 404 `resource_not_found`.
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["getCertificateCredential"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificate/{id}/proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A certificate's proof bundle, as a file (hallmark-proof-bundle/1)
+         * @description Everything needed to verify the certificate with a chain RPC URL alone (`hallmark verify`): the credential, the hashed metadata and its Merkle proof against the batch root, the mint transaction, chain and contract, the image hash and a snapshot of the issuer's DID document. Answered as an attachment `hallmark-proof-<id>.json`. Not found: an unknown certificate, or one whose credential is not issued yet (not minted yet, or minted seconds ago: the message says which; retry later) → 404 `resource_not_found`.
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["getCertificateProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/issuers/{enterprise_id}/did.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An enterprise's Hallmark-hosted issuer DID document (did:web)
+         * @description What `did:web:<Hallmark host>:issuers:<enterprise id>` resolves to: every issuer key the enterprise had (newest first; retired keys stay, so older credentials verify). An enterprise that has issued nothing yet → 404 `resource_not_found`.
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["getIssuerDidDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/status-lists/{list_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A revocation status list (BitstringStatusListCredential)
+         * @description Signed by the issuer's current key; a burned certificate's bit is set in the burn's transaction and the list is signed again at the next read. Unknown list → 404 `resource_not_found`.
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["getStatusList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/issuers/{enterprise_id}/test/did.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An enterprise's test-mode issuer DID document (did:web)
+         * @description What `did:web:<Hallmark host>:issuers:<enterprise id>:test` resolves to: every issuer key the enterprise had (newest first; retired keys stay, so older credentials verify). An enterprise that has issued nothing yet → 404 `resource_not_found`.
+         *
+         *     Public: no credential. Rate group `public` (spec › Limits).
+         */
+        get: operations["getTestIssuerDidDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/issuer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The enterprise's issuer DIDs, the did.json its domain hosts, and its keys
+         * @description Credentials name `domain.did` once the issuer-profile domain is verified (live mode), else `hostedDid`. Host `domain.document` at `domain.url` (docs/credentials.md). Creates the first issuer key when there is none.
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        get: operations["getIssuerIdentity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/issuer/keys/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the issuer key: a new key signs from now on; the old one stays listed
+         * @description Credentials and status lists are signed with the new key from now on; every older key stays in both DID documents, so credentials signed before still verify. With a domain DID, host the updated `domain.document` at once (until then, new credentials do not verify against the old copy).
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        post: operations["rotateIssuerKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/enterprise/chain-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The enterprise's chain settings and the events its next batch is minted with
+         * @description The enterprise's chain settings and the events its next batch is minted with
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        get: operations["getChainSettings"];
+        /**
+         * Set how the enterprise's batches announce their tokens (per-token Transfer or ERC-2309)
+         * @description `per_token`: one ERC-721 `Transfer` per token, what every marketplace indexer reads (≈ 2.2k gas per certificate in batches of 1,000). `consecutive`: one ERC-2309 `ConsecutiveTransfer` per batch (≈ 0.2k gas per certificate), which some indexers miss. `marketplaces: true` with no `transferEvents` mints per token. Applies to batches recorded from now on.
+         *
+         *     An API key or a user session token. Scope: `admin.*`.
+         */
+        put: operations["setChainSettings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2250,6 +2790,105 @@ export interface components {
             operator: string;
             /** @description Any JSON value */
             value?: unknown;
+        };
+        /** @description A certificate’s verification: each check with its reason, and what was checked */
+        CertificateVerification: {
+            id: string;
+            name: string;
+            /** @description True when every check passed */
+            verified: boolean;
+            /** @description True when the record or the chain says the token was burned */
+            burned: boolean;
+            status: string;
+            /** @description Set while the certificate is reported stolen or lost; null otherwise */
+            stolen: {
+                /** @enum {string} */
+                kind: "stolen" | "lost";
+                /** Format: date-time */
+                reportedAt: string;
+                /** @enum {string} */
+                reportedBy: "brand" | "owner";
+            } | null;
+            /** Format: date-time */
+            verifiedAt: string;
+            checks: {
+                /** @description record_found, on_chain, holder, metadata, not_burned, image */
+                name: string;
+                passed: boolean;
+                /** @description Why it passed or failed, in words a reader understands */
+                detail: string;
+            }[];
+            issuer: {
+                name: string;
+                website: string;
+                domain: string;
+                domainVerified: boolean;
+            } | null;
+            imageUrl: string | null;
+            image: {
+                /** @description Hallmark’s copy (/media/<sha256>), or the merchant’s URL while not archived */
+                url: string;
+                /** @description The SHA-256 recorded in the metadata anchored on chain */
+                sha256: string;
+                /** Format: int64 */
+                width: number;
+                /** Format: int64 */
+                height: number;
+                /** @enum {string} */
+                state: "archived" | "hotlinked" | "unavailable" | "changed";
+                /** @description The merchant’s original URL */
+                source: string | null;
+            } | null;
+            /** @description The certificate’s metadata as minted (and its warranty once set) */
+            metadata: {
+                [key: string]: unknown;
+            };
+            provenance: {
+                /** @description minted, transferred, warranty_set, warranty_changed, burned, … */
+                kind: string;
+                actor: string | null;
+                from: string | null;
+                to: string | null;
+                transactionHash: string | null;
+                /** Format: int64 */
+                blockNumber: number | null;
+                /** Format: date-time */
+                at: string;
+            }[];
+            /** @description What the checks read on chain: where to check it again by hand */
+            chain: {
+                /** @description Decimal id of the chain the checks read */
+                chainId: string | null;
+                /** @description The certificates contract the checks read */
+                contract: string | null;
+                /** Format: int64 */
+                tokenId: number | null;
+                /** @description The mint transaction */
+                transactionHash: string | null;
+                /** Format: int64 */
+                blockNumber: number | null;
+                batchId: string | null;
+                /** @description The batch’s Merkle root; the metadata hash is one of its leaves */
+                merkleRoot: string | null;
+                /** @description keccak256 of the canonical JSON of {name, imageUrl, metadata} */
+                metadataHash: string | null;
+                /** @description The holder Hallmark recorded */
+                holder: string | null;
+                /** @description The owner the chain reports, when the token exists */
+                owner: string | null;
+            };
+            links: {
+                /** @description The verification page (what the QR code encodes) */
+                verifyPage: string;
+                /** @description The QR code of the page (SVG) */
+                qrCode: string;
+                /** @description The proof bundle (JSON), once minted */
+                proofBundle: string | null;
+                /** @description The verifiable credential, once minted */
+                credential: string | null;
+                /** @description The ERC-721 token metadata (tokenURI), once minted */
+                metadata: string | null;
+            };
         };
         /**
          * @description A bulk job, CSV form (spec › Resources › Bulk mint job, CSV form)
@@ -5078,6 +5717,12 @@ export interface operations {
                         transactionHash: string | null;
                         /** Format: int64 */
                         blockNumber: number | null;
+                        /** @description GS1 GTIN, 14 digits (docs/digital-link.md); null without one */
+                        gtin: string | null;
+                        /** @description GS1 serial (AI 21), with the GTIN; null without one */
+                        serial: string | null;
+                        /** @description The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`) */
+                        digitalLink: string | null;
                         /** @description Set while the certificate is reported stolen or lost; null otherwise */
                         stolen?: {
                             /** @enum {string} */
@@ -5239,6 +5884,12 @@ export interface operations {
                             transactionHash: string | null;
                             /** Format: int64 */
                             blockNumber: number | null;
+                            /** @description GS1 GTIN, 14 digits (docs/digital-link.md); null without one */
+                            gtin: string | null;
+                            /** @description GS1 serial (AI 21), with the GTIN; null without one */
+                            serial: string | null;
+                            /** @description The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`) */
+                            digitalLink: string | null;
                             /** @description Set while the certificate is reported stolen or lost; null otherwise */
                             stolen?: {
                                 /** @enum {string} */
@@ -5357,6 +6008,12 @@ export interface operations {
                             transactionHash: string | null;
                             /** Format: int64 */
                             blockNumber: number | null;
+                            /** @description GS1 GTIN, 14 digits (docs/digital-link.md); null without one */
+                            gtin: string | null;
+                            /** @description GS1 serial (AI 21), with the GTIN; null without one */
+                            serial: string | null;
+                            /** @description The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`) */
+                            digitalLink: string | null;
                             /** @description Set while the certificate is reported stolen or lost; null otherwise */
                             stolen?: {
                                 /** @enum {string} */
@@ -5627,6 +6284,12 @@ export interface operations {
                             transactionHash: string | null;
                             /** Format: int64 */
                             blockNumber: number | null;
+                            /** @description GS1 GTIN, 14 digits (docs/digital-link.md); null without one */
+                            gtin: string | null;
+                            /** @description GS1 serial (AI 21), with the GTIN; null without one */
+                            serial: string | null;
+                            /** @description The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`) */
+                            digitalLink: string | null;
                             /** @description Set while the certificate is reported stolen or lost; null otherwise */
                             stolen?: {
                                 /** @enum {string} */
@@ -5729,6 +6392,12 @@ export interface operations {
                             transactionHash: string | null;
                             /** Format: int64 */
                             blockNumber: number | null;
+                            /** @description GS1 GTIN, 14 digits (docs/digital-link.md); null without one */
+                            gtin: string | null;
+                            /** @description GS1 serial (AI 21), with the GTIN; null without one */
+                            serial: string | null;
+                            /** @description The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`) */
+                            digitalLink: string | null;
                             /** @description Set while the certificate is reported stolen or lost; null otherwise */
                             stolen?: {
                                 /** @enum {string} */
@@ -5894,6 +6563,130 @@ export interface operations {
                 content: {
                     "image/svg+xml": string;
                 };
+            };
+            400: components["responses"]["V1Error400"];
+            404: components["responses"]["V1Error404"];
+            414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    getCertificateVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A certificate id (cert_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The verification */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificateVerification"];
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            404: components["responses"]["ApiError404"];
+            414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    resolveDigitalLinkGtin: {
+        parameters: {
+            query?: {
+                /** @description `all` (or `linkset`): the linkset; `gs1:<type>` or its URI: redirect to that link */
+                linkType?: string;
+            };
+            header?: never;
+            path: {
+                /** @description GTIN-8, -12, -13 or -14 */
+                gtin: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The linkset (RFC 9264) of the item, for `linkType=all` or `Accept: application/linkset+json` */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/linkset+json": string;
+                };
+            };
+            /** @description Redirect to the verify page (default) or to the link of `linkType`; `Link` lists every link */
+            307: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["V1Error400"];
+            404: components["responses"]["V1Error404"];
+            414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    resolveDigitalLink: {
+        parameters: {
+            query?: {
+                /** @description `all` (or `linkset`): the linkset; `gs1:<type>` or its URI: redirect to that link */
+                linkType?: string;
+            };
+            header?: never;
+            path: {
+                /** @description GTIN-8, -12, -13 or -14 (14 digits canonical) */
+                gtin: string;
+                /** @description Serial (AI 21), percent-encoded */
+                serial: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The linkset (RFC 9264) of the item, for `linkType=all` or `Accept: application/linkset+json` */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/linkset+json": string;
+                };
+            };
+            /** @description Redirect to the verify page (default) or to the link of `linkType`; `Link` lists every link */
+            307: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["V1Error400"];
             404: components["responses"]["V1Error404"];
@@ -6489,6 +7282,867 @@ export interface operations {
             504: components["responses"]["V1Error504"];
         };
     };
+    approveResale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resale’s id (gift_…) */
+                resaleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Recorded with the decision */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The resale, approved */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        resale: {
+                            /** @description gift_… (a resale is a gift of kind resale: its claim link is a gift claim link) */
+                            resaleId: string;
+                            /** @description cert_… */
+                            certificateId: string;
+                            /** Format: int64 */
+                            tokenId: number | null;
+                            /**
+                             * @description `awaiting_approval`: the brand has not decided (the buyer has not been e-mailed); `revoked`: cancelled by the owner or refused by the brand
+                             * @enum {string}
+                             */
+                            status: "pending" | "awaiting_approval" | "claiming" | "claimed" | "revoked" | "expired";
+                            /**
+                             * @description null when the brand’s policy asks none
+                             * @enum {string|null}
+                             */
+                            approval: "requested" | "approved" | "refused" | null;
+                            /** @description The brand’s reason */
+                            approvalReason: string | null;
+                            sellerAddress: string;
+                            buyerAddress: string | null;
+                            transactionHash: string | null;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            livemode: boolean;
+                            /**
+                             * @description The buyer’s e-mail with the claim link
+                             * @enum {string}
+                             */
+                            notification: "pending" | "sent" | "failing" | "failed";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    cancelResale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resale’s id (gift_…) */
+                resaleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resale, revoked */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        resale: {
+                            /** @description gift_… (a resale is a gift of kind resale: its claim link is a gift claim link) */
+                            resaleId: string;
+                            /** @description cert_… */
+                            certificateId: string;
+                            /** Format: int64 */
+                            tokenId: number | null;
+                            /**
+                             * @description `awaiting_approval`: the brand has not decided (the buyer has not been e-mailed); `revoked`: cancelled by the owner or refused by the brand
+                             * @enum {string}
+                             */
+                            status: "pending" | "awaiting_approval" | "claiming" | "claimed" | "revoked" | "expired";
+                            /**
+                             * @description null when the brand’s policy asks none
+                             * @enum {string|null}
+                             */
+                            approval: "requested" | "approved" | "refused" | null;
+                            /** @description The brand’s reason */
+                            approvalReason: string | null;
+                            sellerAddress: string;
+                            buyerAddress: string | null;
+                            transactionHash: string | null;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            livemode: boolean;
+                            /**
+                             * @description The buyer’s e-mail with the claim link
+                             * @enum {string}
+                             */
+                            notification: "pending" | "sent" | "failing" | "failed";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    createResale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description cert_… */
+                    certificateId: string;
+                    /** @description Where the claim link goes */
+                    buyerEmail: string;
+                    /** @description Shown to the buyer (≤ 500 characters) */
+                    message?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The resale, pending or awaiting approval */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        resale: {
+                            /** @description gift_… (a resale is a gift of kind resale: its claim link is a gift claim link) */
+                            resaleId: string;
+                            /** @description cert_… */
+                            certificateId: string;
+                            /** Format: int64 */
+                            tokenId: number | null;
+                            /**
+                             * @description `awaiting_approval`: the brand has not decided (the buyer has not been e-mailed); `revoked`: cancelled by the owner or refused by the brand
+                             * @enum {string}
+                             */
+                            status: "pending" | "awaiting_approval" | "claiming" | "claimed" | "revoked" | "expired";
+                            /**
+                             * @description null when the brand’s policy asks none
+                             * @enum {string|null}
+                             */
+                            approval: "requested" | "approved" | "refused" | null;
+                            /** @description The brand’s reason */
+                            approvalReason: string | null;
+                            sellerAddress: string;
+                            buyerAddress: string | null;
+                            transactionHash: string | null;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            livemode: boolean;
+                            /**
+                             * @description The buyer’s e-mail with the claim link
+                             * @enum {string}
+                             */
+                            notification: "pending" | "sent" | "failing" | "failed";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    getResale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resale’s id (gift_…) */
+                resaleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resale */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        resale: {
+                            /** @description gift_… (a resale is a gift of kind resale: its claim link is a gift claim link) */
+                            resaleId: string;
+                            /** @description cert_… */
+                            certificateId: string;
+                            /** Format: int64 */
+                            tokenId: number | null;
+                            /**
+                             * @description `awaiting_approval`: the brand has not decided (the buyer has not been e-mailed); `revoked`: cancelled by the owner or refused by the brand
+                             * @enum {string}
+                             */
+                            status: "pending" | "awaiting_approval" | "claiming" | "claimed" | "revoked" | "expired";
+                            /**
+                             * @description null when the brand’s policy asks none
+                             * @enum {string|null}
+                             */
+                            approval: "requested" | "approved" | "refused" | null;
+                            /** @description The brand’s reason */
+                            approvalReason: string | null;
+                            sellerAddress: string;
+                            buyerAddress: string | null;
+                            transactionHash: string | null;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            livemode: boolean;
+                            /**
+                             * @description The buyer’s e-mail with the claim link
+                             * @enum {string}
+                             */
+                            notification: "pending" | "sent" | "failing" | "failed";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    refuseResale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resale’s id (gift_…) */
+                resaleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why (recorded, shown to the owner) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The resale, refused */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        resale: {
+                            /** @description gift_… (a resale is a gift of kind resale: its claim link is a gift claim link) */
+                            resaleId: string;
+                            /** @description cert_… */
+                            certificateId: string;
+                            /** Format: int64 */
+                            tokenId: number | null;
+                            /**
+                             * @description `awaiting_approval`: the brand has not decided (the buyer has not been e-mailed); `revoked`: cancelled by the owner or refused by the brand
+                             * @enum {string}
+                             */
+                            status: "pending" | "awaiting_approval" | "claiming" | "claimed" | "revoked" | "expired";
+                            /**
+                             * @description null when the brand’s policy asks none
+                             * @enum {string|null}
+                             */
+                            approval: "requested" | "approved" | "refused" | null;
+                            /** @description The brand’s reason */
+                            approvalReason: string | null;
+                            sellerAddress: string;
+                            buyerAddress: string | null;
+                            transactionHash: string | null;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            livemode: boolean;
+                            /**
+                             * @description The buyer’s e-mail with the claim link
+                             * @enum {string}
+                             */
+                            notification: "pending" | "sent" | "failing" | "failed";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    getResalePolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy (never set: approval not required) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        approvalRequired: boolean;
+                        /** Format: date-time */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    setResalePolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    approvalRequired: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The policy as stored */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        approvalRequired: boolean;
+                        /** Format: date-time */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    createOwnershipLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description cert_… */
+                    certificateId: string;
+                    /**
+                     * Format: int32
+                     * @description Default 72 (3 days)
+                     */
+                    ttlHours?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The link; its token is shown only here */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        token: string;
+                        /** Format: uri */
+                        url: string;
+                        link: {
+                            /** @description ownlink_… */
+                            linkId: string;
+                            /** @description cert_… */
+                            certificateId: string;
+                            holderAddress: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            revokedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    getOwnershipProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof as of now */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @enum {string} */
+                        status: "owned" | "transferred" | "expired" | "revoked";
+                        /** Format: date-time */
+                        asOf: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        certificateId: string | null;
+                        certificateName: string | null;
+                        imageUrl: string | null;
+                        /** Format: int64 */
+                        tokenId: number | null;
+                        holderAddress: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            404: components["responses"]["ApiError404"];
+            414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    revokeOwnershipLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ownlink_… */
+                linkId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link, revoked */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        link: {
+                            /** @description ownlink_… */
+                            linkId: string;
+                            /** @description cert_… */
+                            certificateId: string;
+                            holderAddress: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** Format: date-time */
+                            revokedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    exportCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description cert_… */
+                    certificateId: string;
+                    toAddress: string;
+                    /**
+                     * Format: int64
+                     * @description Unix seconds, as prepared
+                     */
+                    deadline: number;
+                    /** @description 0x… 65-byte signature */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The transfer to the owner’s wallet */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @enum {string} */
+                        status: "pending" | "signed" | "sent" | "confirmed" | "failed";
+                        transactionHash: string | null;
+                        toAddress: string;
+                        replayed: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    importCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description cert_… */
+                    certificateId: string;
+                    /**
+                     * Format: int64
+                     * @description Unix seconds, as prepared
+                     */
+                    deadline: number;
+                    /** @description 0x… 65-byte signature */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The transfer back into custody */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @enum {string} */
+                        status: "pending" | "signed" | "sent" | "confirmed" | "failed";
+                        transactionHash: string | null;
+                        toAddress: string;
+                        replayed: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    prepareExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description cert_… */
+                    certificateId: string;
+                    toAddress: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The typed data to sign */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        typedData: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    prepareImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description cert_… */
+                    certificateId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The typed data to sign with the wallet holding the certificate */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        typedData: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
     addToAllowlist: {
         parameters: {
             query?: never;
@@ -6746,7 +8400,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description CSV, at most 10 MB: name, description, imageUrl (unless images is sent), category, recipientEmail, recipientName?, imageFile? (the row’s file in the ZIP), attribute_<Name>*, expiryDays? (default 30)
+                     * @description CSV, at most 10 MB: name, description, imageUrl (unless images is sent), category, recipientEmail, recipientName?, imageFile? (the row’s file in the ZIP), attribute_<Name>*, expiryDays? (default 30), gtin? + serial? (GS1, both or neither), passportUrl? (https)
                      */
                     metadata: string;
                     /**
@@ -8186,6 +9840,600 @@ export interface operations {
             400: components["responses"]["V1Error400"];
             404: components["responses"]["V1Error404"];
             414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    getCertificateCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed credential */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The VC v2 context and the inline Hallmark context */
+                        "@context": unknown[];
+                        /** @description urn:uuid:… */
+                        id: string;
+                        type: string[];
+                        /** @description The issuer DID (did:web) */
+                        issuer: string;
+                        /** @description The mint time */
+                        validFrom: string;
+                        /** @description The certificate: id (its verify page), certificateId, name, description?, image?, imageSha256?, metadata (the object whose hash was minted), metadataHash, tokenId, contract, chainId, referenceNumber?, gtin?, serial? */
+                        credentialSubject: {
+                            [key: string]: unknown;
+                        };
+                        /** @description BitstringStatusListEntry (revocation) */
+                        credentialStatus: {
+                            [key: string]: unknown;
+                        };
+                        /** @description The Data Integrity proof */
+                        proof: {
+                            /** @constant */
+                            type: "DataIntegrityProof";
+                            /** @constant */
+                            cryptosuite: "ecdsa-rdfc-2019";
+                            /** @constant */
+                            proofPurpose: "assertionMethod";
+                            /** @description <issuer DID>#key-<n> */
+                            verificationMethod: string;
+                            created?: string;
+                            proofValue: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            404: components["responses"]["ApiError404"];
+            414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    getCertificateProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof bundle */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        format: "hallmark-proof-bundle/1";
+                        certificateId: string;
+                        /** @description A certificate as a W3C verifiable credential */
+                        credential: {
+                            /** @description The VC v2 context and the inline Hallmark context */
+                            "@context": unknown[];
+                            /** @description urn:uuid:… */
+                            id: string;
+                            type: string[];
+                            /** @description The issuer DID (did:web) */
+                            issuer: string;
+                            /** @description The mint time */
+                            validFrom: string;
+                            /** @description The certificate: id (its verify page), certificateId, name, description?, image?, imageSha256?, metadata (the object whose hash was minted), metadataHash, tokenId, contract, chainId, referenceNumber?, gtin?, serial? */
+                            credentialSubject: {
+                                [key: string]: unknown;
+                            };
+                            /** @description BitstringStatusListEntry (revocation) */
+                            credentialStatus: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The Data Integrity proof */
+                            proof: {
+                                /** @constant */
+                                type: "DataIntegrityProof";
+                                /** @constant */
+                                cryptosuite: "ecdsa-rdfc-2019";
+                                /** @constant */
+                                proofPurpose: "assertionMethod";
+                                /** @description <issuer DID>#key-<n> */
+                                verificationMethod: string;
+                                created?: string;
+                                proofValue: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description {name, imageUrl, metadata, hash}: the Merkle leaf preimage and its keccak256 */
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description {root, batchKey, index, proof}: the proof of the hash against the batch root on chain */
+                        merkle: {
+                            [key: string]: unknown;
+                        };
+                        /** @description {transactionHash, blockNumber} */
+                        mint: {
+                            [key: string]: unknown;
+                        };
+                        /** @description {chainId, contract, tokenId} */
+                        chain: {
+                            [key: string]: unknown;
+                        };
+                        /** @description {sha256, url}, or null without an anchored image hash */
+                        image: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description {did, didDocument, snapshotAt}: the DID document as it was when the bundle was made */
+                        issuer: {
+                            [key: string]: unknown;
+                        };
+                        createdAt: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            404: components["responses"]["ApiError404"];
+            414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    getIssuerDidDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                enterprise_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The DID document */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "@context": string[];
+                        /** @description did:web:… */
+                        id: string;
+                        alsoKnownAs?: string[];
+                        verificationMethod: {
+                            id: string;
+                            /** @constant */
+                            type: "Multikey";
+                            controller: string;
+                            publicKeyMultibase: string;
+                        }[];
+                        assertionMethod: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            404: components["responses"]["V1Error404"];
+            414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    getStatusList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                list_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status list credential */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "@context": string[];
+                        id: string;
+                        type: string[];
+                        issuer: string;
+                        validFrom: string;
+                        /** @description {id, type: BitstringStatusList, statusPurpose: revocation, encodedList} */
+                        credentialSubject: {
+                            [key: string]: unknown;
+                        };
+                        /** @description The Data Integrity proof */
+                        proof: {
+                            /** @constant */
+                            type: "DataIntegrityProof";
+                            /** @constant */
+                            cryptosuite: "ecdsa-rdfc-2019";
+                            /** @constant */
+                            proofPurpose: "assertionMethod";
+                            /** @description <issuer DID>#key-<n> */
+                            verificationMethod: string;
+                            created?: string;
+                            proofValue: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            404: components["responses"]["ApiError404"];
+            414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    getTestIssuerDidDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                enterprise_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The DID document */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "@context": string[];
+                        /** @description did:web:… */
+                        id: string;
+                        alsoKnownAs?: string[];
+                        verificationMethod: {
+                            id: string;
+                            /** @constant */
+                            type: "Multikey";
+                            controller: string;
+                            publicKeyMultibase: string;
+                        }[];
+                        assertionMethod: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            404: components["responses"]["V1Error404"];
+            414: components["responses"]["V1Error414"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    getIssuerIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The issuer identity */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description did:web:<Hallmark host>:issuers:<enterprise id>[:test] */
+                        hostedDid: string;
+                        /** @description Where Hallmark serves it */
+                        hostedDidUrl: string;
+                        /** @description A DID document: the issuer keys, newest first */
+                        hostedDocument: {
+                            "@context": string[];
+                            /** @description did:web:… */
+                            id: string;
+                            alsoKnownAs?: string[];
+                            verificationMethod: {
+                                id: string;
+                                /** @constant */
+                                type: "Multikey";
+                                controller: string;
+                                publicKeyMultibase: string;
+                            }[];
+                            assertionMethod: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        domain: {
+                            /** @description did:web:<your domain> */
+                            did: string;
+                            /** @description Where to host the document: https://<your domain>/.well-known/did.json */
+                            url: string;
+                            /** @description A DID document: the issuer keys, newest first */
+                            document: {
+                                "@context": string[];
+                                /** @description did:web:… */
+                                id: string;
+                                alsoKnownAs?: string[];
+                                verificationMethod: {
+                                    id: string;
+                                    /** @constant */
+                                    type: "Multikey";
+                                    controller: string;
+                                    publicKeyMultibase: string;
+                                }[];
+                                assertionMethod: string[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            verified: boolean;
+                        } | null;
+                        /** @description The DID credentials issued now name */
+                        issuingDid: string;
+                        keys: {
+                            keyId: string;
+                            publicKeyMultibase: string;
+                            current: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    rotateIssuerKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The issuer identity after the rotation */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description did:web:<Hallmark host>:issuers:<enterprise id>[:test] */
+                        hostedDid: string;
+                        /** @description Where Hallmark serves it */
+                        hostedDidUrl: string;
+                        /** @description A DID document: the issuer keys, newest first */
+                        hostedDocument: {
+                            "@context": string[];
+                            /** @description did:web:… */
+                            id: string;
+                            alsoKnownAs?: string[];
+                            verificationMethod: {
+                                id: string;
+                                /** @constant */
+                                type: "Multikey";
+                                controller: string;
+                                publicKeyMultibase: string;
+                            }[];
+                            assertionMethod: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        domain: {
+                            /** @description did:web:<your domain> */
+                            did: string;
+                            /** @description Where to host the document: https://<your domain>/.well-known/did.json */
+                            url: string;
+                            /** @description A DID document: the issuer keys, newest first */
+                            document: {
+                                "@context": string[];
+                                /** @description did:web:… */
+                                id: string;
+                                alsoKnownAs?: string[];
+                                verificationMethod: {
+                                    id: string;
+                                    /** @constant */
+                                    type: "Multikey";
+                                    controller: string;
+                                    publicKeyMultibase: string;
+                                }[];
+                                assertionMethod: string[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            verified: boolean;
+                        } | null;
+                        /** @description The DID credentials issued now name */
+                        issuingDid: string;
+                        keys: {
+                            keyId: string;
+                            publicKeyMultibase: string;
+                            current: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            409: components["responses"]["V1Error409"];
+            413: components["responses"]["V1Error413"];
+            422: components["responses"]["V1Error422"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    getChainSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The chain settings */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        marketplaces: boolean;
+                        /** @enum {string|null} */
+                        transferEvents: "per_token" | "consecutive" | null;
+                        /** @enum {string} */
+                        effectiveTransferEvents: "per_token" | "consecutive";
+                        /** @enum {string} */
+                        source: "enterprise" | "marketplaces" | "deployment";
+                        /** Format: date-time */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            429: components["responses"]["V1Error429"];
+            500: components["responses"]["V1Error500"];
+            502: components["responses"]["V1Error502"];
+            503: components["responses"]["V1Error503"];
+            504: components["responses"]["V1Error504"];
+        };
+    };
+    setChainSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The enterprise lists its certificates on NFT marketplaces */
+                    marketplaces: boolean;
+                    /** @enum {string|null} */
+                    transferEvents?: "per_token" | "consecutive" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The chain settings as saved */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        marketplaces: boolean;
+                        /** @enum {string|null} */
+                        transferEvents: "per_token" | "consecutive" | null;
+                        /** @enum {string} */
+                        effectiveTransferEvents: "per_token" | "consecutive";
+                        /** @enum {string} */
+                        source: "enterprise" | "marketplaces" | "deployment";
+                        /** Format: date-time */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["V1Error400"];
+            401: components["responses"]["V1Error401"];
+            403: components["responses"]["V1Error403"];
+            404: components["responses"]["V1Error404"];
+            409: components["responses"]["V1Error409"];
+            413: components["responses"]["V1Error413"];
+            422: components["responses"]["V1Error422"];
             429: components["responses"]["V1Error429"];
             500: components["responses"]["V1Error500"];
             502: components["responses"]["V1Error502"];

@@ -6,6 +6,7 @@
 // them at the one place every event is written (the kit outbox), with no codegen step.
 // Subjects are `hallmark.<svc>.<entity>.<verb>`.
 import { z } from 'zod';
+import { ResaleEvent } from './resale-events.js';
 import { TagCloneSuspectedEvent } from './tag-events.js';
 
 export const STREAM_NAME = 'HALLMARK';
@@ -182,6 +183,13 @@ export const EVENTS = {
   /** An NFC tag's message seen again: replayed or copied (certificates, docs/nfc-tags.md);
    * once per tag and counter, in the tap's transaction. Payload: tag-events.ts. */
   'certificate.tag_clone_suspected': versioned(TagCloneSuspectedEvent),
+  /** Resale (certificates, docs/resale.md): payload and lifecycle in resale-events.ts. */
+  'certificate.resale_started': versioned(ResaleEvent),
+  'certificate.resale_approval_requested': versioned(ResaleEvent),
+  'certificate.resale_approved': versioned(ResaleEvent),
+  'certificate.resale_refused': versioned(ResaleEvent),
+  'certificate.resale_completed': versioned(ResaleEvent),
+  'certificate.resale_cancelled': versioned(ResaleEvent),
 
   // Enterprise webhook events (spec › Enterprise webhook events). `data` is the spec's body
   // without `event` and `timestamp`, which notify adds; extra fields pass through.

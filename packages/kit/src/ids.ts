@@ -14,6 +14,7 @@ export const ID_PREFIXES = {
   certificate: 'cert_',
   certificateBatch: 'batch_',
   gift: 'gift_',
+  ownershipLink: 'ownlink_',
   event: 'evt_',
   request: 'req_',
   user: 'user_',
@@ -21,6 +22,7 @@ export const ID_PREFIXES = {
   listenSession: 'lsn_',
   template: 'tmpl_',
   transaction: 'txn_',
+  statusList: 'sl_',
   nfcTag: 'tag_',
   nfcTagKey: 'tagkey_',
 } as const;

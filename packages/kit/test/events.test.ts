@@ -40,6 +40,13 @@ describe('event contracts', () => {
       'certificate.recovered',
       // Not in the spec's list: a tapped NFC tag's message seen again (docs/nfc-tags.md).
       'certificate.tag_clone_suspected',
+      // Hallmark's own: a certificate's resale (docs/resale.md).
+      'certificate.resale_started',
+      'certificate.resale_approval_requested',
+      'certificate.resale_approved',
+      'certificate.resale_refused',
+      'certificate.resale_completed',
+      'certificate.resale_cancelled',
     ]);
   });
 

@@ -53,8 +53,9 @@ export class JobCreator {
       const images = input.zip ? await this.storeImages(tx, scope, id, input.zip) : null;
       let chunk: NewItem[] = [];
       let idx = 0;
+      const identities = new Map<string, number>();
       for await (const parsed of parseCsv(input.csv, { hasZip: images !== null, maxRows: MAX_JOB_ITEMS })) {
-        chunk.push(csvItem(idx++, parsed, images));
+        chunk.push(onceEach(csvItem(idx++, parsed, images), identities));
         if (chunk.length >= CHUNK) {
           await this.jobs.insertItems(tx, id, chunk);
           chunk = [];
@@ -163,6 +164,25 @@ export class JobCreator {
   }
 }
 
+/**
+ * A row whose GTIN and serial an earlier row of the file has fails, naming that row: one
+ * (GTIN, serial) is one certificate, and a batch holding it twice would be refused whole.
+ */
+function onceEach(item: NewItem, seen: Map<string, number>): NewItem {
+  const { gtin, serial } = item.input as { gtin?: string; serial?: string };
+  if (item.error !== null || !gtin || !serial) return item;
+  const key = `${gtin}/${serial}`;
+  const first = seen.get(key);
+  if (first === undefined) {
+    seen.set(key, item.row);
+    return item;
+  }
+  return {
+    ...item,
+    error: `gtin ${gtin} and serial ${JSON.stringify(serial)} are those of row ${first} already`,
+  };
+}
+
 type Parsed = Awaited<ReturnType<ReturnType<typeof parseCsv>['next']>>['value'];
 
 /** One CSV row as a job item: valid rows keep their fields; bad rows keep their error. */
@@ -204,6 +224,8 @@ function csvItem(
       imageUrl: image ? undefined : r.imageUrl,
       attributes: r.attributes,
       expiryDays: r.expiryDays,
+      ...(r.gtin && r.serial ? { gtin: r.gtin, serial: r.serial } : {}),
+      ...(r.passportUrl ? { passportUrl: r.passportUrl } : {}),
       ...(image
         ? { imageSha256: image.sha256, imageContentType: image.contentType, imageArchived: image.archived }
         : {}),

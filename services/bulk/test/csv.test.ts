@@ -268,6 +268,46 @@ describe('parseCsv: row problems fail the row, never the file', () => {
   });
 });
 
+describe('parseCsv: GS1 columns gtin, serial and passportUrl (docs/digital-link.md)', () => {
+  const GS1_HEADER = `${HEADER},gtin,serial,passportUrl`;
+
+  it('normalises the GTIN to 14 digits and keeps the serial and the passport link', async () => {
+    const [row] = await collect(`${GS1_HEADER}\n${GOOD},9506000134352,A/1-x,https://dpp.example/p/1\n`);
+    expect(row).toMatchObject({
+      ok: true,
+      value: { gtin: '09506000134352', serial: 'A/1-x', passportUrl: 'https://dpp.example/p/1' },
+    });
+    const [plain] = await collect(`${GS1_HEADER}\n${GOOD},,,\n`);
+    expect(plain).toMatchObject({ ok: true });
+    expect(plain?.ok && plain.value.gtin).toBeUndefined();
+  });
+
+  it('fails the row (not the file) for a bad check digit, a serial outside CSET 82, one without the other, or a non-https passport', async () => {
+    expect(await errorOf(`${GOOD},09506000134353,S1,`, GS1_HEADER)).toMatch(
+      /^gtin "09506000134353" has a wrong check digit/,
+    );
+    expect(await errorOf(`${GOOD},09506000134352,a b,`, GS1_HEADER)).toMatch(
+      /serial "a b" may hold only GS1 character set 82/,
+    );
+    expect(await errorOf(`${GOOD},09506000134352,,`, GS1_HEADER)).toBe(
+      'serial is required with a gtin (give both or neither)',
+    );
+    expect(await errorOf(`${GOOD},,S1,`, GS1_HEADER)).toBe(
+      'gtin is required with a serial (give both or neither)',
+    );
+    expect(await errorOf(`${GOOD},12345,S1,`, GS1_HEADER)).toMatch(/gtin "12345" has 5 digits/);
+    expect(await errorOf(`${GOOD},,,http://dpp.example/p`, GS1_HEADER)).toMatch(
+      /passportUrl .* must be an HTTPS URL/,
+    );
+  });
+
+  it('still refuses unknown columns, naming the GS1 ones among those accepted (a mistyped GTIN column is not ignored)', async () => {
+    const message = await refusal(`${HEADER},GTIN\n${GOOD},09506000134352\n`);
+    expect(message).toContain('unknown column(s): "GTIN"');
+    expect(message).toContain('"gtin", "serial", "passportUrl"');
+  });
+});
+
 describe('parseCsv: memory', () => {
   it('stays flat over 50,000 rows: rows are released as they are consumed', async () => {
     setFlagsFromString('--expose-gc');

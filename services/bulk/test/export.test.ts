@@ -86,6 +86,9 @@ describe('templateCsv', () => {
         'imageUrl',
         'imageFile',
         'expiryDays',
+        'gtin',
+        'serial',
+        'passportUrl',
       ]),
     );
     expect(rows).toHaveLength(2);

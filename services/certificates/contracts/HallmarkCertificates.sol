@@ -45,14 +45,17 @@ import {IERC4494} from "./interfaces/IERC4494.sol";
  * `verifyCertificate(tokenId, batchKey, ...)` proves a certificate against its own batch only. The full root,
  * the quantity and the holder are in the batch's `BatchMinted` event (indexed by key and first token id); the
  * quantity and the holder are also in the run (`batchByKey`, `batchOf`).
- * Events of a batch (ERC-2309, final): `mintBatch` emits ONE `ConsecutiveTransfer(first, last, 0, to)` for the
- * whole batch and no `Transfer` for its tokens, as ERC-2309 requires; a single token's transfer, permit
- * transfer and burn always emit the ERC-721 `Transfer`. ERC-2309 allows minting this way at any time, not only
- * in the constructor (OpenZeppelin's `ERC721Consecutive` limits itself to the constructor); an indexer
- * rebuilds ownership from the event range alone. For chains whose indexers do not read ERC-2309, a contract
- * deployed with `perTokenTransferEvents = true` emits one `Transfer(0, to, id)` per token instead (and no
- * `ConsecutiveTransfer`); the choice is immutable per deployment (`perTokenTransferEvents()`), and
- * `supportsInterface(CONSECUTIVE_TRANSFER_INTERFACE_ID)` answers which one this deployment makes.
+ * Events of a batch, chosen per batch by its `perTokenEvents` argument (the relayer passes the enterprise's
+ * setting): either ONE ERC-2309 `ConsecutiveTransfer(first, last, 0, to)` for the whole batch and no `Transfer`
+ * for its tokens, as ERC-2309 requires, or one ERC-721 `Transfer(0, to, id)` per token (what every marketplace
+ * indexer reads; ERC-2309 outside the constructor is not strictly ERC-721, and some indexers miss such
+ * tokens). A single token's transfer, permit transfer and burn always emit the ERC-721 `Transfer`. A contract
+ * deployed with `perTokenTransferEvents = true` never emits `ConsecutiveTransfer`: every batch is per token
+ * whatever its argument (`perTokenTransferEvents()`), and `supportsInterface(CONSECUTIVE_TRANSFER_INTERFACE_ID)`
+ * answers whether this deployment may emit ERC-2309 at all.
+ * Metadata (ERC-4906): `setBaseURI` emits `BatchMetadataUpdate(1, max)`; every other change of what a token's
+ * metadata answers happens off chain, and the relayer announces it with `announceMetadataUpdate` (ranges of
+ * ids: `MetadataUpdate(id)` for a single one, `BatchMetadataUpdate(from, to)` otherwise).
  * Gas (measured by the tests and `pnpm bench contract-gas`): with ERC-2309 the batch's cost is its storage
  * (two new slots per batch, a new bitmap word per 256 ids, two slots per checkpoint) plus the transaction:
  * 90.6k for a batch of 100, 17.1k more for the batch that opens a new bitmap word (≈ 970 per token in steady
@@ -156,6 +159,10 @@ contract HallmarkCertificates is
     error HallmarkInvalidAddress(address account);
     error HallmarkPermitExpired(uint256 deadline);
     error HallmarkInvalidPermitSignature(address expectedSigner);
+    /// @notice A metadata update names no minted id range (`from` 0, `from` > `to`, or `to` not minted yet).
+    error HallmarkInvalidTokenRange(uint256 fromTokenId, uint256 toTokenId);
+    /// @notice `announceMetadataUpdate` got arrays of different lengths.
+    error HallmarkRangeLengthMismatch();
 
     modifier onlyAdminOrMinter() {
         address caller = _msgSender();
@@ -213,15 +220,17 @@ contract HallmarkCertificates is
      * @notice Mints `quantity` consecutive tokens to `to`, records the batch with `merkleRoot` and
      * consumes the idempotency key `batchKey`: a second call with the same key reverts, so a re-sent batch
      * can never mint twice. Emits {BatchMinted} and, for the tokens, one ERC-2309
-     * `ConsecutiveTransfer(first, last, 0, to)` (or one ERC-721 `Transfer` per token on a per-token deployment).
-     * Tokens are minted without the ERC-721 receiver check (holders are externally owned accounts).
+     * `ConsecutiveTransfer(first, last, 0, to)`, or one ERC-721 `Transfer` per token when `perTokenEvents` is
+     * true or the deployment is per-token. Tokens are minted without the ERC-721 receiver check (holders are
+     * externally owned accounts).
      * @return firstTokenId the id of the batch's first token; the others follow consecutively
      */
     function mintBatch(
         address to,
         uint256 quantity,
         bytes32 merkleRoot,
-        bytes32 batchKey
+        bytes32 batchKey,
+        bool perTokenEvents
     ) external onlyRole(MINTER_ROLE) returns (uint256 firstTokenId) {
         if (to == address(0)) revert ERC721InvalidReceiver(address(0));
         if (quantity == 0 || quantity > MAX_BATCH_SIZE) revert HallmarkInvalidQuantity(quantity);
@@ -250,7 +259,7 @@ contract HallmarkCertificates is
         }
 
         emit BatchMinted(batchKey, firstTokenId, quantity, merkleRoot, to);
-        if (!_perTokenTransferEvents) {
+        if (!perTokenEvents && !_perTokenTransferEvents) {
             emit ConsecutiveTransfer(firstTokenId, lastTokenId, address(0), to);
             return firstTokenId;
         }
@@ -369,6 +378,27 @@ contract HallmarkCertificates is
         _baseTokenURI = newBaseURI;
         emit BaseURIUpdated(newBaseURI);
         emit BatchMetadataUpdate(1, type(uint256).max);
+    }
+
+    /**
+     * @notice ERC-4906: the metadata of tokens `fromTokenIds[i]`..`toTokenIds[i]` changed off chain (warranty,
+     * stolen flag, service records, …), so marketplaces fetch it again. Emits `MetadataUpdate(id)` for a range
+     * of one id, `BatchMetadataUpdate(from, to)` otherwise. Admin or minter (the relayer) only; every range
+     * must name minted ids. Repeating an announcement is harmless (a marketplace refreshes twice).
+     */
+    function announceMetadataUpdate(
+        uint256[] calldata fromTokenIds,
+        uint256[] calldata toTokenIds
+    ) external onlyAdminOrMinter {
+        if (fromTokenIds.length != toTokenIds.length) revert HallmarkRangeLengthMismatch();
+        uint256 next = _nextTokenId;
+        for (uint256 i = 0; i < fromTokenIds.length; ++i) {
+            uint256 from = fromTokenIds[i];
+            uint256 to = toTokenIds[i];
+            if (from == 0 || from > to || to >= next) revert HallmarkInvalidTokenRange(from, to);
+            if (from == to) emit MetadataUpdate(from);
+            else emit BatchMetadataUpdate(from, to);
+        }
     }
 
     function approve(address to, uint256 tokenId) public {

@@ -13,10 +13,13 @@ import { AllowlistProcessor } from './allowlist/workers/processor.js';
 import { ProvisioningConsumer } from './allowlist/workers/provisioning.js';
 import { issuerProfileConsumer } from './issuers/workers/profile-consumer.js';
 import { AllowlistStore } from './allowlist/store.js';
+import { MetadataAnnouncer } from './metadata-updates/workers/announcer.js';
 import { TransferService } from './transfers/service.js';
 import { WalletStore } from './wallets/store.js';
 import { CertificateVoucherClaims } from './certificate-vouchers/claim.js';
 import { CertificateVoucherStore, recordVouchersMinted } from './certificate-vouchers/store.js';
+import { credentialsSlice } from './credentials/index.js';
+import { queueCredentials } from './credentials/store.js';
 
 /** What main.ts binds to the gRPC services, and the workers it runs. */
 export interface CertificatesParts {
@@ -27,6 +30,8 @@ export interface CertificatesParts {
   vouchers: CertificateVoucherStore;
   claims: CertificateVoucherClaims | undefined;
   allowlistStore: AllowlistStore;
+  /** Verifiable credentials (its gRPC binding; its worker is among `workers`). */
+  credentials: ReturnType<typeof credentialsSlice>;
   /** The mint worker (null without a chain): woken when a batch, transfer or allowlist request is recorded. */
   worker: MintWorker | null;
   workers: NonNullable<ServiceParts['workers']>;
@@ -63,6 +68,13 @@ export async function buildParts(
     log.warn('no HALLMARK_CHAIN_RPC_URL: running without a chain (MintBatch unavailable)');
   }
   const store = new CertificatesStore(pool, () => chain?.contract.address ?? null);
+  const credentials = credentialsSlice({
+    config,
+    pool,
+    log,
+    certificates: store,
+    chainId: chain?.chainId ?? null,
+  });
   const relayer = chain
     ? new Relayer({
         pool,
@@ -73,8 +85,13 @@ export async function buildParts(
         confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
         store,
         // Vouchers created while their certificates were pending: voucher.minted in the
-        // confirming transaction (the batch row lock serialises it with CreateVouchers).
-        afterMinted: recordVouchersMinted,
+        // confirming transaction (the batch row lock serialises it with CreateVouchers); and
+        // the certificates queued for their credentials (the credentials worker, woken below).
+        afterMinted: async (tx, ids) => {
+          await recordVouchersMinted(tx, ids);
+          await queueCredentials(tx, ids);
+        },
+        defaultTransferEvents: chain.transferEvents,
         log,
         receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
         feePolicy: feePolicyOf(config),
@@ -122,10 +139,27 @@ export async function buildParts(
   const allowlist =
     chain && relayer ? allowlistProcessorOf(config, chain, relayer, allowlistStore, log) : null;
   // The mint worker's pass also sends transfers, repairs certificate-voucher claims whose
-  // transfer failed and writes the allowlist: one replica, one signer, one nonce sequence.
+  // transfer failed, writes the allowlist and announces ERC-4906 metadata updates (after the
+  // mints, so a certificate minted in this pass is announced in it): one replica, one signer,
+  // one nonce sequence.
+  const announcer = relayer
+    ? new MetadataAnnouncer({
+        pool,
+        relayer,
+        confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
+        log,
+        receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
+      })
+    : null;
   const passes: Array<() => Promise<number>> = [
     ...(transfers && claims ? [() => transfers.processOpen(), () => claims.repairPass()] : []),
     ...(allowlist ? [async () => countDone(await allowlist.runOnce())] : []),
+    // After the pass's confirmations committed: the credentials of what was just minted.
+    async () => {
+      credentials.worker?.wake();
+      return 0;
+    },
+    ...(announcer ? [() => announcer.processOpen()] : []),
   ];
   const worker = relayer
     ? new MintWorker(pool, withPasses(relayer, passes), log, config.HALLMARK_CERTIFICATES_MINT_INTERVAL_MS)
@@ -133,6 +167,7 @@ export async function buildParts(
   const workers: CertificatesParts['workers'] = [
     ...(worker ? [worker] : []),
     ...(chain ? [burnIndexerWorker(config, chain, pool, log)] : []),
+    ...(credentials.worker ? [credentials.worker] : []),
     // The public reads' issuer line (keys' enterprise_profile.updated → issuer_profiles).
     issuerProfileConsumer({ bus, pool, log }),
     // Allowlist on user provisioning (user.created → custodial wallet → allowlist request).
@@ -149,7 +184,7 @@ export async function buildParts(
         ]
       : []),
   ];
-  return { chain, store, wallets, transfers, vouchers, claims, allowlistStore, worker, workers };
+  return { chain, store, wallets, transfers, vouchers, claims, allowlistStore, credentials, worker, workers };
 }
 
 function burnIndexerWorker(config: Config, chain: Chain, pool: Pool, log: Logger): IntervalWorker {

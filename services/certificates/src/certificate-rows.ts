@@ -24,6 +24,8 @@ export interface CertificateRow {
   status: CertificateStatus;
   transaction_hash: string | null;
   block_number: string | null;
+  gtin?: string | null;
+  serial?: string | null;
   warranty?: Warranty | null;
   /** The open lost/stolen report (migration 3321), null when there is none. */
   stolen?: unknown;
@@ -58,6 +60,8 @@ export function certificateFromRow(r: CertificateRow): CertificateRecord {
     status: r.status,
     transactionHash: r.transaction_hash,
     blockNumber: r.block_number === null ? null : Number(r.block_number),
+    gtin: r.gtin ?? null,
+    serial: r.serial ?? null,
     warranty: r.warranty ?? null,
     stolen: stolenFlagOf(r.stolen),
     createdAt: r.created_at,

@@ -50,9 +50,9 @@ export const configSchema = z
     /** Highest maxFeePerGas (gwei) the relayer ever signs, first signing and fee bumps alike. */
     HALLMARK_CHAIN_MAX_FEE_GWEI: z.coerce.number().positive().max(1_000_000).default(500),
     /**
-     * Events a contract deployed by the service mints batches with: `erc2309` (one
-     * ConsecutiveTransfer per batch) or `per-token` (one Transfer per token, for indexers that do
-     * not read ERC-2309). Fixed at deployment; an existing contract's own mode applies.
+     * Events of the batches of enterprises whose chain settings choose none: `erc2309` (one
+     * ConsecutiveTransfer per batch) or `per-token` (one Transfer per token, what every indexer
+     * reads). A per-token-only contract emits per token whatever this says.
      */
     HALLMARK_CHAIN_TRANSFER_EVENTS: z.enum(['erc2309', 'per-token']).default('erc2309'),
     /** How often the burn indexer looks for confirmed Transfer-to-zero logs. */
@@ -112,6 +112,11 @@ export const configSchema = z
       .min(1024)
       .default(10 * 1024 * 1024),
     HALLMARK_OUTBOUND_ALLOW_HOSTS: z.string().default(''),
+    // Verifiable credentials (src/credentials/): the worker issuing queued certificates' credentials.
+    /** How often the credentials worker looks for queued certificates (it is also woken after each mint pass); 0: off. */
+    HALLMARK_CREDENTIALS_INTERVAL_MS: z.coerce.number().int().min(0).default(2000),
+    /** Certificates signed per transaction of the credentials worker. */
+    HALLMARK_CREDENTIALS_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(25),
     /** How often the backfill worker archives images of certificates issued before archiving (0: off). */
     HALLMARK_MEDIA_BACKFILL_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
   })

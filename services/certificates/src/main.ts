@@ -21,6 +21,10 @@ import {
   type CertificateVoucherServiceServer,
 } from '@hallmark/proto/certificates/v1/vouchers';
 import {
+  ChainSettingsServiceService,
+  type ChainSettingsServiceServer,
+} from '@hallmark/proto/certificates/v1/chain_settings';
+import {
   LostAndStolenServiceService,
   type LostAndStolenServiceServer,
 } from '@hallmark/proto/certificates/v1/stolen';
@@ -29,12 +33,16 @@ import { buildParts } from './bootstrap.js';
 import { loadCertificatesConfig } from './config.js';
 import { createCertificatesHandlers } from './rpc.js';
 import { createVerificationHandlers, verificationOf } from './verify/rpc.js';
+import { DigitalLinkService } from './digital-link/service.js';
+import { DigitalLinkStore } from './digital-link/store.js';
 import { Verifier } from './verify/service.js';
 import { createWarrantyHandlers } from './warranty/rpc.js';
 import { createAllowlistHandlers } from './allowlist/rpc.js';
+import { createChainSettingsHandlers } from './chain-settings/rpc.js';
 import { createCertificateVoucherHandlers } from './certificate-vouchers/rpc.js';
 import { giftsSlice } from './gifts/index.js';
 import { mediaSlice } from './media/index.js';
+import { ownershipSlice } from './ownership/index.js';
 import { issuerLookup } from './issuers/rpc.js';
 import { createStolenHandlers } from './stolen/rpc.js';
 import { tagsSlice } from './tags/index.js';
@@ -56,14 +64,27 @@ await runServiceMain({
     'hallmark/certificates/v1/allowlist.proto',
     'hallmark/certificates/v1/vouchers.proto',
     'hallmark/certificates/v1/gifts.proto',
+    'hallmark/certificates/v1/resale.proto',
     'hallmark/certificates/v1/media.proto',
+    'hallmark/certificates/v1/credentials.proto',
+    'hallmark/certificates/v1/chain_settings.proto',
     'hallmark/certificates/v1/stolen.proto',
     'hallmark/certificates/v1/tags.proto',
   ],
   build: async (deps) => {
     const { pool, log } = deps;
-    const { chain, store, wallets, transfers, vouchers, claims, allowlistStore, worker, workers } =
-      await buildParts(config, deps);
+    const {
+      chain,
+      store,
+      wallets,
+      transfers,
+      vouchers,
+      claims,
+      allowlistStore,
+      credentials,
+      worker,
+      workers,
+    } = await buildParts(config, deps);
     // The public reads' issuer line, from the read model bootstrap.ts's consumer keeps.
     const issuerOf = issuerLookup(pool);
     const gifts =
@@ -80,6 +101,16 @@ await runServiceMain({
           })
         : null;
     const media = mediaSlice(config, pool, log);
+    // Proof-of-ownership links and export (docs/resale.md): the owner's custodial wallet.
+    const ownership = wallets
+      ? ownershipSlice({
+          pool,
+          certificates: store,
+          wallets,
+          transfers: transfers ?? null,
+          chain: chain ?? null,
+        })
+      : null;
     const verifyDeps = {
       store,
       verifier: new Verifier({
@@ -126,7 +157,10 @@ await runServiceMain({
         ),
         bind<CertificateVerificationServiceServer>(
           CertificateVerificationServiceService,
-          createVerificationHandlers(verifyDeps),
+          createVerificationHandlers({
+            ...verifyDeps,
+            digitalLink: new DigitalLinkService(new DigitalLinkStore(pool)),
+          }),
         ),
         bind<CertificateVoucherServiceServer>(
           CertificateVoucherServiceService,
@@ -155,8 +189,18 @@ await runServiceMain({
             onRequested: () => worker?.wake(),
           }),
         ),
-        ...(gifts ? [gifts.binding] : []),
+        bind<ChainSettingsServiceServer>(
+          ChainSettingsServiceService,
+          createChainSettingsHandlers({
+            pool,
+            // no chain: the configured default (nothing is minted anyway)
+            deploymentDefault: () => chain?.transferEvents ?? config.HALLMARK_CHAIN_TRANSFER_EVENTS,
+          }),
+        ),
+        ...(gifts?.bindings ?? []),
+        ...(ownership ? [ownership.binding] : []),
         media.binding,
+        credentials.binding,
         ...(tags ? [tags.binding] : []),
       ],
       workers: [...workers, ...(gifts?.workers ?? []), ...media.workers],

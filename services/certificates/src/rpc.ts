@@ -6,6 +6,7 @@ import type {
   IssuerProfile,
   ProvenanceEntry,
 } from '@hallmark/proto/certificates/v1/certificates';
+import { digitalLinkPath } from './digital-link/domain.js';
 import { metadataView, type ProvenanceRecord } from './domain/certificate.js';
 import { CertificateService, type CertificateServiceDeps } from './service.js';
 import type { CertificateRead } from './store.js';
@@ -41,6 +42,9 @@ export function toProto({ certificate: c, provenance }: CertificateRead): Certif
     provenance: provenance.map(provenanceToProto),
     livemode: c.livemode,
     enterprise_id: c.enterpriseId,
+    ...(c.gtin !== null && c.serial !== null
+      ? { gtin: c.gtin, serial: c.serial, digital_link_path: digitalLinkPath(c.gtin, c.serial) }
+      : {}),
     // The public part of an open lost/stolen report: never its reason nor the reporter's id.
     stolen: c.stolen
       ? { kind: c.stolen.kind, reported_at: c.stolen.reportedAt, reported_by: c.stolen.reportedBy.type }

@@ -5,6 +5,7 @@ import { HallmarkError, invalidParam, missingParam } from '@hallmark/kit';
 import type { WalletOwner } from '@hallmark/proto/certificates/v1/certificates';
 import type { JsonRpcProvider } from 'ethers';
 import { buildBatchTree } from './chain/batch-tree.js';
+import { batchModeOf } from './chain-settings/store.js';
 import { parseMintBatch, type BatchStatus, type RawMintItem, type Scope } from './domain/certificate.js';
 import type { BatchRead, CertificateRead, CertificatesStore } from './store.js';
 import type { TransferRequestInput, TransferResult, TransferService } from './transfers/service.js';
@@ -61,7 +62,9 @@ export class CertificateService {
     const input = parseMintBatch({ idempotencyKey: req.idempotencyKey, holderAddress, items: req.items });
     // The root the contract anchors: built here, as the contract checks it, so the store only writes.
     const { root } = buildBatchTree(input.items.map((i) => i.metadataHash));
-    const batch = await this.deps.store.createBatch(scope, input, root);
+    // the batch's events: its enterprise's chain settings now (null: the deployment default)
+    const transferEvents = await batchModeOf(this.deps.store.pool, scope.enterpriseId);
+    const batch = await this.deps.store.createBatch(scope, input, root, transferEvents);
     if (!batch.replayed || batch.status === 'pending') this.deps.onBatchRecorded?.();
     return batch;
   }

@@ -1,10 +1,12 @@
 // SQL of lost-and-stolen reports shared by the stolen slice (report, clear) and the transfers
 // (a brand recovery's confirmation ends the open report): each in the caller's transaction,
 // with its provenance entry and its event (certificate.reported_stolen / certificate.recovered)
-// in the same transaction (migration 3321, domain/stolen.ts). Also the guard a slice holding no
+// in the same transaction (migration 3321, domain/stolen.ts), and the queued ERC-4906 metadata
+// update (the token metadata's `reported` attribute). Also the guard a slice holding no
 // hand-over hold calls (`assertCertificateNotReportedStolen`), e.g. the resale flow.
 import { recordEvents, type Queryable } from '@hallmark/kit';
 import { EVENT_SOURCE } from './domain/certificate.js';
+import { queueMetadataUpdate } from './metadata-updates/store.js';
 import {
   reportedStolenRefused,
   stolenFlagOf,
@@ -126,6 +128,8 @@ export async function openReport(
     cert.id,
     JSON.stringify(flag),
   ]);
+  // the token metadata's `reported` attribute appears: ERC-4906 MetadataUpdate (docs/marketplaces.md)
+  await queueMetadataUpdate(tx, { certificateId: cert.id }, 'reported_stolen');
   await tx.query('INSERT INTO provenance (certificate_id, kind, actor) VALUES ($1, $2, $3)', [
     cert.id,
     input.kind === 'lost' ? 'reported_lost' : 'reported_stolen',
@@ -161,6 +165,7 @@ export async function clearReport(
   if (!rows[0]) return null;
   const report = reportFromRow(rows[0]);
   await tx.query('UPDATE certificates SET stolen = NULL, updated_at = now() WHERE id = $1', [cert.id]);
+  await queueMetadataUpdate(tx, { certificateId: cert.id }, 'recovered'); // the attribute goes: ERC-4906
   if (!input.recoveredTo) {
     await tx.query(`INSERT INTO provenance (certificate_id, kind, actor) VALUES ($1, 'stolen_cleared', $2)`, [
       cert.id,

@@ -14,6 +14,7 @@ import {
   type Pool,
   type Queryable,
 } from '@hallmark/kit';
+import type { TransferEventMode } from './chain/events.js';
 import {
   certificateFromRow,
   provenanceFromRow,
@@ -32,6 +33,7 @@ import {
   type ProvenanceRecord,
   type Scope,
 } from './domain/certificate.js';
+import { DIGITAL_LINK_CONSTRAINT, digitalLinkTaken, refuseTakenDigitalLinks } from './digital-link/store.js';
 import { findByIdempotencyKey } from './idempotency-store.js';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
@@ -44,7 +46,7 @@ const PUBLIC_READ = {
   name: 'certificates_public_read',
   text: `SELECT c.id, c.enterprise_id, c.livemode, c.batch_id, c.position, c.token_id, c.name, c.image_url,
            c.metadata, c.metadata_hash, c.holder_address, c.status, c.transaction_hash, c.block_number,
-           c.warranty, c.stolen, c.created_at, c.updated_at,
+           c.warranty, c.stolen, c.gtin, c.serial, c.created_at, c.updated_at,
            p.kind AS p_kind, p.actor AS p_actor, p.from_address AS p_from, p.to_address AS p_to,
            p.transaction_hash AS p_transaction_hash, p.block_number AS p_block_number, p.at AS p_at
          FROM certificates c LEFT JOIN provenance p ON p.certificate_id = c.id
@@ -96,7 +98,13 @@ export class CertificatesStore {
    * is a conflict. `merkleRoot` is the root of the batch's metadata tree (the service builds
    * it as the contract checks it).
    */
-  async createBatch(scope: Scope, input: MintBatchInput, merkleRoot: string): Promise<BatchRead> {
+  async createBatch(
+    scope: Scope,
+    input: MintBatchInput,
+    merkleRoot: string,
+    /** The events the batch is minted with (its enterprise's chain settings); null: the relayer's default. */
+    transferEvents: TransferEventMode | null = null,
+  ): Promise<BatchRead> {
     const contract = this.contractAddress();
     if (!contract) {
       throw new HallmarkError('service_unavailable', { message: 'No chain is configured for minting.' });
@@ -108,8 +116,8 @@ export class CertificatesStore {
         const id = newId('certificateBatch');
         await tx.query(
           `INSERT INTO certificate_batches (id, enterprise_id, livemode, idempotency_key, request_hash,
-             holder_address, quantity, merkle_root, actor_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+             holder_address, quantity, merkle_root, actor_id, transfer_events)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
           [
             id,
             scope.enterpriseId,
@@ -120,6 +128,7 @@ export class CertificatesStore {
             input.items.length,
             merkleRoot,
             scope.actorId || null,
+            transferEvents,
           ],
         );
         const rows = input.items.map((item, position) => ({
@@ -129,13 +138,17 @@ export class CertificatesStore {
           image_url: item.imageUrl,
           metadata: item.metadata,
           metadata_hash: item.metadataHash,
+          gtin: item.gtin,
+          serial: item.serial,
         }));
+        await refuseTakenDigitalLinks(tx, scope.livemode, input);
         await tx.query(
           `INSERT INTO certificates (id, enterprise_id, livemode, batch_id, position, name, image_url,
-             metadata, metadata_hash, holder_address)
-           SELECT r.id, $1, $2, $3, r.position, r.name, r.image_url, r.metadata, r.metadata_hash, $4
+             metadata, metadata_hash, holder_address, gtin, serial)
+           SELECT r.id, $1, $2, $3, r.position, r.name, r.image_url, r.metadata, r.metadata_hash, $4,
+             r.gtin, r.serial
            FROM jsonb_to_recordset($5::jsonb) AS r(id text, position int, name text, image_url text,
-             metadata jsonb, metadata_hash text)`,
+             metadata jsonb, metadata_hash text, gtin text, serial text)`,
           [scope.enterpriseId, scope.livemode, id, input.holderAddress, JSON.stringify(rows)],
         );
         await tx.query(
@@ -146,10 +159,13 @@ export class CertificatesStore {
       });
       return { ...(await this.readBatch(batchId)), replayed: false };
     } catch (err) {
-      if ((err as { constraint?: string }).constraint === 'certificate_batches_idempotency') {
+      const constraint = (err as { constraint?: string }).constraint;
+      if (constraint === 'certificate_batches_idempotency') {
         const raced = await this.findBatch(scope, input);
         if (raced) return raced;
       }
+      // A concurrent batch took a (GTIN, serial) between the check and the insert.
+      if (constraint === DIGITAL_LINK_CONSTRAINT) throw digitalLinkTaken(null);
       throw err;
     }
   }

@@ -52,6 +52,9 @@ function gift(over: Partial<GiftRecord> = {}): GiftRecord {
     tokenHash: 'h',
     notification: 'sent',
     notificationError: null,
+    kind: 'gift',
+    approval: null,
+    approvalReason: null,
     ...over,
   };
 }

@@ -14,6 +14,7 @@ import type { Config } from './config.js';
 import accessLog from './plugins/access-log.js';
 import auth from './plugins/auth.js';
 import controlChars from './plugins/control-chars.js';
+import cors, { preflights } from './plugins/cors.js';
 import errors, { clientError, frameworkError } from './plugins/errors.js';
 import openapi from './plugins/openapi.js';
 import rateLimit from './plugins/rate-limit.js';
@@ -75,7 +76,8 @@ export async function buildApp(deps: AppDeps) {
   app.removeContentTypeParser('text/plain');
   await app.register(requestContext);
   await app.register(errors);
-  await app.register(securityHeaders); // helmet's headers, computed once
+  await app.register(securityHeaders); // helmet's headers, computed once (CORS on public routes)
+  await app.register(cors); // collects the public endpoints' URLs for their preflights
   await app.register(routeCatalog);
   await app.register(schemaBounds); // every number bounded before swagger reads the schemas
   await app.register(openapi);
@@ -100,6 +102,7 @@ export async function buildApp(deps: AppDeps) {
   const publicCache = deps.publicCache ?? publicCacheOf(config);
   app.decorate('publicCache', publicCache);
   await app.register(routes, { clients: deps.clients, config: deps.config, publicCache });
+  await app.register(preflights); // OPTIONS of every public endpoint's URL, once all are known
   if (deps.extraRoutes) await app.register(async (scope) => deps.extraRoutes!(scope));
   return app;
 }

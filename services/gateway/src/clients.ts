@@ -10,10 +10,13 @@ import {
 import { BulkServiceClient } from '@hallmark/proto/bulk/v1/bulk';
 import { AllowlistServiceClient } from '@hallmark/proto/certificates/v1/allowlist';
 import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
+import { CredentialsServiceClient } from '@hallmark/proto/certificates/v1/credentials';
 import { CertificateVerificationServiceClient } from '@hallmark/proto/certificates/v1/verification';
 import { CertificateVoucherServiceClient } from '@hallmark/proto/certificates/v1/vouchers';
 import { GiftServiceClient } from '@hallmark/proto/certificates/v1/gifts';
+import { OwnershipServiceClient, ResaleServiceClient } from '@hallmark/proto/certificates/v1/resale';
 import { WarrantyServiceClient } from '@hallmark/proto/certificates/v1/warranty';
+import { ChainSettingsServiceClient } from '@hallmark/proto/certificates/v1/chain_settings';
 import { LostAndStolenServiceClient } from '@hallmark/proto/certificates/v1/stolen';
 import { MediaServiceClient } from '@hallmark/proto/certificates/v1/media';
 import { TagServiceClient } from '@hallmark/proto/certificates/v1/tags';
@@ -34,12 +37,17 @@ export interface Clients {
   certificates: AsyncClient<CertificatesServiceClient>;
   verification: AsyncClient<CertificateVerificationServiceClient>;
   warranty: AsyncClient<WarrantyServiceClient>;
+  chainSettings: AsyncClient<ChainSettingsServiceClient>;
   stolen: AsyncClient<LostAndStolenServiceClient>;
   allowlist: AsyncClient<AllowlistServiceClient>;
   certificateVouchers: AsyncClient<CertificateVoucherServiceClient>;
   gifts: AsyncClient<GiftServiceClient>;
+  /** Verifiable credentials, issuer DIDs and status lists (issue 32). */
+  credentials: AsyncClient<CredentialsServiceClient>;
   /** NFC tags: the registry and the tap page (tap to verify). */
   tags: AsyncClient<TagServiceClient>;
+  resale: AsyncClient<ResaleServiceClient>;
+  ownership: AsyncClient<OwnershipServiceClient>;
   /** Archived images: GetMedia is a server stream (an issuer's logo is archived by keys). */
   media: {
     getMedia: StreamMethods<MediaServiceClient>['getMedia'];
@@ -83,6 +91,7 @@ export function createClients(config: Config): Clients {
     opts,
   );
   const warranty = createGrpcClient(WarrantyServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const chainSettings = createGrpcClient(ChainSettingsServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const stolen = createGrpcClient(LostAndStolenServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const allowlist = createGrpcClient(AllowlistServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const certificateVouchers = createGrpcClient(
@@ -91,7 +100,10 @@ export function createClients(config: Config): Clients {
     opts,
   );
   const gifts = createGrpcClient(GiftServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const credentials = createGrpcClient(CredentialsServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const tags = createGrpcClient(TagServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const resale = createGrpcClient(ResaleServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const ownership = createGrpcClient(OwnershipServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const media = createGrpcClient(MediaServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const mediaStreams = withDeadlines(media.streams, { getMedia: config.HALLMARK_GRPC_DEADLINE_MS });
   const bulk = createGrpcClient(BulkServiceClient, config.HALLMARK_BULK_ADDR, opts);
@@ -114,11 +126,15 @@ export function createClients(config: Config): Clients {
     certificates: certificates.api,
     verification: verification.api,
     warranty: warranty.api,
+    chainSettings: chainSettings.api,
     stolen: stolen.api,
     allowlist: allowlist.api,
     certificateVouchers: certificateVouchers.api,
     gifts: gifts.api,
+    credentials: credentials.api,
     tags: tags.api,
+    resale: resale.api,
+    ownership: ownership.api,
     media: { getMedia: mediaStreams.getMedia },
     bulk: withDeadlines(bulk.api, BULK_DEADLINES_MS),
     bulkStreams: bulk.streams,
@@ -133,11 +149,15 @@ export function createClients(config: Config): Clients {
       media.close();
       verification.close();
       warranty.close();
+      chainSettings.close();
       stolen.close();
       allowlist.close();
       certificateVouchers.close();
       gifts.close();
+      credentials.close();
       tags.close();
+      resale.close();
+      ownership.close();
       bulk.close();
       platform.close();
       for (const probe of Object.values(health)) probe.close();

@@ -6,6 +6,12 @@ import { escapeHtml, html, unsafeRaw } from '../src/pages/html.js';
 import { explorerOf } from '../src/pages/explorers.js';
 import { renderNotFoundPage, renderVerifyPage, warrantyStatus } from '../src/pages/verify.js';
 import { tokenMetadata, verifyUrl } from '../src/routes/verify/pages.js';
+import { presentVerification } from '../src/routes/verify/verification.js';
+import type { VerifyCertificateResponse } from '@hallmark/proto/certificates/v1/verification';
+
+/** The page renders the presented verification (what the open API answers), not the proto. */
+const view = (v: Partial<VerifyCertificateResponse>) =>
+  presentVerification(v as VerifyCertificateResponse, 'https://hallmark.test');
 
 const certificate = (over: Partial<Certificate> = {}): Certificate => ({
   id: 'cert_abc',
@@ -65,7 +71,7 @@ describe('verification page', () => {
 
   it('renders checks, the warranty (no unsafe link) and escapes data', () => {
     const page = renderVerifyPage(
-      {
+      view({
         certificate: certificate({ name: '<img src=x onerror=alert(1)>' }),
         checks: [
           { name: 'record_found', passed: true, detail: 'ok' },
@@ -74,7 +80,7 @@ describe('verification page', () => {
         verified: false,
         burned: false,
         verified_at: '2021-06-01T00:00:00.000Z',
-      },
+      }),
       '/verify/cert_abc/qr.svg',
     );
     expect(page).not.toContain('<img src=x');
@@ -88,6 +94,24 @@ describe('verification page', () => {
     expect(renderNotFoundPage('<x>')).toContain('&lt;x&gt;');
   });
 
+  it('offers "Download proof" (the proof bundle) only for a minted certificate', () => {
+    const v = (over: Partial<Certificate>) =>
+      renderVerifyPage(
+        view({
+          certificate: certificate(over),
+          checks: [],
+          verified: false,
+          burned: false,
+          verified_at: '2021-06-01T00:00:00.000Z',
+        }),
+        '/verify/cert_abc/qr.svg',
+      );
+    expect(v({})).toMatch(
+      /<a id="download-proof" href="\/api\/certificate\/cert_abc\/proof" download\s*>Download proof</,
+    );
+    expect(v({ token_id: undefined, status: 'pending' })).not.toContain('download-proof');
+  });
+
   it('a certificate reported stolen: a prominent banner first ("Reported stolen on <date>", what a buyer should do), the timeline names it', () => {
     const verified = {
       checks: [{ name: 'record_found', passed: true, detail: 'ok' }],
@@ -96,13 +120,13 @@ describe('verification page', () => {
       verified_at: '2026-05-04T00:00:00.000Z',
     };
     const page = renderVerifyPage(
-      {
+      view({
         ...verified,
         certificate: certificate({
           stolen: { kind: 'stolen', reported_at: '2026-05-03T10:00:00.000Z', reported_by: 'owner' },
           provenance: [{ kind: 'reported_stolen', at: '2026-05-03T10:00:00.000Z' }],
         }),
-      },
+      }),
       '/verify/cert_abc/qr.svg',
     );
     expect(page).toMatch(/<div class="banner stolen" id="stolen" role="alert" data-stolen="stolen">/);
@@ -112,29 +136,29 @@ describe('verification page', () => {
     expect(page.indexOf('id="stolen"')).toBeLessThan(page.indexOf('data-result="verified"'));
     expect(page).toContain('<strong>Reported stolen</strong>');
     const lost = renderVerifyPage(
-      {
+      view({
         ...verified,
         certificate: certificate({
           stolen: { kind: 'lost', reported_at: '2026-05-03T10:00:00.000Z', reported_by: 'brand' },
         }),
-      },
+      }),
       '/verify/cert_abc/qr.svg',
     );
     expect(lost).toContain('Reported lost on 2026-05-03');
-    expect(renderVerifyPage({ ...verified, certificate: certificate() }, '/q.svg')).not.toContain(
+    expect(renderVerifyPage(view({ ...verified, certificate: certificate() }), '/q.svg')).not.toContain(
       'id="stolen"',
     );
   });
 
   it('says plainly "Issuer not verified" when the enterprise has set no issuer profile', () => {
     const page = renderVerifyPage(
-      {
+      view({
         certificate: certificate(),
         checks: [{ name: 'record_found', passed: true, detail: 'ok' }],
         verified: true,
         burned: false,
         verified_at: '2021-06-01T00:00:00.000Z',
-      },
+      }),
       '/verify/cert_abc/qr.svg',
       null,
     );
@@ -151,14 +175,14 @@ describe('verification page', () => {
     const CONTRACT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
     const render = (chainEnv: Parameters<typeof explorerOf>[0]) =>
       renderVerifyPage(
-        {
+        view({
           certificate: certificate({ transaction_hash: TX }),
           checks: [{ name: 'record_found', passed: true, detail: 'ok' }],
           verified: true,
           burned: false,
           verified_at: '2021-06-01T00:00:00.000Z',
           contract_address: CONTRACT,
-        },
+        }),
         '/verify/cert_abc/qr.svg',
         null,
         explorerOf(chainEnv),
@@ -190,7 +214,7 @@ describe('verification page', () => {
     const ROOT = `0x${'cd'.repeat(32)}`;
     const CONTRACT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
     const page = renderVerifyPage(
-      {
+      view({
         certificate: certificate({
           metadata_json: JSON.stringify({
             name: 'Lamp',
@@ -218,7 +242,7 @@ describe('verification page', () => {
         verified_at: '2021-06-01T00:00:00.000Z',
         merkle_root: ROOT,
         contract_address: CONTRACT,
-      },
+      }),
       '/verify/cert_abc/qr.svg',
       null,
       { tx: 'https://explorer.test/tx/{hash}', address: 'https://explorer.test/address/{address}' },
@@ -258,7 +282,7 @@ describe('verification page', () => {
       logo: { path: `/media/${'e'.repeat(64)}`, width: 240, height: 80 },
       indexable: false,
     };
-    const closed = renderVerifyPage(v, '/qr.svg', issuer);
+    const closed = renderVerifyPage(view(v), '/qr.svg', issuer);
     expect(closed).toContain('<meta name="robots" content="noindex" />');
     expect(closed).toMatch(
       /<meta name="description" content="Lamp: a certificate of authenticity issued by Maison &lt;Test&gt;[^"]*"/,
@@ -270,7 +294,7 @@ describe('verification page', () => {
         's',
       ),
     );
-    const open = renderVerifyPage(v, '/qr.svg', { ...issuer, indexable: true });
+    const open = renderVerifyPage(view(v), '/qr.svg', { ...issuer, indexable: true });
     expect(open).toContain('<meta name="robots" content="index, follow" />');
     expect(renderNotFoundPage('x')).toContain('content="noindex"');
   });

@@ -160,6 +160,37 @@ describe('the verification page in headless Chromium', () => {
     expect(raw.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
   }, 60_000);
 
+  it('the open verification JSON says what the page says, names the chain, and any origin may read it', async () => {
+    const res = await stack.call('GET', `/api/certificate/verify/${genuine.id}`, {
+      headers: { origin: 'https://marketplace.example' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
+    expect(res.body).toMatchObject({
+      id: genuine.id,
+      verified: true,
+      burned: false,
+      chain: {
+        chainId: '31337',
+        tokenId: genuine.tokenId,
+        merkleRoot: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      },
+      links: { proofBundle: `${stack.env.HALLMARK_PUBLIC_URL}/api/certificate/${genuine.id}/proof` },
+    });
+    expect(res.body.chain.contract.toLowerCase()).toBe((await devContract()).toLowerCase());
+    expect(res.body.checks.map((c: { name: string; passed: boolean }) => [c.name, c.passed])).toEqual(
+      CHECKS.map((c) => [c, true]),
+    );
+    const { page } = await open(`/verify/${genuine.id}`);
+    expect(await page.locator('#download-proof').getAttribute('href')).toBe(
+      `/api/certificate/${genuine.id}/proof`,
+    );
+    await page.close();
+    expect((await stack.call('GET', `/api/certificate/verify/${newId('certificate')}`)).status).toBe(404);
+    expect((await stack.call('GET', '/api/certificate/verify/not-an-id')).status).toBe(400);
+  }, 60_000);
+
   it('a certificate reported stolen: the page shows the banner first, and a transfer of it is refused 409 certificate_reported_stolen', async () => {
     // Held by the brand's custodial holding account, so a transfer would otherwise go through.
     const brand = {
@@ -228,6 +259,11 @@ describe('the verification page in headless Chromium', () => {
     expect(await page.textContent('body')).not.toContain('Shop break-in');
     await screenshot(page, 'stolen');
     expect((await stack.call('GET', `/api/certificate/public/${id}`)).body.stolen).toMatchObject({
+      kind: 'stolen',
+      reportedBy: 'brand',
+    });
+    // The open verification JSON says so too (its cache entry dropped by the same event).
+    expect((await stack.call('GET', `/api/certificate/verify/${id}`)).body.stolen).toMatchObject({
       kind: 'stolen',
       reportedBy: 'brand',
     });

@@ -1,12 +1,13 @@
 // Warranty, burn indexer and allowlist through the real processes on anvil and the real
 // gateway: a warranty set with a session and changed with an API key shows in the public read
 // with its status; the warranty template; a token its holder burns on chain is marked burned
-// by the indexer; an address requested on the allowlist is confirmed on chain.
+// by the indexer; an address requested on the allowlist is confirmed on chain; a warranty change
+// is announced on chain (ERC-4906 MetadataUpdate) by the relayer's pass.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createGrpcClient, newId, serviceDatabaseUrl, type GrpcClient } from '@hallmark/kit';
 import { eventually } from '@hallmark/kit/testing';
 import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
-import { Contract, HDNodeWallet, JsonRpcProvider, Wallet } from 'ethers';
+import { Contract, HDNodeWallet, Interface, JsonRpcProvider, Wallet } from 'ethers';
 import pg from 'pg';
 import { startTestStack, type Reply, type TestStack } from '../src/index.js';
 import { createKey } from '../src/keys.js';
@@ -126,6 +127,55 @@ describe('warranty through the gateway', () => {
       body: warranty,
     });
     expect(foreign.status).toBe(404);
+  });
+
+  it('each warranty change appears on chain as ERC-4906 MetadataUpdate(tokenId), sent by the relayer', async () => {
+    const [cert] = certs;
+    const db = new pg.Client({
+      connectionString: serviceDatabaseUrl(stack.postgres.url, `${stack.prefix}_certificates`),
+    });
+    await db.connect();
+    const provider = new JsonRpcProvider(stack.env.HALLMARK_CHAIN_RPC_URL);
+    try {
+      const { rows } = await db.query<{ value: string }>(
+        "SELECT value FROM chain_state WHERE key = 'contract:31337'",
+      );
+      const erc4906 = new Interface(['event MetadataUpdate(uint256 _tokenId)']);
+      const announced = async () =>
+        (
+          await provider.getLogs({
+            address: rows[0]!.value,
+            topics: [erc4906.getEvent('MetadataUpdate')!.topicHash],
+            fromBlock: 0,
+          })
+        ).filter((l) => erc4906.parseLog(l)!.args[0] === BigInt(cert!.tokenId)).length;
+      /** Every queued update is in a confirmed announcement. */
+      const settled = async () => {
+        const { rows: open } = await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM metadata_updates u
+           LEFT JOIN metadata_announcements a ON a.id = u.announcement_id
+           WHERE a.id IS NULL OR a.status <> 'confirmed'`,
+        );
+        expect(open[0]!.n).toBe(0);
+      };
+      await eventually(settled, { timeoutMs: 20_000, intervalMs: 200 });
+      const before = await announced();
+      const res = await stack.call('PATCH', `/api/certificates/${cert!.id}/warranty`, {
+        auth: session,
+        body: { ...warranty, coverage: `Movement, case and strap (${Date.now()})` },
+      });
+      expect(res.body).toMatchObject({ success: true, changed: true });
+      await eventually(
+        async () => {
+          await settled();
+          expect(await announced()).toBe(before + 1);
+        },
+        { timeoutMs: 20_000, intervalMs: 200 },
+      );
+    } finally {
+      provider.destroy();
+      await db.end();
+    }
   });
 
   it('init-warranty creates the template once; get answers it', async () => {

@@ -1,34 +1,8 @@
-// `hallmark certificates get|verify <id>` and `hallmark cost <count>`. Verification reads the
-// public verification page (/verify/:id) and prints its checks: the page is where the five
-// on-chain checks are published (it marks each with data-check / data-passed).
+// `hallmark certificates get|verify <id>` and `hallmark cost <count>`. Verification calls the
+// open verification API (`GET /api/certificate/verify/{id}`, no credential needed) and prints
+// its checks: the same presented verification the public page shows.
 import { Command } from 'commander';
 import { Ctx, details } from '../context.js';
-
-export interface Check {
-  name: string;
-  passed: boolean;
-  detail: string;
-}
-
-const text = (html: string) =>
-  html
-    .replace(/<[^>]+>/g, '')
-    .replace(/&amp;/g, '&')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/\s+/g, ' ')
-    .trim();
-
-export function checksOf(html: string): Check[] {
-  const re = /<li[^>]*data-check="([^"]+)"[^>]*data-passed="(true|false)"[^>]*>([\s\S]*?)<\/li>/g;
-  return [...html.matchAll(re)].map((m) => ({
-    name: m[1]!,
-    passed: m[2] === 'true',
-    detail: text(/class="why">([\s\S]*?)<\/span>/.exec(m[3]!)?.[1] ?? ''),
-  }));
-}
 
 export function certificatesCommand(): Command {
   const certs = new Command('certificates').description(
@@ -51,14 +25,12 @@ export function certificatesCommand(): Command {
     .argument('<certificateId>')
     .action(async (id: string, _o, cmd: Command) => {
       const ctx = Ctx.of(cmd);
-      const res = await ctx
-        .client()
-        .fetch(`/verify/${encodeURIComponent(id)}`, { headers: { accept: 'text/html' } });
-      const checks = checksOf(await res.text());
-      const verified = checks.length > 0 && checks.every((c) => c.passed);
-      ctx.print({ id, verified, checks }, () => {
+      const v = await ctx.client().get('/api/certificate/verify/{id}', { params: { path: { id } } });
+      const { verified, checks } = v;
+      ctx.print(v, () => {
         for (const c of checks)
           console.log(`${c.passed ? '✓ pass' : '✗ fail'}  ${c.name.padEnd(14)} ${c.detail}`);
+        if (v.burned) console.log(`${id}: burned; its token no longer exists.`);
         console.log(verified ? `${id}: genuine, every check passed.` : `${id}: NOT verified.`);
       });
       if (!verified) process.exitCode = 1;

@@ -4,7 +4,16 @@
 import { invalidParam } from '@hallmark/kit/errors';
 
 export const REQUIRED_COLUMNS = ['name', 'description', 'category', 'recipientEmail'] as const;
-export const OPTIONAL_COLUMNS = ['recipientName', 'imageUrl', 'imageFile', 'expiryDays'] as const;
+export const OPTIONAL_COLUMNS = [
+  'recipientName',
+  'imageUrl',
+  'imageFile',
+  'expiryDays',
+  // GS1 identity and product passport of the certificate (docs/digital-link.md).
+  'gtin',
+  'serial',
+  'passportUrl',
+] as const;
 export const ATTRIBUTE_PREFIX = 'attribute_';
 export const MAX_ATTRIBUTE_COLUMNS = 100;
 export const MAX_ATTRIBUTE_NAME_LENGTH = 100;

@@ -11,6 +11,7 @@ import {
   urlProblem,
 } from './fields.js';
 import type { Header, KnownColumn } from './csv-header.js';
+import { normaliseGtin, serialProblem } from '@hallmark/kit/gs1';
 
 export const MAX_IMAGE_FILE_LENGTH = 255;
 
@@ -26,6 +27,11 @@ export interface CsvRow {
   imageFile?: string;
   expiryDays: number;
   attributes: { trait_type: string; value: string }[];
+  /** GS1 GTIN (normalised to 14 digits) and serial: both or neither (docs/digital-link.md). */
+  gtin?: string;
+  serial?: string;
+  /** https link to the product's passport (the certificate's metadata.passportUrl). */
+  passportUrl?: string;
 }
 
 export type ParsedRow =
@@ -85,6 +91,24 @@ export function validateRow(row: number, cells: string[], header: Header, hasZip
   const expiry = parseExpiryDays(cell('expiryDays'));
   if ('problem' in expiry) check('expiryDays', expiry.problem, cell('expiryDays'));
 
+  // The certificates service decides (and refuses a batch with a bad or taken one); checking
+  // here too fails the row alone, with the reason, instead of its whole batch.
+  const gtinCell = cell('gtin');
+  const serial = cell('serial');
+  let gtin = '';
+  if (gtinCell !== '' || serial !== '') {
+    if (gtinCell === '') problems.push('gtin is required with a serial (give both or neither)');
+    if (serial === '') problems.push('serial is required with a gtin (give both or neither)');
+  }
+  if (gtinCell !== '') {
+    const g = normaliseGtin(gtinCell);
+    if ('problem' in g) check('gtin', g.problem, gtinCell);
+    else gtin = g.gtin;
+  }
+  if (serial !== '') check('serial', serialProblem(serial), serial);
+  const passportUrl = cell('passportUrl');
+  if (passportUrl !== '') check('passportUrl', urlProblem(passportUrl), passportUrl);
+
   const attributes: CsvRow['attributes'] = [];
   for (const { traitType, index } of header.attributes) {
     const value = (cells[index] ?? '').trim();
@@ -117,5 +141,7 @@ export function validateRow(row: number, cells: string[], header: Header, hasZip
   if (recipientName) value.recipientName = recipientName;
   if (imageUrl) value.imageUrl = imageUrl;
   if (imageFile) value.imageFile = imageFile;
+  if (gtin && serial) Object.assign(value, { gtin, serial });
+  if (passportUrl) value.passportUrl = passportUrl;
   return { row, ok: true, value };
 }

@@ -27,6 +27,9 @@ export const TEMPLATE_COLUMNS = [
   'imageUrl',
   'imageFile',
   'expiryDays',
+  'gtin',
+  'serial',
+  'passportUrl',
   'attribute_Color',
   'attribute_Size',
 ] as const;
@@ -40,6 +43,11 @@ const TEMPLATE_EXAMPLE: Record<(typeof TEMPLATE_COLUMNS)[number], string> = {
   imageUrl: 'https://example.com/images/watch-1.png',
   imageFile: '',
   expiryDays: '30',
+  // Blank in the example: a GTIN and serial name one certificate, so an example pair would be
+  // refused the second time the template is uploaded as it is (docs/digital-link.md).
+  gtin: '',
+  serial: '',
+  passportUrl: '',
   attribute_Color: 'Silver',
   attribute_Size: '42 mm',
 };

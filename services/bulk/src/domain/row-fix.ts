@@ -23,7 +23,7 @@ export function cellsOfItem(
   if (input.fields && typeof input.fields === 'object')
     return { ...(input.fields as Record<string, string>) };
   const out: Record<string, string> = {};
-  for (const c of ['name', 'description', 'category', 'imageUrl'] as const)
+  for (const c of ['name', 'description', 'category', 'imageUrl', 'gtin', 'serial', 'passportUrl'] as const)
     if (typeof input[c] === 'string' && input[c] !== '') out[c] = input[c];
   if (typeof input.expiryDays === 'number' && input.expiryDays > 0) out.expiryDays = String(input.expiryDays);
   if (contacts.recipientEmail) out.recipientEmail = contacts.recipientEmail;

@@ -167,6 +167,7 @@ export class JobSteps {
     const { name: _n, description: _d, imageUrl: _i, ...custom } = base;
     const extra: Record<string, unknown> = { ...custom };
     if (Array.isArray(input.attributes) && input.attributes.length > 0) extra.attributes = input.attributes;
+    if (typeof input.passportUrl === 'string') extra.passportUrl = input.passportUrl;
     let imageUrl = (input.imageUrl as string | undefined) ?? (base.imageUrl as string | undefined);
     if (item.mediaId) {
       const key = input.imageArchived ? (input.imageSha256 as string) : item.mediaId;
@@ -206,6 +207,8 @@ export class JobSteps {
       metadata_json: metadataJson,
       description: (input.description as string | undefined) ?? (base.description as string | undefined),
       category: input.category as string | undefined,
+      gtin: input.gtin as string | undefined,
+      serial: input.serial as string | undefined,
     };
   }
 

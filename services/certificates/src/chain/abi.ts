@@ -34,3 +34,6 @@ export const BATCH_MINTED_TOPIC = certificatesInterface.getEvent('BatchMinted')!
 export const TRANSFER_TOPIC = certificatesInterface.getEvent('Transfer')!.topicHash;
 /** ERC-2309: one log for a range of consecutive ids (a batch minted with one event). */
 export const CONSECUTIVE_TRANSFER_TOPIC = certificatesInterface.getEvent('ConsecutiveTransfer')!.topicHash;
+/** ERC-4906: one token's metadata changed; and a range's (`BatchMetadataUpdate(from, to)`). */
+export const METADATA_UPDATE_TOPIC = certificatesInterface.getEvent('MetadataUpdate')!.topicHash;
+export const BATCH_METADATA_UPDATE_TOPIC = certificatesInterface.getEvent('BatchMetadataUpdate')!.topicHash;

@@ -7,7 +7,6 @@ import {
   ContractFactory,
   TransactionReceipt,
   ZeroHash,
-  getAddress,
   id as keccakUtf8,
   type BigNumberish,
   type ContractRunner,
@@ -16,16 +15,17 @@ import {
   type Overrides,
   type Signer,
   type TypedDataDomain,
-  type TypedDataField,
 } from 'ethers';
 import { certificatesInterface, loadArtifact } from './abi.js';
 import type { BatchInfo, BatchRecord } from './batch-record.js';
 import { parseBatchMinted, type BatchMinted, type TransferEventMode } from './events.js';
+import { permitDomain, signTransferPermit } from './permits.js';
 
 export * from './abi.js';
 export * from './batch-record.js';
 export * from './batch-tree.js';
 export * from './events.js';
+export * from './permits.js';
 
 export const DEFAULT_ADMIN_ROLE = ZeroHash;
 export const MINTER_ROLE = keccakUtf8('MINTER_ROLE');
@@ -44,63 +44,6 @@ export const INTERFACE_IDS = {
  * that mint with `ConsecutiveTransfer`.
  */
 export const CONSECUTIVE_TRANSFER_INTERFACE_ID = '0xdeaa91b6';
-
-/** EIP-712 domain of the permits; the same as the contract's `eip712Domain()` (ERC-5267). */
-export function permitDomain(chainId: BigNumberish, verifyingContract: string): TypedDataDomain {
-  return {
-    name: 'HallmarkCertificates',
-    version: '1',
-    chainId,
-    verifyingContract: getAddress(verifyingContract),
-  };
-}
-
-const PERMIT_TYPES: Record<string, TypedDataField[]> = {
-  Permit: [
-    { name: 'spender', type: 'address' },
-    { name: 'tokenId', type: 'uint256' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-  ],
-};
-
-const TRANSFER_PERMIT_TYPES: Record<string, TypedDataField[]> = {
-  TransferPermit: [
-    { name: 'to', type: 'address' },
-    { name: 'tokenId', type: 'uint256' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-  ],
-};
-
-export interface PermitValue {
-  spender: string;
-  tokenId: BigNumberish;
-  nonce: BigNumberish;
-  /** Unix seconds; the permit is refused after it. */
-  deadline: BigNumberish;
-}
-
-export interface TransferPermitValue {
-  to: string;
-  tokenId: BigNumberish;
-  nonce: BigNumberish;
-  deadline: BigNumberish;
-}
-
-/** The holder's EIP-712 signature of an ERC-4494 `Permit` (approval of `spender`), offline. */
-export function signPermit(holder: Signer, domain: TypedDataDomain, value: PermitValue): Promise<string> {
-  return holder.signTypedData(domain, PERMIT_TYPES, value);
-}
-
-/** The holder's EIP-712 signature of a `TransferPermit` (move the token to `to`), offline. */
-export function signTransferPermit(
-  holder: Signer,
-  domain: TypedDataDomain,
-  value: TransferPermitValue,
-): Promise<string> {
-  return holder.signTypedData(domain, TRANSFER_PERMIT_TYPES, value);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Contract bindings
@@ -125,7 +68,26 @@ export interface MintBatchArgs {
   merkleRoot: string;
   /** The relayer's idempotency key as 32 bytes (see `batchKeyOf`); never zero, never reused. */
   batchKey: string;
+  /**
+   * The events this batch announces its tokens with (default `erc2309`); a per-token deployment
+   * emits a `Transfer` per token whatever this says.
+   */
+  transferEvents?: TransferEventMode;
 }
+
+/** An inclusive range of token ids whose metadata changed (ERC-4906). */
+export interface TokenRange {
+  from: bigint;
+  to: bigint;
+}
+
+const mintBatchParams = (args: MintBatchArgs) => [
+  args.to,
+  args.quantity,
+  args.merkleRoot,
+  args.batchKey,
+  args.transferEvents === 'per-token',
+];
 
 export async function deployCertificates(
   deployer: Signer,
@@ -176,17 +138,23 @@ export class CertificatesContract {
   // -- minting --------------------------------------------------------------------------------
 
   mintBatch(args: MintBatchArgs, overrides?: Overrides): Promise<ContractTransactionResponse> {
-    return this.send('mintBatch', [args.to, args.quantity, args.merkleRoot, args.batchKey], overrides);
+    return this.send('mintBatch', mintBatchParams(args), overrides);
   }
 
   /** Calldata of `mintBatch`, for a relayer that signs and sends transactions itself. */
   static encodeMintBatch(args: MintBatchArgs): string {
-    return certificatesInterface.encodeFunctionData('mintBatch', [
-      args.to,
-      args.quantity,
-      args.merkleRoot,
-      args.batchKey,
-    ]);
+    return certificatesInterface.encodeFunctionData('mintBatch', mintBatchParams(args));
+  }
+
+  /** ERC-4906: announces that the metadata of each range changed (admin or minter only). */
+  announceMetadataUpdate(ranges: readonly TokenRange[], overrides?: Overrides) {
+    const [froms, tos] = rangeParams(ranges);
+    return this.send('announceMetadataUpdate', [froms, tos], overrides);
+  }
+
+  /** Calldata of `announceMetadataUpdate`, for the relayer. */
+  static encodeAnnounceMetadataUpdate(ranges: readonly TokenRange[]): string {
+    return certificatesInterface.encodeFunctionData('announceMetadataUpdate', rangeParams(ranges));
   }
 
   /** The BatchMinted events of this contract in a receipt (or a list of logs). */
@@ -383,6 +351,10 @@ export class CertificatesContract {
       return undefined;
     }
   }
+}
+
+function rangeParams(ranges: readonly TokenRange[]): [bigint[], bigint[]] {
+  return [ranges.map((r) => r.from), ranges.map((r) => r.to)];
 }
 
 function findRevertData(err: unknown, depth = 0): string | undefined {

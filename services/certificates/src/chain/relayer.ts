@@ -1,6 +1,9 @@
 // The relayer: turns chain_submissions rows into HallmarkCertificates.mintBatch transactions,
 // exactly once per batch, across crashes and restarts.
 //
+// Events: each batch's mintBatch names its events (the mode MintBatch recorded from the
+// enterprise's chain settings, else `defaultTransferEvents`).
+//
 // Life of a submission (see migrations/0001 for the states): MintBatch inserts it `pending`,
 // in the transaction that records the batch, so it exists before anything is sent. `drive`
 // always starts by asking the chain (`batchByKey`) whether the batch key is already consumed;
@@ -35,7 +38,13 @@ import type { Logger, Pool, PoolClient, Queryable } from '@hallmark/kit';
 import { gaugeFrom, transaction } from '@hallmark/kit';
 import type { JsonRpcProvider, TransactionReceipt, Wallet } from 'ethers';
 import type { CertificatesStore } from '../store.js';
-import { BATCH_MINTED_TOPIC, CertificatesContract, batchTokensOf, type BatchInfo } from './contract.js';
+import {
+  BATCH_MINTED_TOPIC,
+  CertificatesContract,
+  batchTokensOf,
+  type BatchInfo,
+  type TransferEventMode,
+} from './contract.js';
 import type { FeePolicy } from './replacement.js';
 import { SubmissionStore } from './submission-store.js';
 import type { Submission } from './submission.js';
@@ -59,6 +68,11 @@ export interface RelayerOptions {
    * the service's assembly, so neither the relayer nor the certificate store knows those slices.
    */
   afterMinted?: (tx: Queryable, certificateIds: string[]) => Promise<unknown>;
+  /**
+   * Events of batches recorded without a mode of their own (their enterprise chose none):
+   * HALLMARK_CHAIN_TRANSFER_EVENTS (Chain.transferEvents). Default `erc2309`.
+   */
+  defaultTransferEvents?: TransferEventMode;
   log: Logger;
   /** How long one pass waits for a receipt before leaving the submission for the next pass. */
   receiptTimeoutMs?: number;
@@ -210,6 +224,7 @@ export class Relayer {
       quantity: sub.quantity,
       merkleRoot: sub.merkleRoot,
       batchKey: sub.batchKey,
+      transferEvents: sub.transferEvents ?? this.opts.defaultTransferEvents ?? 'erc2309',
     });
     const to = this.contract.address;
     const gas = await this.opts.provider.estimateGas({ from: this.address, to, data });

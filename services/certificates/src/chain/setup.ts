@@ -1,9 +1,11 @@
 // Connects the service to its chain: provider, relayer signer and the HallmarkCertificates
 // contract. With HALLMARK_CONTRACT_ADDRESS unset on a local dev chain (anvil, chain id 31337)
 // the contract is deployed at the first start and its address kept in `chain_state`, so
-// restarts reuse it (and deploy again only if the chain lost it, e.g. a fresh anvil). The event
-// mode (HALLMARK_CHAIN_TRANSFER_EVENTS) is chosen at deployment and read back from the contract:
-// a given contract's mode is what it is, whatever the config says now.
+// restarts reuse it (and deploy again only if the chain lost it or it predates per-batch event
+// modes and ERC-4906 announcements, e.g. a fresh anvil). Event modes: each batch is minted with
+// its enterprise's mode (../settings/); HALLMARK_CHAIN_TRANSFER_EVENTS is the default for
+// enterprises that chose none. A contract deployed per-token-only (`perTokenTransferEvents()`)
+// emits a Transfer per token whatever a batch asks, so its default is `per-token`.
 import type { Logger, Pool } from '@hallmark/kit';
 import { JsonRpcProvider, Network, Wallet, getAddress } from 'ethers';
 import { withDevContractLock } from './chain-state-store.js';
@@ -18,7 +20,7 @@ export interface ChainConfig {
   contractAddress?: string;
   /** tokenURI base, e.g. `${HALLMARK_PUBLIC_URL}/api/certificate/metadata/`. */
   baseURI: string;
-  /** Events a contract deployed here mints batches with; default `erc2309`. */
+  /** Events of the batches of enterprises that chose no mode; default `erc2309`. */
   transferEvents?: TransferEventMode;
 }
 
@@ -27,7 +29,10 @@ export interface Chain {
   signer: Wallet;
   chainId: bigint;
   contract: CertificatesContract;
-  /** The contract's event mode, as it reports it. */
+  /**
+   * The events of batches whose enterprise chose no mode: the configured default, or `per-token`
+   * on a per-token-only contract (which never emits ConsecutiveTransfer).
+   */
   transferEvents: TransferEventMode;
 }
 
@@ -66,12 +71,13 @@ export async function connectChain(cfg: ChainConfig, pool: Pool, log: Logger): P
       'the relayer key lacks MINTER_ROLE: mints will revert',
     );
   }
-  const transferEvents = await eventModeOf(contract);
+  const perTokenOnly = (await eventModeOf(contract)) === 'per-token';
   const wanted = cfg.transferEvents ?? 'erc2309';
+  const transferEvents = perTokenOnly ? 'per-token' : wanted;
   if (transferEvents !== wanted) {
     log.warn(
-      { contract: address, contractMode: transferEvents, configured: wanted },
-      'HALLMARK_CHAIN_TRANSFER_EVENTS differs from the contract’s mode (fixed at deployment): the contract’s applies',
+      { contract: address, configured: wanted },
+      'the contract was deployed per-token-only: every batch emits a Transfer per token, whatever HALLMARK_CHAIN_TRANSFER_EVENTS or an enterprise asks',
     );
   }
   return { provider, signer, chainId, contract, transferEvents };
@@ -93,22 +99,34 @@ async function eventModeOf(contract: CertificatesContract): Promise<TransferEven
 
 /**
  * The dev contract of this database on a local chain: reused if the chain still has it and it
- * mints in the configured mode, else deployed (one key per mode, so switching back reuses).
+ * is current (it answers `announceMetadataUpdate`, so it takes a per-batch event mode too), else
+ * deployed. Dev contracts let every batch choose its events; the configured mode is a default.
  */
 async function devContract(pool: Pool, signer: Wallet, chainId: bigint, cfg: ChainConfig, log: Logger) {
-  const mode = cfg.transferEvents ?? 'erc2309';
-  const key = mode === 'erc2309' ? `contract:${chainId}` : `contract:${chainId}:${mode}`;
+  const key = `contract:${chainId}`;
   return withDevContractLock(pool, key, async (known, remember) => {
     if (known && (await signer.provider!.getCode(known)) !== '0x') {
       const contract = new CertificatesContract(known, signer);
-      if ((await eventModeOf(contract)) === mode) return known;
+      if (await isCurrent(contract)) return known;
     }
-    const deployed = await deployCertificates(signer, { baseURI: cfg.baseURI, transferEvents: mode });
+    const deployed = await deployCertificates(signer, { baseURI: cfg.baseURI });
     await remember(deployed.address);
     log.info(
-      { contract: deployed.address, chainId: chainId.toString(), transferEvents: mode },
+      { contract: deployed.address, chainId: chainId.toString() },
       'deployed HallmarkCertificates (dev chain)',
     );
     return deployed.address;
   });
+}
+
+/** Whether the contract has `announceMetadataUpdate` (an empty announcement is a no-op). */
+async function isCurrent(contract: CertificatesContract): Promise<boolean> {
+  try {
+    await contract.contract.getFunction('announceMetadataUpdate').staticCall([], []);
+    return true;
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'CALL_EXCEPTION' || code === 'BAD_DATA') return false;
+    throw err;
+  }
 }

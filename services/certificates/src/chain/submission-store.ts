@@ -5,7 +5,7 @@ import type { Pool, Queryable } from '@hallmark/kit';
 import { submissionFromRow, type Submission, type SubmissionRow } from './submission.js';
 import type { TxJournal } from './tx-sender.js';
 
-const SUBMISSION_SELECT = `SELECT s.*, b.holder_address, b.quantity, b.merkle_root,
+const SUBMISSION_SELECT = `SELECT s.*, b.holder_address, b.quantity, b.merkle_root, b.transfer_events,
     (extract(epoch FROM now() - s.sent_at) * 1000)::float8 AS sent_age_ms
   FROM chain_submissions s JOIN certificate_batches b ON b.id = s.batch_id`;
 

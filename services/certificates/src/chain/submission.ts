@@ -1,6 +1,7 @@
 // A chain submission as the relayer reads it (`chain_submissions`, migrations 0001 and 0501,
 // joined with its batch): the relayer's record of one batch's mintBatch transaction. Its
 // signing state is a `TxState` (./tx-sender.ts); its SQL is in ./submission-store.ts.
+import type { TransferEventMode } from './events.js';
 
 export type SubmissionStatus = 'pending' | 'signed' | 'sent' | 'confirmed' | 'failed';
 
@@ -22,6 +23,8 @@ export interface Submission {
   holderAddress: string;
   quantity: number;
   merkleRoot: string;
+  /** The batch's events, fixed when it was recorded (null: the relayer's default). */
+  transferEvents: TransferEventMode | null;
 }
 
 export interface SubmissionRow {
@@ -40,6 +43,7 @@ export interface SubmissionRow {
   holder_address: string;
   quantity: number;
   merkle_root: string;
+  transfer_events: TransferEventMode | null;
 }
 
 export function submissionFromRow(r: SubmissionRow): Submission {
@@ -59,5 +63,6 @@ export function submissionFromRow(r: SubmissionRow): Submission {
     holderAddress: r.holder_address,
     quantity: r.quantity,
     merkleRoot: r.merkle_root,
+    transferEvents: r.transfer_events ?? null,
   };
 }

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { invalidParam, missingParam } from '@hallmark/kit/errors';
 import { ID_PREFIXES } from '@hallmark/kit/ids';
 import { getAddress, id as keccakUtf8, isAddress } from 'ethers';
+import { parseItemIdentity, passportUrlProblem } from '../digital-link/domain.js';
 import type { StolenFlag } from './stolen.js';
 import { warrantyView, type Warranty } from './warranty.js';
 
@@ -18,6 +19,7 @@ export type ProvenanceKind =
   | 'minted'
   | 'transferred'
   | 'gifted'
+  | 'resold'
   | 'claimed'
   | 'claim_reverted'
   | 'burned'
@@ -40,6 +42,9 @@ export interface MintItemInput {
   /** The spec's metadata object: {name, artist?, category?, description?, …extra}. */
   metadata: Record<string, unknown>;
   metadataHash: string;
+  /** GS1 GTIN (14 digits) and serial (AI 21): both or neither (docs/digital-link.md). */
+  gtin: string | null;
+  serial: string | null;
 }
 
 export interface MintBatchInput {
@@ -75,6 +80,9 @@ export interface CertificateRecord {
   status: CertificateStatus;
   transactionHash: string | null;
   blockNumber: number | null;
+  /** GS1 GTIN (14 digits) and serial: both or neither; not part of the metadata hash. */
+  gtin: string | null;
+  serial: string | null;
   /** Set with SetWarranty; kept out of `metadata` (and so out of the metadata hash). */
   warranty?: Warranty | null;
   /** The open lost/stolen report (domain/stolen.ts); null or absent: none. */
@@ -125,6 +133,8 @@ export interface RawMintItem {
   metadata_json?: string;
   description?: string;
   category?: string;
+  gtin?: string;
+  serial?: string;
 }
 
 export function parseMintBatch(req: {
@@ -179,10 +189,42 @@ export function parseMintBatch(req: {
     const metadata: Record<string, unknown> = { ...extra, name };
     if (description !== undefined) metadata.description = description;
     if (category !== undefined) metadata.category = category;
-    return { name, imageUrl, metadata, metadataHash: metadataHashOf(name, imageUrl, metadata) };
+    const passportProblem = passportUrlProblem(metadata.passportUrl);
+    if (passportProblem) throw invalidParam(p('metadata'), passportProblem);
+    const identity = parseItemIdentity(item, p);
+    return {
+      name,
+      imageUrl,
+      metadata,
+      metadataHash: metadataHashOf(name, imageUrl, metadata),
+      gtin: identity?.gtin ?? null,
+      serial: identity?.serial ?? null,
+    };
   });
+  // One item per (GTIN, serial) in a batch too, so the store's uniqueness never meets a duplicate
+  // of the batch itself (it would name no existing certificate).
+  const seen = new Map<string, number>();
+  items.forEach((item, i) => {
+    if (item.gtin === null) return;
+    const key = `${item.gtin}/${item.serial}`;
+    const first = seen.get(key);
+    if (first !== undefined)
+      throw invalidParam(
+        `items[${i}].serial`,
+        `items[${i}] has the same GTIN and serial as items[${first}] (${item.gtin}, '${item.serial}').`,
+      );
+    seen.set(key, i);
+  });
+  // Items without a GTIN hash as before, so replays of earlier requests keep their hash.
   const requestHash = createHash('sha256')
-    .update(canonicalJson({ holderAddress, items: items.map((i) => i.metadataHash) }))
+    .update(
+      canonicalJson({
+        holderAddress,
+        items: items.map((i) =>
+          i.gtin === null ? i.metadataHash : { hash: i.metadataHash, gtin: i.gtin, serial: i.serial },
+        ),
+      }),
+    )
     .digest('hex');
   return { idempotencyKey: key, holderAddress, items, requestHash };
 }
@@ -221,6 +263,7 @@ export function certificateEventObject(c: CertificateRecord): Record<string, unk
     imageUrl: c.imageUrl,
     metadata: metadataView(c),
     metadataHash: c.metadataHash,
+    ...(c.gtin !== null ? { gtin: c.gtin, serial: c.serial } : {}),
     batchId: c.batchId,
     holderAddress: c.holderAddress,
     status: c.status,

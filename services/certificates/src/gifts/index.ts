@@ -1,8 +1,9 @@
-// The gifts slice assembled: store, notifier (notify's messaging and templates over gRPC),
+// The gifts slice assembled (with resale, a gift of kind `resale`): store, notifier (notify's messaging and templates over gRPC),
 // service, the gift workflow's Restate endpoint and the workflow starter. main.ts wires it.
 import { bind, createGrpcClient, type Logger, type Pool } from '@hallmark/kit';
 import { restateEndpoint } from '@hallmark/kit/restate';
 import { GiftServiceService, type GiftServiceServer } from '@hallmark/proto/certificates/v1/gifts';
+import { ResaleServiceService, type ResaleServiceServer } from '@hallmark/proto/certificates/v1/resale';
 import { MessagingServiceClient } from '@hallmark/proto/notify/v1/messaging';
 import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';
 import type { Config } from '../config.js';
@@ -14,6 +15,9 @@ import { GiftNotifier } from './notifier.js';
 import { createGiftHandlers } from './rpc.js';
 import { GiftService } from './service.js';
 import { GiftStore } from './store.js';
+import { createResaleHandlers } from './resale-rpc.js';
+import { ResaleService } from './resale-service.js';
+import { ResaleStore } from './resale-store.js';
 import { ClaimTokens } from './tokens.js';
 import { giftStarter } from './workers/starter.js';
 import { giftWorkflow } from './workflows/gift.js';
@@ -40,13 +44,14 @@ export function giftsSlice(d: GiftsDeps) {
   const templates = createGrpcClient(TemplatesServiceClient, config.HALLMARK_NOTIFY_ADDR);
   const gifts = new GiftStore(pool, d.encryptionKeys);
   const notifier = new GiftNotifier({ messaging: messaging.api, templates: templates.api });
+  const ingress = giftWorkflowIngress(config.HALLMARK_RESTATE_INGRESS_URL);
   const service = new GiftService({
     gifts,
     certificates: d.certificates,
     wallets: d.wallets,
     notifier,
     tokens: new ClaimTokens(d.encryptionKeys),
-    ingress: giftWorkflowIngress(config.HALLMARK_RESTATE_INGRESS_URL),
+    ingress,
     ttlHours: config.HALLMARK_GIFT_TTL_HOURS,
     publicUrl: config.HALLMARK_PUBLIC_URL,
     log,
@@ -73,11 +78,19 @@ export function giftsSlice(d: GiftsDeps) {
       templates.close();
     },
   });
+  // Resale: gifts of kind `resale` (docs/resale.md), made by the same service and workflow.
+  const resale = new ResaleService({
+    gifts: service,
+    giftStore: gifts,
+    resales: new ResaleStore(pool),
+    ingress,
+    log,
+  });
   return {
-    binding: bind<GiftServiceServer>(
-      GiftServiceService,
-      createGiftHandlers(service, { issuerOf: d.issuerOf }),
-    ),
+    bindings: [
+      bind<GiftServiceServer>(GiftServiceService, createGiftHandlers(service, { issuerOf: d.issuerOf })),
+      bind<ResaleServiceServer>(ResaleServiceService, createResaleHandlers(resale, d.certificates)),
+    ],
     workers: [endpoint, giftStarter(gifts, service, pool, log, config.HALLMARK_GIFT_STARTER_INTERVAL_MS)],
   };
 }

@@ -55,6 +55,23 @@ export function defaultRecipientEmail(m: GiftMessage) {
   };
 }
 
+/** A resale's claim link for the buyer (template name `resale` replaces it). */
+export function defaultResaleEmail(m: GiftMessage) {
+  const note = m.message ? `\n\nA message from the seller:\n${m.message}` : '';
+  return {
+    subject: `A certificate is being transferred to you: ${m.certificateName}`.slice(0, 200),
+    body:
+      `The owner of the certificate of authenticity "${m.certificateName}" is transferring it to you.${note}\n\n` +
+      `Accept it before ${day(m.expiresAt)}:\n${m.claimUrl}\n\nThe link works once. You need no crypto wallet: ` +
+      'the certificate is kept for you in a wallet Hallmark holds for your account.',
+    html:
+      `<p>The owner of the certificate of authenticity <strong>${escapeHtml(m.certificateName)}</strong> is transferring it to you.</p>` +
+      (m.message ? `<blockquote>${escapeHtml(m.message)}</blockquote>` : '') +
+      `<p>Accept it before ${day(m.expiresAt)}: <a href="${escapeHtml(m.claimUrl)}">${escapeHtml(m.claimUrl)}</a></p>` +
+      '<p>The link works once. You need no crypto wallet.</p>',
+  };
+}
+
 export function defaultSms(m: GiftMessage): string {
   const note = m.message ? ` "${m.message.slice(0, 300)}"` : '';
   return `Hallmark: you were gifted the certificate "${m.certificateName.slice(0, 120)}".${note} Claim it by ${day(m.expiresAt)}: ${m.claimUrl}`;
@@ -73,10 +90,15 @@ export class GiftNotifier {
     sendNo: number,
   ): Promise<string[]> {
     const principal = principalOf(g);
-    const template = await this.template(principal, 'gift');
+    const resale = g.kind === 'resale';
+    const template = await this.template(principal, resale ? 'resale' : 'gift');
     const variables = template ? variablesFor(template, m) : undefined;
     const key = (channel: string) => `gift:${g.id}:${channel}:${sendNo}`;
-    const content = template ? { template_id: template.id, variables } : defaultRecipientEmail(m);
+    const content = template
+      ? { template_id: template.id, variables }
+      : resale
+        ? defaultResaleEmail(m)
+        : defaultRecipientEmail(m);
     await this.deps.messaging.send({
       principal,
       channel: 'email',
@@ -104,6 +126,7 @@ export class GiftNotifier {
   async notifySenderExpired(g: GiftRecord, senderEmail: string, certificateName: string): Promise<void> {
     const principal = principalOf(g);
     const template = await this.template(principal, 'gift-expired');
+    const what = g.kind === 'resale' ? 'resale' : 'gift';
     const m: GiftMessage = { claimUrl: '', certificateName, message: g.message, expiresAt: g.expiresAt };
     await this.deps.messaging.send({
       principal,
@@ -112,9 +135,9 @@ export class GiftNotifier {
       ...(template
         ? { template_id: template.id, variables: variablesFor(template, m) }
         : {
-            subject: `Your gift of ${certificateName} expired unclaimed`.slice(0, 200),
+            subject: `Your ${what} of ${certificateName} expired unclaimed`.slice(0, 200),
             body:
-              `Your gift of "${certificateName}" was not claimed before ${day(g.expiresAt)} and has been ` +
+              `Your ${what} of "${certificateName}" was not claimed before ${day(g.expiresAt)} and has been ` +
               'removed. The certificate stays with you.',
           }),
       locale: '',

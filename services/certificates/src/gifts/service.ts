@@ -7,8 +7,13 @@ import { getAddress } from 'ethers';
 import type { CertificateRecord, Scope } from '../domain/certificate.js';
 import type { CertificatesStore } from '../store.js';
 import type { WalletRecord, WalletStore } from '../wallets/store.js';
+import { assertTransferable } from '../domain/transferable.js';
 import {
   assertCreator,
+  awaitingApproval,
+  type Approval,
+  type CreateGiftInput,
+  type GiftKind,
   claimDecision,
   claimTokenHash,
   expiryOf,
@@ -91,8 +96,17 @@ export class GiftService {
     return `${this.deps.publicUrl.replace(/\/+$/, '')}/claim/${token}`;
   }
 
-  async create(scope: Scope, principal: Principal, req: CreateGiftRequest) {
-    const input = parseCreateGift(req);
+  /**
+   * Records a pending gift and starts its workflow. `as` makes it a resale (resale-service.ts):
+   * parsed by the caller, left only from the sender's own user wallet, maybe awaiting the brand.
+   */
+  async create(
+    scope: Scope,
+    principal: Principal,
+    req: CreateGiftRequest,
+    as?: { kind: 'resale'; input: CreateGiftInput; approval: Approval | null },
+  ) {
+    const input = as?.input ?? parseCreateGift(req);
     const id = newId('gift');
     const token = this.deps.tokens.issue(id);
     const gift = await this.deps.gifts.create(
@@ -104,8 +118,10 @@ export class GiftService {
         creatorId: scope.actorId,
         senderEmail: req.senderEmail || null,
         expiresAt: expiryOf(new Date(), this.deps.ttlHours),
+        kind: as?.kind ?? 'gift',
+        approval: as?.approval ?? null,
       },
-      (cert) => this.senderOf(cert, principal),
+      (cert) => this.senderOf(cert, principal, as?.kind ?? 'gift'),
     );
     await this.startWorkflow(gift.id);
     return { gift, token };
@@ -126,10 +142,15 @@ export class GiftService {
    * The address the gift leaves from: the certificate's holder, when it is a custodial wallet
    * the sender may sign with (the enterprise's holding wallet, or a user session's own wallet).
    */
-  private async senderOf(cert: CertificateRecord, principal: Principal): Promise<string> {
+  private async senderOf(cert: CertificateRecord, principal: Principal, kind: GiftKind): Promise<string> {
     if (cert.status === 'burned') throw refused('This certificate is burned.');
     if (cert.status !== 'minted' || cert.tokenId === null)
       throw refused(`Only a minted certificate can be gifted (this one is ${cert.status}).`);
+    assertTransferable(
+      cert,
+      'certificateId',
+      kind === 'resale' ? 'it cannot be resold' : 'it cannot be gifted',
+    );
     const holder = await this.deps.wallets.byAddress(cert.holderAddress);
     if (!holder) {
       throw new HallmarkError('sender_credential_missing', {
@@ -138,6 +159,9 @@ export class GiftService {
     }
     if (!this.maySend(holder, principal))
       throw refused("The certificate is not held by the sender's custodial wallet.");
+    // A resale is an owner's: their own wallet, never the enterprise's holding wallet.
+    if (kind === 'resale' && holder.ownerKind !== 'user')
+      throw refused("Only a certificate in the owner's own wallet can be resold.");
     return getAddress(holder.address);
   }
 
@@ -155,7 +179,7 @@ export class GiftService {
   async resend(scope: Scope, id: string): Promise<{ gift: GiftRecord; methods: string[] }> {
     const g = await this.get(scope, id);
     assertCreator(g, scope.actorId);
-    if (g.status !== 'pending' || isExpired(g, new Date())) throw notPending(g);
+    if (g.status !== 'pending' || isExpired(g, new Date()) || awaitingApproval(g)) throw notPending(g);
     const n = await this.deps.gifts.countResend(id);
     return { gift: g, methods: await this.notifyRecipient(g, n) };
   }

@@ -8,63 +8,16 @@ import { recordCertificateUpdated } from '../certificate-events-store.js';
 import type { CertificateRecord, Scope } from '../domain/certificate.js';
 import { handoverRefused } from '../domain/handover.js';
 import { releaseHandover, takeHandovers } from '../handover-store.js';
+import { recordResaleEvents } from './resale-store.js';
+import { fromRow, type GiftRow } from './rows.js';
 import {
   phoneHash,
+  type Approval,
+  type GiftKind,
   type CreateGiftInput,
   type GiftRecord,
-  type GiftStatus,
   type NotificationState,
 } from './domain/gift.js';
-
-interface GiftRow {
-  id: string;
-  enterprise_id: string;
-  livemode: boolean;
-  certificate_id: string;
-  creator_id: string;
-  sender_address: string;
-  recipient_email_enc: string;
-  recipient_phone_enc: string | null;
-  sender_email_enc: string | null;
-  message: string | null;
-  status: GiftStatus;
-  expires_at: Date;
-  claimed_by: string | null;
-  recipient_address: string | null;
-  transfer_attempt: number;
-  transaction_hash: string | null;
-  block_number: string | null;
-  resend_count: number;
-  created_at: Date;
-  claimed_at: Date | null;
-  claim_token_hash: string;
-  notification: NotificationState;
-  notification_error: string | null;
-}
-
-const fromRow = (r: GiftRow): GiftRecord => ({
-  id: r.id,
-  enterpriseId: r.enterprise_id,
-  livemode: r.livemode,
-  certificateId: r.certificate_id,
-  creatorId: r.creator_id,
-  senderAddress: r.sender_address,
-  message: r.message,
-  status: r.status,
-  expiresAt: r.expires_at,
-  claimedBy: r.claimed_by,
-  recipientAddress: r.recipient_address,
-  transferAttempt: r.transfer_attempt,
-  transactionHash: r.transaction_hash,
-  blockNumber: r.block_number === null ? null : Number(r.block_number),
-  resendCount: r.resend_count,
-  createdAt: r.created_at,
-  claimedAt: r.claimed_at,
-  hasPhone: r.recipient_phone_enc !== null,
-  tokenHash: r.claim_token_hash,
-  notification: r.notification,
-  notificationError: r.notification_error,
-});
 
 export interface GiftContacts {
   email: string;
@@ -78,6 +31,9 @@ export interface NewGift extends CreateGiftInput {
   creatorId: string;
   senderEmail: string | null;
   expiresAt: Date;
+  /** Absent: a gift. A resale records `resold` and its lifecycle events (./resale-store.ts). */
+  kind?: GiftKind;
+  approval?: Approval | null;
 }
 
 /** A pending gift raced this one past the hold (old data without one): the same 409. */
@@ -131,8 +87,8 @@ export class GiftStore {
         const { rows: inserted } = await tx.query<GiftRow>(
           `INSERT INTO gifts (id, enterprise_id, livemode, certificate_id, creator_id, sender_address,
              recipient_email_enc, recipient_phone_enc, recipient_phone_hash, sender_email_enc, message,
-             claim_token_hash, expires_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`,
+             claim_token_hash, expires_at, kind, approval)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING *`,
           [
             gift.id,
             scope.enterpriseId,
@@ -147,9 +103,17 @@ export class GiftStore {
             gift.message,
             gift.tokenHash,
             gift.expiresAt,
+            gift.kind ?? 'gift',
+            gift.approval ?? null,
           ],
         );
-        return fromRow(inserted[0]!);
+        const created = inserted[0]!;
+        if (created.kind === 'resale') {
+          await recordResaleEvents(tx, created, ['certificate.resale_started']);
+          if (created.approval === 'requested')
+            await recordResaleEvents(tx, created, ['certificate.resale_approval_requested']);
+        }
+        return fromRow(created);
       });
     } catch (err) {
       if ((err as { constraint?: string }).constraint === 'gifts_open') throw alreadyGifted();
@@ -241,6 +205,7 @@ export class GiftStore {
         [id],
       );
       if (rows[0]) await releaseHandover(tx, rows[0].certificate_id, { kind: 'gift', id });
+      if (rows[0]?.kind === 'resale') await recordResaleEvents(tx, rows[0], ['certificate.resale_cancelled']);
       return rows[0] ? fromRow(rows[0]) : null;
     });
   }
@@ -253,6 +218,7 @@ export class GiftStore {
         [id],
       );
       if (rows[0]) await releaseHandover(tx, rows[0].certificate_id, { kind: 'gift', id });
+      if (rows[0]?.kind === 'resale') await recordResaleEvents(tx, rows[0], ['certificate.resale_cancelled']);
       return rows[0] ? fromRow(rows[0]) : null;
     });
   }
@@ -273,8 +239,9 @@ export class GiftStore {
   }
 
   /**
-   * claiming → claimed with the confirmed transfer's references, a `gifted` provenance
-   * entry (the transfer itself recorded `transferred`) and certificate.updated, in one transaction.
+   * claiming → claimed with the confirmed transfer's references, a `gifted` (a resale:
+   * `resold`, and certificate.resale_completed) provenance entry (the transfer itself recorded
+   * `transferred`) and certificate.updated, in one transaction.
    */
   async markClaimed(id: string, txHash: string, blockNumber: number | null): Promise<GiftRecord | null> {
     return transaction(this.pool, async (tx) => {
@@ -288,12 +255,14 @@ export class GiftStore {
       if (!g) return null;
       // The confirmed transfer gave up the hold already; this covers a hold left behind.
       await releaseHandover(tx, g.certificate_id, { kind: 'gift', id });
+      const kind = g.kind === 'resale' ? 'resold' : 'gifted';
       await tx.query(
         `INSERT INTO provenance (certificate_id, kind, actor, from_address, to_address, transaction_hash, block_number)
-         VALUES ($1, 'gifted', $2, $3, $4, $5, $6)`,
-        [g.certificate_id, g.creator_id, g.sender_address, g.recipient_address, txHash, blockNumber],
+         VALUES ($1, $7, $2, $3, $4, $5, $6)`,
+        [g.certificate_id, g.creator_id, g.sender_address, g.recipient_address, txHash, blockNumber, kind],
       );
-      await recordCertificateUpdated(tx, g.certificate_id, 'gifted');
+      await recordCertificateUpdated(tx, g.certificate_id, kind);
+      if (g.kind === 'resale') await recordResaleEvents(tx, g, ['certificate.resale_completed']);
       return fromRow(g);
     });
   }

@@ -1,10 +1,11 @@
 // SQL of the burn indexer: its checkpoint in `chain_state`, which token ids are certificates of a
-// contract, and a burn recorded once (status, provenance, certificate.burned) in the caller's
-// transaction.
+// contract, and a burn recorded once (status, provenance, certificate.burned, the credential's
+// revocation bit) in the caller's transaction.
 import { recordEvents, type Pool, type Queryable } from '@hallmark/kit';
 import { ZeroAddress } from 'ethers';
 import { certificateFromRow, type CertificateRow } from '../certificate-rows.js';
 import { certificateEventObject, EVENT_SOURCE } from '../domain/certificate.js';
+import { revokeCredential } from '../credentials/store.js';
 
 export interface Burn {
   tokenId: bigint;
@@ -79,6 +80,8 @@ export class BurnStore {
       [row.id, actor, b.from, ZeroAddress, b.transactionHash, b.blockNumber],
     );
     if (rowCount === 0) return false;
+    // Its credential's revocation bit, in this transaction (the served status list follows).
+    await revokeCredential(tx, row.id);
     const cert = certificateFromRow(row);
     await recordEvents(tx, EVENT_SOURCE, [
       {

@@ -43,6 +43,11 @@ export interface TransferRequestInput {
   toUserId?: string;
   toAddress?: string;
   /**
+   * Internal callers only (an import, ../ownership/): the holder's own signed TransferPermit.
+   * The holder is then not a custodial wallet; the contract checks the signature.
+   */
+  permit?: { signature: string; deadline: bigint };
+  /**
    * A brand recovery (the stolen slice, docs/lost-and-stolen.md): allowed while the
    * certificate is reported stolen, from any Hallmark custodial wallet (the holder need not be
    * the brand's), recorded with its reason; its confirmation records `recovered` provenance and
@@ -109,6 +114,7 @@ function parseRequest(req: TransferRequestInput) {
     toAddress,
     requestHash,
     handover: req.handover ?? null,
+    permit: req.permit ?? null,
     recovery: req.recovery ?? null,
   };
 }
@@ -172,6 +178,9 @@ export class TransferService {
                 'holds no key for it, so it cannot be recovered without its holder.',
             );
           }
+        } else if (input.permit) {
+          if (holder)
+            throw refused('The certificate is already in custody; only a held-outside one is imported.');
         } else if (!holder || holder.enterpriseId !== scope.enterpriseId) {
           throw refused('The certificate is not held by a custodial wallet of this enterprise.');
         }
@@ -190,6 +199,7 @@ export class TransferService {
           to,
           toUserId: input.toUserId,
           actorId: scope.actorId || null,
+          permit: input.permit,
           purpose: input.recovery ? 'recovery' : 'transfer',
           reason: input.recovery?.reason ?? null,
         });

@@ -36,6 +36,9 @@ export interface TransferRow {
   block_number: string | null;
   status: TransferStatus;
   last_error: string | null;
+  /** A holder-signed TransferPermit (an import from an owner's wallet, migration 3333), else null. */
+  permit_signature: string | null;
+  permit_deadline: string | null;
 }
 
 /** An open transfer as the sender reads it: with the age of its current broadcast. */
@@ -50,6 +53,7 @@ export interface NewTransfer {
   to: string;
   toUserId: string | null;
   actorId: string | null;
+  permit?: { signature: string; deadline: bigint } | null;
   purpose: 'transfer' | 'recovery';
   reason: string | null;
 }
@@ -85,8 +89,9 @@ export class TransferStore implements TxJournal {
   async insert(tx: Queryable, scope: Scope, t: NewTransfer): Promise<TransferRow> {
     const { rows } = await tx.query<TransferRow>(
       `INSERT INTO certificate_transfers (enterprise_id, livemode, transfer_key, request_hash, certificate_id,
-         token_id, from_address, to_address, to_user_id, actor_id, purpose, reason)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
+         token_id, from_address, to_address, to_user_id, actor_id, purpose, reason, permit_signature,
+         permit_deadline)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING *`,
       [
         scope.enterpriseId,
         scope.livemode,
@@ -100,6 +105,8 @@ export class TransferStore implements TxJournal {
         t.actorId,
         t.purpose,
         t.reason,
+        t.permit?.signature ?? null,
+        t.permit?.deadline.toString() ?? null,
       ],
     );
     return rows[0]!;

@@ -6,6 +6,7 @@ import type {
   VerifyCertificateResponse,
 } from '@hallmark/proto/certificates/v1/verification';
 import { toProto, type PublicReadDeps } from '../rpc.js';
+import type { DigitalLinkService } from '../digital-link/service.js';
 import type { CertificatesStore } from '../store.js';
 import type { Verifier } from './service.js';
 
@@ -31,17 +32,30 @@ export async function verificationOf(
     image: v.image ?? undefined,
     merkle_root: v.merkleRoot ?? undefined,
     contract_address: v.contractAddress ?? undefined,
+    chain_id: v.chainId ?? undefined,
   };
 }
 
 export function createVerificationHandlers(
-  deps: VerificationDeps,
+  deps: VerificationDeps & { digitalLink: DigitalLinkService },
 ): AsyncHandlers<CertificateVerificationServiceServer> {
   return {
     verifyCertificate: (req) => verificationOf(deps, req.certificate_id, req.record_event === true),
 
     async getPublicCertificateByToken(req) {
       return toProto(await deps.verifier.publicCertificateOfToken(req.token_id));
+    },
+
+    async resolveDigitalLink(req) {
+      const r = await deps.digitalLink.resolve(req.path);
+      return {
+        certificate_id: r.certificateId,
+        livemode: r.livemode,
+        gtin: r.gtin,
+        serial: r.serial,
+        digital_link_path: r.path,
+        passport_url: r.passportUrl ?? undefined,
+      };
     },
   };
 }

@@ -37,11 +37,15 @@ export interface Verification {
   merkleRoot: string | null;
   /** The contract the chain checks read, when a chain is configured. */
   contractAddress: string | null;
+  /** The id of the chain the checks read (decimal), when a chain is configured. */
+  chainId: string | null;
 }
 
 export interface VerifierChain {
   provider: JsonRpcProvider;
   contract: CertificatesContract;
+  /** The chain's id, as the verification reports it (the verification JSON's `chain.chainId`). */
+  chainId?: bigint;
 }
 
 export interface VerifierOptions {
@@ -201,6 +205,7 @@ export class Verifier {
       image: image.image,
       merkleRoot,
       contractAddress: chain?.contract.address ?? null,
+      chainId: chain?.chainId !== undefined ? chain.chainId.toString() : null,
     };
   }
 

@@ -1,9 +1,10 @@
 // SQL of warranties and the enterprise warranty template. Setting a warranty writes the
-// certificate's `warranty` column, its provenance entry and certificate.updated in one
-// transaction, under a row lock, so concurrent changes each see the previous state.
+// certificate's `warranty` column, its provenance entry, certificate.updated and the queued
+// ERC-4906 metadata update in one transaction, under a row lock, so concurrent changes each see the previous state.
 import { HallmarkError, isId, newId, notFound, transaction, type Pool } from '@hallmark/kit';
 import type { Scope } from '../domain/certificate.js';
 import { recordCertificateUpdated } from '../certificate-events-store.js';
+import { queueMetadataUpdate } from '../metadata-updates/store.js';
 import type { Warranty } from '../domain/warranty.js';
 import type { CertificateRead, CertificatesStore } from '../store.js';
 import {
@@ -70,6 +71,8 @@ export class WarrantyStore {
         scope.actorId || null,
       ]);
       await recordCertificateUpdated(tx, certificateId, kind);
+      // the token metadata's warranty attribute changed: ERC-4906 MetadataUpdate (the relayer sends it)
+      await queueMetadataUpdate(tx, { certificateId }, kind);
       return true;
     });
     return { read: await this.certificates.get(scope, certificateId), changed };

@@ -1,11 +1,11 @@
 // The gateway's cache of what a QR scan reads: the public certificate
-// (`/api/certificate/public/:id`), the token metadata (`/api/certificate/metadata/:tokenId`)
-// and the verification page (`/verify/:id`). An in-process LRU bounded by entries and bytes,
-// filled through the certificates RPCs, each entry dropped by the certificate's events
-// (cache/invalidation.ts) and in any case after a short TTL, so a lost event (NATS down)
-// leaves an entry stale for at most the TTL, never for ever. Unknown ids are cached as
-// `not found` for a shorter TTL, so a scan of random ids costs the service one call per id
-// per that TTL.
+// (`/api/certificate/public/:id`), the token metadata (`/api/certificate/metadata/:tokenId`),
+// the verification page (`/verify/:id`) and its JSON (`/api/certificate/verify/:id`). An
+// in-process LRU bounded by entries and bytes, filled through the certificates RPCs, each
+// entry dropped by the certificate's events (cache/invalidation.ts) and in any case after a
+// short TTL, so a lost event (NATS down) leaves an entry stale for at most the TTL, never
+// for ever. Unknown ids are cached as `not found` for a shorter TTL, so a scan of random ids
+// costs the service one call per id per that TTL.
 //
 // What is cached is exactly what the route answered before the cache: the public read shows
 // any certificate by id (either mode) without its enterprise, and so does its entry; the
@@ -18,7 +18,8 @@ import { HallmarkError } from '@hallmark/kit';
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 
-export type CacheKind = 'public' | 'meta' | 'verify';
+/** `verification`: the open verification JSON (`/api/certificate/verify/:id`). */
+export type CacheKind = 'public' | 'meta' | 'verify' | 'verification';
 
 /** A cached answer: the body's bytes and its strong ETag, or `not found`. */
 export type Cached = (
@@ -162,7 +163,7 @@ export class PublicCache {
   invalidate(certificateId: string, tokenId?: number | string | null): void {
     this.epoch++;
     this.counts.invalidations++;
-    const keys = [`public:${certificateId}`, `verify:${certificateId}`];
+    const keys = [`public:${certificateId}`, `verify:${certificateId}`, `verification:${certificateId}`];
     const token = this.tokenOf.get(certificateId);
     if (token) keys.push(`meta:${token}`);
     if (tokenId !== undefined && tokenId !== null) keys.push(`meta:${tokenId}`);

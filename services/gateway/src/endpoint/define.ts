@@ -14,7 +14,8 @@ import type {
 } from 'fastify';
 import type { RouteDeps } from '../routes/shared.js';
 
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** OPTIONS: a route that answers it itself (the Digital Link resolver, whose standard asks for it). */
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 type Maybe = TSchema | undefined;
 
 export interface EndpointResponse {
@@ -141,7 +142,8 @@ export function registerEndpoints(app: FastifyInstance, deps: RouteDeps, endpoin
     app.route({
       method: endpoint.method,
       url: endpoint.url,
-      config: { ...endpoint.access, endpoint },
+      // A public endpoint is open to every origin (plugins/cors.ts): no code of its own.
+      config: { ...endpoint.access, endpoint, crossOrigin: endpoint.access?.auth === 'public' },
       ...defined({
         bodyLimit: endpoint.bodyLimit,
         errorHandler: endpoint.errorHandler,

@@ -238,6 +238,11 @@ export const tags = [
       'Certificates sent by single-use claim links: create, resend, revoke, the claim page, the claim',
   },
   {
+    name: 'Credentials',
+    description:
+      'Certificates as W3C verifiable credentials: the credential, the proof bundle, issuer DIDs, status lists (docs/credentials.md)',
+  },
+  {
     name: 'NFC tags',
     description:
       'Tap to verify: NTAG 424 DNA tags bound to certificates, their keys, and the page a tap opens (docs/nfc-tags.md)',

@@ -146,12 +146,36 @@ its 5 back to back). Only an admitted request is counted, in every window; a ref
 429's \`X-RateLimit-*\` headers (Remaining 0), \`retry_after\`, \`Retry-After\` and \`limit_window\`
 (\`minute\`, \`hour\`, \`burst\` or the group) all describe the window that refused it. Lists: \`page\` from 1, \`limit\` 1–100 (default 20).
 
+## Open verification and CORS
+
+\`GET /api/certificate/verify/{id}\` verifies a certificate without a credential and answers the checks
+as JSON: \`verified\` (every check passed), \`burned\`, \`stolen\` (an open lost/stolen report, or null), \`checks\` (\`record_found\`, \`on_chain\`,
+\`holder\`, \`metadata\`, \`not_burned\`, and \`image\` when the metadata records an image hash; each
+with \`passed\` and a \`detail\` saying why), \`verifiedAt\`, the public read's fields (\`name\`,
+\`metadata\`, \`provenance\`, \`issuer\`), \`chain\` (\`chainId\`, \`contract\`, \`tokenId\`,
+\`transactionHash\`, \`blockNumber\`, \`merkleRoot\`, \`metadataHash\`, \`holder\`, \`owner\`) and absolute
+\`links\` (\`verifyPage\`, \`qrCode\`, and once minted \`proofBundle\`, \`credential\`, \`metadata\`). A failed
+check is a 200 with \`verified: false\`; an unknown id is a 404 \`resource_not_found\`, a malformed one
+(not \`cert_…\`) a 400 \`parameter_invalid\`. It is the object the verification page shows, rate limited
+like the page (60 a minute per client address) and cached for a few seconds (\`ETag\`, 304).
+
+Every public endpoint (no credential: the public read, the token metadata, this verification, the
+verification page and its QR codes, and every public endpoint added later) answers
+\`Access-Control-Allow-Origin: *\` and \`Cross-Origin-Resource-Policy: cross-origin\`, exposes \`ETag\`,
+\`Link\`, \`Content-Disposition\`, \`X-Request-Id\` and the rate-limit headers, and answers a CORS
+preflight (\`OPTIONS\`) with 204. Never with credentials: no \`Access-Control-Allow-Credentials\`, and
+neither \`Authorization\` nor \`X-Api-Key\` is an allowed request header. Authenticated endpoints send no CORS header at all,
+so a page on another origin cannot call them from a browser: call those from your server.
+
 ## Bulk mint files
 
 CSV columns (case-sensitive): \`name\`, \`description\`, \`category\`, \`recipientEmail\` (required);
 \`imageUrl\` (required without an images ZIP); optional \`recipientName\`, \`imageFile\` (the file in the ZIP
 that is this row's image; else \`<row>.png|jpg|jpeg|webp\`, else the row's name), \`expiryDays\` (default
-30) and any number of \`attribute_<Name>\`. Rows are validated by the job: the 202 counts start at 0 and
+30), \`gtin\` and \`serial\` (both or neither: a GS1 GTIN-8/12/13/14 with its check digit and a serial
+of 1–20 GS1 CSET 82 characters; the certificate's QR codes then encode its GS1 Digital Link, see
+docs/digital-link.md), \`passportUrl\` (https link to the product passport) and any number of
+\`attribute_<Name>\`. Rows are validated by the job: the 202 counts start at 0 and
 a bad row ends as a row error. \`GET /api/bulk-mint/template/csv\` has every column with an example row.
 
 Downloads: \`csv\` has the columns \`row, name, status, certificateId, voucherId, referenceNumber,

@@ -7,6 +7,7 @@ import { html, type Html } from './html.js';
 import type { IssuerView } from './issuer.js';
 import { pageKind } from './shell.js';
 import type { Explorer } from './technical.js';
+import { presentVerification } from '../routes/verify/verification.js';
 import { renderVerifyPage } from './verify.js';
 
 const page = pageKind({
@@ -74,12 +75,17 @@ const genuineBanner = (n: number | undefined): Html =>
     >
   </div>`;
 
-/** The page of a tap's outcome. */
-export function renderTapPage(r: TapResponse, issuer: IssuerView | null, explorer: Explorer | null): string {
+/** The page of a tap's outcome (`publicUrl`: the verification's links, as the open API gives them). */
+export function renderTapPage(
+  r: TapResponse,
+  issuer: IssuerView | null,
+  explorer: Explorer | null,
+  publicUrl: string,
+): string {
   if (r.outcome === 'genuine' && r.verification?.certificate) {
     const id = r.verification.certificate.id;
     return renderVerifyPage(
-      r.verification,
+      presentVerification(r.verification, publicUrl),
       `/verify/${encodeURIComponent(id)}/qr.svg`,
       issuer,
       explorer,

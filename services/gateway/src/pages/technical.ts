@@ -2,7 +2,7 @@
 // root, the metadata hash, the contract, the holder, the transactions), folded away from the
 // shopper under a <details>, each hash or address in full and linked to a block explorer when
 // one is configured (pages/explorers.ts: one per chain, none for a local chain).
-import type { VerifyCertificateResponse } from '@hallmark/proto/certificates/v1/verification';
+import type { Verification } from '../routes/verify/verification.js';
 import { html, type Html } from './html.js';
 
 /** Provenance kinds as the pages name them. */
@@ -43,8 +43,8 @@ function onExplorer(template: string | undefined, value: string): Html {
  * What a specialist checks by hand, folded away from the shopper: the batch's Merkle root and
  * the certificate's leaf, the contract, holder and transactions, with explorer links.
  */
-export function technicalDetails(v: VerifyCertificateResponse, explorer: Explorer | null): Html {
-  const c = v.certificate!;
+export function technicalDetails(v: Verification, explorer: Explorer | null): Html {
+  const c = v.chain;
   const tx = explorer?.tx;
   const addr = explorer?.address;
   const row = (label: string, value: Html | string | null | undefined) =>
@@ -52,18 +52,17 @@ export function technicalDetails(v: VerifyCertificateResponse, explorer: Explore
       ? html`<dt>${label}</dt>
           <dd>${value}</dd>`
       : null;
-  const moves = c.provenance.filter((p) => p.transaction_hash || p.from || p.to);
+  const moves = v.provenance.filter((p) => p.transactionHash || p.from || p.to);
   return html`<details class="card tech" id="technical">
     <summary>Technical details</summary>
     <dl>
-      ${row('Merkle root', v.merkle_root ? html`<code title="${v.merkle_root}">${v.merkle_root}</code>` : null)}
-      ${row('Metadata hash', c.metadata_hash ? html`<code title="${c.metadata_hash}">${c.metadata_hash}</code>` : null)}
-      ${row('Contract', v.contract_address ? onExplorer(addr, v.contract_address) : null)}
-      ${row('Holder', c.holder_address && !ZERO_ADDRESS.test(c.holder_address) ? onExplorer(addr, c.holder_address) : null)}
-      ${row('Owner on chain', v.chain_owner && v.chain_owner.toLowerCase() !== c.holder_address.toLowerCase() ? onExplorer(addr, v.chain_owner) : null)}
-      ${row('Transaction', c.transaction_hash ? onExplorer(tx, c.transaction_hash) : null)}
-      ${row('Block', c.block_number !== undefined ? String(c.block_number) : null)}
-      ${row('Batch', c.batch_id)}
+      ${row('Merkle root', c.merkleRoot ? html`<code title="${c.merkleRoot}">${c.merkleRoot}</code>` : null)}
+      ${row('Metadata hash', c.metadataHash ? html`<code title="${c.metadataHash}">${c.metadataHash}</code>` : null)}
+      ${row('Chain', c.chainId)} ${row('Contract', c.contract ? onExplorer(addr, c.contract) : null)}
+      ${row('Holder', c.holder && !ZERO_ADDRESS.test(c.holder) ? onExplorer(addr, c.holder) : null)}
+      ${row('Owner on chain', c.owner && c.owner.toLowerCase() !== (c.holder ?? '').toLowerCase() ? onExplorer(addr, c.owner) : null)}
+      ${row('Transaction', c.transactionHash ? onExplorer(tx, c.transactionHash) : null)}
+      ${row('Block', c.blockNumber !== null ? String(c.blockNumber) : null)} ${row('Batch', c.batchId)}
     </dl>
     ${
       moves.length
@@ -76,8 +75,8 @@ export function technicalDetails(v: VerifyCertificateResponse, explorer: Explore
                   <strong>${PROVENANCE_LABELS[p.kind] ?? p.kind}</strong>
                   <div class="refs">
                     ${from ? html`from ${onExplorer(addr, from)} ` : null}${to ? html`to ${onExplorer(addr, to)} ` : null}${
-                      p.transaction_hash ? html`tx ${onExplorer(tx, p.transaction_hash)}` : null
-                    }${p.block_number !== undefined ? html`, block ${p.block_number}` : null}
+                      p.transactionHash ? html`tx ${onExplorer(tx, p.transactionHash)}` : null
+                    }${p.blockNumber !== null ? html`, block ${p.blockNumber}` : null}
                   </div>
                 </li>`;
               })}

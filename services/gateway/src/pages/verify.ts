@@ -1,7 +1,8 @@
 // The public verification page (`/verify/:id`): server-rendered, no JavaScript, one small
-// inline stylesheet, mobile first. Every value from the certificate is escaped by `html`.
-import type { ProvenanceEntry } from '@hallmark/proto/certificates/v1/certificates';
-import type { VerifyCertificateResponse } from '@hallmark/proto/certificates/v1/verification';
+// inline stylesheet, mobile first. Every value from the certificate is escaped by `html`. It is
+// rendered from the presented verification (routes/verify/verification.ts), the object the
+// open verification API answers as JSON, so the page and the API cannot say different things.
+import type { Verification } from '../routes/verify/verification.js';
 import { describedIssuer, renderIssuer, type IssuerView } from './issuer.js';
 import { PROVENANCE_LABELS, technicalDetails, type Explorer } from './technical.js';
 import { attributeLabel, attributeValue, fingerprint, imageEntry } from './attributes.js';
@@ -47,6 +48,9 @@ ul.checks,ol.timeline{list-style:none;margin:0;padding:0}
 .badge.future{background:#e7effc;color:#1d4ea3}
 .badge.expired{background:#eee;color:#555}
 .qr{text-align:center}
+.proof{margin:.75rem 0 0}
+.proof a{font-weight:600}
+.proof .why{display:block;color:#555;font-size:.9rem}
 h3{font-size:.95rem;margin:1rem 0 .5rem}
 .qr img{width:10rem;height:10rem}
 `);
@@ -127,7 +131,7 @@ function warrantySection(w: Record<string, unknown>): Html {
 }
 
 /** A provenance entry as the timeline shows it: what happened and when. */
-function provenanceItem(p: ProvenanceEntry): Html {
+function provenanceItem(p: Verification['provenance'][number]): Html {
   return html`<li data-kind="${p.kind}">
     <strong>${PROVENANCE_LABELS[p.kind] ?? p.kind}</strong> <span class="when">${formatDate(p.at)}</span>
   </li>`;
@@ -138,7 +142,7 @@ function provenanceItem(p: ProvenanceEntry): Html {
  * for wide screens) with its size, so the page does not jump; a notice instead of a broken or
  * wrong picture when the original is gone or changed; the hash as a short fingerprint.
  */
-function photo(vi: VerifyCertificateResponse['image'], src: string | null, name: string): Html | null {
+function photo(vi: Verification['image'], src: string | null, name: string): Html | null {
   // No archive record (a certificate without a recorded hash): the picture as it is, sized.
   if (!vi) return src ? photoImg(src, name) : null;
   const print = html`<p class="fingerprint-line">
@@ -178,23 +182,19 @@ function photo(vi: VerifyCertificateResponse['image'], src: string | null, name:
 }
 
 /**
- * The verification page of a known certificate. `qrPath` is the page's QR code image; `lead`
- * goes above the verification banner (a tag tap's outcome, pages/tap.ts).
+ * The verification page of a known certificate, from its presented verification. `qrPath` is
+ * the page's QR code image; `issuer` the issuer line's profile (with its logo) from the same
+ * call; `lead` goes above the verification banner (a tag tap's outcome, pages/tap.ts).
  */
 export function renderVerifyPage(
-  v: VerifyCertificateResponse,
+  v: Verification,
   qrPath: string,
   issuer: IssuerView | null = null,
   explorer: Explorer | null = null,
   lead: Html | null = null,
 ): string {
-  const c = v.certificate!;
-  let metadata: Record<string, unknown> = {};
-  try {
-    metadata = JSON.parse(c.metadata_json) as Record<string, unknown>;
-  } catch {
-    metadata = {};
-  }
+  const c = v;
+  const metadata = v.metadata;
   const warranty =
     metadata.warranty && typeof metadata.warranty === 'object' && !Array.isArray(metadata.warranty)
       ? (metadata.warranty as Record<string, unknown>)
@@ -208,8 +208,8 @@ export function renderVerifyPage(
     ? vi.state === 'archived' || vi.state === 'hotlinked'
       ? vi.url
       : null
-    : c.image_url && /^https?:\/\//i.test(c.image_url)
-      ? c.image_url
+    : c.imageUrl && /^https?:\/\//i.test(c.imageUrl)
+      ? c.imageUrl
       : null;
   const banner = v.burned
     ? html`<div class="banner burned" id="result" data-result="burned">
@@ -219,7 +219,7 @@ export function renderVerifyPage(
       </div>`
     : v.verified
       ? html`<div class="banner ok" id="result" data-result="verified">
-          ✓ Genuine: every check passed<small>Verified ${formatDate(v.verified_at)}</small>
+          ✓ Genuine: every check passed<small>Verified ${formatDate(v.verifiedAt)}</small>
         </div>`
       : html`<div class="banner bad" id="result" data-result="failed">
           ✗ Verification failed<small
@@ -229,7 +229,12 @@ export function renderVerifyPage(
         </div>`;
 
   // A lost/stolen report comes first: a buyer must see it before "Genuine".
-  const body = html`${stolenBanner(c.stolen, describedIssuer(issuer))}${lead}${banner}
+  const body = html`${stolenBanner(
+      c.stolen
+        ? { kind: c.stolen.kind, reported_at: c.stolen.reportedAt, reported_by: c.stolen.reportedBy }
+        : undefined,
+      describedIssuer(issuer),
+    )}${lead}${banner}
     <section class="card">
       ${photo(vi, image, c.name)}
       <h1 id="name">${c.name}</h1>
@@ -251,16 +256,16 @@ export function renderVerifyPage(
             <td>${c.id}</td>
           </tr>
           ${
-            c.token_id !== undefined
+            c.chain.tokenId !== null
               ? html`<tr>
                   <th scope="row">Token</th>
-                  <td>#${c.token_id}</td>
+                  <td>#${c.chain.tokenId}</td>
                 </tr>`
               : null
           }
           <tr>
             <th scope="row">Status</th>
-            <td id="status">${v.burned ? 'burned' : c.status}</td>
+            <td id="status">${c.status}</td>
           </tr>
         </tbody>
       </table>
@@ -280,6 +285,18 @@ export function renderVerifyPage(
             </li>`,
         )}
       </ul>
+      ${
+        v.links.proofBundle
+          ? html`<p class="proof">
+              <a id="download-proof" href="/api/certificate/${encodeURIComponent(v.id)}/proof" download
+                >Download proof</a
+              ><span class="why"
+                >One file (the credential, the Merkle proof and the mint transaction) that proves this
+                certificate against the blockchain without Hallmark.</span
+              >
+            </p>`
+          : null
+      }
     </section>
     ${warranty ? warrantySection(warranty) : null}
     <section class="card" id="provenance">

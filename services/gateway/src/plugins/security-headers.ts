@@ -4,8 +4,11 @@
 // every request in two async hooks (~3% of the gateway's CPU on a public read). A route may
 // still override one (a later reply.header wins). test/security-headers.test.ts checks this
 // set against @fastify/helmet's, so a helmet upgrade that changes a default is noticed.
+// A public endpoint's route (config `crossOrigin`, plugins/cors.ts) gets the same set with the
+// CORS headers and `Cross-Origin-Resource-Policy: cross-origin` instead, also computed once.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { CORS_HEADERS } from './cors.js';
 
 /** What @fastify/helmet sends with `{ contentSecurityPolicy: false }` (helmet 8 defaults). */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -22,9 +25,15 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
   'x-xss-protection': '0',
 });
 
+/** What a public endpoint sends: helmet's set, open to every origin (never with credentials). */
+export const PUBLIC_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  ...SECURITY_HEADERS,
+  ...CORS_HEADERS,
+});
+
 export default fp(async function securityHeaders(app: FastifyInstance) {
-  app.addHook('onRequest', (_request, reply, done) => {
-    void reply.headers(SECURITY_HEADERS);
+  app.addHook('onRequest', (request, reply, done) => {
+    void reply.headers(request.routeOptions.config?.crossOrigin === true ? PUBLIC_HEADERS : SECURITY_HEADERS);
     done();
   });
 });

@@ -8,6 +8,9 @@ import billing from './billing/index.js';
 import bulkMint, { bulkMintItems } from './bulk-mint/index.js';
 import certificateVouchers from './certificate-vouchers/index.js';
 import certificates from './certificates/index.js';
+import credentials from './credentials/index.js';
+import chainSettings from './chain-settings/index.js';
+import digitalLink from './digital-link/index.js';
 import discountVouchers from './discount-vouchers/index.js';
 import enterpriseProfile from './enterprise-profile/index.js';
 import documentTemplates from './document-templates/index.js';
@@ -16,6 +19,7 @@ import health from './health/index.js';
 import media from './media/index.js';
 import platform from './platform/index.js';
 import tags from './tags/index.js';
+import resale from './resale/index.js';
 import verify from './verify/index.js';
 import warrantyTemplates from './warranty-templates/index.js';
 import webhooks from './webhooks/index.js';
@@ -30,8 +34,10 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(documentTemplates, deps);
   await app.register(certificates, deps);
   await app.register(verify, deps);
+  await app.register(digitalLink, deps);
   await app.register(warrantyTemplates, deps);
   await app.register(gifts, deps);
+  await app.register(resale, deps);
   await app.register(allowlist, deps);
   await app.register(bulkMint, deps);
   await app.register(bulkMintItems, deps);
@@ -40,5 +46,7 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(certificateVouchers, deps);
   await app.register(enterpriseProfile, deps);
   await app.register(media, deps);
+  await app.register(credentials, deps);
+  await app.register(chainSettings, deps);
   await app.register(tags, deps);
 }

@@ -18,7 +18,7 @@ function testedRoutes(): Set<string> {
   for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.test.ts')))
     for (const [, route] of fs
       .readFileSync(path.join(dir, file), 'utf8')
-      .matchAll(/describe\(\s*'((?:GET|POST|PUT|PATCH|DELETE) \/[^']*)'/g))
+      .matchAll(/describe\(\s*'((?:GET|POST|PUT|PATCH|DELETE|OPTIONS) \/[^']*)'/g))
       tested.add(route!);
   return tested;
 }

@@ -21,11 +21,14 @@ import { BulkServiceService } from '@hallmark/proto/bulk/v1/bulk';
 import { MediaServiceService } from '@hallmark/proto/certificates/v1/media';
 import { AllowlistServiceService } from '@hallmark/proto/certificates/v1/allowlist';
 import { CertificatesServiceService } from '@hallmark/proto/certificates/v1/certificates';
+import { CredentialsServiceService } from '@hallmark/proto/certificates/v1/credentials';
 import { GiftServiceService } from '@hallmark/proto/certificates/v1/gifts';
 import { TagServiceService } from '@hallmark/proto/certificates/v1/tags';
+import { OwnershipServiceService, ResaleServiceService } from '@hallmark/proto/certificates/v1/resale';
 import { CertificateVerificationServiceService } from '@hallmark/proto/certificates/v1/verification';
 import { CertificateVoucherServiceService } from '@hallmark/proto/certificates/v1/vouchers';
 import { WarrantyServiceService } from '@hallmark/proto/certificates/v1/warranty';
+import { ChainSettingsServiceService } from '@hallmark/proto/certificates/v1/chain_settings';
 import { LostAndStolenServiceService } from '@hallmark/proto/certificates/v1/stolen';
 import { KeysServiceService, type KeyAuth } from '@hallmark/proto/keys/v1/keys';
 import { TemplatesServiceService } from '@hallmark/proto/notify/v1/templates';
@@ -68,11 +71,15 @@ const SERVICES = {
   certificates: CertificatesServiceService,
   verification: CertificateVerificationServiceService,
   warranty: WarrantyServiceService,
+  chainSettings: ChainSettingsServiceService,
   stolen: LostAndStolenServiceService,
   allowlist: AllowlistServiceService,
   certificateVouchers: CertificateVoucherServiceService,
   gifts: GiftServiceService,
+  credentials: CredentialsServiceService,
   tags: TagServiceService,
+  resale: ResaleServiceService,
+  ownership: OwnershipServiceService,
   media: MediaServiceService,
   bulk: BulkServiceService,
   platform: PlatformServiceService,

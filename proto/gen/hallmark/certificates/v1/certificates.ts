@@ -42,7 +42,18 @@ export interface MintItem {
   /** A JSON object (string form): extra metadata, e.g. {"artist": "…"}; optional. */
   metadata_json?: string | undefined;
   description?: string | undefined;
-  category?: string | undefined;
+  category?:
+    | string
+    | undefined;
+  /**
+   * GS1 identity (docs/digital-link.md): a GTIN-8/12/13/14 with a correct check digit (stored
+   * as 14 digits) and a serial (GS1 AI 21: 1-20 characters of CSET 82), both or neither. One
+   * (GTIN, serial) names one certificate per livemode: a taken one refuses the whole batch
+   * (resource_already_exists, param items[i].serial). metadata.passportUrl, when set, must be
+   * an https URL (the resolver's product passport link).
+   */
+  gtin?: string | undefined;
+  serial?: string | undefined;
 }
 
 export interface MintBatchRequest {
@@ -120,7 +131,19 @@ export interface Certificate {
    * The open lost/stolen report (docs/lost-and-stolen.md), on every read; absent when there is
    * none. Its public part only: the reason and the reporter's id are the brand's (stolen.proto).
    */
-  stolen?: StolenFlag | undefined;
+  stolen?:
+    | StolenFlag
+    | undefined;
+  /** GS1 GTIN (14 digits) and serial, when the certificate has them (both or neither). */
+  gtin?: string | undefined;
+  serial?:
+    | string
+    | undefined;
+  /**
+   * `/01/<gtin>/21/<serial, percent-encoded>`: the path of its GS1 Digital Link URI (under the
+   * public URL), which its QR codes encode; absent without a GTIN.
+   */
+  digital_link_path?: string | undefined;
 }
 
 /** A certificate reported stolen or lost, as anyone may read it. */
@@ -350,7 +373,15 @@ export const GetMintBatchRequest: MessageFns<GetMintBatchRequest> = {
 };
 
 function createBaseMintItem(): MintItem {
-  return { name: "", image_url: undefined, metadata_json: undefined, description: undefined, category: undefined };
+  return {
+    name: "",
+    image_url: undefined,
+    metadata_json: undefined,
+    description: undefined,
+    category: undefined,
+    gtin: undefined,
+    serial: undefined,
+  };
 }
 
 export const MintItem: MessageFns<MintItem> = {
@@ -369,6 +400,12 @@ export const MintItem: MessageFns<MintItem> = {
     }
     if (message.category !== undefined) {
       writer.uint32(42).string(message.category);
+    }
+    if (message.gtin !== undefined) {
+      writer.uint32(162).string(message.gtin);
+    }
+    if (message.serial !== undefined) {
+      writer.uint32(170).string(message.serial);
     }
     return writer;
   },
@@ -426,6 +463,22 @@ export const MintItem: MessageFns<MintItem> = {
             message.category = reader.string();
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.gtin = reader.string();
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.serial = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -453,6 +506,8 @@ export const MintItem: MessageFns<MintItem> = {
         : undefined,
       description: isSet(object.description) ? globalThis.String(object.description) : undefined,
       category: isSet(object.category) ? globalThis.String(object.category) : undefined,
+      gtin: isSet(object.gtin) ? globalThis.String(object.gtin) : undefined,
+      serial: isSet(object.serial) ? globalThis.String(object.serial) : undefined,
     };
   },
 
@@ -472,6 +527,12 @@ export const MintItem: MessageFns<MintItem> = {
     }
     if (message.category !== undefined) {
       obj.category = message.category;
+    }
+    if (message.gtin !== undefined) {
+      obj.gtin = message.gtin;
+    }
+    if (message.serial !== undefined) {
+      obj.serial = message.serial;
     }
     return obj;
   },
@@ -906,6 +967,9 @@ function createBaseCertificate(): Certificate {
     enterprise_id: "",
     issuer: undefined,
     stolen: undefined,
+    gtin: undefined,
+    serial: undefined,
+    digital_link_path: undefined,
   };
 }
 
@@ -964,6 +1028,15 @@ export const Certificate: MessageFns<Certificate> = {
     }
     if (message.stolen !== undefined) {
       StolenFlag.encode(message.stolen, writer.uint32(266).fork()).join();
+    }
+    if (message.gtin !== undefined) {
+      writer.uint32(322).string(message.gtin);
+    }
+    if (message.serial !== undefined) {
+      writer.uint32(330).string(message.serial);
+    }
+    if (message.digital_link_path !== undefined) {
+      writer.uint32(338).string(message.digital_link_path);
     }
     return writer;
   },
@@ -1125,6 +1198,30 @@ export const Certificate: MessageFns<Certificate> = {
             message.stolen = StolenFlag.decode(reader, reader.uint32());
             continue;
           }
+          case 40: {
+            if (tag !== 322) {
+              break;
+            }
+
+            message.gtin = reader.string();
+            continue;
+          }
+          case 41: {
+            if (tag !== 330) {
+              break;
+            }
+
+            message.serial = reader.string();
+            continue;
+          }
+          case 42: {
+            if (tag !== 338) {
+              break;
+            }
+
+            message.digital_link_path = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1203,6 +1300,13 @@ export const Certificate: MessageFns<Certificate> = {
         : "",
       issuer: isSet(object.issuer) ? IssuerProfile.fromJSON(object.issuer) : undefined,
       stolen: isSet(object.stolen) ? StolenFlag.fromJSON(object.stolen) : undefined,
+      gtin: isSet(object.gtin) ? globalThis.String(object.gtin) : undefined,
+      serial: isSet(object.serial) ? globalThis.String(object.serial) : undefined,
+      digital_link_path: isSet(object.digitalLinkPath)
+        ? globalThis.String(object.digitalLinkPath)
+        : isSet(object.digital_link_path)
+        ? globalThis.String(object.digital_link_path)
+        : undefined,
     };
   },
 
@@ -1261,6 +1365,15 @@ export const Certificate: MessageFns<Certificate> = {
     }
     if (message.stolen !== undefined) {
       obj.stolen = StolenFlag.toJSON(message.stolen);
+    }
+    if (message.gtin !== undefined) {
+      obj.gtin = message.gtin;
+    }
+    if (message.serial !== undefined) {
+      obj.serial = message.serial;
+    }
+    if (message.digital_link_path !== undefined) {
+      obj.digitalLinkPath = message.digital_link_path;
     }
     return obj;
   },

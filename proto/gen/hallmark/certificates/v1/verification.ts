@@ -24,6 +24,26 @@ export const protobufPackage = "hallmark.certificates.v1";
 
 export const protobufFileName = "hallmark/certificates/v1/verification.proto";
 
+export interface ResolveDigitalLinkRequest {
+  /**
+   * What follows `/01/` in the request path, still percent-encoded (e.g.
+   * "09506000134352/21/AB%2F12"); one trailing slash is tolerated.
+   */
+  path: string;
+}
+
+export interface ResolveDigitalLinkResponse {
+  certificate_id: string;
+  livemode: boolean;
+  /** 14 digits. */
+  gtin: string;
+  serial: string;
+  /** The canonical path `/01/<gtin14>/21/<serial, percent-encoded>` (the linkset's anchor). */
+  digital_link_path: string;
+  /** The certificate's product passport (metadata.passportUrl, https), when set. */
+  passport_url?: string | undefined;
+}
+
 export interface VerifyCertificateRequest {
   certificate_id: string;
   /** Record a document.verified event for this verification (default: none). */
@@ -60,7 +80,11 @@ export interface VerifyCertificateResponse {
     | string
     | undefined;
   /** The certificates contract on the chain the verifier read, when a chain is configured. */
-  contract_address?: string | undefined;
+  contract_address?:
+    | string
+    | undefined;
+  /** The chain id (decimal) of the chain the verifier read, when a chain is configured. */
+  chain_id?: string | undefined;
 }
 
 export interface VerifiedImage {
@@ -84,6 +108,211 @@ export interface VerifiedImage {
 export interface GetPublicCertificateByTokenRequest {
   token_id: number;
 }
+
+function createBaseResolveDigitalLinkRequest(): ResolveDigitalLinkRequest {
+  return { path: "" };
+}
+
+export const ResolveDigitalLinkRequest: MessageFns<ResolveDigitalLinkRequest> = {
+  encode(message: ResolveDigitalLinkRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.path !== "") {
+      writer.uint32(10).string(message.path);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveDigitalLinkRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveDigitalLinkRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.path = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolveDigitalLinkRequest {
+    return { path: isSet(object.path) ? globalThis.String(object.path) : "" };
+  },
+
+  toJSON(message: ResolveDigitalLinkRequest): unknown {
+    const obj: any = {};
+    if (message.path !== "") {
+      obj.path = message.path;
+    }
+    return obj;
+  },
+};
+
+function createBaseResolveDigitalLinkResponse(): ResolveDigitalLinkResponse {
+  return { certificate_id: "", livemode: false, gtin: "", serial: "", digital_link_path: "", passport_url: undefined };
+}
+
+export const ResolveDigitalLinkResponse: MessageFns<ResolveDigitalLinkResponse> = {
+  encode(message: ResolveDigitalLinkResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.certificate_id !== "") {
+      writer.uint32(10).string(message.certificate_id);
+    }
+    if (message.livemode !== false) {
+      writer.uint32(16).bool(message.livemode);
+    }
+    if (message.gtin !== "") {
+      writer.uint32(26).string(message.gtin);
+    }
+    if (message.serial !== "") {
+      writer.uint32(34).string(message.serial);
+    }
+    if (message.digital_link_path !== "") {
+      writer.uint32(42).string(message.digital_link_path);
+    }
+    if (message.passport_url !== undefined) {
+      writer.uint32(50).string(message.passport_url);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveDigitalLinkResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveDigitalLinkResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.certificate_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.livemode = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.gtin = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.serial = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.digital_link_path = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.passport_url = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolveDigitalLinkResponse {
+    return {
+      certificate_id: isSet(object.certificateId)
+        ? globalThis.String(object.certificateId)
+        : isSet(object.certificate_id)
+        ? globalThis.String(object.certificate_id)
+        : "",
+      livemode: isSet(object.livemode) ? globalThis.Boolean(object.livemode) : false,
+      gtin: isSet(object.gtin) ? globalThis.String(object.gtin) : "",
+      serial: isSet(object.serial) ? globalThis.String(object.serial) : "",
+      digital_link_path: isSet(object.digitalLinkPath)
+        ? globalThis.String(object.digitalLinkPath)
+        : isSet(object.digital_link_path)
+        ? globalThis.String(object.digital_link_path)
+        : "",
+      passport_url: isSet(object.passportUrl)
+        ? globalThis.String(object.passportUrl)
+        : isSet(object.passport_url)
+        ? globalThis.String(object.passport_url)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ResolveDigitalLinkResponse): unknown {
+    const obj: any = {};
+    if (message.certificate_id !== "") {
+      obj.certificateId = message.certificate_id;
+    }
+    if (message.livemode !== false) {
+      obj.livemode = message.livemode;
+    }
+    if (message.gtin !== "") {
+      obj.gtin = message.gtin;
+    }
+    if (message.serial !== "") {
+      obj.serial = message.serial;
+    }
+    if (message.digital_link_path !== "") {
+      obj.digitalLinkPath = message.digital_link_path;
+    }
+    if (message.passport_url !== undefined) {
+      obj.passportUrl = message.passport_url;
+    }
+    return obj;
+  },
+};
 
 function createBaseVerifyCertificateRequest(): VerifyCertificateRequest {
   return { certificate_id: "", record_event: false };
@@ -269,6 +498,7 @@ function createBaseVerifyCertificateResponse(): VerifyCertificateResponse {
     image: undefined,
     merkle_root: undefined,
     contract_address: undefined,
+    chain_id: undefined,
   };
 }
 
@@ -300,6 +530,9 @@ export const VerifyCertificateResponse: MessageFns<VerifyCertificateResponse> = 
     }
     if (message.contract_address !== undefined) {
       writer.uint32(74).string(message.contract_address);
+    }
+    if (message.chain_id !== undefined) {
+      writer.uint32(82).string(message.chain_id);
     }
     return writer;
   },
@@ -389,6 +622,14 @@ export const VerifyCertificateResponse: MessageFns<VerifyCertificateResponse> = 
             message.contract_address = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.chain_id = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -430,6 +671,11 @@ export const VerifyCertificateResponse: MessageFns<VerifyCertificateResponse> = 
         : isSet(object.contract_address)
         ? globalThis.String(object.contract_address)
         : undefined,
+      chain_id: isSet(object.chainId)
+        ? globalThis.String(object.chainId)
+        : isSet(object.chain_id)
+        ? globalThis.String(object.chain_id)
+        : undefined,
     };
   },
 
@@ -461,6 +707,9 @@ export const VerifyCertificateResponse: MessageFns<VerifyCertificateResponse> = 
     }
     if (message.contract_address !== undefined) {
       obj.contractAddress = message.contract_address;
+    }
+    if (message.chain_id !== undefined) {
+      obj.chainId = message.chain_id;
     }
     return obj;
   },
@@ -712,6 +961,25 @@ export const CertificateVerificationServiceService = {
     responseSerialize: (value: Certificate): Buffer => Buffer.from(Certificate.encode(value).finish()),
     responseDeserialize: (value: Buffer): Certificate => Certificate.decode(value),
   },
+  /**
+   * GS1 Digital Link resolution (docs/digital-link.md): the certificate a Digital Link path
+   * `/01/<gtin>[/22/<cpv>][/10/<lot>][/21/<serial>]` names. Bad syntax (GTIN digits, length or
+   * check digit; an AI that is not 22, 10 or 21, or out of order; a value outside GS1 CSET 82):
+   * parameter_invalid with param gtin | serial | lot | variant | path. A path without a serial
+   * (GTIN- or lot-level) or an unknown item: resource_not_found. The live certificate wins
+   * when both modes have one. Read-only.
+   */
+  resolveDigitalLink: {
+    path: "/hallmark.certificates.v1.CertificateVerificationService/ResolveDigitalLink" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResolveDigitalLinkRequest): Buffer =>
+      Buffer.from(ResolveDigitalLinkRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResolveDigitalLinkRequest => ResolveDigitalLinkRequest.decode(value),
+    responseSerialize: (value: ResolveDigitalLinkResponse): Buffer =>
+      Buffer.from(ResolveDigitalLinkResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResolveDigitalLinkResponse => ResolveDigitalLinkResponse.decode(value),
+  },
 } as const;
 
 export interface CertificateVerificationServiceServer extends UntypedServiceImplementation {
@@ -727,6 +995,15 @@ export interface CertificateVerificationServiceServer extends UntypedServiceImpl
    * or burned certificate: resource_not_found. Read-only.
    */
   getPublicCertificateByToken: handleUnaryCall<GetPublicCertificateByTokenRequest, Certificate>;
+  /**
+   * GS1 Digital Link resolution (docs/digital-link.md): the certificate a Digital Link path
+   * `/01/<gtin>[/22/<cpv>][/10/<lot>][/21/<serial>]` names. Bad syntax (GTIN digits, length or
+   * check digit; an AI that is not 22, 10 or 21, or out of order; a value outside GS1 CSET 82):
+   * parameter_invalid with param gtin | serial | lot | variant | path. A path without a serial
+   * (GTIN- or lot-level) or an unknown item: resource_not_found. The live certificate wins
+   * when both modes have one. Read-only.
+   */
+  resolveDigitalLink: handleUnaryCall<ResolveDigitalLinkRequest, ResolveDigitalLinkResponse>;
 }
 
 export interface CertificateVerificationServiceClient extends Client {
@@ -769,6 +1046,29 @@ export interface CertificateVerificationServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Certificate) => void,
+  ): ClientUnaryCall;
+  /**
+   * GS1 Digital Link resolution (docs/digital-link.md): the certificate a Digital Link path
+   * `/01/<gtin>[/22/<cpv>][/10/<lot>][/21/<serial>]` names. Bad syntax (GTIN digits, length or
+   * check digit; an AI that is not 22, 10 or 21, or out of order; a value outside GS1 CSET 82):
+   * parameter_invalid with param gtin | serial | lot | variant | path. A path without a serial
+   * (GTIN- or lot-level) or an unknown item: resource_not_found. The live certificate wins
+   * when both modes have one. Read-only.
+   */
+  resolveDigitalLink(
+    request: ResolveDigitalLinkRequest,
+    callback: (error: ServiceError | null, response: ResolveDigitalLinkResponse) => void,
+  ): ClientUnaryCall;
+  resolveDigitalLink(
+    request: ResolveDigitalLinkRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResolveDigitalLinkResponse) => void,
+  ): ClientUnaryCall;
+  resolveDigitalLink(
+    request: ResolveDigitalLinkRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResolveDigitalLinkResponse) => void,
   ): ClientUnaryCall;
 }
 

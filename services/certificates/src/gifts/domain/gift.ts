@@ -6,6 +6,10 @@ import { isId } from '@hallmark/kit/ids';
 import { isEmailAddress } from '@hallmark/kit/text';
 
 export type GiftStatus = 'pending' | 'claiming' | 'claimed' | 'revoked';
+/** A gift, or an owner's resale (a gift that records `resold` and may await the brand: ./resale.ts). */
+export type GiftKind = 'gift' | 'resale';
+/** A resale's brand approval (migration 3331): null when the brand's policy asks none. */
+export type Approval = 'requested' | 'approved' | 'refused';
 /** The claim link's notification: see migration 2001. */
 export type NotificationState = 'pending' | 'sent' | 'failing' | 'failed';
 
@@ -38,6 +42,10 @@ export interface GiftRecord {
   notification: NotificationState;
   /** The last send's error while `failing` or `failed`. */
   notificationError: string | null;
+  kind: GiftKind;
+  approval: Approval | null;
+  /** The brand's reason for its decision (a refusal's is required). */
+  approvalReason: string | null;
 }
 
 export interface CreateGiftInput {
@@ -96,7 +104,7 @@ export const transferKeyOf = (giftId: string, attempt: number): string =>
 export function assertCreator(g: GiftRecord, actorId: string): void {
   if (g.creatorId !== actorId) {
     throw new HallmarkError('insufficient_permissions', {
-      message: 'Only the creator of a gift can resend or revoke it.',
+      message: `Only the creator of a ${g.kind === 'resale' ? 'resale' : 'gift'} can resend or revoke it.`,
       extras: { required_permission: 'gift_creator' },
     });
   }
@@ -107,6 +115,8 @@ export function claimDecision(g: GiftRecord, userId: string, now: Date): 'take' 
   if (g.status === 'claiming' || g.status === 'claimed')
     return g.claimedBy === userId ? 'replay' : invalidToken();
   if (g.status === 'revoked' || isExpired(g, now)) return invalidToken();
+  // The link of a resale the brand has not approved was never sent: answered as unknown.
+  if (awaitingApproval(g)) return invalidToken();
   return 'take';
 }
 
@@ -120,7 +130,7 @@ export const invalidToken = (): HallmarkError =>
 export const notPending = (g: GiftRecord): HallmarkError =>
   new HallmarkError('validation_failed', {
     param: 'transferId',
-    message: `The gift is ${g.status}; only a pending gift can be resent or revoked.`,
+    message: `The ${g.kind === 'resale' ? 'resale' : 'gift'} is ${publicStatus(g, new Date())}; only a pending one (not awaiting approval) can be resent, and only a pending one revoked.`,
   });
 
 /**
@@ -134,6 +144,15 @@ export function notificationError(err: unknown, contacts: readonly (string | nul
   return text.slice(0, 500);
 }
 
-/** The gift's status as the API shows it (an expired pending gift is about to be removed). */
-export const publicStatus = (g: GiftRecord, now: Date): string =>
-  g.status === 'pending' && isExpired(g, now) ? 'expired' : g.status;
+/** A pending resale waiting for the brand's decision (its buyer has not been e-mailed). */
+export const awaitingApproval = (g: Pick<GiftRecord, 'status' | 'approval'>): boolean =>
+  g.status === 'pending' && g.approval === 'requested';
+
+/**
+ * The gift's status as the API shows it (an expired pending gift is about to be removed; a
+ * resale waiting for the brand is `awaiting_approval`).
+ */
+export function publicStatus(g: GiftRecord, now: Date): string {
+  if (g.status === 'pending' && isExpired(g, now)) return 'expired';
+  return awaitingApproval(g) ? 'awaiting_approval' : g.status;
+}

@@ -5,7 +5,7 @@
 // recorded once per key, sent by the relayer's worker, final once confirmed).
 import { HallmarkError, type Logger } from '@hallmark/kit';
 import type { TransferService } from '../../transfers/service.js';
-import { transferKeyOf, type GiftRecord, type GiftStatus } from '../domain/gift.js';
+import { awaitingApproval, transferKeyOf, type GiftRecord, type GiftStatus } from '../domain/gift.js';
 import type { GiftNotifier } from '../notifier.js';
 import { giftOutcomes, type GiftService } from '../service.js';
 import type { GiftStore } from '../store.js';
@@ -52,7 +52,8 @@ export class GiftSteps {
   /** The first notification (send number 0), only while the gift is pending. */
   async notifyCreated(id: string): Promise<string[]> {
     const g = await this.deps.gifts.find(id);
-    if (!g || g.status !== 'pending') return [];
+    // A resale waiting for the brand: the buyer is e-mailed when it is approved (resale-service.ts).
+    if (!g || g.status !== 'pending' || awaitingApproval(g)) return [];
     return this.deps.service.notifyRecipient(g, 0);
   }
 
@@ -84,6 +85,7 @@ export class GiftSteps {
         expiresAt: removed.expiresAt.toISOString(),
         senderEmail: contacts.senderEmail,
         certificateName: cert.certificate.name,
+        kind: removed.kind,
       },
     };
   }
@@ -154,4 +156,5 @@ export interface ExpiryNotice {
   expiresAt: string;
   senderEmail: string;
   certificateName: string;
+  kind: GiftRecord['kind'];
 }

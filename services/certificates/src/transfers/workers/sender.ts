@@ -140,14 +140,22 @@ export class TransferSender {
       await this.fail(row.id, `the token is held by ${owner}, not by ${row.from_address}`, null);
       return false;
     }
-    const holder = await this.opts.wallets.signer(row.from_address);
-    const deadline = BigInt(Math.floor(Date.now() / 1000) + PERMIT_TTL_SECONDS);
-    const signature = await signTransferPermit(holder, permitDomain(chain.chainId, contract.address), {
-      to: row.to_address,
-      tokenId: row.token_id,
-      nonce: await contract.nonces(row.token_id),
-      deadline,
-    });
+    let deadline: bigint;
+    let signature: string;
+    if (row.permit_signature && row.permit_deadline) {
+      // An import: the external holder signed the permit; the contract checks it.
+      deadline = BigInt(row.permit_deadline);
+      signature = row.permit_signature;
+    } else {
+      const holder = await this.opts.wallets.signer(row.from_address);
+      deadline = BigInt(Math.floor(Date.now() / 1000) + PERMIT_TTL_SECONDS);
+      signature = await signTransferPermit(holder, permitDomain(chain.chainId, contract.address), {
+        to: row.to_address,
+        tokenId: row.token_id,
+        nonce: await contract.nonces(row.token_id),
+        deadline,
+      });
+    }
     const data = certificatesInterface.encodeFunctionData('transferWithPermit', [
       row.to_address,
       row.token_id,

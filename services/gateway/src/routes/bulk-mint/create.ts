@@ -84,7 +84,7 @@ const csvFormSchema = {
     metadata: file(
       `CSV, at most ${CSV_MAX_BYTES / 1024 / 1024} MB: name, description, imageUrl (unless images is sent), ` +
         'category, recipientEmail, recipientName?, imageFile? (the row’s file in the ZIP), attribute_<Name>*, ' +
-        'expiryDays? (default 30)',
+        'expiryDays? (default 30), gtin? + serial? (GS1, both or neither), passportUrl? (https)',
       CSV_MAX_BYTES,
     ),
     images: file(

@@ -14,7 +14,7 @@ export const fixBulkMintItem = defineEndpoint({
   summary: 'Fix a failed row in place (then retry the job)',
   description:
     'Needs `bulk:retry`. The body holds the corrected cells by CSV column (`name`, `description`, ' +
-    '`category`, `recipientEmail`, `recipientName`, `imageUrl`, `expiryDays`, `attribute_<Name>`; ' +
+    '`category`, `recipientEmail`, `recipientName`, `imageUrl`, `expiryDays`, `gtin`, `serial`, `passportUrl`, `attribute_<Name>`; ' +
     '`null` or "" clears an optional one). The row, with these laid over its cells, is validated ' +
     'exactly as an uploaded row (400 naming the column). The row is then `failed` with a note ' +
     'until `POST /api/bulk-mint/{jobId}/retry` processes it in the same job. Only rows of a ' +

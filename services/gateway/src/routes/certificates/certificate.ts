@@ -11,7 +11,7 @@ export const TAGS = ['Certificates'];
 export const freeObject = (description: string) =>
   Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description });
 
-const ProvenanceEntry = Type.Object({
+export const ProvenanceEntry = Type.Object({
   kind: str(32, 'minted, transferred, warranty_set, warranty_changed, burned, …'),
   actor: nullable(str(255)),
   from: nullable(str(64)),
@@ -44,6 +44,11 @@ export const PublicCertificate = Type.Object(
     tokenId: nullable(int()),
     transactionHash: nullable(str(66)),
     blockNumber: nullable(int()),
+    gtin: nullable(str(14, 'GS1 GTIN, 14 digits (docs/digital-link.md); null without one')),
+    serial: nullable(str(20, 'GS1 serial (AI 21), with the GTIN; null without one')),
+    digitalLink: nullable(
+      str(2200, 'The GS1 Digital Link URI its QR codes encode (`<public URL>/01/<gtin>/21/<serial>`)'),
+    ),
     stolen: Type.Optional(nullable(StolenFlag)),
     issuer: Type.Optional(
       nullable(

@@ -8,7 +8,8 @@ import type { Clients } from '../../clients.js';
 import { issuerFrom, presentIssuer, type IssuerView } from '../../pages/issuer.js';
 import { defineEndpoint } from '../../endpoint/define.js';
 import { idParams, type Static } from '../../endpoint/schema.js';
-import { PUBLIC, PublicCertificate, TAGS } from './certificate.js';
+import { digitalLinkUrl } from '../digital-link/links.js';
+import { PUBLIC, PublicCertificate, StolenFlag, TAGS } from './certificate.js';
 
 function presentProvenance(p: ProvenanceEntry) {
   return {
@@ -25,6 +26,7 @@ function presentProvenance(p: ProvenanceEntry) {
 /** The spec's public certificate `{id, name, imageUrl, metadata, provenance}`, plus its status. */
 export function presentPublicCertificate(
   c: Certificate,
+  publicUrl: string,
   issuer?: IssuerView | null,
 ): Static<typeof PublicCertificate> {
   return {
@@ -39,22 +41,32 @@ export function presentPublicCertificate(
     tokenId: c.token_id ?? null,
     transactionHash: c.transaction_hash ?? null,
     blockNumber: c.block_number ?? null,
-    stolen: c.stolen
-      ? {
-          kind: c.stolen.kind as 'stolen' | 'lost',
-          reportedAt: c.stolen.reported_at,
-          reportedBy: c.stolen.reported_by as 'brand' | 'owner',
-        }
-      : null,
+    gtin: c.gtin ?? null,
+    serial: c.serial ?? null,
+    digitalLink: c.digital_link_path ? digitalLinkUrl(publicUrl, c.digital_link_path) : null,
+    stolen: presentStolen(c.stolen),
   };
 }
 
+/** An open lost/stolen report as the public read and the verification JSON carry it. */
+export const presentStolen = (s: Certificate['stolen']): Static<typeof StolenFlag> | null =>
+  s
+    ? {
+        kind: s.kind as 'stolen' | 'lost',
+        reportedAt: s.reported_at,
+        reportedBy: s.reported_by as 'brand' | 'owner',
+      }
+    : null;
+
 /** The public read's answer as the cache holds it (a fill of `public:<id>`). */
-export async function readPublic(clients: Clients, id: string): Promise<Filled> {
+export async function readPublic(clients: Clients, id: string, publicUrl: string): Promise<Filled> {
   const c = await clients.certificates.getPublicCertificate({ certificate_id: id }, { idempotent: true });
   // The issuer's profile comes with the certificate and rides in the cached body: a profile
   // change shows within the cache's TTL.
-  return { body: JSON.stringify(presentPublicCertificate(c, issuerFrom(c.issuer))), certificateId: id };
+  return {
+    body: JSON.stringify(presentPublicCertificate(c, publicUrl, issuerFrom(c.issuer))),
+    certificateId: id,
+  };
 }
 
 export const getPublicCertificate = defineEndpoint({
@@ -70,7 +82,9 @@ export const getPublicCertificate = defineEndpoint({
   },
   handler: async (request, { clients, config, publicCache, reply }) => {
     const { id } = request.params;
-    const entry = await publicCache.get('public', id, () => readPublic(clients, id));
+    const entry = await publicCache.get('public', id, () =>
+      readPublic(clients, id, config.HALLMARK_PUBLIC_URL),
+    );
     if (!entry.found) throw notFoundError(entry);
     // The cached bytes are the answer, serialised once when cached (readPublic): sent as they
     // are (a Buffer is never re-serialised), with their ETag or a 304.

@@ -80,7 +80,7 @@ export const reportCertificateStolen = defineEndpoint({
   responses: {
     201: { description: 'The report and the certificate as anyone now reads it', schema: ReportAnswer },
   },
-  handler: async (request, { clients }) => {
+  handler: async (request, { clients, config }) => {
     const res = await clients.stolen.reportStolen({
       principal: principalOf(request),
       certificate_id: request.params.id,
@@ -90,7 +90,7 @@ export const reportCertificateStolen = defineEndpoint({
     return {
       success: true as const,
       report: presentReport(res.report!),
-      certificate: presentPublicCertificate(res.certificate!),
+      certificate: presentPublicCertificate(res.certificate!, config.HALLMARK_PUBLIC_URL),
     };
   },
 });
@@ -109,7 +109,7 @@ export const clearCertificateStolen = defineEndpoint({
   params: idParams('id'),
   body: closed({ reason }),
   responses: { 200: { description: 'The cleared report and the certificate', schema: ReportAnswer } },
-  handler: async (request, { clients }) => {
+  handler: async (request, { clients, config }) => {
     const res = await clients.stolen.clearStolen({
       principal: principalOf(request),
       certificate_id: request.params.id,
@@ -118,7 +118,7 @@ export const clearCertificateStolen = defineEndpoint({
     return {
       success: true as const,
       report: presentReport(res.report!),
-      certificate: presentPublicCertificate(res.certificate!),
+      certificate: presentPublicCertificate(res.certificate!, config.HALLMARK_PUBLIC_URL),
     };
   },
 });
@@ -186,7 +186,7 @@ export const recoverCertificate = defineEndpoint({
       }),
     },
   },
-  handler: async (request, { clients }) => {
+  handler: async (request, { clients, config }) => {
     const b = request.body;
     const res = await clients.stolen.recoverCertificate({
       principal: principalOf(request),
@@ -202,7 +202,7 @@ export const recoverCertificate = defineEndpoint({
       toAddress: res.to_address,
       transactionHash: res.transaction_hash ?? null,
       replayed: res.replayed,
-      certificate: presentPublicCertificate(res.certificate!),
+      certificate: presentPublicCertificate(res.certificate!, config.HALLMARK_PUBLIC_URL),
     };
   },
 });

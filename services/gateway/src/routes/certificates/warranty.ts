@@ -51,7 +51,7 @@ export const updateCertificateWarranty = defineEndpoint({
       }),
     },
   },
-  handler: async (request, { clients }) => {
+  handler: async (request, { clients, config }) => {
     const b = request.body;
     const res = await clients.warranty.setWarranty({
       principal: principalOf(request),
@@ -72,7 +72,7 @@ export const updateCertificateWarranty = defineEndpoint({
       success: true as const,
       changed: res.changed,
       warranty: JSON.parse(res.warranty_json) as Static<typeof Warranty>,
-      certificate: presentPublicCertificate(res.certificate!),
+      certificate: presentPublicCertificate(res.certificate!, config.HALLMARK_PUBLIC_URL),
     };
   },
 });

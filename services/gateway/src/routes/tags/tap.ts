@@ -47,7 +47,11 @@ export const getTapPage = defineEndpoint({
         { deadlineMs: 10_000 },
       );
       const issuer = issuerFrom(r.verification?.certificate?.issuer);
-      return sendPage(reply, TAP_STATUS[r.outcome] ?? 404, renderTapPage(r, issuer, explorerOf(config)));
+      return sendPage(
+        reply,
+        TAP_STATUS[r.outcome] ?? 404,
+        renderTapPage(r, issuer, explorerOf(config), config.HALLMARK_PUBLIC_URL),
+      );
     } catch (err) {
       request.log.warn({ err }, 'tap page: the tap could not be judged');
       return sendPage(reply, 503, renderTapUnavailablePage());

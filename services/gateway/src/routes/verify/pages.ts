@@ -1,9 +1,10 @@
 // The public verification surface (no authentication, rate group `public`; the page itself
 // `verify_page`, tighter): the page a certificate's QR code links to (`/verify/:id`,
-// server-rendered HTML sent through the shared page shell; a view records document.verified
-// only as events.ts allows), the QR code itself (SVG and PNG) and the token metadata JSON the contract's tokenURI points at
-// (`/api/certificate/metadata/:tokenId`). The page, the metadata and the QR codes' existence
-// check read through the public cache (cache/), dropped by the certificate's events.
+// server-rendered HTML sent through the shared page shell from the presented verification the
+// open API answers, verification.ts; a view records document.verified only as events.ts
+// allows), the QR code itself (SVG and PNG) and the token metadata JSON the contract's tokenURI
+// points at (`/api/certificate/metadata/:tokenId`). The page, the metadata and the QR codes'
+// existence check read through the public cache (cache/), dropped by the certificate's events.
 import { HallmarkError } from '@hallmark/kit';
 import type { Certificate } from '@hallmark/proto/certificates/v1/certificates';
 import QRCode from 'qrcode';
@@ -18,12 +19,12 @@ import { publicCacheControl, sendCached } from '../../cache/http.js';
 import { notFoundError, type Cached } from '../../cache/public-cache.js';
 import { readPublic } from '../certificates/public.js';
 import { explorerOf } from '../../pages/explorers.js';
-import { issuerFrom } from '../../pages/issuer.js';
 import { defineEndpoint, type EndpointContext } from '../../endpoint/define.js';
 import { list, str, Type } from '../../endpoint/schema.js';
 import { PUBLIC, TAGS } from '../certificates/certificate.js';
 import type { RouteDeps } from '../shared.js';
 import { recordsEvent } from './events.js';
+import { verifyAndPresent } from './verification.js';
 
 const ID_RE = /^cert_[0-9A-Za-z]{1,59}$/;
 const TOKEN_RE = /^[1-9][0-9]{0,15}$/;
@@ -65,19 +66,14 @@ export function tokenMetadata(c: Certificate, publicUrl: string) {
   };
 }
 
-/** The verification page as the cache holds it; `recordEvent` asks for a document.verified. */
-async function renderPage({ clients, config }: RouteDeps, id: string, recordEvent: boolean) {
-  const v = await clients.verification.verifyCertificate(
-    { certificate_id: id, record_event: recordEvent },
-    { deadlineMs: 10_000 },
-  );
+/**
+ * The verification page as the cache holds it, rendered from the presented verification (the
+ * open API's JSON, verification.ts); `recordEvent` asks for a document.verified.
+ */
+async function renderPage(deps: RouteDeps, id: string, recordEvent: boolean) {
+  const { view, issuer } = await verifyAndPresent(deps, id, recordEvent);
   return {
-    body: renderVerifyPage(
-      v,
-      `/verify/${encodeURIComponent(id)}/qr.svg`,
-      issuerFrom(v.certificate?.issuer),
-      explorerOf(config),
-    ),
+    body: renderVerifyPage(view, `/verify/${encodeURIComponent(id)}/qr.svg`, issuer, explorerOf(deps.config)),
     certificateId: id,
   };
 }
@@ -111,11 +107,19 @@ export const getVerifyPage = defineEndpoint({
   },
 });
 
-/** 404 (thrown, rendered by the error handler) unless the certificate exists. */
-async function known({ clients, publicCache }: RouteDeps, id: string): Promise<void> {
+/**
+ * What a certificate's QR code encodes: its GS1 Digital Link URI when it has a GTIN and serial
+ * (docs/digital-link.md), else its verify page. 404 (thrown, rendered by the error handler)
+ * unless the certificate exists. Read from the public read's cached answer.
+ */
+export async function qrTarget({ clients, config, publicCache }: RouteDeps, id: string): Promise<string> {
   if (!ID_RE.test(id)) throw new HallmarkError('resource_not_found', { message: 'No such certificate.' });
-  const entry = await publicCache.get('public', id, () => readPublic(clients, id));
+  const entry = await publicCache.get('public', id, () =>
+    readPublic(clients, id, config.HALLMARK_PUBLIC_URL),
+  );
   if (!entry.found) throw notFoundError(entry);
+  const { digitalLink } = JSON.parse(entry.body.toString('utf8')) as { digitalLink?: string | null };
+  return digitalLink ?? verifyUrl(config.HALLMARK_PUBLIC_URL, id);
 }
 
 const QR = { errorCorrectionLevel: 'M', margin: 2 } as const;
@@ -123,15 +127,14 @@ const QR = { errorCorrectionLevel: 'M', margin: 2 } as const;
 /** What both QR code endpoints declare: the same id, access and tags. */
 const QR_ENDPOINT = { method: 'GET', tags: TAGS, access: PUBLIC, params: idParams } as const;
 
-/** The QR code of a certificate's page as an image of the given format. */
+/** A certificate's QR code (its Digital Link URI or its page, `qrTarget`) in the given format. */
 async function qrImage(
   format: 'svg' | 'png',
   contentType: string,
   id: string,
   deps: EndpointContext,
 ): Promise<never> {
-  await known(deps, id);
-  const url = verifyUrl(deps.config.HALLMARK_PUBLIC_URL, id);
+  const url = await qrTarget(deps, id);
   const image =
     format === 'svg'
       ? await QRCode.toString(url, { ...QR, type: 'svg' })
@@ -143,7 +146,7 @@ export const getVerifyQrSvg = defineEndpoint({
   ...QR_ENDPOINT,
   url: '/verify/:id/qr.svg',
   operationId: 'getVerifyQrSvg',
-  summary: 'QR code (SVG) of a certificate’s verification page',
+  summary: 'QR code (SVG) of a certificate: its GS1 Digital Link URI, else its verification page',
   responses: { 200: { description: 'QR code of the page', contentType: 'image/svg+xml' } },
   handler: (request, deps) => qrImage('svg', 'image/svg+xml', request.params.id, deps),
 });
@@ -152,7 +155,7 @@ export const getVerifyQrPng = defineEndpoint({
   ...QR_ENDPOINT,
   url: '/verify/:id/qr.png',
   operationId: 'getVerifyQrPng',
-  summary: 'QR code (PNG) of a certificate’s verification page',
+  summary: 'QR code (PNG) of a certificate: its GS1 Digital Link URI, else its verification page',
   responses: { 200: { description: 'QR code of the page', contentType: 'image/png' } },
   handler: (request, deps) => qrImage('png', 'image/png', request.params.id, deps),
 });
