@@ -16,7 +16,7 @@ import { ensureNats, type NatsHandle } from './nats.js';
 import { ensurePostgres, type PostgresHandle } from './postgres.js';
 import { spawnProcess, type ProcessHandle } from './process.js';
 import { startRestate, type RestateHandle } from './restate.js';
-import type { ClusteredEngines } from './cluster/index.js';
+import { clusteredEnv, type ClusteredEngines } from './cluster/index.js';
 import { loadOrCreateSecrets, type StackSecrets } from './secrets.js';
 import { startSmsServer, type SmsServerHandle } from './sms.js';
 import { startSmtpSink, type SmtpSinkHandle } from './smtp.js';
@@ -65,11 +65,7 @@ export interface StackOptions {
    */
   metrics?: boolean;
   databaseUrl?: string;
-  /**
-   * Clustered engines (startClusteredEngines) to connect to as production does: PostgreSQL
-   * through HAProxy's primary port, every NATS server, Restate through its load balancer.
-   * Overrides databaseUrl, natsUrl and restate; the caller owns and stops them.
-   */
+  /** Clustered engines to connect to as production does (overrides databaseUrl, natsUrl, restate). */
   clustered?: ClusteredEngines;
   natsUrl?: string;
   forceSpawnNats?: boolean;
@@ -227,14 +223,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     ...(restate
       ? { HALLMARK_RESTATE_INGRESS_URL: restate.ingressUrl, HALLMARK_RESTATE_ADMIN_URL: restate.adminUrl }
       : {}),
-    ...(opts.clustered
-      ? {
-          HALLMARK_RESTATE_INGRESS_URL: opts.clustered.restate.ingressUrl,
-          HALLMARK_RESTATE_ADMIN_URL: opts.clustered.restate.adminUrl,
-          // Events survive a NATS server lost only when every stream has three replicas.
-          HALLMARK_NATS_STREAM_REPLICAS: '3',
-        }
-      : {}),
+    ...(opts.clustered ? clusteredEnv(opts.clustered) : {}),
     ...(anvil
       ? {
           HALLMARK_CHAIN_RPC_URL: anvil.rpcUrl,

@@ -44,6 +44,19 @@ export async function startClusteredEngines(opts: {
   };
 }
 
+/**
+ * What every Hallmark process gets beyond DATABASE_URL (HAProxy's primary port) and NATS_URL
+ * (all three servers): Restate through its load balancer, and streams at three replicas, since
+ * events survive a NATS server lost only then.
+ */
+export function clusteredEnv(c: ClusteredEngines): Record<string, string> {
+  return {
+    HALLMARK_RESTATE_INGRESS_URL: c.restate.ingressUrl,
+    HALLMARK_RESTATE_ADMIN_URL: c.restate.adminUrl,
+    HALLMARK_NATS_STREAM_REPLICAS: '3',
+  };
+}
+
 export type { ClusterNode } from './node.js';
 export type { NatsClusterHandle } from './nats.js';
 export type { PatroniClusterHandle, PatroniNode } from './postgres.js';
