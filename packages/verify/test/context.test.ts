@@ -6,12 +6,15 @@ import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
 import * as EcdsaMultikey from '@digitalbazaar/ecdsa-multikey';
 import { cryptosuite as ecdsaRdfc2019 } from '@digitalbazaar/ecdsa-rdfc-2019-cryptosuite';
 import * as vc from '@digitalbazaar/vc';
+import * as issuing from '../../../services/certificates/src/credentials/domain/context.js';
 import {
   CREDENTIAL_CONTEXT,
   createDocumentLoader,
   didWebUrl,
   fixedDidResolver,
+  HALLMARK_CONTEXT,
   staticDocumentLoader,
+  VC_V2_CONTEXT_URL,
   type DidDocument,
 } from '../src/index.js';
 
@@ -68,6 +71,11 @@ const FULL_SUBJECT = {
 };
 
 describe('the Hallmark context', () => {
+  it('is the very context the certificates service signs with (two copies, kept equal here)', () => {
+    expect(issuing.HALLMARK_CONTEXT).toEqual(HALLMARK_CONTEXT);
+    expect(issuing.VC_V2_CONTEXT_URL).toBe(VC_V2_CONTEXT_URL);
+  });
+
   it('canonicalises every credential field of the design in safe mode (a credential with all of them signs)', async () => {
     const signed = await (await signer())(credential(FULL_SUBJECT));
     expect(signed.proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite: 'ecdsa-rdfc-2019' });

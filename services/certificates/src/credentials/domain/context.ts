@@ -1,7 +1,8 @@
 // The JSON-LD contexts of Hallmark's credentials and a document loader that never touches the
 // network: the bundled W3C credentials v2, Data Integrity and Multikey contexts plus DID
-// documents the caller hands in. Replace with @hallmark/verify's HALLMARK_CONTEXT and static
-// loader once that package is on main (one copy only; the two must stay identical).
+// documents the caller hands in. @hallmark/verify (the independent verifier, which depends on
+// no Hallmark code) holds the same context: packages/verify/test/context.test.ts fails when
+// the two differ.
 import * as credentialsContext from '@digitalbazaar/credentials-context';
 import dataIntegrityContext from '@digitalbazaar/data-integrity-context';
 import multikeyContext from '@digitalbazaar/multikey-context';

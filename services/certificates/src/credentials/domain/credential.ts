@@ -54,8 +54,6 @@ export interface CredentialFacts {
   statusListId: string;
   statusIndex: number;
   referenceNumber?: string | null;
-  gtin?: string | null;
-  serial?: string | null;
   publicUrl: string;
 }
 
@@ -107,8 +105,8 @@ export function buildCredential(c: CertificateRecord, f: CredentialFacts): Unsig
     contract: getAddress(f.contract),
     chainId: f.chainId.toString(),
     ...(f.referenceNumber ? { referenceNumber: f.referenceNumber } : {}),
-    ...(f.gtin ? { gtin: f.gtin } : {}),
-    ...(f.serial ? { serial: f.serial } : {}),
+    ...(c.gtin ? { gtin: c.gtin } : {}),
+    ...(c.serial ? { serial: c.serial } : {}),
   };
   return {
     '@context': CREDENTIAL_CONTEXTS,

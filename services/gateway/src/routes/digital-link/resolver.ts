@@ -37,7 +37,6 @@ const RESPONSES = {
   },
 } as const;
 
-
 const wantsLinkset = (request: FastifyRequest, linkType: string | undefined) =>
   linkType === 'all' ||
   linkType === 'linkset' ||
