@@ -42,3 +42,18 @@ export {
 export type { StackSecrets } from './secrets.js';
 export { signDevToken } from './tokens.js';
 export type { DevTokenClaims } from './tokens.js';
+export {
+  startClusteredEngines,
+  startNatsCluster,
+  startPatroniCluster,
+  startRestateCluster,
+} from './cluster/index.js';
+export type {
+  ClusteredEngines,
+  ClusterNode,
+  NatsClusterHandle,
+  PatroniClusterHandle,
+  PatroniNode,
+  RestateClusterHandle,
+  RestateClusterNode,
+} from './cluster/index.js';

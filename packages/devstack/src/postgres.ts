@@ -87,7 +87,7 @@ function redact(url: string): string {
 }
 
 /** PostgreSQL will not run as root, so as root we run it as the `postgres` OS user, creating it if needed. */
-async function postgresUser(): Promise<{ uid: number; gid: number } | undefined> {
+export async function postgresUser(): Promise<{ uid: number; gid: number } | undefined> {
   if (process.getuid?.() !== 0) return undefined;
   const lookup = async (): Promise<{ uid: number; gid: number }> => ({
     uid: Number((await exec('id', ['-u', 'postgres'])).stdout.trim()),

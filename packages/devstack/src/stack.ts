@@ -16,6 +16,7 @@ import { ensureNats, type NatsHandle } from './nats.js';
 import { ensurePostgres, type PostgresHandle } from './postgres.js';
 import { spawnProcess, type ProcessHandle } from './process.js';
 import { startRestate, type RestateHandle } from './restate.js';
+import { clusteredEnv, type ClusteredEngines } from './cluster/index.js';
 import { loadOrCreateSecrets, type StackSecrets } from './secrets.js';
 import { startSmsServer, type SmsServerHandle } from './sms.js';
 import { startSmtpSink, type SmtpSinkHandle } from './smtp.js';
@@ -64,6 +65,8 @@ export interface StackOptions {
    */
   metrics?: boolean;
   databaseUrl?: string;
+  /** Clustered engines to connect to as production does (overrides databaseUrl, natsUrl, restate). */
+  clustered?: ClusteredEngines;
   natsUrl?: string;
   forceSpawnNats?: boolean;
   /** Run an embedded PostgreSQL of the stack's own on a free port (`pnpm chaos --own-postgres`). */
@@ -168,26 +171,27 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     opts.logToFiles ? path.join(opts.dataDir, 'logs', `${name}.log`) : undefined;
   const postgres = await ensurePostgres({
     dataDir: opts.dataDir,
-    url: opts.databaseUrl,
+    url: opts.clustered?.postgres.url ?? opts.databaseUrl,
     ...(opts.forceEmbeddedPostgres ? { forceEmbedded: true, port: await freePort() } : {}),
     logFile: logFile('postgres'),
   });
   const nats = await ensureNats({
     dataDir: opts.dataDir,
-    url: opts.forceSpawnNats ? undefined : opts.natsUrl,
-    forceSpawn: opts.forceSpawnNats,
+    url: opts.clustered?.nats.url ?? (opts.forceSpawnNats ? undefined : opts.natsUrl),
+    forceSpawn: !opts.clustered && opts.forceSpawnNats,
     logFile: logFile('nats'),
   });
-  let restate = opts.restate
-    ? await startRestate({
-        dataDir: opts.dataDir,
-        logFile: logFile('restate'),
-        // Tests run stacks side by side: free ports; the dev stack keeps the documented ones.
-        ...(opts.fixedPorts
-          ? {}
-          : { ingressPort: await freePort(), adminPort: await freePort(), nodePort: await freePort() }),
-      })
-    : undefined;
+  let restate =
+    opts.restate && !opts.clustered
+      ? await startRestate({
+          dataDir: opts.dataDir,
+          logFile: logFile('restate'),
+          // Tests run stacks side by side: free ports; the dev stack keeps the documented ones.
+          ...(opts.fixedPorts
+            ? {}
+            : { ingressPort: await freePort(), adminPort: await freePort(), nodePort: await freePort() }),
+        })
+      : undefined;
   const anvil = opts.anvil
     ? await startAnvil({
         port: opts.fixedPorts ? 8545 : await freePort(),
@@ -219,6 +223,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     ...(restate
       ? { HALLMARK_RESTATE_INGRESS_URL: restate.ingressUrl, HALLMARK_RESTATE_ADMIN_URL: restate.adminUrl }
       : {}),
+    ...(opts.clustered ? clusteredEnv(opts.clustered) : {}),
     ...(anvil
       ? {
           HALLMARK_CHAIN_RPC_URL: anvil.rpcUrl,
@@ -232,13 +237,13 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     ...(sms ? { HALLMARK_SMS_URL: sms.url } : {}),
     // The bulk workflow's endpoint registers itself with Restate (when the stack runs one).
     HALLMARK_BULK_RESTATE_PORT: String(opts.fixedPorts ? 9180 : await freePort()),
-    HALLMARK_BULK_RESTATE_REGISTER: restate ? 'true' : 'false',
+    HALLMARK_BULK_RESTATE_REGISTER: restate || opts.clustered ? 'true' : 'false',
     // So does the platform's paid-order workflow.
     HALLMARK_PLATFORM_RESTATE_PORT: String(opts.fixedPorts ? 9181 : await freePort()),
-    HALLMARK_PLATFORM_RESTATE_REGISTER: restate ? 'true' : 'false',
+    HALLMARK_PLATFORM_RESTATE_REGISTER: restate || opts.clustered ? 'true' : 'false',
     // And the certificates service's gift workflow.
     HALLMARK_CERTIFICATES_RESTATE_PORT: String(opts.fixedPorts ? 9182 : await freePort()),
-    HALLMARK_CERTIFICATES_RESTATE_REGISTER: restate ? 'true' : 'false',
+    HALLMARK_CERTIFICATES_RESTATE_REGISTER: restate || opts.clustered ? 'true' : 'false',
     // `pnpm start` rebuilds code under one release name ('dev') at fixed ports: each start
     // replaces the registration. Tests register like production: a new URI per release.
     HALLMARK_RESTATE_FORCE_REGISTER: opts.fixedPorts ? 'true' : 'false',

@@ -34,9 +34,20 @@ export interface ConnectOptions {
   streams?: 'create' | 'none';
 }
 
+/**
+ * NATS_URL as a server list: a cluster's URLs comma-separated (`nats://a:4222,nats://b:4222`),
+ * so a client reaches the cluster while any one server is down and fails over on its own.
+ */
+export function natsServers(url: string): string[] {
+  return url
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
 export async function connectBus(url: string, name: string, opts: ConnectOptions = {}): Promise<Bus> {
   const nc = await connect({
-    servers: url,
+    servers: natsServers(url),
     name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,

@@ -62,6 +62,11 @@ export async function openDatabase(opts: DbOptions): Promise<Pool> {
     connectionString: serviceDatabaseUrl(opts.serverUrl, opts.database),
     max: opts.max ?? 10,
     idleTimeoutMillis: 30_000,
+    // After a failover the old primary's connections are gone without a FIN (a lost machine)
+    // or shut by HAProxy: keepalive finds the silent ones, and a connect that cannot complete
+    // (no primary while Patroni promotes) fails within 10 s instead of wedging the caller.
+    keepAlive: true,
+    connectionTimeoutMillis: 10_000,
   });
   // An idle client dropped by the server (a restart, a FORCE drop) must not crash the
   // process: pg removes it from the pool, the next query opens a fresh one.

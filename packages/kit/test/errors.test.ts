@@ -96,6 +96,17 @@ describe('errors across gRPC', () => {
     expect(got.message).not.toMatch(/relation/);
   });
 
+  it('turn a write refused by a primary still being promoted (SQLSTATE 25006) into a retryable 503, not a 500', () => {
+    // What a Patroni failover shows for a moment: HAProxy routes to the new primary while it
+    // still finishes leaving recovery.
+    const readOnly = Object.assign(new Error('cannot execute INSERT in a read-only transaction'), {
+      code: '25006',
+    });
+    const got = fromServiceError(toServiceError(readOnly) as ServiceError);
+    expect(got.code).toBe('service_unavailable');
+    expect(got.retryable).toBe(true);
+  });
+
   it('turn transport failures without a domain code into retryable api errors', () => {
     const unavailable = { code: status.UNAVAILABLE, metadata: new Metadata(), details: 'x' } as ServiceError;
     expect(fromServiceError(unavailable).code).toBe('service_unavailable');

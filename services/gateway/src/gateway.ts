@@ -5,6 +5,7 @@ import {
   createLogger,
   initMetrics,
   metricsPortFor,
+  natsServers,
   startMetricsServer,
   startTracing,
   stopTracing,
@@ -44,7 +45,11 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
   const verifier = new KeyVerifier(clients.keys, config.HALLMARK_KEY_CACHE_TTL_MS);
   const usage = new UsageRecorder(clients.keys, log);
   usage.start();
-  const nc = await connect({ servers: config.NATS_URL, name: 'gateway', maxReconnectAttempts: -1 });
+  const nc = await connect({
+    servers: natsServers(config.NATS_URL),
+    name: 'gateway',
+    maxReconnectAttempts: -1,
+  });
   const sub = subscribeKeyInvalidation(nc, verifier, log);
   const publicCache = publicCacheOf(config);
   const invalidation = startCacheInvalidation(nc, publicCache, log);

@@ -27,12 +27,13 @@ interface Detail {
  * A failure to reach a dependency (the database refusing or dropping connections, a refused
  * or reset socket), not a bug: the caller gets `service_unavailable` (503, retryable) rather
  * than an internal error. SQLSTATE class 08 (connection exception), 57P01–57P03 (shutdown,
- * cannot connect now), 53300 (too many connections).
+ * cannot connect now), 53300 (too many connections), 25006 (read-only transaction: in a
+ * failover the proxy can route to the new primary a moment before its promotion completes).
  */
 export function isDependencyFailure(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | null;
   const code = typeof e?.code === 'string' ? e.code : '';
-  if (/^08/.test(code) || ['57P01', '57P02', '57P03', '53300'].includes(code)) return true;
+  if (/^08/.test(code) || ['57P01', '57P02', '57P03', '53300', '25006'].includes(code)) return true;
   if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)) return true;
   const message = typeof e?.message === 'string' ? e.message : '';
   return /not currently accepting connections|Connection terminated|timeout exceeded when trying to connect/i.test(

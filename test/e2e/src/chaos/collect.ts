@@ -3,7 +3,7 @@
 import { jsonRpc } from '@hallmark/devstack';
 import { serviceQuery } from '../bulk.js';
 import type { TestStack } from '../index.js';
-import { SERVICE_NAMES, STREAM_NAME } from '@hallmark/kit';
+import { natsServers, SERVICE_NAMES, STREAM_NAME } from '@hallmark/kit';
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Contract, id as keccakUtf8, JsonRpcProvider, Wallet, getAddress } from 'ethers';
@@ -306,7 +306,7 @@ async function giftFacts(
 
 /** The event ids in the stream: an ordered consumer read from the first message to the last. */
 async function streamEventIds(url: string): Promise<Set<string>> {
-  const nc = await connect({ servers: url, name: 'chaos-checker' });
+  const nc = await connect({ servers: natsServers(url), name: 'chaos-checker' });
   const ids = new Set<string>();
   try {
     const js = jetstream(nc);

@@ -4,12 +4,14 @@ import {
   ensureNats,
   jsonRpc,
   sleep,
+  type ClusteredEngines,
   type NatsHandle,
   type RestateHandle,
   type Stack,
 } from '@hallmark/devstack';
 import { SERVICE_NAMES, type ServiceName } from '@hallmark/kit';
 import path from 'node:path';
+import { CLUSTER_FAULT_KINDS, injectClusterFault } from './cluster-faults.js';
 import type { Component, FaultEvent, FaultKind, History } from './history.js';
 import type { Rng } from './prng.js';
 
@@ -20,6 +22,8 @@ import type { Rng } from './prng.js';
 export interface Parts {
   nats: NatsHandle;
   restate?: RestateHandle;
+  /** Clustered engines (pnpm chaos --clustered): their members are the faults' targets. */
+  cluster?: ClusteredEngines;
 }
 
 export interface FaultOptions {
@@ -34,7 +38,14 @@ export interface FaultOptions {
 const GWEI = 1_000_000_000n;
 
 /** The kinds this stack can inject, and why the others are skipped. */
-export function faultKinds(stack: Stack): { kinds: FaultKind[]; skipped: string[] } {
+export function faultKinds(stack: Stack, clustered = false): { kinds: FaultKind[]; skipped: string[] } {
+  if (clustered) {
+    // The single-node kinds are replaced by their clustered forms (no single NATS, Restate or
+    // PostgreSQL process of the stack's own to restart or pause).
+    const kinds: FaultKind[] = ['kill-service', ...CLUSTER_FAULT_KINDS];
+    if (stack.anvil) kinds.push('stall-mining', 'base-fee-spike');
+    return { kinds, skipped: [] };
+  }
   const kinds: FaultKind[] = ['kill-service', 'restart-nats'];
   const skipped: string[] = [];
   if (stack.restate) kinds.push('restart-restate');
@@ -49,7 +60,7 @@ export function faultKinds(stack: Stack): { kinds: FaultKind[]; skipped: string[
 const hexWei = (wei: bigint) => `0x${wei.toString(16)}`;
 
 export async function injectFaults(o: FaultOptions, h: History, stop: AbortSignal): Promise<void> {
-  const { kinds } = faultKinds(o.stack);
+  const { kinds } = faultKinds(o.stack, o.parts.cluster !== undefined);
   // The first deck holds every kind once (a short run sees each); later ones hold three kills
   // each, so every process (replicas included) comes round in a longer run.
   let deck: FaultKind[] = shuffle([...kinds], o.rng);
@@ -89,6 +100,16 @@ async function inject(kind: FaultKind, o: FaultOptions, target: string): Promise
     ...(note ? { note } : {}),
   });
   switch (kind) {
+    case 'failover-postgres':
+    case 'kill-nats-node':
+    case 'pause-nats-node':
+    case 'kill-restate-node': {
+      const { target, note } = await injectClusterFault(kind, o.parts.cluster!, rng);
+      // The engine's component: its 503s are excused, and counted per kind in the summary.
+      const component: Component =
+        kind === 'failover-postgres' ? 'postgres' : kind === 'kill-restate-node' ? 'restate' : 'nats';
+      return done(target, component, note);
+    }
     case 'kill-service': {
       const label = target;
       const [name, replica] = label.split('#') as [ServiceName | 'gateway', string | undefined];

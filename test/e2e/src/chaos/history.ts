@@ -16,7 +16,17 @@ export type Component =
   | 'postgres';
 
 export type FaultKind =
-  'kill-service' | 'restart-nats' | 'restart-restate' | 'stall-mining' | 'base-fee-spike' | 'pause-postgres';
+  | 'kill-service'
+  | 'restart-nats'
+  | 'restart-restate'
+  | 'stall-mining'
+  | 'base-fee-spike'
+  | 'pause-postgres'
+  // Clustered engines (pnpm chaos --clustered):
+  | 'failover-postgres'
+  | 'kill-nats-node'
+  | 'pause-nats-node'
+  | 'kill-restate-node';
 
 export interface FaultEvent {
   kind: FaultKind;

@@ -1,7 +1,7 @@
 // One chaos run: the stack (devstack's startStack through the e2e harness, N replicas of each
 // backend, a NATS of its own), the sinks, the workload and the fault injector side by side;
 // then settle, collect, check, print. `pnpm chaos` and the CI test both call runChaos().
-import { sleep } from '@hallmark/devstack';
+import { sleep, startClusteredEngines } from '@hallmark/devstack';
 import { startPlatformSim, type PlatformSim } from '@hallmark/platform-sim';
 import { newId, SERVICE_NAMES } from '@hallmark/kit';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -26,6 +26,13 @@ export interface ChaosOptions {
   replicas: number;
   /** An embedded PostgreSQL of the run's own, so the fault injector can pause it. */
   ownPostgres?: boolean;
+  /**
+   * Clustered engines (Patroni + HAProxy, a 3-server NATS cluster, a 3-node Restate cluster)
+   * and their faults instead of single nodes.
+   */
+  clustered?: boolean;
+  /** Patroni's synchronous_mode when clustered (default true). */
+  synchronous?: boolean;
   /** How long the system may take to settle after the load (jobs end, outboxes drain). */
   settleTimeoutMs?: number;
   log?: (line: string) => void;
@@ -45,8 +52,19 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   const sim = await startPlatformSim({ apiKey: PLATFORM_APP.key, apiSecret: PLATFORM_APP.secret });
   log(`chaos: seed ${o.seed}, ${o.seconds} s of load, ${o.replicas} replica(s) of each backend`);
   const t0 = Date.now();
+  const cluster = o.clustered
+    ? await startClusteredEngines({
+        dataDir: dir,
+        ...(o.synchronous === undefined ? {} : { synchronous: o.synchronous }),
+      })
+    : undefined;
+  if (cluster)
+    log(
+      `chaos: clustered engines up in ${((Date.now() - t0) / 1000).toFixed(1)} s (PostgreSQL ${cluster.postgres.url}, NATS ${cluster.nats.url}, Restate ${cluster.restate.ingressUrl})`,
+    );
   const stack = await startTestStack({
-    ...(o.ownPostgres ? { forceEmbeddedPostgres: true } : {}),
+    ...(o.ownPostgres && !cluster ? { forceEmbeddedPostgres: true } : {}),
+    ...(cluster ? { clustered: cluster } : {}),
     anvil: true,
     restate: true,
     smtp: true, // gift e-mails (the workflow notifies before it waits for a claim)
@@ -75,7 +93,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       HALLMARK_PLATFORM_SUBMIT_INTERVAL_MS: '500',
     },
   });
-  const parts: Parts = { nats: stack.nats, ...(stack.restate ? { restate: stack.restate } : {}) };
+  const parts: Parts = {
+    nats: stack.nats,
+    ...(stack.restate ? { restate: stack.restate } : {}),
+    ...(cluster ? { cluster } : {}),
+  };
   try {
     const replicas = SERVICE_NAMES.flatMap((name) =>
       Array.from({ length: o.replicas - 1 }, (_, i) => [name, i + 1] as const),
@@ -84,7 +106,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     log(
       `chaos: stack up in ${((Date.now() - t0) / 1000).toFixed(1)} s (data ${stack.env.HALLMARK_DATA_DIR})`,
     );
-    const { skipped } = faultKinds(stack);
+    const { skipped } = faultKinds(stack, cluster !== undefined);
     for (const s of skipped) log(`chaos: fault ${s}`);
     return await drive(stack, parts, sinks, sim, o, log);
   } finally {
@@ -93,6 +115,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     await stack.close().catch((err) => log(`chaos: stopping the stack: ${(err as Error).message}`));
     await sinks.close();
     await sim.close();
+    await cluster?.stop();
   }
 }
 
@@ -169,7 +192,7 @@ async function drive(
   await sleep(o.seconds * 1000);
   // The load goes on until every kind was injected once (the first deck holds each), so a
   // short run on a slow machine still sees them all.
-  const kinds = faultKinds(stack).kinds.length;
+  const kinds = faultKinds(stack, parts.cluster !== undefined).kinds.length;
   let injectorEnded = false; // a fault that failed (a part that did not come back) ends it
   void faults.then(
     () => (injectorEnded = true),
@@ -291,6 +314,9 @@ function summarize(h: History, results: InvariantResult[], o: ChaosOptions, fact
     '',
     `chaos summary — seed ${o.seed}, ${o.seconds} s load, ${o.replicas} replica(s) per backend`,
     `  faults   ${h.faults.length}: ${[...byKind].map(([k, n]) => `${k} ×${n}`).join(', ')}`,
+    `  503s     seconds with a 503 per fault (mean, max): ${[...unavailableSeconds(h)]
+      .map(([k, s]) => `${k} ${s.mean.toFixed(1)}/${s.max}`)
+      .join(', ')}`,
     `  calls    ${h.calls.length}: ${[...statuses]
       .sort()
       .map(([k, n]) => `${k} ${n}`)
@@ -331,4 +357,23 @@ function contested(h: History): number {
   const users = new Map<string, Set<string>>();
   for (const c of h.giftClaims) users.set(c.giftId, (users.get(c.giftId) ?? new Set()).add(c.user));
   return [...users.values()].filter((s) => s.size > 1).length;
+}
+
+/**
+ * Per fault kind, how many wall-clock seconds (from the fault's start to 5 s after its end)
+ * saw at least one 503 or unanswered call: what each fault costs the clients.
+ */
+function unavailableSeconds(h: History): Map<string, { mean: number; max: number }> {
+  const failed = h.calls.filter((c) => c.status === 503 || c.status === 0);
+  const perKind = new Map<string, number[]>();
+  for (const f of h.faults) {
+    const seconds = new Set<number>();
+    for (const c of failed)
+      if (c.start >= f.start && c.start <= f.end + 5000) seconds.add(Math.floor(c.start / 1000));
+    perKind.set(f.kind, [...(perKind.get(f.kind) ?? []), seconds.size]);
+  }
+  const out = new Map<string, { mean: number; max: number }>();
+  for (const [k, v] of perKind)
+    out.set(k, { mean: v.reduce((a, b) => a + b, 0) / v.length, max: Math.max(...v) });
+  return out;
 }
