@@ -64,9 +64,9 @@ export async function openDatabase(opts: DbOptions): Promise<Pool> {
     idleTimeoutMillis: 30_000,
     // After a failover the old primary's connections are gone without a FIN (a lost machine)
     // or shut by HAProxy: keepalive finds the silent ones, and a connect that cannot complete
-    // (no primary while Patroni promotes) fails within 10 s instead of wedging the caller.
+    // (no primary while Patroni promotes) fails within 30 s instead of wedging the caller (long enough that a busy pool's queue is not mistaken for it).
     keepAlive: true,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: 30_000,
   });
   // An idle client dropped by the server (a restart, a FORCE drop) must not crash the
   // process: pg removes it from the pool, the next query opens a fresh one.
