@@ -2881,6 +2881,35 @@ export interface components {
                 /** @enum {string} */
                 reportedBy: "brand" | "owner";
             } | null;
+            serviceHistory: {
+                id: string;
+                /**
+                 * @description `repair`, `authentication_check`, `refurbishment`, or `other` (with a `label`)
+                 * @enum {string}
+                 */
+                kind: "repair" | "authentication_check" | "refurbishment" | "other";
+                label: string | null;
+                /** Format: date-time */
+                performedAt: string;
+                /** @description The workshop or person who did the work */
+                performer: string;
+                description: string;
+                attachments: {
+                    /** @enum {string} */
+                    kind: "photo" | "document";
+                    /** @description Hallmark’s archived copy: /media/<sha256> (?w=480 or 1024 for a WebP of that width) */
+                    url: string;
+                    sha256: string;
+                    contentType: string;
+                    /** Format: int64 */
+                    width: number;
+                    /** Format: int64 */
+                    height: number;
+                    caption: string | null;
+                }[];
+                /** Format: date-time */
+                acceptedAt: string;
+            }[];
             /** Format: date-time */
             verifiedAt: string;
             checks: {
