@@ -7,6 +7,7 @@ import { decodeList } from '@digitalbazaar/vc-bitstring-status-list';
 import type { CertificateRecord } from '../src/domain/certificate.js';
 import { metadataHashOf } from '../src/domain/certificate.js';
 import { buildCredential } from '../src/credentials/domain/credential.js';
+import { buildBundle } from '../src/credentials/domain/bundle.js';
 import {
   didDocument,
   domainDid,
@@ -247,5 +248,33 @@ describe('status lists', () => {
     });
     const lists = new Map([[`${PUBLIC}/api/status-lists/sl_1`, list]]);
     expect(await verifyIndependently(credential, [doc], lists)).toEqual({ verified: true, revoked: true });
+  });
+});
+
+describe('a proof bundle', () => {
+  it("carries the owner's accepted service records beside what it proves (never inside the signed credential)", () => {
+    const entry = {
+      id: 'svcrec_1',
+      kind: 'repair' as const,
+      label: null,
+      performedAt: '2026-05-01',
+      performer: 'Atelier Nord',
+      description: 'Strap replaced',
+      attachments: [],
+      acceptedAt: '2026-05-02T10:00:00.000Z',
+    };
+    const c = { ...certificate(), serviceHistory: [entry] };
+    const credential = buildCredential(c, facts('did:web:x')) as unknown as Record<string, unknown>;
+    const facts2 = {
+      credential,
+      merkleRoot: '0x' + '1'.repeat(64),
+      batchKey: '0x' + '2'.repeat(64),
+      proof: [],
+      didDocument: { id: 'did:web:x' } as never,
+      now: new Date('2026-06-01T00:00:00Z'),
+    };
+    expect(buildBundle(c, facts2).serviceHistory).toEqual([entry]);
+    expect(JSON.stringify(credential)).not.toContain('Strap replaced');
+    expect(buildBundle({ ...c, serviceHistory: undefined }, facts2).serviceHistory).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@
 // on chain, the mint transaction, the chain and contract, the image hash and a snapshot of
 // the issuer's DID document. Pure.
 import type { CertificateRecord } from '../../domain/certificate.js';
+import type { PublicServiceEntry } from '../../domain/service-record.js';
 import { anchoredImageSha256, hashedMetadata } from './credential.js';
 import type { DidDocument } from './did.js';
 
@@ -19,6 +20,12 @@ export interface ProofBundle {
   chain: { chainId: string; contract: string; tokenId: string };
   image: { sha256: string; url: string } | null;
   issuer: { did: string; didDocument: DidDocument; snapshotAt: string };
+  /**
+   * The service records the owner accepted, as Hallmark served them when the bundle was made
+   * (docs/service-records.md): a record of what was done, not part of what the credential signs
+   * or the chain anchors (the verifier does not check it).
+   */
+  serviceHistory: PublicServiceEntry[];
   createdAt: string;
 }
 
@@ -46,6 +53,7 @@ export function buildBundle(c: CertificateRecord, f: BundleFacts): ProofBundle {
     chain: { chainId: subject.chainId, contract: subject.contract, tokenId: c.tokenId.toString() },
     image: sha256 && c.imageUrl ? { sha256, url: c.imageUrl } : null,
     issuer: { did: String(f.credential.issuer), didDocument: f.didDocument, snapshotAt: f.now.toISOString() },
+    serviceHistory: c.serviceHistory ?? [],
     createdAt: f.now.toISOString(),
   };
 }
