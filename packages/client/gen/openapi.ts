@@ -11361,6 +11361,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Unknown tag (page) */

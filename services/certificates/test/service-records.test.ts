@@ -174,7 +174,7 @@ async function refusal(p: Promise<unknown>): Promise<HallmarkError> {
 
 async function outbox(type: string, certificateId: string) {
   const { rows } = await pool.query<{ payload: { data: { object: Record<string, unknown> } } }>(
-    `SELECT payload FROM outbox WHERE type = $1 AND payload->'data'->'object'->>'id' = $2 ORDER BY id`,
+    `SELECT payload FROM outbox WHERE type = $1 AND payload->'data'->'object'->>'id' = $2 ORDER BY seq`,
     [type, certificateId],
   );
   return rows.map((r) => r.payload.data.object);

@@ -100,6 +100,13 @@ export function finishDocument(doc: Json, catalog: readonly CatalogEntry[]): Jso
       for (const [status, response] of declaredResponses(endpoint)) responses[status] = response;
       for (const [status, response] of Object.entries<Json>(responses))
         if (/^[24]/.test(status) && !response.$ref) responses[status] = withRateHeaders(response);
+      // A page that declares its own 400 (the tap page's "wrong signature") is still refused in
+      // JSON by the gateway when a parameter is malformed, before the page is reached: both.
+      const page400 = responses['400'] as Json | undefined;
+      if (page400?.content && !page400.content['application/json'])
+        page400.content['application/json'] = {
+          schema: { $ref: `#/components/schemas/${surface === 'v1' ? 'ErrorEnvelope' : 'ApiError'}` },
+        };
       for (const status of errorStatuses(key, path, method, entry))
         responses[status] ??= { $ref: `#/components/responses/${responseName(surface, status)}` };
       op.responses = responses;

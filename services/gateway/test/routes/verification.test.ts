@@ -58,6 +58,7 @@ describe('GET /api/certificate/verify/:id', () => {
       burned: false,
       status: 'minted',
       stolen: null,
+      serviceHistory: [],
       verifiedAt: '2025-01-02T00:00:00.000Z',
       checks: CHECKS.map((name) => ({ name, passed: true, detail: `${name} ok` })),
       issuer: {
