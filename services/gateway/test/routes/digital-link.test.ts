@@ -195,12 +195,12 @@ async function expectOptions(urls: string[]) {
   expect(h.calls).toEqual([]);
 }
 
-describe('OPTIONS /01/:gtin/21/:serial', () => {
+describe('preflight of /01/:gtin/21/:serial (the CORS plugin'\''s OPTIONS)', () => {
   it('answers 204 with the allowed methods and CORS preflight headers (also on qualifier paths), without a call', () =>
     expectOptions([ITEM, `/01/${GTIN}/10/LOT/21/S`, `${ITEM}/`]));
 });
 
-describe('OPTIONS /01/:gtin', () => {
+describe('preflight of /01/:gtin (the CORS plugin'\''s OPTIONS)', () => {
   it('answers 204 with the allowed methods and CORS preflight headers, without a call', () =>
     expectOptions([`/01/${GTIN}`]));
 });
