@@ -195,12 +195,12 @@ async function expectOptions(urls: string[]) {
   expect(h.calls).toEqual([]);
 }
 
-describe('preflight of /01/:gtin/21/:serial (the CORS plugin'\''s OPTIONS)', () => {
+describe('preflight of /01/:gtin/21/:serial (the CORS plugin OPTIONS)', () => {
   it('answers 204 with the allowed methods and CORS preflight headers (also on qualifier paths), without a call', () =>
     expectOptions([ITEM, `/01/${GTIN}/10/LOT/21/S`, `${ITEM}/`]));
 });
 
-describe('preflight of /01/:gtin (the CORS plugin'\''s OPTIONS)', () => {
+describe('preflight of /01/:gtin (the CORS plugin OPTIONS)', () => {
   it('answers 204 with the allowed methods and CORS preflight headers, without a call', () =>
     expectOptions([`/01/${GTIN}`]));
 });
