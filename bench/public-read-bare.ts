@@ -4,7 +4,8 @@
 // (CertificatesStore.getPublic: the certificate and its provenance in one prepared
 // statement) on the same database, with a pool of the same size, in the same JSON shape;
 // the issuer line the gateway adds from the keys service is read from the keys database.
-// Env: BARE_DATABASE_URL, BARE_KEYS_DATABASE_URL, BARE_PORT.
+// Env: BARE_DATABASE_URL, BARE_KEYS_DATABASE_URL, BARE_PORT, BARE_PUBLIC_URL.
+import { digitalLinkPath } from '@hallmark/kit/gs1';
 import Fastify from 'fastify';
 import pg from 'pg';
 
@@ -18,6 +19,10 @@ interface Row {
   status: string;
   transaction_hash: string | null;
   block_number: string | null;
+  gtin: string | null;
+  serial: string | null;
+  stolen: { kind: string; reportedAt: string; reportedBy: { type: string } } | null;
+  service_history: ServiceEntry[] | null;
   p_kind: string | null;
   p_actor: string | null;
   p_from: string | null;
@@ -27,12 +32,31 @@ interface Row {
   p_at: Date | null;
 }
 
+/** An accepted service record as the certificates row holds it (domain/service-record.ts). */
+interface ServiceEntry {
+  id: string;
+  kind: string;
+  label: string | null;
+  performedAt: string;
+  performer: string;
+  description: string;
+  attachments: {
+    kind: string;
+    sha256: string;
+    contentType: string;
+    width: number;
+    height: number;
+    caption?: string | null;
+  }[];
+  acceptedAt: string;
+}
+
 /** Word for word the statement of services/certificates/src/store.ts (PUBLIC_READ). */
 const PUBLIC_READ = {
   name: 'certificates_public_read',
   text: `SELECT c.id, c.enterprise_id, c.livemode, c.batch_id, c.position, c.token_id, c.name, c.image_url,
            c.metadata, c.metadata_hash, c.holder_address, c.status, c.transaction_hash, c.block_number,
-           c.warranty, c.created_at, c.updated_at,
+           c.warranty, c.stolen, c.gtin, c.serial, c.service_history, c.created_at, c.updated_at,
            p.kind AS p_kind, p.actor AS p_actor, p.from_address AS p_from, p.to_address AS p_to,
            p.transaction_hash AS p_transaction_hash, p.block_number AS p_block_number, p.at AS p_at
          FROM certificates c LEFT JOIN provenance p ON p.certificate_id = c.id
@@ -60,6 +84,7 @@ const PROFILE_READ = {
   text: 'SELECT * FROM enterprise_profiles WHERE enterprise_id = $1',
 };
 
+const PUBLIC_URL = (process.env.BARE_PUBLIC_URL ?? '').replace(/\/+$/, '');
 const db = new pg.Pool({ connectionString: process.env.BARE_DATABASE_URL, max: 10 });
 const keysDb = new pg.Pool({ connectionString: process.env.BARE_KEYS_DATABASE_URL, max: 10 });
 const app = Fastify();
@@ -103,6 +128,34 @@ app.get<{ Params: { id: string } }>('/api/certificate/public/:id', async (reques
     tokenId: num(c.token_id),
     transactionHash: c.transaction_hash,
     blockNumber: num(c.block_number),
+    gtin: c.gtin,
+    serial: c.serial,
+    digitalLink: c.gtin && c.serial ? `${PUBLIC_URL}${digitalLinkPath(c.gtin, c.serial)}` : null,
+    stolen: c.stolen
+      ? {
+          kind: c.stolen.kind,
+          reportedAt: c.stolen.reportedAt,
+          reportedBy: c.stolen.reportedBy.type === 'owner' ? 'owner' : 'brand',
+        }
+      : null,
+    serviceHistory: (c.service_history ?? []).map((e) => ({
+      id: e.id,
+      kind: e.kind,
+      label: e.label,
+      performedAt: e.performedAt,
+      performer: e.performer,
+      description: e.description,
+      attachments: e.attachments.map((a) => ({
+        kind: a.kind,
+        url: `/media/${a.sha256}`,
+        sha256: a.sha256,
+        contentType: a.contentType,
+        width: a.width,
+        height: a.height,
+        caption: a.caption ?? null,
+      })),
+      acceptedAt: e.acceptedAt,
+    })),
   };
 });
 await app.listen({ port: Number(process.env.BARE_PORT), host: '127.0.0.1' });

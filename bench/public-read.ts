@@ -79,6 +79,7 @@ async function startBare(stack: TestStack, dbUrl: string): Promise<{ url: string
       BARE_DATABASE_URL: dbUrl,
       BARE_KEYS_DATABASE_URL: serviceDatabaseUrl(stack.postgres.url, `${stack.prefix}_keys`),
       BARE_PORT: String(port),
+      BARE_PUBLIC_URL: stack.env.HALLMARK_PUBLIC_URL ?? '',
     },
     readyCheck: async () => (await fetch(url).catch(() => null)) !== null,
     logFile: path.join(stack.env.HALLMARK_DATA_DIR!, 'logs', 'bare-public-read.log'),

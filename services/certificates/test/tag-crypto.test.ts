@@ -86,6 +86,7 @@ describe('SUN messages (AN12196)', () => {
     const input = macInputWithFileData('CEE9A53E3E463EF1F459635736738962');
     expect(await macMatches(ZERO, picc.uid, picc.counter, hex('ECC1E7F6C6C73BF6'), input)).toBe(true);
     const data = await decryptFileData(ZERO, picc.uid, picc.counter, hex('CEE9A53E3E463EF1F459635736738962'));
+    // AN12196 Table 5: the tag's plaintext file data is sixteen ASCII 'x' (0x78) bytes.
     expect(data.toString('ascii')).toBe('xxxxxxxxxxxxxxxx');
   });
 

@@ -283,7 +283,7 @@ export async function send(baseUrl: string, c: FuzzCase, auth?: string) {
 }
 
 /** Pages a person's browser lands on: they answer HTML pages, errors included. */
-const HTML_PAGES = ['/verify/', '/vouchers/', '/claim/', '/api/platform/auth/callback'];
+const HTML_PAGES = ['/verify/', '/vouchers/', '/claim/', '/t/', '/api/platform/auth/callback'];
 
 /** Why an answer breaks the contract, or null. */
 export function problemOf(c: FuzzCase, r: Awaited<ReturnType<typeof send>>): string | null {
