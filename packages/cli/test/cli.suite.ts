@@ -2,23 +2,26 @@
 // login saved 0600 and overridden by the environment; a 500-row CSV + ZIP job submitted with
 // --wait shows its bars and ends with the summary and exit 0; failures exit non-zero with the
 // API's code and request id; --json prints exactly the API's objects; in a tmux pane the live
-// bar redraws and Ctrl-C leaves the job running with the line to re-attach. Run by
-// e2e.test.ts on its stack (bulk batches of 50, so progress moves in steps a bar can show).
+// bar redraws and Ctrl-C leaves the job running with the line to re-attach (the last three:
+// cli-output.suite.ts). Run by e2e.test.ts on its stack (bulk batches of 50, so progress moves in
+// steps a bar can show).
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { TestStack } from '@hallmark/e2e';
 import { verifyWebhook } from '@hallmark/client';
 import type { Receiver } from '../../client/test/receiver.js';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { bin, csvWithZip, hallmark, tmuxPane } from './run.js';
+import { csvWithZip, hallmark } from './run.js';
 
 let stack: TestStack;
 let token: string;
 let dir: string;
 let env: Record<string, string>;
 let bigJobId = '';
+
+/** What cli-output.suite.ts continues with: the same stack, session token and CLI config. */
+export const cliState = () => ({ stack, token, dir, env });
 
 /** Runs `hallmark … --json` expecting exit 0; answers what it printed, parsed. */
 const jsonOf = (auth: Record<string, string>) => async (args: string[]) => {
@@ -300,179 +303,5 @@ export function cliSuite(getEnv: () => { stack: TestStack; receiver: Receiver })
       expect(neither.code).toBe(2);
       expect(neither.stderr).toContain("required option '--order <orderId>' not specified");
     });
-  });
-
-  describe('hallmark bulk fix', () => {
-    it('sends the corrected cells of a row; a row of an unknown job exits non-zero with the code and request id', async () => {
-      const r = await hallmark(['bulk', 'fix', 'job_nope', '2', '--set', 'recipientEmail=ada@example.com'], {
-        ...env,
-        HALLMARK_TOKEN: token,
-      });
-      expect(r.code).not.toBe(0);
-      expect(r.stderr).toMatch(/code: \w+/);
-      expect(r.stderr).toMatch(/request id: \S+/);
-      const bad = await hallmark(['bulk', 'fix', 'job_nope', '2', '--set', 'no-equals-sign'], {
-        ...env,
-        HALLMARK_TOKEN: token,
-      });
-      expect(bad.code).not.toBe(0);
-      expect(bad.stderr).toContain('--set wants column=value');
-    });
-  });
-
-  describe('failures', () => {
-    it('exit non-zero with the API error code and the request id (both surfaces)', async () => {
-      const v1 = await hallmark(['vouchers', 'get', 'vouch_000000000000000000000000'], {
-        ...env,
-        HALLMARK_TOKEN: token,
-      });
-      expect(v1.code).toBe(4);
-      expect(v1.stderr).toMatch(/code: resource_not_found/);
-      expect(v1.stderr).toMatch(/request id: req_\w+/);
-      console.log(`a failing command:\n${v1.stderr}exit ${v1.code}`);
-
-      const api = await hallmark(['bulk', 'cancel', 'job_000000000000000000000000'], {
-        ...env,
-        HALLMARK_TOKEN: token,
-      });
-      expect(api.code).toBe(4);
-      expect(api.stderr).toMatch(/code: resource_not_found/);
-      expect(api.stderr).toMatch(/request id: req_\w+/);
-
-      const invalid = await hallmark(
-        ['vouchers', 'create', '--code', 'X', '--type', 'percentage', '--value', '500', '--json'],
-        {
-          ...env,
-          HALLMARK_TOKEN: token,
-        },
-      );
-      expect(invalid.code).toBe(2);
-      const body = JSON.parse(invalid.stdout);
-      expect(body.error).toMatchObject({
-        type: 'invalid_request_error',
-        request_id: expect.stringMatching(/^req_/),
-      });
-      expect(invalid.stderr).toContain(`request id: ${body.error.request_id}`);
-
-      const usage = await hallmark(['vouchers', 'create'], env);
-      expect(usage.code).toBe(2);
-      expect(usage.stderr).toMatch(/required option/);
-    });
-  });
-
-  describe('--json', () => {
-    it('prints exactly the API objects: created voucher, list pages, keys, cost preview', async () => {
-      const auth = { ...env, HALLMARK_TOKEN: token };
-      const created = await hallmark(
-        [
-          'vouchers',
-          'create',
-          '--code',
-          'JSON0001',
-          '--type',
-          'fixed_amount',
-          '--value',
-          '500',
-          '--max-uses',
-          '3',
-          '--json',
-        ],
-        auth,
-      );
-      expect(created.code).toBe(0);
-      const voucher = JSON.parse(created.stdout);
-      expect((await stack.call('GET', `/api/v1/vouchers/${voucher.id}`, { auth: token })).body).toEqual(
-        voucher,
-      );
-
-      const list = await hallmark(['vouchers', 'list', '--limit', '5', '--json'], auth);
-      expect(JSON.parse(list.stdout)).toEqual(
-        (await stack.call('GET', '/api/v1/vouchers?page=1&limit=5', { auth: token })).body,
-      );
-
-      const key = JSON.parse(
-        (
-          await hallmark(
-            ['keys', 'create', '--name', 'cli', '--permissions', 'transactions.read', '--json'],
-            auth,
-          )
-        ).stdout,
-      );
-      expect(key.key).toMatch(/^pk_test_/);
-      const keys = await hallmark(['keys', 'list', '--json'], auth);
-      expect(JSON.parse(keys.stdout)).toEqual(
-        (await stack.call('GET', '/api/v1/api-keys', { auth: token })).body,
-      );
-
-      const cost = await hallmark(['cost', '250', '--json'], auth);
-      expect(JSON.parse(cost.stdout)).toEqual(
-        (await stack.call('GET', '/api/billing/cost-preview/250', { auth: token })).body,
-      );
-
-      const people = await hallmark(['vouchers', 'list'], auth);
-      expect(people.stdout).toMatch(/JSON0001.*fixed_amount.*500/);
-    });
-
-    it('completion scripts name every command', async () => {
-      const bash = await hallmark(['completion', 'bash'], env);
-      expect(bash.code).toBe(0);
-      expect(bash.stdout).toContain('complete -o default -F _hallmark hallmark');
-      expect(bash.stdout).toContain(
-        '"bulk") opts="submit order watch status list retry fix cancel download template',
-      );
-      expect((await hallmark(['completion', 'zsh'], env)).stdout).toContain('bashcompinit');
-    });
-  });
-
-  describe('in a terminal (tmux)', () => {
-    it('the live bar redraws in place; Ctrl-C leaves the job running and prints how to re-attach', async () => {
-      const { csv, zip } = await csvWithZip(dir, 'tmux', 500);
-      const socket = `hallmark-cli-${randomBytes(4).toString('hex')}`;
-      // An enterprise of its own: a fresh status-poll budget (100 per 15 minutes).
-      const other = await stack.token();
-      const pane = tmuxPane(socket, `${process.execPath} ${bin} bulk submit ${csv} --images ${zip} --wait`, {
-        ...env,
-        HALLMARK_TOKEN: other,
-      });
-      try {
-        let shot = '';
-        const deadline = Date.now() + 60_000;
-        // Wait for the job bar with some items done, not yet finished.
-        while (Date.now() < deadline) {
-          shot = pane.capture();
-          if (/job_\w+ processing\s+\|[█░]+\| \d+% [1-9]\d*\/500/.test(shot)) break;
-          await new Promise((r) => setTimeout(r, 150));
-        }
-        writeFileSync(path.join(dir, 'progress-capture.txt'), shot.trimEnd() + '\n');
-        console.log(`tmux capture of the live bar:\n${shot.trimEnd()}`);
-        expect(shot).toMatch(/Uploading \|█+\| 100%/);
-        expect(shot).toMatch(/job_\w+ processing\s+\|[█░]+\| \d+% \d+\/500 \| ✓ \d+ ✗ 0 \| [\d.]+\/s \| ETA/);
-        // Redrawn in place: one job-bar line on screen, not one per update.
-        expect(shot.match(/\| ETA/g)).toHaveLength(1);
-        const jobId = /(job_\w+) processing/.exec(shot)![1]!;
-
-        pane.keys('C-c');
-        let after = '';
-        for (let i = 0; i < 50 && !/Re-attach/.test(after); i++) {
-          await new Promise((r) => setTimeout(r, 100));
-          after = pane.capture();
-        }
-        expect(after).toContain(`Job ${jobId} keeps running on the server.`);
-        expect(after).toContain(`Re-attach with: hallmark bulk watch ${jobId}`);
-        expect(after).toContain('[exit 130]');
-        // The job was not cancelled: it goes on past where the watcher stopped.
-        const seen = Number(/ (\d+)\/500 \|/.exec(shot)![1]);
-        const deadline2 = Date.now() + 60_000;
-        let job: any;
-        do {
-          await new Promise((r) => setTimeout(r, 500));
-          job = (await stack.call('GET', `/api/bulk-mint/${jobId}`, { auth: other })).body.data;
-        } while (job.processedCount <= seen && Date.now() < deadline2);
-        expect(job.status).not.toBe('cancelled');
-        expect(job.processedCount).toBeGreaterThan(seen);
-      } finally {
-        pane.kill();
-      }
-    }, 200_000);
   });
 }

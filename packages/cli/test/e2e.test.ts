@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { clientSuite } from '../../client/test/client.suite.js';
 import { startReceiver, type Receiver } from '../../client/test/receiver.js';
-import { cliSuite } from './cli.suite.js';
+import { cliOutputSuite } from './cli-output.suite.js';
+import { cliState, cliSuite } from './cli.suite.js';
 import { listenSuite } from './listen.suite.js';
 import { profileSuite } from './profile.suite.js';
 import { buildCli } from './run.js';
@@ -38,5 +39,6 @@ afterAll(async () => {
 
 describe('@hallmark/client', () => clientSuite(() => ({ stack, receiver })));
 describe('hallmark CLI', () => cliSuite(() => ({ stack, receiver })));
+describe('hallmark CLI output', () => cliOutputSuite(cliState));
 describe('hallmark CLI', () => listenSuite(() => stack));
 describe('hallmark profile', () => profileSuite(() => ({ stack, receiver })));
