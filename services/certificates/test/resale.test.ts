@@ -43,6 +43,8 @@ describe('resale to a buyer with no wallet', () => {
       token_id: Number(cert.tokenId),
     });
     expect(r.approval).toBeUndefined();
+    // The claim page's read says it is a resale, so the buyer is not told of a gift.
+    expect((await gifts.getGiftByToken({ token: await linkOf(r.id) }, CALL)).kind).toBe('resale');
     const buyer = ownerOf();
     await buyerClaims(r.id, buyer);
     const buyerWallet = await api.ensureWallet(

@@ -72,6 +72,7 @@ export function createGiftHandlers(
       const { gift, certificate, status } = await service.view(req.token);
       return {
         transfer_id: gift.id,
+        kind: gift.kind,
         status,
         expires_at: gift.expiresAt.toISOString(),
         message: gift.message ?? undefined,

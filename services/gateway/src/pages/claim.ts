@@ -1,7 +1,8 @@
-// The claim page of a gift (`/claim/:token`): the verification page's shell (server-rendered,
-// no JavaScript, one inline stylesheet, strict CSP). It shows what is offered (certificate
-// image, name, issuer), the sender's message, the expiry and how to claim; with
-// HALLMARK_CLAIM_APP_URL set it links there with the token. Every value is escaped by `html`.
+// The claim page of a gift or a resale (`/claim/:token`): the verification page's shell
+// (server-rendered, no JavaScript, one inline stylesheet, strict CSP). It shows what is offered
+// (certificate image, name, issuer), the sender's message, the expiry and how to claim; with
+// HALLMARK_CLAIM_APP_URL set it links there with the token. A resale's buyer reads about their
+// purchase and its seller, never about a gift. Every value is escaped by `html`.
 import type { GiftView } from '@hallmark/proto/certificates/v1/gifts';
 import { claimedIssuer, renderIssuer, type IssuerView } from './issuer.js';
 import { html, unsafeRaw } from './html.js';
@@ -15,11 +16,29 @@ a.button{display:inline-block;background:#1d4ea3;color:#fff;border-radius:8px;pa
 code{font:.85rem ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere}
 `);
 
-const page = pageKind({
-  heading: 'Hallmark · Gift',
-  footer: 'Certificates are recorded on a public blockchain by Hallmark.',
-  style: STYLE,
-});
+const FOOTER = 'Certificates are recorded on a public blockchain by Hallmark.';
+const PAGES = {
+  gift: pageKind({ heading: 'Hallmark · Gift', footer: FOOTER, style: STYLE }),
+  resale: pageKind({ heading: 'Hallmark · Resale', footer: FOOTER, style: STYLE }),
+};
+
+/** How each kind of hand-over is worded (GiftView.kind: `gift`, `resale`; anything else a gift). */
+const WORDS = {
+  gift: {
+    title: 'a gift for you',
+    offered: 'A certificate was gifted to you',
+    from: 'Message from the sender',
+    description: 'A gift for you',
+  },
+  resale: {
+    title: 'your purchase',
+    offered: 'The certificate of your purchase is ready for you',
+    from: 'Message from the seller',
+    description: 'The certificate of your purchase',
+  },
+};
+export type ClaimKind = keyof typeof WORDS;
+export const claimKind = (kind: string | undefined): ClaimKind => (kind === 'resale' ? 'resale' : 'gift');
 
 const formatDate = (iso: string) => {
   const d = new Date(iso);
@@ -44,6 +63,8 @@ export function renderClaimPage(
   links: ClaimPageLinks,
   issuer: IssuerView | null = null,
 ): string {
+  const kind = claimKind(v.kind);
+  const words = WORDS[kind];
   const how = links.claimApp
     ? html`<p><a class="button" id="claim" href="${links.claimApp}">Claim this certificate</a></p>
         <p>
@@ -52,10 +73,10 @@ export function renderClaimPage(
     : html`<p>Sign in to Hallmark and claim it with your session:</p>
         <p><code>POST ${links.claimApi}</code></p>
         <p>The certificate then moves to your own wallet. The link works once.</p>`;
-  return page(
-    `${v.certificate_name} · a gift for you · Hallmark`,
+  return PAGES[kind](
+    `${v.certificate_name} · ${words.title} · Hallmark`,
     html`<div class="banner pending" id="status" data-status="pending">
-        A certificate was gifted to you<small>Claim it before ${formatDate(v.expires_at)}.</small>
+        ${words.offered}<small>Claim it before ${formatDate(v.expires_at)}.</small>
       </div>
       <section class="card">
         ${v.image_url ? photoImg(v.image_url, v.certificate_name) : ''}
@@ -66,7 +87,7 @@ export function renderClaimPage(
       ${
         v.message
           ? html`<section class="card">
-              <h2>Message from the sender</h2>
+              <h2>${words.from}</h2>
               <blockquote id="message">${v.message}</blockquote>
             </section>`
           : ''
@@ -76,12 +97,12 @@ export function renderClaimPage(
         ${how}
       </section>`,
     {
-      description: `A gift for you: ${v.certificate_name}, a certificate of authenticity recorded on a public blockchain by Hallmark.`,
+      description: `${words.description}: ${v.certificate_name}, a certificate of authenticity recorded on a public blockchain by Hallmark.`,
     },
   );
 }
 
-const REASONS: Record<string, [string, string]> = {
+const GIFT_REASONS: Record<string, [string, string]> = {
   claiming: ['This gift has been claimed', 'Its certificate is on its way to the recipient.'],
   claimed: ['This gift has been claimed', 'A claim link works only once.'],
   revoked: ['This gift was withdrawn', 'The sender revoked it; the certificate stayed with them.'],
@@ -94,13 +115,29 @@ const REASONS: Record<string, [string, string]> = {
   rate_limited: ['Too many invalid claim links', 'Please wait a while before trying again.'],
 };
 
+const RESALE_REASONS: Record<string, [string, string]> = {
+  ...GIFT_REASONS,
+  claiming: ['This purchase has been claimed', 'Its certificate is on its way to the buyer.'],
+  claimed: ['This purchase has been claimed', 'A claim link works only once.'],
+  revoked: [
+    'This resale was cancelled',
+    'The seller cancelled it or the brand refused it; the certificate stayed with the seller.',
+  ],
+  expired: ['This resale has expired', 'It was not claimed in time; the certificate stays with the seller.'],
+  unavailable: [
+    'This purchase cannot be claimed',
+    'Its certificate is no longer available for it: it is being handed over another way, or has moved.',
+  ],
+};
+
 /** A link that cannot be claimed (any status but pending), or an unknown one (404). */
-export function renderClaimInvalidPage(status: string | null): string {
-  const [title, detail] = (status && REASONS[status]) || [
+export function renderClaimInvalidPage(status: string | null, kind: ClaimKind = 'gift'): string {
+  const reasons = kind === 'resale' ? RESALE_REASONS : GIFT_REASONS;
+  const [title, detail] = (status && reasons[status]) || [
     'This claim link is not valid',
     'It may be mistyped, already used, withdrawn or expired.',
   ];
-  return page(
+  return PAGES[kind](
     `${title} · Hallmark`,
     html`<div class="banner bad" id="status" data-status="${status ?? 'not_found'}">
       ${title}<small>${detail}</small>
@@ -108,6 +145,7 @@ export function renderClaimInvalidPage(status: string | null): string {
   );
 }
 
+/** An outage: whether the link is a gift or a resale is not known, so neither is named. */
 export function renderClaimUnavailablePage(): string {
-  return page('Gift unavailable · Hallmark', unavailableBanner('gift'));
+  return PAGES.gift('Claim unavailable · Hallmark', unavailableBanner('claim link'));
 }

@@ -169,6 +169,30 @@ describe('GET /claim/:token', () => {
     expect(res.body).toContain('This gift cannot be claimed');
     expect(res.body).not.toContain('How to claim');
   });
+
+  it('words a resale for its buyer (their purchase, the seller), never as a gift, also when it cannot be claimed', async () => {
+    const resale = {
+      transfer_id: GIFT,
+      kind: 'resale',
+      status: 'pending',
+      expires_at: '2026-12-02T00:00:00.000Z',
+      message: 'Enjoy it',
+      certificate_id: 'cert_1',
+      certificate_name: 'Lamp',
+    };
+    h.answer('gifts', 'getGiftByToken', async () => resale);
+    const res = await h.app.inject({ method: 'GET', url: `/claim/${TOKEN}` });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('The certificate of your purchase is ready for you');
+    expect(res.body).toContain('Message from the seller');
+    expect(res.body).toContain('Lamp · your purchase · Hallmark');
+    expect(res.body).not.toMatch(/gifted|a gift|Gift/); // (the claim API path says /gift/)
+    h.answer('gifts', 'getGiftByToken', async () => ({ ...resale, status: 'revoked' }));
+    const cancelled = await h.app.inject({ method: 'GET', url: `/claim/${TOKEN}` });
+    expect(cancelled.statusCode).toBe(410);
+    expect(cancelled.body).toContain('This resale was cancelled');
+    expect(cancelled.body).not.toMatch(/gifted|a gift|Gift/);
+  });
 });
 
 describe('POST /api/certificates/gift/claim/:token', () => {

@@ -118,7 +118,11 @@ export interface GiftView {
    * The issuing enterprise's public issuer profile (absent when it has none); the page
    * prefers it to `issuer`.
    */
-  issuer_profile?: IssuerProfile | undefined;
+  issuer_profile?:
+    | IssuerProfile
+    | undefined;
+  /** "gift" or "resale" (an owner's sale to a buyer, docs/resale.md): the page words it so. */
+  kind: string;
 }
 
 export interface ClaimGiftRequest {
@@ -1044,6 +1048,7 @@ function createBaseGiftView(): GiftView {
     image_url: undefined,
     issuer: undefined,
     issuer_profile: undefined,
+    kind: "",
   };
 }
 
@@ -1075,6 +1080,9 @@ export const GiftView: MessageFns<GiftView> = {
     }
     if (message.issuer_profile !== undefined) {
       IssuerProfile.encode(message.issuer_profile, writer.uint32(74).fork()).join();
+    }
+    if (message.kind !== "") {
+      writer.uint32(82).string(message.kind);
     }
     return writer;
   },
@@ -1164,6 +1172,14 @@ export const GiftView: MessageFns<GiftView> = {
             message.issuer_profile = IssuerProfile.decode(reader, reader.uint32());
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1211,6 +1227,7 @@ export const GiftView: MessageFns<GiftView> = {
         : isSet(object.issuer_profile)
         ? IssuerProfile.fromJSON(object.issuer_profile)
         : undefined,
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
     };
   },
 
@@ -1242,6 +1259,9 @@ export const GiftView: MessageFns<GiftView> = {
     }
     if (message.issuer_profile !== undefined) {
       obj.issuerProfile = IssuerProfile.toJSON(message.issuer_profile);
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
     }
     return obj;
   },

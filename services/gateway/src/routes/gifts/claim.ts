@@ -8,7 +8,12 @@ import type { Config } from '../../config.js';
 import { defineEndpoint } from '../../endpoint/define.js';
 import { bool, Type } from '../../endpoint/schema.js';
 import { issuerFrom } from '../../pages/issuer.js';
-import { renderClaimInvalidPage, renderClaimPage, renderClaimUnavailablePage } from '../../pages/claim.js';
+import {
+  claimKind,
+  renderClaimInvalidPage,
+  renderClaimPage,
+  renderClaimUnavailablePage,
+} from '../../pages/claim.js';
 import { sendPage } from '../../pages/shell.js';
 import { principalOf } from '../shared.js';
 import { verifyUrl } from '../verify/pages.js';
@@ -78,7 +83,7 @@ export const getGiftClaimPage = defineEndpoint({
     }
     if (view.status !== 'pending') {
       await limits.countInvalid(request);
-      return sendPage(reply, 410, renderClaimInvalidPage(view.status));
+      return sendPage(reply, 410, renderClaimInvalidPage(view.status, claimKind(view.kind)));
     }
     const urls = claimUrls(config, token);
     return sendPage(
