@@ -190,6 +190,35 @@ describe('Listen: a session is a subscription of its own, streamed', () => {
     });
   }, 20_000);
 
+  it('outlives a database that cannot answer its claims: the stream stays open and the event arrives once it can', async () => {
+    const ent = newId('enterprise');
+    const l = listen(principal(ent));
+    await eventually(async () => expect(l.got[0]?.session?.id).toMatch(/^lsn_/));
+    // The claim's statement writes webhook_attempts: without it every claim fails (as in a
+    // failover), while the fan-out still records the session's delivery.
+    await pool.query('ALTER TABLE webhook_attempts RENAME TO webhook_attempts_away');
+    let t: EventEnvelope;
+    try {
+      t = await publish('transaction.completed', ent, txn());
+      await eventually(async () => {
+        const { rows } = await pool.query(
+          "SELECT 1 FROM webhook_deliveries WHERE event_id = $1 AND session_id IS NOT NULL AND status = 'pending'",
+          [t.id],
+        );
+        expect(rows).toHaveLength(1);
+      });
+      await new Promise((r) => setTimeout(r, 500)); // several failed claims (polled every 100 ms)
+    } finally {
+      await pool.query('ALTER TABLE webhook_attempts_away RENAME TO webhook_attempts');
+    }
+    await eventually(
+      async () => expect(l.got.filter((m) => m.event).map((m) => m.event!.event_id)).toEqual([t.id]),
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
+    l.abort.abort();
+    await l.done;
+  }, 20_000);
+
   it('hears only the types it asked for, and refuses an unknown type naming it', async () => {
     const ent = newId('enterprise');
     const l = listen(principal(ent), ['bulk.job.completed']);

@@ -2,7 +2,7 @@
 // deliveries (leased, like the POSTing worker), signs each as its endpoint or subscription
 // would be signed, writes it to the stream and records the attempt. Woken by the same NOTIFY
 // the worker hears, else polls; refreshes the session's heartbeat; ends the session when its
-// stream goes. A sweep (every replica) ends sessions whose process died and fails what they
+// stream goes (a database that is briefly away does not end it: the loop waits and claims again). A sweep (every replica) ends sessions whose process died and fails what they
 // still had pending, so nothing waits for a listener that will not come.
 import { PgListener, type Logger, type Pool } from '@hallmark/kit';
 import type { DeliveriesStore } from '../deliveries-store.js';
@@ -79,7 +79,11 @@ export class ListenHub {
     let lastBeat = Date.now();
     try {
       while (!local.signal.aborted) {
-        const claims = await this.sessions.claim(sessionId, 50, 30_000);
+        const claims = await this.claim(sessionId);
+        if (claims === null) {
+          await this.sleep(local.signal);
+          continue;
+        }
         for (const c of claims) {
           if (local.signal.aborted) break;
           const started = performance.now();
@@ -99,11 +103,19 @@ export class ListenHub {
           });
           if (local.signal.aborted) break; // not known to have reached anyone: end() fails it
           const outcome = { statusCode: null, latencyMs: performance.now() - started, error: null };
-          await this.deliveries.record(c, outcome, { status: 'succeeded', waitS: null });
+          // Not recorded (the database is away): the lease runs out and the event is streamed
+          // again — at least once, as every webhook delivery is.
+          await this.deliveries
+            .record(c, outcome, { status: 'succeeded', waitS: null })
+            .catch((err) =>
+              this.log.warn({ err, session: sessionId }, 'listen hub: an attempt was not recorded'),
+            );
         }
         if (Date.now() - lastBeat > this.heartbeatMs) {
           lastBeat = Date.now();
-          await this.sessions.touch(sessionId);
+          await this.sessions
+            .touch(sessionId)
+            .catch((err) => this.log.warn({ err, session: sessionId }, 'listen hub: heartbeat not written'));
         }
         if (claims.length === 50) continue;
         await this.sleep(local.signal);
@@ -115,6 +127,20 @@ export class ListenHub {
         .end(sessionId, signal.aborted ? 'listener disconnected' : 'server stopped')
         .catch((err) => this.log.warn({ err, session: sessionId }, 'listen hub: could not end a session'));
       if (this.open.size === 0) await this.release();
+    }
+  }
+
+  /**
+   * The session's due deliveries, or null when the database could not answer: a failover or a
+   * dropped connection does not end the listener's stream — the loop waits and claims again,
+   * and the stream stays open meanwhile (its pings go on).
+   */
+  private async claim(sessionId: string) {
+    try {
+      return await this.sessions.claim(sessionId, 50, 30_000);
+    } catch (err) {
+      this.log.warn({ err, session: sessionId }, 'listen hub: claim failed; retrying');
+      return null;
     }
   }
 
