@@ -60,7 +60,9 @@ const indexer = () =>
 
 /** A verifier whose chain RPC endpoint answers nothing: it can only verify from the index. */
 function offlineVerifier(events?: VerifiedEvents): Verifier {
-  const dead = new JsonRpcProvider('http://127.0.0.1:9', Network.from(chain.chainId), { staticNetwork: true });
+  const dead = new JsonRpcProvider('http://127.0.0.1:9', Network.from(chain.chainId), {
+    staticNetwork: true,
+  });
   return new Verifier({
     pool,
     store,
@@ -89,7 +91,8 @@ async function mintBatch(n: number): Promise<{ id: string; tokenId: number }[]> 
   );
 }
 
-const failed = (v: Awaited<ReturnType<Verifier['verify']>>) => v.checks.filter((k) => !k.passed).map((k) => k.name);
+const failed = (v: Awaited<ReturnType<Verifier['verify']>>) =>
+  v.checks.filter((k) => !k.passed).map((k) => k.name);
 
 async function metric(name: string, labels: Record<string, string> = {}): Promise<number> {
   const m = (await registry.getSingleMetric(name)?.get())?.values ?? [];
@@ -164,7 +167,9 @@ describe('verifications from the chain index', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     const elapsed = performance.now() - started;
-    const { rows } = await pool.query<{ value: string }>('SELECT value FROM chain_state WHERE key = $1', [key]);
+    const { rows } = await pool.query<{ value: string }>('SELECT value FROM chain_state WHERE key = $1', [
+      key,
+    ]);
     expect(Number(rows[0]!.value)).toBeGreaterThanOrEqual(burn.blockNumber);
     expect(after!.burned).toBe(true);
     expect(elapsed).toBeLessThan(1000);
@@ -180,7 +185,11 @@ describe('verifications from the chain index', () => {
     // The holder transfers the token; the index misses the log (its move is lost).
     const other = anvilWallet(6).address;
     await (
-      await chain.contract.connect(holder()).contract.getFunction('transferFrom')(holder().address, other, c!.tokenId)
+      await chain.contract.connect(holder()).contract.getFunction('transferFrom')(
+        holder().address,
+        other,
+        c!.tokenId,
+      )
     ).wait();
     await indexer().runOnce();
     await pool.query('DELETE FROM chain_tokens WHERE token_id = $1', [c!.tokenId]);
@@ -200,7 +209,9 @@ describe('verifications from the chain index', () => {
     expect((await recheck.runOnce()).flagged).toBe(0);
 
     // Re-indexed from scratch, the index agrees again and the disagreement is resolved.
-    await pool.query('DELETE FROM chain_state WHERE key = $1', [chainIndexKey(chain.chainId, chain.contract.address)]);
+    await pool.query('DELETE FROM chain_state WHERE key = $1', [
+      chainIndexKey(chain.chainId, chain.contract.address),
+    ]);
     await indexer().runOnce();
     const healed = await recheck.runOnce();
     expect(healed).toMatchObject({ resolved: 1, open: 0 });
@@ -224,7 +235,9 @@ describe('verifications from the chain index', () => {
     await verifier.verify(e!.id, { recordEvent: false });
     expect(await count(d!.id)).toEqual([]); // nothing written per view
     expect(await events.flush()).toBe(2);
-    expect(await count(d!.id)).toEqual([expect.objectContaining({ views: 5, failed_views: 0, result: 'verified' })]);
+    expect(await count(d!.id)).toEqual([
+      expect.objectContaining({ views: 5, failed_views: 0, result: 'verified' }),
+    ]);
     expect(await count(e!.id)).toEqual([expect.objectContaining({ views: 1, result: 'verified' })]);
     expect(await events.flush()).toBe(0);
   }, 60_000);

@@ -78,7 +78,11 @@ export function indexedChecks(i: IndexedInput): ChainChecks {
   let holder: Check;
   let chainOwner: string | null = null;
   if (burned) {
-    holder = { name: 'holder', passed: false, detail: 'The token no longer exists on chain, so it has no holder.' };
+    holder = {
+      name: 'holder',
+      passed: false,
+      detail: 'The token no longer exists on chain, so it has no holder.',
+    };
   } else {
     chainOwner = getAddress(i.move?.owner ?? b.holder);
     const recorded = getAddress(i.holderAddress);
@@ -125,7 +129,11 @@ export function indexedChecks(i: IndexedInput): ChainChecks {
           passed: false,
           detail: burnedDetail(burned ? { tx: i.move!.transactionHash, block: i.move!.blockNumber } : null),
         }
-      : { name: 'not_burned', passed: true, detail: `Token #${tokenId} exists on chain: it has not been burned.` };
+      : {
+          name: 'not_burned',
+          passed: true,
+          detail: `Token #${tokenId} exists on chain: it has not been burned.`,
+        };
 
   return { checks: [onChain, holder, metadata, notBurned], chainOwner, chainBurned: burned };
 }
@@ -154,7 +162,8 @@ export function compareFacts(
 ): FactComparison[] {
   const out: FactComparison[] = [];
   const burned = indexed.move?.burned === true;
-  const indexedOwner = indexed.batch && !burned ? getAddress(indexed.move?.owner ?? indexed.batch.holder) : null;
+  const indexedOwner =
+    indexed.batch && !burned ? getAddress(indexed.move?.owner ?? indexed.batch.holder) : null;
   if (chain.owner !== undefined) {
     const chainOwner = chain.owner === null ? null : getAddress(chain.owner);
     out.push({
@@ -176,7 +185,8 @@ export function compareFacts(
     const describe = (x: { firstTokenId: bigint; quantity: bigint; to: string }, root: string) =>
       `#${x.firstTokenId}+${x.quantity} to ${getAddress(x.to)}, root ${root}`;
     const c = chain.batch;
-    const rootHigh = (root: string) => `0x${(BigInt(root) & ~((1n << 48n) - 1n)).toString(16).padStart(64, '0')}`;
+    const rootHigh = (root: string) =>
+      `0x${(BigInt(root) & ~((1n << 48n) - 1n)).toString(16).padStart(64, '0')}`;
     const agree =
       b !== null &&
       c !== null &&

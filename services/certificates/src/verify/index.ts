@@ -13,7 +13,9 @@ import { IndexRecheck } from './workers/recheck.js';
 
 type VerifyConfig = Pick<
   Config,
-  'HALLMARK_VERIFICATION_EVENT_WINDOW_MS' | 'HALLMARK_CHAIN_RECHECK_INTERVAL_MS' | 'HALLMARK_CHAIN_RECHECK_BATCH'
+  | 'HALLMARK_VERIFICATION_EVENT_WINDOW_MS'
+  | 'HALLMARK_CHAIN_RECHECK_INTERVAL_MS'
+  | 'HALLMARK_CHAIN_RECHECK_BATCH'
 >;
 
 export function verifySlice(o: {
@@ -26,12 +28,19 @@ export function verifySlice(o: {
 }) {
   const { config, pool, log, chain } = o;
   const events = new VerifiedEvents({ pool, log, windowMs: config.HALLMARK_VERIFICATION_EVENT_WINDOW_MS });
-  const verifier = new Verifier({ pool, store: o.store, chain: () => chain ?? null, images: o.images, events });
+  const verifier = new Verifier({
+    pool,
+    store: o.store,
+    chain: () => chain ?? null,
+    images: o.images,
+    events,
+  });
   const recheck =
     chain && config.HALLMARK_CHAIN_RECHECK_INTERVAL_MS > 0
       ? new IntervalWorker(
           { name: 'chain index re-check', intervalMs: config.HALLMARK_CHAIN_RECHECK_INTERVAL_MS, log },
-          () => new IndexRecheck({ pool, chain, log, batchSize: config.HALLMARK_CHAIN_RECHECK_BATCH }).runOnce(),
+          () =>
+            new IndexRecheck({ pool, chain, log, batchSize: config.HALLMARK_CHAIN_RECHECK_BATCH }).runOnce(),
         )
       : null;
   return { verifier, workers: [events, ...(recheck ? [recheck] : [])] };

@@ -147,7 +147,11 @@ export class Verifier {
       this.treeFor(c, hash),
       chain.chainId === undefined
         ? null
-        : this.reads.tokenFacts(chain.contract.address, tokenId, chainIndexKey(chain.chainId, chain.contract.address)),
+        : this.reads.tokenFacts(
+            chain.contract.address,
+            tokenId,
+            chainIndexKey(chain.chainId, chain.contract.address),
+          ),
     ]);
     if (facts && indexCovers(facts, tokenId, c.blockNumber!)) {
       verifications.inc({ source: 'index' });

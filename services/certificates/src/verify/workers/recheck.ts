@@ -58,7 +58,8 @@ export class IndexRecheck {
   async runOnce(): Promise<RecheckResult> {
     const targets = new Map<string, RecheckTarget>();
     for (const t of await this.store.open()) targets.set(t.certificateId, t);
-    for (const t of await this.store.next(this.cursorKey, this.opts.batchSize)) targets.set(t.certificateId, t);
+    for (const t of await this.store.next(this.cursorKey, this.opts.batchSize))
+      targets.set(t.certificateId, t);
     const result: RecheckResult = { checked: 0, flagged: 0, resolved: 0, open: 0 };
     for (const t of targets.values()) await this.check(t, result);
     result.open = await this.store.countOpen();
@@ -87,7 +88,10 @@ export class IndexRecheck {
       if (c.agree) {
         if (await this.store.resolve(t.tokenId, c.fact)) {
           result.resolved++;
-          this.opts.log.info({ certificateId: t.certificateId, tokenId: String(t.tokenId), fact: c.fact }, 'chain index: agrees with the chain again');
+          this.opts.log.info(
+            { certificateId: t.certificateId, tokenId: String(t.tokenId), fact: c.fact },
+            'chain index: agrees with the chain again',
+          );
         }
         continue;
       }
@@ -96,7 +100,14 @@ export class IndexRecheck {
       result.flagged++;
       flagged.inc({ fact: c.fact });
       this.opts.log.warn(
-        { certificateId: t.certificateId, tokenId: String(t.tokenId), fact: c.fact, indexed: c.indexed, chain: c.chain, block: at },
+        {
+          certificateId: t.certificateId,
+          tokenId: String(t.tokenId),
+          fact: c.fact,
+          indexed: c.indexed,
+          chain: c.chain,
+          block: at,
+        },
         'chain index: disagrees with the chain',
       );
     }
