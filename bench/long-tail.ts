@@ -129,7 +129,7 @@ export async function populate(stack: TestStack, templateId: string, count: numb
       });
       const receipt = (await tx.wait())!;
       const minted = minter.parseBatchMinted(receipt).find((e) => e.batchKey === batchKey)!;
-      const batchId = newId('batch');
+      const batchId = newId('certificateBatch');
       await db.query('BEGIN');
       await db.query(
         `INSERT INTO certificate_batches (id, enterprise_id, livemode, idempotency_key, request_hash, holder_address,
