@@ -153,6 +153,11 @@ describe('verifications from the chain index', () => {
     const genuine = await offline.verify(a!.id, { recordEvent: false });
     expect(failed(genuine)).toEqual([]);
     expect(genuine.chainOwner).toBe(holder().address);
+    const { rows: root } = await pool.query<{ merkle_root: string }>(
+      'SELECT b.merkle_root FROM certificates c JOIN certificate_batches b ON b.id = c.batch_id WHERE c.id = $1',
+      [a!.id],
+    );
+    expect(genuine.merkleRoot).toBe(root[0]!.merkle_root);
     expect(genuine.checks.find((k) => k.name === 'on_chain')!.detail).toMatch(/a batch of 2 from #/);
 
     const burn = (await (await chain.contract.connect(holder()).burn(a!.tokenId)).wait())!;

@@ -89,6 +89,7 @@ export class Verifier {
     ];
     let chainOwner: string | null = null;
     let chainBurned = false;
+    let merkleRoot: string | null | undefined;
     const chain = this.opts.chain();
     if (c.tokenId === null || c.transactionHash === null || c.blockNumber === null) {
       const why =
@@ -109,6 +110,7 @@ export class Verifier {
       checks.push(...result.checks);
       chainOwner = result.chainOwner;
       chainBurned = result.chainBurned;
+      merkleRoot = result.merkleRoot;
     }
     const image = this.opts.images ? await checkImage(this.opts.images, c) : { check: null, image: null };
     if (image.check) checks.push(image.check);
@@ -124,7 +126,8 @@ export class Verifier {
         failedChecks: checks.filter((k) => !k.passed).map((k) => k.name),
         at: verifiedAt,
       });
-    const merkleRoot = c.tokenId === null ? null : await this.reads.batchMerkleRoot(c.batchId);
+    if (merkleRoot === undefined)
+      merkleRoot = c.tokenId === null ? null : await this.reads.batchMerkleRoot(c.batchId);
     return {
       read: readCert,
       checks,
@@ -139,8 +142,14 @@ export class Verifier {
     };
   }
 
-  /** The four chain checks: from the index when it covers the certificate, else from the chain. */
-  private async chainChecksOf(chain: VerifierChain, c: CertificateRecord): Promise<ChainChecks> {
+  /**
+   * The four chain checks: from the index when it covers the certificate, else from the chain;
+   * with the batch's stored Merkle root when the index's read brought it along.
+   */
+  private async chainChecksOf(
+    chain: VerifierChain,
+    c: CertificateRecord,
+  ): Promise<ChainChecks & { merkleRoot?: string | null }> {
     const tokenId = c.tokenId!;
     const hash = recomputeMetadataHash(c);
     const [proof, facts] = await Promise.all([
@@ -151,11 +160,12 @@ export class Verifier {
             chain.contract.address,
             tokenId,
             chainIndexKey(chain.chainId, chain.contract.address),
+            c.batchId,
           ),
     ]);
     if (facts && indexCovers(facts, tokenId, c.blockNumber!)) {
       verifications.inc({ source: 'index' });
-      return indexedChecks({
+      const judged = indexedChecks({
         tokenId,
         transactionHash: c.transactionHash!,
         blockNumber: c.blockNumber!,
@@ -168,6 +178,7 @@ export class Verifier {
         batch: facts.batch!,
         move: facts.move,
       });
+      return { ...judged, merkleRoot: facts.batchMerkleRoot };
     }
     verifications.inc({ source: 'chain' });
     return chainChecks(chain, c, { hash, ...proof }, this.opts.chainTimeoutMs ?? 5000);

@@ -5,6 +5,7 @@ import type { TokenFacts } from '../domain/chain-index.js';
 
 interface FactsRow {
   checkpoint: string | null;
+  our_root: string | null;
   first_token_id: string | null;
   quantity: string;
   batch_key: string;
@@ -51,12 +52,19 @@ export class VerifyStore {
 
   /**
    * What the chain index knows of a token (one statement): the indexer's checkpoint, the batch
-   * whose range starts at or before it (the caller checks it covers the token) and its last move.
+   * whose range starts at or before it (the caller checks it covers the token) and its last move;
+   * with `batchId`, also the Merkle root that batch was minted with (`batchMerkleRoot`'s answer).
    */
-  async tokenFacts(contract: string, tokenId: bigint, checkpointKey: string): Promise<TokenFacts> {
+  async tokenFacts(
+    contract: string,
+    tokenId: bigint,
+    checkpointKey: string,
+    batchId = '',
+  ): Promise<TokenFacts & { batchMerkleRoot: string | null }> {
     const { rows } = await this.pool.query<FactsRow>({
       name: 'verify_token_facts',
       text: `SELECT (SELECT value FROM chain_state WHERE key = $3) AS checkpoint,
+               (SELECT merkle_root FROM certificate_batches WHERE id = $4) AS our_root,
                b.first_token_id, b.quantity, b.batch_key, b.merkle_root, b.holder, b.transaction_hash,
                b.block_number, b.mint_events, t.owner, t.burned, t.transaction_hash AS moved_tx,
                t.block_number AS moved_block
@@ -64,11 +72,12 @@ export class VerifyStore {
              LEFT JOIN LATERAL (SELECT * FROM chain_batches WHERE contract = $1 AND first_token_id <= $2
                ORDER BY first_token_id DESC LIMIT 1) b ON true
              LEFT JOIN chain_tokens t ON t.contract = $1 AND t.token_id = $2`,
-      values: [contract.toLowerCase(), tokenId.toString(), checkpointKey],
+      values: [contract.toLowerCase(), tokenId.toString(), checkpointKey, batchId],
     });
     const r = rows[0]!;
     return {
       checkpoint: r.checkpoint === null ? null : Number(r.checkpoint),
+      batchMerkleRoot: r.our_root,
       batch:
         r.first_token_id === null
           ? null
