@@ -1,7 +1,7 @@
 // The chain index on a real PostgreSQL and anvil (issue 31): verifications answer from the index
 // the chain indexer keeps from the contract's logs (a verifier whose RPC endpoint is dead still
 // verifies an indexed certificate), a burn the indexer has seen changes the next verification
-// within a second, the re-check flags a disagreement between the index and the chain (row,
+// within a second, a record edited in the database fails its metadata check, the re-check flags a disagreement between the index and the chain (row,
 // metric, log) and resolves it once they agree, and recorded verifications leave as one
 // document.verified per certificate per window, with the count.
 import { rmSync } from 'node:fs';
@@ -180,8 +180,14 @@ describe('verifications from the chain index', () => {
     expect(elapsed).toBeLessThan(1000);
     expect(failed(after!)).toEqual(['holder', 'metadata', 'not_burned']);
     expect(after!.checks.find((k) => k.name === 'not_burned')!.detail).toContain(burn.hash.slice(0, 10));
-    // Its sibling is untouched.
+    // Its sibling is untouched; edited behind the service's back, its metadata no longer proves.
     expect(failed(await offline.verify(b!.id, { recordEvent: false }))).toEqual([]);
+    await pool.query(`UPDATE certificates SET metadata = metadata || '{"artist":"Forger"}' WHERE id = $1`, [
+      b!.id,
+    ]);
+    const edited = await offline.verify(b!.id, { recordEvent: false });
+    expect(failed(edited)).toEqual(['metadata']);
+    expect(edited.checks.find((k) => k.name === 'metadata')!.detail).toContain('changed after minting');
   }, 60_000);
 
   it('the re-check flags an index that disagrees with the chain (row, metric) and resolves it once they agree', async () => {

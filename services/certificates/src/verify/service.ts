@@ -8,13 +8,13 @@
 // A verification the caller asks to record is counted, and its certificate's document.verified
 // leaves with the window's count (./verified-events.ts).
 import { counter, invalidParam, notFound, type Pool } from '@hallmark/kit';
-import { buildBatchTree, type BatchTree } from '../chain/contract.js';
 import { chainIndexKey, indexCovers } from '../domain/chain-index.js';
 import { metadataHashOf, type CertificateRecord } from '../domain/certificate.js';
 import type { CertificateRead, CertificatesStore } from '../store.js';
 import { chainChecks, type VerifierChain } from './chain-checks.js';
 import { indexedChecks, type ChainChecks, type Check } from './domain.js';
 import { checkImage, type ImageCheckDeps, type ImageView } from './image.js';
+import { BatchLeavesCache } from './batch-leaves.js';
 import { VerifyStore } from './store.js';
 import type { VerifiedEvents } from './verified-events.js';
 
@@ -50,8 +50,6 @@ export interface VerifierOptions {
   events?: VerifiedEvents;
 }
 
-const TREE_CACHE_SIZE = 64;
-
 const verifications = counter(
   'hallmark_verifications_total',
   'Verifications by where their chain facts came from (index: the chain index; chain: RPC reads, for certificates the index does not cover yet; none: not minted or no chain)',
@@ -69,12 +67,12 @@ function recomputeMetadataHash(c: CertificateRecord): string {
 }
 
 export class Verifier {
-  private readonly trees = new Map<string, { hashes: string[]; tree: BatchTree; batchKey: string | null }>();
-
   private readonly reads: VerifyStore;
+  private readonly batches: BatchLeavesCache;
 
   constructor(private readonly opts: VerifierOptions) {
     this.reads = new VerifyStore(opts.pool);
+    this.batches = new BatchLeavesCache(this.reads);
   }
 
   /**
@@ -152,8 +150,8 @@ export class Verifier {
   ): Promise<ChainChecks & { merkleRoot?: string | null }> {
     const tokenId = c.tokenId!;
     const hash = recomputeMetadataHash(c);
-    const [proof, facts] = await Promise.all([
-      this.treeFor(c, hash),
+    const [batch, facts] = await Promise.all([
+      this.batches.leaves(c.batchId),
       chain.chainId === undefined
         ? null
         : this.reads.tokenFacts(
@@ -173,39 +171,16 @@ export class Verifier {
         status: c.status,
         storedHash: c.metadataHash,
         recomputedHash: hash,
-        provenRoot: proof.tree.root,
-        batchKey: proof.batchKey,
+        provenRoot: await this.batches.rootWith(batch, c.position, hash),
+        batchKey: batch.batchKey,
         batch: facts.batch!,
         move: facts.move,
       });
       return { ...judged, merkleRoot: facts.batchMerkleRoot };
     }
     verifications.inc({ source: 'chain' });
-    return chainChecks(chain, c, { hash, ...proof }, this.opts.chainTimeoutMs ?? 5000);
-  }
-
-  /**
-   * The batch's tree over its certificates' metadata hashes, this certificate's recomputed, and the
-   * batch's on-chain key (which names the batch to the contract's proof).
-   */
-  private async treeFor(
-    c: CertificateRecord,
-    leafHash: string,
-  ): Promise<{ tree: BatchTree; batchKey: string | null }> {
-    let cached = this.trees.get(c.batchId);
-    if (!cached) {
-      const [hashes, batchKey] = await Promise.all([
-        this.reads.batchMetadataHashes(c.batchId),
-        this.reads.batchKey(c.batchId),
-      ]);
-      cached = { hashes, tree: buildBatchTree(hashes), batchKey };
-      this.trees.set(c.batchId, cached);
-      if (this.trees.size > TREE_CACHE_SIZE) this.trees.delete(this.trees.keys().next().value!);
-    }
-    if (cached.hashes[c.position] === leafHash) return cached;
-    const hashes = [...cached.hashes];
-    hashes[c.position] = leafHash;
-    return { tree: buildBatchTree(hashes), batchKey: cached.batchKey };
+    const tree = await this.batches.tree(c.batchId, c.position, hash);
+    return chainChecks(chain, c, { hash, tree, batchKey: batch.batchKey }, this.opts.chainTimeoutMs ?? 5000);
   }
 
   /** The public certificate of a token; unknown or burned (spec › Chain events) → not found. */
