@@ -153,6 +153,8 @@ export async function loadSpread(
     headers?: Record<string, string>;
     /** The status every answer should have (default: any 2xx); others count as non2xx. */
     expectStatus?: number;
+    /** Each request's path (default: the url's): e.g. a draw from a distribution of ids. */
+    path?: () => string;
   } = {},
 ): Promise<LoadResult> {
   const target = new URL(url);
@@ -173,7 +175,7 @@ export async function loadSpread(
           const t = performance.now();
           const res = await client.request({
             method: 'GET',
-            path: target.pathname + target.search,
+            path: opts.path ? opts.path() : target.pathname + target.search,
             headers: opts.headers,
           });
           await res.body.dump();

@@ -3,8 +3,8 @@
 // GET /api/certificate/public/:id with the statement the certificates service runs
 // (CertificatesStore.getPublic: the certificate and its provenance in one prepared
 // statement) on the same database, with a pool of the same size, in the same JSON shape;
-// the issuer line the gateway adds from the keys service is read from the keys database.
-// Env: BARE_DATABASE_URL, BARE_KEYS_DATABASE_URL, BARE_PORT, BARE_PUBLIC_URL.
+// the issuer line is read as the service reads it (its `issuer_profiles` read model, the same
+// database). Env: BARE_DATABASE_URL, BARE_PORT, BARE_PUBLIC_URL.
 import { digitalLinkPath } from '@hallmark/kit/gs1';
 import Fastify from 'fastify';
 import pg from 'pg';
@@ -78,22 +78,21 @@ const publicActor = (a: string | null) =>
           ? 'user'
           : null;
 
-/** Word for word the keys service's profile read (profile/store.ts), for the issuer line. */
+/** Word for word the service's issuer read (issuers/store.ts), for the issuer line. */
 const PROFILE_READ = {
-  name: 'keys_profile_read',
-  text: 'SELECT * FROM enterprise_profiles WHERE enterprise_id = $1',
+  name: 'issuer_profile_read',
+  text: 'SELECT * FROM issuer_profiles WHERE enterprise_id = $1',
 };
 
 const PUBLIC_URL = (process.env.BARE_PUBLIC_URL ?? '').replace(/\/+$/, '');
 const db = new pg.Pool({ connectionString: process.env.BARE_DATABASE_URL, max: 10 });
-const keysDb = new pg.Pool({ connectionString: process.env.BARE_KEYS_DATABASE_URL, max: 10 });
 const app = Fastify();
 app.get<{ Params: { id: string } }>('/api/certificate/public/:id', async (request, reply) => {
   const { rows } = await db.query<Row>({ ...PUBLIC_READ, values: [request.params.id] });
   const c = rows[0];
   if (!c) return reply.status(404).send({ success: false });
-  // The gateway names the issuer (the enterprise's public profile, from the keys service).
-  const { rows: profiles } = await keysDb.query<{
+  // The gateway names the issuer (the service's copy of the enterprise's public profile).
+  const { rows: profiles } = await db.query<{
     display_name: string;
     website: string;
     domain_verified: boolean;
@@ -159,7 +158,6 @@ app.get<{ Params: { id: string } }>('/api/certificate/public/:id', async (reques
   };
 });
 await app.listen({ port: Number(process.env.BARE_PORT), host: '127.0.0.1' });
-const stop = () =>
-  void app.close().then(() => Promise.all([db.end(), keysDb.end()]).then(() => process.exit(0)));
+const stop = () => void app.close().then(() => db.end().then(() => process.exit(0)));
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);

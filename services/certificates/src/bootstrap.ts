@@ -1,6 +1,6 @@
 // The service's parts from its config: the chain (connected, or none), stores, the relayer,
 // custodial wallets and transfers, certificate-voucher claims, the allowlist writer, the gRPC
-// handlers, and the workers (mint worker with its passes, burn indexer, provisioning consumer).
+// handlers, and the workers (mint worker with its passes, chain indexer, provisioning consumer).
 // main.ts binds them to the gRPC services and hands the workers to the kit's runner.
 import { IntervalWorker, type Logger, type Pool, type ServiceDeps, type ServiceParts } from '@hallmark/kit';
 import { Relayer } from './chain/relayer.js';
@@ -8,7 +8,7 @@ import { connectChain, type Chain } from './chain/setup.js';
 import { feePolicyOf, type Config } from './config.js';
 import { MintWorker, withPasses } from './workers/mint-worker.js';
 import { CertificatesStore } from './store.js';
-import { BurnIndexer } from './indexer/workers/burn-indexer.js';
+import { ChainIndexer } from './indexer/workers/chain-indexer.js';
 import { AllowlistProcessor } from './allowlist/workers/processor.js';
 import { ProvisioningConsumer } from './allowlist/workers/provisioning.js';
 import { issuerProfileConsumer } from './issuers/workers/profile-consumer.js';
@@ -166,7 +166,7 @@ export async function buildParts(
     : null;
   const workers: CertificatesParts['workers'] = [
     ...(worker ? [worker] : []),
-    ...(chain ? [burnIndexerWorker(config, chain, pool, log)] : []),
+    ...(chain ? [chainIndexerWorker(config, chain, pool, log)] : []),
     ...(credentials.worker ? [credentials.worker] : []),
     // The public reads' issuer line (keys' enterprise_profile.updated → issuer_profiles).
     issuerProfileConsumer({ bus, pool, log }),
@@ -187,8 +187,8 @@ export async function buildParts(
   return { chain, store, wallets, transfers, vouchers, claims, allowlistStore, credentials, worker, workers };
 }
 
-function burnIndexerWorker(config: Config, chain: Chain, pool: Pool, log: Logger): IntervalWorker {
-  const indexer = new BurnIndexer({
+function chainIndexerWorker(config: Config, chain: Chain, pool: Pool, log: Logger): IntervalWorker {
+  const indexer = new ChainIndexer({
     pool,
     provider: chain.provider,
     contractAddress: chain.contract.address,
@@ -199,7 +199,7 @@ function burnIndexerWorker(config: Config, chain: Chain, pool: Pool, log: Logger
     log,
   });
   return new IntervalWorker(
-    { name: 'burn indexer', intervalMs: config.HALLMARK_BURN_INDEXER_INTERVAL_MS, log },
+    { name: 'chain indexer', intervalMs: config.HALLMARK_BURN_INDEXER_INTERVAL_MS, log },
     () => indexer.runOnce(),
   );
 }

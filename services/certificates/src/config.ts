@@ -55,14 +55,25 @@ export const configSchema = z
      * reads). A per-token-only contract emits per token whatever this says.
      */
     HALLMARK_CHAIN_TRANSFER_EVENTS: z.enum(['erc2309', 'per-token']).default('erc2309'),
-    /** How often the burn indexer looks for confirmed Transfer-to-zero logs. */
     /** Transfer attempts of one certificate-voucher claim before the claim is undone. */
     HALLMARK_CLAIM_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+    /**
+     * How often the chain indexer (src/indexer/; named burn indexer before it kept the chain
+     * index the verifications read) looks for confirmed logs of the contract.
+     */
     HALLMARK_BURN_INDEXER_INTERVAL_MS: z.coerce.number().int().min(50).default(2000),
-    /** Largest block range of one getLogs call of the burn indexer. */
+    /** Largest block range of one getLogs call of the chain indexer. */
     HALLMARK_BURN_INDEXER_BLOCK_RANGE: z.coerce.number().int().min(1).max(100_000).default(1000),
-    /** First block the burn indexer scans when it has no checkpoint (the contract's deployment block). */
+    /** First block the chain indexer scans when it has no checkpoint (the contract's deployment block). */
     HALLMARK_BURN_INDEXER_START_BLOCK: z.coerce.number().int().min(0).default(0),
+    /**
+     * How often the re-check compares the chain index with the chain itself (src/verify/workers/
+     * recheck.ts), and how many certificates a pass compares; 0: off.
+     */
+    HALLMARK_CHAIN_RECHECK_INTERVAL_MS: z.coerce.number().int().min(0).default(30_000),
+    HALLMARK_CHAIN_RECHECK_BATCH: z.coerce.number().int().min(1).max(10_000).default(100),
+    /** The window of document.verified: one event per certificate viewed in it, with the count. */
+    HALLMARK_VERIFICATION_EVENT_WINDOW_MS: z.coerce.number().int().min(50).max(3_600_000).default(10_000),
     /** Addresses per addToAllowlist transaction (and per retry-job pass). */
     HALLMARK_ALLOWLIST_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(100),
     /** Times the retry job re-queues a failed address before leaving it failed. */

@@ -1,5 +1,5 @@
 // Wiring only: the kit's runner (database, bus, outbox relay, gRPC server, shutdown), the
-// service's parts (bootstrap.ts: chain, stores, mint worker and its passes, burn indexer,
+// service's parts (bootstrap.ts: chain, stores, mint worker and its passes, chain indexer,
 // provisioning consumer), the gifts slice (its workflow endpoint and starter) and the gRPC
 // services bound to their handlers.
 import { bind, gauge, runServiceMain } from '@hallmark/kit';
@@ -39,7 +39,7 @@ import { createCertificatesHandlers } from './rpc.js';
 import { createVerificationHandlers, verificationOf } from './verify/rpc.js';
 import { DigitalLinkService } from './digital-link/service.js';
 import { DigitalLinkStore } from './digital-link/store.js';
-import { Verifier } from './verify/service.js';
+import { verifySlice } from './verify/index.js';
 import { createWarrantyHandlers } from './warranty/rpc.js';
 import { createAllowlistHandlers } from './allowlist/rpc.js';
 import { createChainSettingsHandlers } from './chain-settings/rpc.js';
@@ -117,14 +117,17 @@ await runServiceMain({
           chain: chain ?? null,
         })
       : null;
+    const verify = verifySlice({
+      config,
+      pool,
+      log,
+      store,
+      chain,
+      images: { media: media.service, store: media.store, publicUrl: config.HALLMARK_PUBLIC_URL },
+    });
     const verifyDeps = {
       store,
-      verifier: new Verifier({
-        pool,
-        store,
-        chain: () => chain,
-        images: { media: media.service, store: media.store, publicUrl: config.HALLMARK_PUBLIC_URL },
-      }),
+      verifier: verify.verifier,
       issuerOf,
     };
     // Tap to verify: a genuine tap's page shows the certificate's verification.
@@ -218,7 +221,7 @@ await runServiceMain({
         credentials.binding,
         ...(tags ? [tags.binding] : []),
       ],
-      workers: [...workers, ...(gifts?.workers ?? []), ...media.workers],
+      workers: [...workers, ...(gifts?.workers ?? []), ...media.workers, ...verify.workers],
     };
   },
 });

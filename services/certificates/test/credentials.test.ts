@@ -27,7 +27,7 @@ import { Relayer } from '../src/chain/relayer.js';
 import { connectChain, type Chain } from '../src/chain/setup.js';
 import { queueCredentials } from '../src/credentials/store.js';
 import { BurnStore } from '../src/indexer/store.js';
-import { BurnIndexer } from '../src/indexer/workers/burn-indexer.js';
+import { ChainIndexer } from '../src/indexer/workers/chain-indexer.js';
 import { keepIssuer } from '../src/issuers/store.js';
 import { createCertificatesHandlers } from '../src/rpc.js';
 import { CertificatesStore } from '../src/store.js';
@@ -252,7 +252,7 @@ describe('revocation on burn', () => {
     // Burned on chain and indexed while its credential is still queued.
     await (await chain.contract.connect(holder()).burn(existing[1]!.tokenId)).wait();
     await (await chain.contract.connect(holder()).burn(early!.tokenId)).wait();
-    const indexer = new BurnIndexer({
+    const indexer = new ChainIndexer({
       pool,
       provider: chain.provider,
       contractAddress: chain.contract.address,

@@ -18,7 +18,7 @@ import type { Principal } from '@hallmark/proto/common/v1/common';
 import { anvilWallet } from '../src/chain/dev-accounts.js';
 import { Relayer } from '../src/chain/relayer.js';
 import { connectChain, type Chain } from '../src/chain/setup.js';
-import { BurnIndexer } from '../src/indexer/workers/burn-indexer.js';
+import { ChainIndexer } from '../src/indexer/workers/chain-indexer.js';
 import { IntervalWorker } from '@hallmark/kit';
 import { createCertificatesHandlers } from '../src/rpc.js';
 import { CertificatesStore } from '../src/store.js';
@@ -44,7 +44,7 @@ const principal: Principal = {
 };
 
 const indexer = (confirmations = 1) =>
-  new BurnIndexer({
+  new ChainIndexer({
     pool,
     provider: chain.provider,
     contractAddress: chain.contract.address,

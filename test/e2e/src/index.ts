@@ -46,6 +46,9 @@ export async function startTestStack(opts: Partial<StackOptions> = {}): Promise<
     logLevel: process.env.E2E_LOG_LEVEL ?? 'warn',
     logToFiles: !process.env.E2E_VERBOSE,
     ...opts,
+    // document.verified leaves once per certificate per window: a short one, so a test sees
+    // its events within a fraction of a second (the default is 10 s).
+    env: { HALLMARK_VERIFICATION_EVENT_WINDOW_MS: '200', ...opts.env },
   });
   let validator: Promise<ResponseValidator> | undefined;
   const call: TestStack['call'] = async (method, urlPath, o = {}) => {

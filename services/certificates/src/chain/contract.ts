@@ -128,6 +128,11 @@ export class CertificatesContract {
     return this.contract.getFunction(method).staticCall(...args) as Promise<T>;
   }
 
+  /** A read at a past block (the chain index's re-check compares the state at its checkpoint). */
+  private callAt<T>(blockTag: number | undefined, method: string, ...args: unknown[]): Promise<T> {
+    return blockTag === undefined ? this.call(method, ...args) : this.call(method, ...args, { blockTag });
+  }
+
   private send(method: string, args: unknown[], overrides?: Overrides): Promise<ContractTransactionResponse> {
     const fn = this.contract.getFunction(method);
     return (
@@ -168,8 +173,8 @@ export class CertificatesContract {
   }
 
   /** Whether `batchKey` was consumed on chain, and by which batch: what a relayer reconciles with. */
-  async batchByKey(batchKey: string): Promise<BatchRecord | undefined> {
-    const r = await this.call<[boolean, bigint, bigint, string, string]>('batchByKey', batchKey);
+  async batchByKey(batchKey: string, blockTag?: number): Promise<BatchRecord | undefined> {
+    const r = await this.callAt<[boolean, bigint, bigint, string, string]>(blockTag, 'batchByKey', batchKey);
     if (!r[0]) return undefined;
     return { firstTokenId: r[1], quantity: r[2], to: r[3], merkleRootHigh: r[4] };
   }
@@ -193,12 +198,12 @@ export class CertificatesContract {
 
   // -- reads ----------------------------------------------------------------------------------
 
-  ownerOf(tokenId: BigNumberish): Promise<string> {
-    return this.call('ownerOf', tokenId);
+  ownerOf(tokenId: BigNumberish, blockTag?: number): Promise<string> {
+    return this.callAt(blockTag, 'ownerOf', tokenId);
   }
 
-  exists(tokenId: BigNumberish): Promise<boolean> {
-    return this.call('exists', tokenId);
+  exists(tokenId: BigNumberish, blockTag?: number): Promise<boolean> {
+    return this.callAt(blockTag, 'exists', tokenId);
   }
 
   balanceOf(owner: string): Promise<bigint> {

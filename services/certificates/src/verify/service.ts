@@ -1,29 +1,25 @@
 // Public verification of a certificate: its database record checked against the chain, check by
-// check, each with a reason a reader of the verification page understands. Chain failures make
-// checks fail (with why); they never fail the call. Every verification of a known certificate
-// records a document.verified event.
-import { invalidParam, notFound, recordEvent, type Pool } from '@hallmark/kit';
-import { getAddress, ZeroHash, zeroPadValue, toBeHex, type JsonRpcProvider } from 'ethers';
-import {
-  buildBatchTree,
-  CertificatesContract,
-  mintedRanges,
-  receiptLogs,
-  TRANSFER_TOPIC,
-  type BatchTree,
-} from '../chain/contract.js';
-import { EVENT_SOURCE, metadataHashOf, type CertificateRecord } from '../domain/certificate.js';
+// check, each with a reason a reader of the verification page understands. The chain facts come
+// from the chain index (migration 3101, kept by the chain indexer from the contract's logs), so a
+// verification is database reads and no RPC call; a certificate minted in blocks the index has
+// not reached yet is checked against the chain itself (./chain-checks.ts). The checks on the
+// index are ./domain.ts; the background re-check of the index against the chain is
+// ./workers/recheck.ts. Chain failures make checks fail (with why); they never fail the call.
+// A verification the caller asks to record is counted, and its certificate's document.verified
+// leaves with the window's count (./verified-events.ts).
+import { counter, invalidParam, notFound, type Pool } from '@hallmark/kit';
+import { chainIndexKey, indexCovers } from '../domain/chain-index.js';
+import { metadataHashOf, type CertificateRecord } from '../domain/certificate.js';
 import type { CertificateRead, CertificatesStore } from '../store.js';
+import { chainChecks, type VerifierChain } from './chain-checks.js';
+import { indexedChecks, type ChainChecks, type Check } from './domain.js';
 import { checkImage, type ImageCheckDeps, type ImageView } from './image.js';
+import { BatchLeavesCache } from './batch-leaves.js';
 import { VerifyStore } from './store.js';
+import type { VerifiedEvents } from './verified-events.js';
 
-export type CheckName = 'record_found' | 'on_chain' | 'holder' | 'metadata' | 'not_burned' | 'image';
-
-export interface Check {
-  name: CheckName;
-  passed: boolean;
-  detail: string;
-}
+export type { Check, CheckName } from './domain.js';
+export type { VerifierChain } from './chain-checks.js';
 
 export interface Verification {
   read: CertificateRead;
@@ -41,59 +37,24 @@ export interface Verification {
   chainId: string | null;
 }
 
-export interface VerifierChain {
-  provider: JsonRpcProvider;
-  contract: CertificatesContract;
-  /** The chain's id, as the verification reports it (the verification JSON's `chain.chainId`). */
-  chainId?: bigint;
-}
-
 export interface VerifierOptions {
   pool: Pool;
   store: CertificatesStore;
   /** The chain, when configured; without one every chain check fails with that reason. */
   chain: () => VerifierChain | null;
-  /** Bound on each chain read. */
+  /** Bound on each chain read (certificates the index does not cover yet). */
   chainTimeoutMs?: number;
   /** Archived images (issue 17): adds the image check when the metadata records a hash. */
   images?: ImageCheckDeps;
+  /** Where recorded verifications are counted (document.verified per certificate per window). */
+  events?: VerifiedEvents;
 }
 
-const ZERO_TOPIC = ZeroHash;
-const TREE_CACHE_SIZE = 64;
-
-class ChainTimeout extends Error {}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new ChainTimeout('the chain did not answer in time')), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
-/** A chain read as a value: the result, the token being gone, or the chain failing. */
-type Read<T> = { ok: true; value: T } | { ok: false; nonexistent: boolean; reason: string };
-
-async function read<T>(p: () => Promise<T>, ms: number): Promise<Read<T>> {
-  try {
-    return { ok: true, value: await withTimeout(p(), ms) };
-  } catch (err) {
-    const name = CertificatesContract.revertName(err);
-    if (name === 'ERC721NonexistentToken') return { ok: false, nonexistent: true, reason: name };
-    const reason =
-      err instanceof ChainTimeout
-        ? 'the chain did not answer in time'
-        : name
-          ? `the contract refused (${name})`
-          : 'the chain could not be reached';
-    return { ok: false, nonexistent: false, reason };
-  }
-}
-
-const short = (hash: string) => `${hash.slice(0, 10)}…${hash.slice(-6)}`;
+const verifications = counter(
+  'hallmark_verifications_total',
+  'Verifications by where their chain facts came from (index: the chain index; chain: RPC reads, for certificates the index does not cover yet; none: not minted or no chain)',
+  ['source'],
+);
 
 /**
  * The metadata hash of a stored certificate, recomputed exactly as MintBatch computed it:
@@ -106,21 +67,17 @@ function recomputeMetadataHash(c: CertificateRecord): string {
 }
 
 export class Verifier {
-  private readonly trees = new Map<string, { hashes: string[]; tree: BatchTree; batchKey: string | null }>();
-
   private readonly reads: VerifyStore;
+  private readonly batches: BatchLeavesCache;
 
   constructor(private readonly opts: VerifierOptions) {
     this.reads = new VerifyStore(opts.pool);
-  }
-
-  private get timeoutMs() {
-    return this.opts.chainTimeoutMs ?? 5000;
+    this.batches = new BatchLeavesCache(this.reads);
   }
 
   /**
-   * Verifies a certificate by id (unknown or malformed: resource_not_found, from the store),
-   * recording a document.verified event unless `recordEvent` is false.
+   * Verifies a certificate by id (unknown or malformed: resource_not_found, from the store);
+   * `recordEvent` counts it towards its certificate's next document.verified.
    */
   async verify(id: string, opts: { recordEvent?: boolean } = {}): Promise<Verification> {
     const readCert = await this.opts.store.getPublic(id);
@@ -130,6 +87,7 @@ export class Verifier {
     ];
     let chainOwner: string | null = null;
     let chainBurned = false;
+    let merkleRoot: string | null | undefined;
     const chain = this.opts.chain();
     if (c.tokenId === null || c.transactionHash === null || c.blockNumber === null) {
       const why =
@@ -139,41 +97,18 @@ export class Verifier {
       for (const name of ['on_chain', 'holder', 'metadata', 'not_burned'] as const) {
         checks.push({ name, passed: false, detail: why });
       }
+      verifications.inc({ source: 'none' });
     } else if (!chain) {
       for (const name of ['on_chain', 'holder', 'metadata', 'not_burned'] as const) {
         checks.push({ name, passed: false, detail: 'No blockchain is configured to check against.' });
       }
+      verifications.inc({ source: 'none' });
     } else {
-      const tokenId = c.tokenId;
-      const [onChain, owner, metadata, exists] = await Promise.all([
-        this.checkOnChain(chain, c, tokenId),
-        read(() => chain.contract.ownerOf(tokenId), this.timeoutMs),
-        this.checkMetadata(chain, c, tokenId),
-        read(() => chain.contract.exists(tokenId), this.timeoutMs),
-      ]);
-      checks.push(onChain);
-      chainBurned = (exists.ok && !exists.value) || (!owner.ok && owner.nonexistent);
-      if (owner.ok) {
-        chainOwner = getAddress(owner.value);
-        const matches = chainOwner === getAddress(c.holderAddress);
-        checks.push({
-          name: 'holder',
-          passed: matches,
-          detail: matches
-            ? `The chain reports the recorded holder ${chainOwner} as the token's owner.`
-            : `The chain reports ${chainOwner} as the owner, but the record says ${getAddress(c.holderAddress)}.`,
-        });
-      } else {
-        checks.push({
-          name: 'holder',
-          passed: false,
-          detail: owner.nonexistent
-            ? 'The token no longer exists on chain, so it has no holder.'
-            : `Could not read the token's owner: ${owner.reason}.`,
-        });
-      }
-      checks.push(metadata);
-      checks.push(await this.checkNotBurned(chain, c, tokenId, exists, chainBurned));
+      const result = await this.chainChecksOf(chain, c);
+      checks.push(...result.checks);
+      chainOwner = result.chainOwner;
+      chainBurned = result.chainBurned;
+      merkleRoot = result.merkleRoot;
     }
     const image = this.opts.images ? await checkImage(this.opts.images, c) : { check: null, image: null };
     if (image.check) checks.push(image.check);
@@ -181,20 +116,16 @@ export class Verifier {
     const burned = c.status === 'burned' || chainBurned;
     const verifiedAt = new Date();
     if (opts.recordEvent !== false)
-      await recordEvent(this.opts.pool, EVENT_SOURCE, {
-        type: 'document.verified',
-        data: {
-          object: {
-            id: c.id,
-            verified_at: verifiedAt.toISOString(),
-            result: verified ? 'verified' : 'failed',
-            failed_checks: checks.filter((k) => !k.passed).map((k) => k.name),
-          },
-        },
+      this.opts.events?.count({
+        certificateId: c.id,
         enterpriseId: c.enterpriseId,
         livemode: c.livemode,
+        verified,
+        failedChecks: checks.filter((k) => !k.passed).map((k) => k.name),
+        at: verifiedAt,
       });
-    const merkleRoot = c.tokenId === null ? null : await this.reads.batchMerkleRoot(c.batchId);
+    if (merkleRoot === undefined)
+      merkleRoot = c.tokenId === null ? null : await this.reads.batchMerkleRoot(c.batchId);
     return {
       read: readCert,
       checks,
@@ -209,151 +140,49 @@ export class Verifier {
     };
   }
 
-  /** The recorded transaction exists, succeeded, sits in the recorded block and minted this token. */
-  private async checkOnChain(chain: VerifierChain, c: CertificateRecord, tokenId: bigint): Promise<Check> {
-    const name = 'on_chain';
-    const tx = c.transactionHash!;
-    const r = await read(() => chain.provider.getTransactionReceipt(tx), this.timeoutMs);
-    if (!r.ok)
-      return { name, passed: false, detail: `Could not read transaction ${short(tx)}: ${r.reason}.` };
-    const receipt = r.value;
-    if (!receipt) return { name, passed: false, detail: `The chain has no transaction ${short(tx)}.` };
-    if (receipt.status !== 1) {
-      return { name, passed: false, detail: `Transaction ${short(tx)} reverted: it minted nothing.` };
-    }
-    if (receipt.blockNumber !== c.blockNumber) {
-      return {
-        name,
-        passed: false,
-        detail: `Transaction ${short(tx)} is in block ${receipt.blockNumber}, but the record says block ${c.blockNumber}.`,
-      };
-    }
-    const logs = receiptLogs(receipt);
-    const batch = chain.contract
-      .parseBatchMinted(logs)
-      .find((e) => e.firstTokenId <= tokenId && tokenId < e.firstTokenId + e.quantity);
-    // the token's own mint event: the batch's ERC-2309 ConsecutiveTransfer, or its Transfer from zero
-    const mint = mintedRanges(logs, chain.contract.address).find(
-      (m) => m.firstTokenId <= tokenId && tokenId <= m.lastTokenId && m.to === batch?.to,
-    );
-    if (!batch || !mint) {
-      return {
-        name,
-        passed: false,
-        detail: `Transaction ${short(tx)} did not mint token #${tokenId} on this certificate's contract.`,
-      };
-    }
-    return {
-      name,
-      passed: true,
-      detail: `Token #${tokenId} was minted in transaction ${short(tx)}, block ${receipt.blockNumber} (a batch of ${batch.quantity} from #${batch.firstTokenId}${mint.firstTokenId === mint.lastTokenId ? '' : ', announced by one ERC-2309 ConsecutiveTransfer'}).`,
-    };
-  }
-
   /**
-   * The batch's tree over its certificates' metadata hashes, this certificate's recomputed, and the
-   * batch's on-chain key (which names the batch to the contract's proof).
+   * The four chain checks: from the index when it covers the certificate, else from the chain;
+   * with the batch's stored Merkle root when the index's read brought it along.
    */
-  private async treeFor(
+  private async chainChecksOf(
+    chain: VerifierChain,
     c: CertificateRecord,
-    leafHash: string,
-  ): Promise<{ tree: BatchTree; batchKey: string | null }> {
-    let cached = this.trees.get(c.batchId);
-    if (!cached) {
-      const [hashes, batchKey] = await Promise.all([
-        this.reads.batchMetadataHashes(c.batchId),
-        this.reads.batchKey(c.batchId),
-      ]);
-      cached = { hashes, tree: buildBatchTree(hashes), batchKey };
-      this.trees.set(c.batchId, cached);
-      if (this.trees.size > TREE_CACHE_SIZE) this.trees.delete(this.trees.keys().next().value!);
-    }
-    if (cached.hashes[c.position] === leafHash) return cached;
-    const hashes = [...cached.hashes];
-    hashes[c.position] = leafHash;
-    return { tree: buildBatchTree(hashes), batchKey: cached.batchKey };
-  }
-
-  /** The recomputed metadata hash is proven against the batch's Merkle root on chain. */
-  private async checkMetadata(chain: VerifierChain, c: CertificateRecord, tokenId: bigint): Promise<Check> {
-    const name = 'metadata';
+  ): Promise<ChainChecks & { merkleRoot?: string | null }> {
+    const tokenId = c.tokenId!;
     const hash = recomputeMetadataHash(c);
-    const { tree, batchKey } = await this.treeFor(c, hash);
-    if (!batchKey) return { name, passed: false, detail: 'The record has no on-chain batch key.' };
-    const proof = tree.proof(c.position);
-    const r = await read(
-      () => chain.contract.verifyCertificate(tokenId, batchKey, hash, proof),
-      this.timeoutMs,
-    );
-    if (!r.ok) {
-      return {
-        name,
-        passed: false,
-        detail: r.nonexistent
-          ? 'The token no longer exists on chain, so its metadata cannot be proven.'
-          : `Could not prove the metadata: ${r.reason}.`,
-      };
+    const [batch, facts] = await Promise.all([
+      this.batches.leaves(c.batchId),
+      chain.chainId === undefined
+        ? null
+        : this.reads.tokenFacts(
+            chain.contract.address,
+            tokenId,
+            chainIndexKey(chain.chainId, chain.contract.address),
+            c.batchId,
+          ),
+    ]);
+    if (facts && indexCovers(facts, tokenId, c.blockNumber!)) {
+      verifications.inc({ source: 'index' });
+      const judged = indexedChecks({
+        tokenId,
+        transactionHash: c.transactionHash!,
+        blockNumber: c.blockNumber!,
+        holderAddress: c.holderAddress,
+        status: c.status,
+        storedHash: c.metadataHash,
+        recomputedHash: hash,
+        provenRoot: await this.batches.rootWith(batch, c.position, hash),
+        batchKey: batch.batchKey,
+        batch: facts.batch!,
+        move: facts.move,
+      });
+      return { ...judged, merkleRoot: facts.batchMerkleRoot };
     }
-    if (!r.value) {
-      return {
-        name,
-        passed: false,
-        detail:
-          hash === c.metadataHash
-            ? 'The metadata does not match the Merkle root recorded on chain for its batch.'
-            : 'The metadata was changed after minting: it no longer matches the Merkle root recorded on chain.',
-      };
-    }
-    return {
-      name,
-      passed: true,
-      detail: `The metadata (hash ${short(hash)}) is proven against its batch's Merkle root on chain.`,
-    };
+    verifications.inc({ source: 'chain' });
+    const tree = await this.batches.tree(c.batchId, c.position, hash);
+    return chainChecks(chain, c, { hash, tree, batchKey: batch.batchKey }, this.opts.chainTimeoutMs ?? 5000);
   }
 
-  private async checkNotBurned(
-    chain: VerifierChain,
-    c: CertificateRecord,
-    tokenId: bigint,
-    exists: Read<boolean>,
-    chainBurned: boolean,
-  ): Promise<Check> {
-    const name = 'not_burned';
-    if (chainBurned || c.status === 'burned') {
-      const burn = chainBurned ? await this.findBurn(chain, tokenId, c.blockNumber!) : null;
-      return {
-        name,
-        passed: false,
-        detail: burn
-          ? `This certificate was burned (permanently destroyed) in transaction ${short(burn.tx)}, block ${burn.block}.`
-          : 'This certificate was burned (permanently destroyed): its token no longer exists.',
-      };
-    }
-    if (!exists.ok) return { name, passed: false, detail: `Could not check the token: ${exists.reason}.` };
-    return { name, passed: true, detail: `Token #${tokenId} exists on chain: it has not been burned.` };
-  }
-
-  /** The burn of a token (its Transfer to the zero address), best effort. */
-  private async findBurn(
-    chain: VerifierChain,
-    tokenId: bigint,
-    fromBlock: number,
-  ): Promise<{ tx: string; block: number } | null> {
-    const r = await read(
-      () =>
-        chain.provider.getLogs({
-          address: chain.contract.address,
-          fromBlock,
-          toBlock: 'latest',
-          topics: [TRANSFER_TOPIC, null, ZERO_TOPIC, zeroPadValue(toBeHex(tokenId), 32)],
-        }),
-      this.timeoutMs,
-    );
-    const log = r.ok ? r.value[0] : undefined;
-    return log ? { tx: log.transactionHash, block: log.blockNumber } : null;
-  }
-
-  /** The id of the certificate of a token, or null. */
   /** The public certificate of a token; unknown or burned (spec › Chain events) → not found. */
   async publicCertificateOfToken(tokenId: number): Promise<CertificateRead> {
     if (!Number.isSafeInteger(tokenId) || tokenId < 1) {
