@@ -11,6 +11,7 @@ import { WAKE_CHANNEL } from '../deliveries-store.js';
 import { nextAfter } from '../domain/schedule.js';
 import { attemptHeaders } from '../domain/signing.js';
 import { WEBHOOK_TIMEOUT_MS, type WebhookSender } from '../sender.js';
+import { OutcomeRecorder } from './recorder.js';
 
 export interface WorkerOptions {
   /** Seconds between attempts (HALLMARK_WEBHOOK_RETRY_SCHEDULE). */
@@ -42,6 +43,7 @@ export class DeliveryWorker {
   private readonly leaseMs: number;
   private readonly pollIntervalMs: number;
   private unobserve: (() => void) | null = null;
+  private readonly recorder: OutcomeRecorder;
   private readonly attempts = counter(
     'hallmark_webhook_delivery_attempts_total',
     'Webhook delivery attempts by outcome: succeeded, retry (another attempt scheduled), failed (last attempt)',
@@ -68,6 +70,7 @@ export class DeliveryWorker {
     this.perEndpoint = opts.perEndpoint ?? DEFAULT_PER_ENDPOINT;
     this.leaseMs = opts.leaseMs ?? (opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS) + 15_000;
     this.pollIntervalMs = opts.pollIntervalMs ?? 1000;
+    this.recorder = new OutcomeRecorder(deliveries);
     this.listener = new PgListener({ pool, channel: WAKE_CHANNEL, log, onNotify: () => this.poke() });
   }
 
@@ -157,7 +160,7 @@ export class DeliveryWorker {
         );
     for (let i = 0; ; i++) {
       try {
-        const status = await this.deliveries.record(
+        const status = await this.recorder.record(
           c,
           outcome,
           nextAfter(this.opts.schedule, c, outcome.statusCode),
