@@ -178,15 +178,18 @@ export class DeliveriesStore {
            COALESCE(b.n, 0) + row_number() OVER (PARTITION BY c.target ORDER BY c.next_attempt_at, c.id) AS slot
          FROM candidates c LEFT JOIN busy b ON b.target = c.target
        ), due AS (
-         SELECT d.id FROM webhook_deliveries d JOIN slots ON slots.id = d.id
-         WHERE slots.slot <= $4 AND d.status = 'pending' AND d.next_attempt_at <= now()
-         ORDER BY slots.next_attempt_at LIMIT $1
+         -- Rows by primary key (= ANY of an array, not a join): the plan reused for every
+         -- claim must not hash-join the whole table, however its row estimates come out.
+         SELECT d.id FROM webhook_deliveries d
+         WHERE d.id = ANY (ARRAY(SELECT id FROM slots WHERE slot <= $4))
+           AND d.status = 'pending' AND d.next_attempt_at <= now()
+         ORDER BY d.next_attempt_at LIMIT $1
          FOR UPDATE OF d SKIP LOCKED
        ), claimed AS (
          UPDATE webhook_deliveries d SET attempts = d.attempts + 1, claim_token = $2,
            max_attempts = GREATEST(d.max_attempts, d.attempts + 1),
            next_attempt_at = now() + make_interval(secs => $3::double precision / 1000)
-         FROM due WHERE d.id = due.id
+         WHERE d.id = ANY (ARRAY(SELECT id FROM due))
          RETURNING d.id, d.attempts, d.max_attempts, d.event_id, d.event_type, d.body, d.endpoint_id,
            d.subscription_id, (EXTRACT(EPOCH FROM now() - d.created_at) * 1000)::float8 AS waited_ms
        ), logged AS (

@@ -83,7 +83,8 @@ export async function recordOutcome(
 }
 
 /**
- * Records successful attempts at once, as \`recordOutcome\` would one by one: each delivery
+ * Records successful attempts at once (rows found by primary key, `= ANY` of the ids, so
+ * the plan reused for every batch never scans the table), as \`recordOutcome\` would one by one: each delivery
  * whose claim still holds becomes \`succeeded\`, every attempt's log gets its answer, a
  * \`failed\` endpoint is \`active\` again and a subscription's failure streak ends (only rows that
  * change are written). Returns the ids of the deliveries moved (the others' claims were stale).
@@ -98,11 +99,11 @@ export async function recordSucceeded(db: Queryable, items: readonly Succeeded[]
      ), d AS (
        UPDATE webhook_deliveries d SET status = 'succeeded', claim_token = NULL, next_attempt_at = NULL,
          delivered_at = now()
-       FROM i WHERE d.id = i.id AND d.claim_token = i.token
+       FROM i WHERE d.id = ANY ($1::text[]) AND d.id = i.id AND d.claim_token = i.token
        RETURNING d.id, d.endpoint_id, d.subscription_id
      ), a AS (
        UPDATE webhook_attempts a SET status_code = i.code, latency_ms = i.latency, error = NULL
-       FROM i WHERE a.delivery_id = i.id AND a.attempt = i.attempt
+       FROM i WHERE a.delivery_id = ANY ($1::text[]) AND a.delivery_id = i.id AND a.attempt = i.attempt
      ), e AS (
        UPDATE webhook_endpoints SET status = 'active', updated_at = now()
        WHERE id IN (SELECT endpoint_id FROM d) AND status = 'failed'

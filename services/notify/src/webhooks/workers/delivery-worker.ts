@@ -27,6 +27,9 @@ export interface WorkerOptions {
   pollIntervalMs?: number;
 }
 
+/** How long slots freed by answers wait, so that one claim fills them together. */
+const FREED_SLOTS_WAIT_MS = 5;
+
 /** Attempts in flight per endpoint by default (HALLMARK_WEBHOOK_ENDPOINT_CONCURRENCY). */
 export const DEFAULT_PER_ENDPOINT = 10;
 
@@ -35,6 +38,8 @@ export class DeliveryWorker {
   private loopDone: Promise<void> | null = null;
   private readonly inFlight = new Set<Promise<void>>();
   private wake: (() => void) | null = null;
+  /** Set while freed slots wait to be claimed for together. */
+  private freedTimer: NodeJS.Timeout | null = null;
   /** Set by a NOTIFY that arrived while the loop was busy, so it is not lost. */
   private woken = false;
   private readonly listener: PgListener;
@@ -100,6 +105,8 @@ export class DeliveryWorker {
     this.wake?.();
     await this.loopDone;
     await Promise.allSettled([...this.inFlight]);
+    if (this.freedTimer) clearTimeout(this.freedTimer);
+    this.freedTimer = null;
     await this.listener.stop();
   }
 
@@ -144,8 +151,14 @@ export class DeliveryWorker {
     this.inFlight.add(p);
     void p.finally(() => {
       this.inFlight.delete(p);
-      // A slot freed, of the process or of an endpoint at its cap: look for more work.
-      this.poke();
+      // A slot freed, of the process or of an endpoint at its cap: look for more work — once
+      // for the slots freed within FREED_SLOTS_WAIT_MS, not once per slot. A claim per answer
+      // cost the database more than the answers did when there was little to claim (events
+      // arriving at a steady rate, each claim finding a row or none).
+      this.freedTimer ??= setTimeout(() => {
+        this.freedTimer = null;
+        this.poke();
+      }, FREED_SLOTS_WAIT_MS);
     });
   }
 
