@@ -51,7 +51,7 @@ import {
   TEST_ENCRYPTION_KEY,
   verifyServiceSignature,
 } from '../services/notify/test/webhooks-helpers.js';
-import { backendsOf, cpuMs, percentile, sized, verdict } from './lib.js';
+import { cpuDuring, percentile, sized, verdict } from './lib.js';
 
 const ENDPOINTS = Number(process.env.BENCH_NOTIFY_ENDPOINTS ?? sized(10, 3));
 const DELIVERIES = Number(process.env.BENCH_NOTIFY_DELIVERIES ?? sized(10_000, 150));
@@ -109,27 +109,6 @@ async function startReceiver(tls: { key: string; cert: string }): Promise<Receiv
         server.close(() => resolve());
       }),
   };
-}
-
-/**
- * CPU ms this process (the receiver, the producer, the relay and notify's webhooks half, or
- * the baseline's client) and the backends of each of `databases` used while `run` ran. The
- * machine's other load moves these less than it moves the rates.
- */
-async function cpuDuring<T>(
-  databases: string[],
-  run: () => Promise<T>,
-): Promise<{ result: T; self: number; pg: number[] }> {
-  const backends = () => Promise.all(databases.map((d) => backendsOf(TEST_DATABASE_SERVER, d)));
-  const before = new Map((await backends()).flat().map((pid) => [pid, cpuMs(pid)]));
-  const self = process.cpuUsage();
-  const result = await run();
-  const used = process.cpuUsage(self);
-  // Backends opened during the run count from zero.
-  const pg = (await backends()).map((pids) =>
-    pids.reduce((sum, pid) => sum + cpuMs(pid) - (before.get(pid) ?? 0), 0),
-  );
-  return { result, self: (used.user + used.system) / 1000, pg };
 }
 
 interface Row {
@@ -198,7 +177,9 @@ export async function benchNotify(): Promise<void> {
     const events = Math.ceil(DELIVERIES / ENDPOINTS);
     // The baseline runs before and after the burst, and the burst is judged against their mean:
     // on a shared machine either side's speed drifts within seconds.
-    const baseRun = await cpuDuring([], () => baseline(receiver, tls.cert, events * ENDPOINTS));
+    const baseRun = await cpuDuring(TEST_DATABASE_SERVER, [], () =>
+      baseline(receiver, tls.cert, events * ENDPOINTS),
+    );
     receiver.hits.length = 0;
 
     producer = await openDatabase({ serverUrl: TEST_DATABASE_SERVER, database: producerDb });
@@ -305,13 +286,15 @@ export async function benchNotify(): Promise<void> {
     // a. burst
     const burstStart = Date.now();
     let burstCommitted = 0;
-    const burstRun = await cpuDuring([producerDb, notifyDb], async () => {
+    const burstRun = await cpuDuring(TEST_DATABASE_SERVER, [producerDb, notifyDb], async () => {
       for (let sent = 0; sent < events; sent += TX_EVENTS) await commit(Math.min(TX_EVENTS, events - sent));
       burstCommitted = Date.now();
       await waitFor(events * ENDPOINTS, 300_000);
     });
     const burstHits = receiver.hits.splice(0);
-    const baseAfter = await cpuDuring([], () => baseline(receiver, tls.cert, events * ENDPOINTS));
+    const baseAfter = await cpuDuring(TEST_DATABASE_SERVER, [], () =>
+      baseline(receiver, tls.cert, events * ENDPOINTS),
+    );
     receiver.hits.length = 0;
     const base: Row = {
       ...baseRun.result,
