@@ -5,7 +5,12 @@
 //     API-key auth on an in-process gateway wired to the real keys service, with the
 //     in-memory limiter and, when Redis runs (REDIS_URL, else 127.0.0.1:6379), with the Redis
 //     one every replica shares (as production runs: docs/security.md); the public and keyed
-//     routes alternate for BENCH_ROUNDS short rounds and the median ratio is the cost;
+//     routes alternate for BENCH_ROUNDS short rounds. The cost is judged by CPU per request
+//     of every process the request touches (this process: the in-process gateway and the
+//     load generator; keys; keys' database), keyed against public, median of the rounds, and
+//     split into this process's share and keys' (the usage records a keyed request leaves);
+//     the throughput ratio is printed beside it but not judged (on this shared 2-core machine
+//     its rounds range over tens of percent);
 //  3. p99 of a warm-cache key verification.
 // Every case measures what it names, not refusals: the keyed cases spread their requests over
 // KEYS keys of one enterprise (a production key allows 100 requests per second in its burst
@@ -137,8 +142,7 @@ export async function benchGateway(): Promise<void> {
     };
     const authCost = async (label: string, url: string) => {
       const ratios: number[] = [];
-      const cpuRatios: number[] = [];
-      let lastParts = '';
+      const rounds: { cpuRatio: number; pub: [string, number][]; authed: [string, number][] }[] = [];
       for (let round = 1; round <= ROUNDS; round++) {
         // The same requests both ways (the key header too, which the public route ignores):
         // the generator shares this process with the gateway, so its per-request work must match.
@@ -149,33 +153,47 @@ export async function benchGateway(): Promise<void> {
         );
         rows.push(pub.result, authed.result);
         ratios.push(authed.result.rps / pub.result.rps);
-        cpuRatios.push(pub.cpu / authed.cpu);
-        const show = (p: [string, number][]) => p.map(([n, ms]) => `${n} ${ms.toFixed(3)}`).join(', ');
-        lastParts = `public: ${show(pub.parts)}; API key: ${show(authed.parts)}`;
+        rounds.push({ cpuRatio: pub.cpu / authed.cpu, pub: pub.parts, authed: authed.parts });
       }
-      return { label, ratios, cpuRatios, lastParts };
+      return { label, ratios, rounds };
     };
     const costs = [await authCost('in-process gateway, limiter in memory', gw.url)];
     if (gwRedis) costs.push(await authCost('in-process gateway, limiter in Redis', gwRedis.url));
     table(rows, rows[0]!);
     const bad = unintendedNon2xx(rows);
     console.log('');
-    for (const { label, ratios, cpuRatios, lastParts } of costs) {
-      const sorted = [...ratios].sort((a, b) => a - b);
-      const cost = (1 - sorted[Math.floor(sorted.length / 2)]!) * 100;
-      const range = sorted.map((r) => `${((1 - r) * 100).toFixed(1)}%`).join(', ');
-      const cpuSorted = [...cpuRatios].sort((a, b) => a - b);
-      const cpuCost = (1 - cpuSorted[Math.floor(cpuSorted.length / 2)]!) * 100;
-      console.log(
-        `  ${label}: CPU per request, last round (ms): ${lastParts}\n` +
-          `  → by CPU per request the cost is ${cpuCost.toFixed(1)}% (rounds: ` +
-          `${cpuSorted.map((r) => `${((1 - r) * 100).toFixed(1)}%`).join(', ')})`,
-      );
+    const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+    const show = (p: [string, number][]) => p.map(([n, ms]) => `${n} ${ms.toFixed(3)}`).join(', ');
+    for (const { label, ratios, rounds } of costs) {
+      // The headline: CPU per request of every process the keyed request touches (this one —
+      // the in-process gateway with the load generator —, keys, keys' database), keyed against
+      // public, median of the rounds. Throughput moves with whatever else the machine runs;
+      // CPU per request much less.
+      const byCpu = [...rounds].sort((a, b) => a.cpuRatio - b.cpuRatio);
+      const median = byCpu[Math.floor(byCpu.length / 2)]!;
+      const cpuCost = 1 - median.cpuRatio;
+      const total = median.authed.reduce((sum, [, ms]) => sum + ms, 0);
+      // Where the extra CPU goes (of the keyed request's CPU): this process (authentication,
+      // the limiter, the usage record and its shipping, the rate-limit headers both ways),
+      // and keys with its database (the usage batches: an audit row per request, roll-ups).
+      const delta = (names: string[]) =>
+        median.authed.filter(([n]) => names.includes(n)).reduce((sum, [, ms]) => sum + ms, 0) -
+        median.pub.filter(([n]) => names.includes(n)).reduce((sum, [, ms]) => sum + ms, 0);
+      const here = delta(['load generator']) / total;
+      const keys = delta(['keys', 'postgres']) / total;
       const non2xx = rows.filter((r) => r.name.startsWith(label)).reduce((n, r) => n + r.non2xx, 0);
       console.log(
-        `authentication + rate limiting cost, ${label}: median ${cost.toFixed(1)}% of throughput ` +
-          `(rounds: ${range}; goal ≤ 10%: ${verdict(cost <= 10)}); non-2xx ${non2xx}` +
-          (bad.some((r) => r.name.startsWith(label)) ? ' — INVALID: refusals, not authentication' : ''),
+        `authentication + rate limiting cost, ${label}: ${pct(cpuCost)} by CPU per request ` +
+          `(goal ≤ 10%: ${verdict(cpuCost <= 0.1)}; rounds: ${byCpu.map((r) => pct(1 - r.cpuRatio)).join(', ')}); ` +
+          `non-2xx ${non2xx}` +
+          (bad.some((r) => r.name.startsWith(label)) ? ' — INVALID: refusals, not authentication' : '') +
+          `\n  of it: this process (gateway + generator) ${pct(here)}, keys and its database (usage records) ${pct(keys)}` +
+          `\n  CPU per request, median round (ms): public: ${show(median.pub)}; API key: ${show(median.authed)}`,
+      );
+      const sorted = [...ratios].sort((a, b) => a - b);
+      console.log(
+        `  by throughput (noisy on a shared machine, not judged): median ${pct(1 - sorted[Math.floor(sorted.length / 2)]!)} ` +
+          `(rounds: ${sorted.map((r) => pct(1 - r)).join(', ')})`,
       );
     }
     if (!gwRedis)

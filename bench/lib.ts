@@ -238,17 +238,30 @@ export async function cpuPerRequest<T>(
   requests: (result: T) => number,
 ): Promise<{ result: T; parts: [string, number][] }> {
   const before = procs.map((p) => cpuMs(p.pid));
-  const pgBefore = new Map((await backendsOf(db.url, db.database)).map((pid) => [pid, cpuMs(pid)]));
+  const { result, self, pg } = await cpuDuring(db.url, [db.database], run);
+  const n = requests(result);
+  const parts: [string, number][] = procs.map((p, i) => [p.name, (cpuMs(p.pid) - before[i]!) / n]);
+  parts.push(['postgres', pg[0]! / n], ['load generator', self / n]);
+  return { result, parts };
+}
+
+/**
+ * CPU ms this process and the backends of each of `databases` (on the server of `dbUrl`) used
+ * while `run` ran; backends opened during the run count from zero, any closed during it are
+ * missed. The machine's other load moves these less than it moves rates.
+ */
+export async function cpuDuring<T>(
+  dbUrl: string,
+  databases: string[],
+  run: () => Promise<T>,
+): Promise<{ result: T; self: number; pg: number[] }> {
+  const backends = () => Promise.all(databases.map((d) => backendsOf(dbUrl, d)));
+  const before = new Map((await backends()).flat().map((pid) => [pid, cpuMs(pid)]));
   const self = process.cpuUsage();
   const result = await run();
-  const selfUs = process.cpuUsage(self);
-  const n = requests(result);
-  // Backends opened during the run count from zero; any closed during it are missed.
-  const pgMs = (await backendsOf(db.url, db.database)).reduce(
-    (sum, pid) => sum + cpuMs(pid) - (pgBefore.get(pid) ?? 0),
-    0,
+  const used = process.cpuUsage(self);
+  const pg = (await backends()).map((pids) =>
+    pids.reduce((sum, pid) => sum + cpuMs(pid) - (before.get(pid) ?? 0), 0),
   );
-  const parts: [string, number][] = procs.map((p, i) => [p.name, (cpuMs(p.pid) - before[i]!) / n]);
-  parts.push(['postgres', pgMs / n], ['load generator', (selfUs.user + selfUs.system) / 1000 / n]);
-  return { result, parts };
+  return { result, self: (used.user + used.system) / 1000, pg };
 }

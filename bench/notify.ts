@@ -1,7 +1,9 @@
 // Webhook delivery, in one run against one local HTTPS receiver (self-signed CA made now):
 //  1. baseline: BENCH_NOTIFY_DELIVERIES bare signed HTTPS POSTs (the versioned signature
 //     headers computed per request) from this process through an undici Agent trusting the
-//     CA, at the worker's concurrency (HALLMARK_WEBHOOK_CONCURRENCY, default 64);
+//     CA, at the worker's concurrency (HALLMARK_WEBHOOK_CONCURRENCY, default 64), run before
+//     and after the burst (the burst is judged against their mean: on a shared machine
+//     either side's speed drifts within seconds);
 //  2. the real path, in-process: a producer database committing events through the kit
 //     outbox (`recordEvents` + `OutboxRelay`) onto JetStream, notify's webhooks half (its
 //     own database, the durable fan-out consumer, the delivery worker with a guarded agent
@@ -12,6 +14,9 @@
 //     b. paced — events committed at the goal rate (1,000 deliveries/s ÷ K events/s) for
 //        BENCH_NOTIFY_PACED_SECONDS, latency from the event's commit (`occurred_at`) to its
 //        receipt (p50/p99) at an offered load the goal asks for.
+// CPU per delivery is printed beside the rates: this process's (receiver, producer, relay and
+// notify all live here) and the PostgreSQL backends' of notify's and the producer's databases,
+// against the baseline's own; it moves less than the rates with what else the machine runs.
 // Goals: the burst ≥ 0.3× the baseline (issue 31); ≥ 1,000 signed deliveries/s and p99
 // commit → delivery ≤ 250 ms (issue 6). Every (event, endpoint) must arrive exactly once and
 // a sample of deliveries is checked with an independent Stripe-style verifier (either failing
@@ -46,7 +51,7 @@ import {
   TEST_ENCRYPTION_KEY,
   verifyServiceSignature,
 } from '../services/notify/test/webhooks-helpers.js';
-import { percentile, sized, verdict } from './lib.js';
+import { cpuDuring, percentile, sized, verdict } from './lib.js';
 
 const ENDPOINTS = Number(process.env.BENCH_NOTIFY_ENDPOINTS ?? sized(10, 3));
 const DELIVERIES = Number(process.env.BENCH_NOTIFY_DELIVERIES ?? sized(10_000, 150));
@@ -170,7 +175,11 @@ export async function benchNotify(): Promise<void> {
   let stopAll: (() => Promise<void>) | undefined;
   try {
     const events = Math.ceil(DELIVERIES / ENDPOINTS);
-    const base = await baseline(receiver, tls.cert, events * ENDPOINTS);
+    // The baseline runs before and after the burst, and the burst is judged against their mean:
+    // on a shared machine either side's speed drifts within seconds.
+    const baseRun = await cpuDuring(TEST_DATABASE_SERVER, [], () =>
+      baseline(receiver, tls.cert, events * ENDPOINTS),
+    );
     receiver.hits.length = 0;
 
     producer = await openDatabase({ serverUrl: TEST_DATABASE_SERVER, database: producerDb });
@@ -276,10 +285,25 @@ export async function benchNotify(): Promise<void> {
 
     // a. burst
     const burstStart = Date.now();
-    for (let sent = 0; sent < events; sent += TX_EVENTS) await commit(Math.min(TX_EVENTS, events - sent));
-    const burstCommitted = Date.now();
-    await waitFor(events * ENDPOINTS, 300_000);
+    let burstCommitted = 0;
+    const burstRun = await cpuDuring(TEST_DATABASE_SERVER, [producerDb, notifyDb], async () => {
+      for (let sent = 0; sent < events; sent += TX_EVENTS) await commit(Math.min(TX_EVENTS, events - sent));
+      burstCommitted = Date.now();
+      await waitFor(events * ENDPOINTS, 300_000);
+    });
     const burstHits = receiver.hits.splice(0);
+    const baseAfter = await cpuDuring(TEST_DATABASE_SERVER, [], () =>
+      baseline(receiver, tls.cert, events * ENDPOINTS),
+    );
+    receiver.hits.length = 0;
+    const base: Row = {
+      ...baseRun.result,
+      name: `bare signed HTTPS POSTs, ${CONCURRENCY} in flight (baseline, before and after)`,
+      rate: (baseRun.result.rate + baseAfter.result.rate) / 2,
+      note: `before ${baseRun.result.rate.toFixed(0)}/s, after ${baseAfter.result.rate.toFixed(0)}/s; ${baseRun.result.note}`,
+    };
+    const baseCpu =
+      (baseRun.self + baseAfter.self) / (baseRun.result.deliveries + baseAfter.result.deliveries);
     const burst = summarize(
       `notify, burst: ${events} events × ${ENDPOINTS} endpoints (≤ ${PER_ENDPOINT} in flight each)`,
       burstHits,
@@ -322,12 +346,18 @@ export async function benchNotify(): Promise<void> {
         `${r.name.padEnd(56)} ${String(r.deliveries).padStart(9)} ${r.rate.toFixed(0).padStart(8)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${(r.rate / base.rate).toFixed(3).padStart(10)}  ${r.note}`,
       );
     const burstRatio = burst.rate / base.rate;
+    const burstCpu = (burstRun.self + burstRun.pg[0]! + burstRun.pg[1]!) / burst.deliveries;
     const pacedMet = paced.p99 <= GOAL_P99_MS && paced.rate >= GOAL_RATE * 0.95;
     console.log(
       `\nburst ratio: ${burstRatio.toFixed(3)}× the bare signed POSTs to the same receiver ` +
         `(goal ≥ ${GOAL_BURST_RATIO}×: ${verdict(burstRatio >= GOAL_BURST_RATIO, 'MISSED')})` +
         `\ngoal: ≥ ${GOAL_RATE} deliveries/s → burst ${burst.rate.toFixed(0)}/s ${verdict(burst.rate >= GOAL_RATE, 'MISSED')}; ` +
         `p99 commit → delivery ≤ ${GOAL_P99_MS} ms at ${GOAL_RATE}/s offered → ${paced.p99.toFixed(0)} ms ${verdict(pacedMet, 'MISSED')}` +
+        `\nCPU per delivery (ms): baseline ${baseCpu.toFixed(3)} (this process); burst ${burstCpu.toFixed(3)} = ` +
+        `${(burstRun.self / burst.deliveries).toFixed(3)} this process (receiver, producer, relay, notify) + ` +
+        `${(burstRun.pg[1]! / burst.deliveries).toFixed(3)} notify's PostgreSQL + ` +
+        `${(burstRun.pg[0]! / burst.deliveries).toFixed(3)} the producer's (outbox); ` +
+        `by CPU the burst is ${(baseCpu / burstCpu).toFixed(3)}× the baseline` +
         `\nsignatures: ${sample.length - bad}/${sample.length} sampled deliveries verified (Stripe-style, independent verifier)` +
         `\nload average when measured: ${os
           .loadavg()

@@ -1,7 +1,8 @@
 // Per-endpoint concurrency caps on the real PostgreSQL: one endpoint whose receiver holds every
 // request open, with a backlog larger than the worker's slots and queued first, cannot starve a
-// second endpoint. The worker runs in-process with an agent trusting a CA made at test time and
-// a local HTTPS receiver; nothing here is timed (the slow receiver answers when released).
+// second endpoint; the claim skips disabled endpoints and subscriptions. The worker runs
+// in-process with an agent trusting a CA made at test time and a local HTTPS receiver;
+// nothing here is timed (the slow receiver answers when released).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   createGuardedAgent,
@@ -126,4 +127,36 @@ describe('per-endpoint concurrency caps', () => {
       await worker.stop();
     }
   }, 60_000);
+
+  it('a disabled endpoint or subscription, its due rows queued first, is skipped by the claim; enabled again, it is served', async () => {
+    const off = await queue('/off', 5);
+    const sub = await store.createSubscription(scope, {
+      url: `${receiver.url}/sub-off`,
+      events: ['voucher.created'],
+      enabled: true,
+      secret: SECRET,
+    });
+    for (let i = 0; i < 5; i++) {
+      const event = testEvent(
+        'user.created',
+        scope,
+        { eventId: newId('event'), objectId: `u${i}` },
+        new Date(),
+      );
+      await deliveries.enqueueTest(scope, sub.id, event, versionedBody(event), 'subscription_id');
+    }
+    await store.updateEndpoint(scope, off, { status: 'disabled' });
+    await store.setEnabled(scope, sub.id, false);
+    await queue('/on', 3);
+    // Room for every row: only the enabled endpoint's are taken.
+    const first = await deliveries.claimDue(20, 60_000, 10);
+    expect(first.map((c) => c.url)).toEqual(Array(3).fill(`${receiver.url}/on`));
+    await store.updateEndpoint(scope, off, { status: 'active' });
+    await store.setEnabled(scope, sub.id, true);
+    const next = await deliveries.claimDue(20, 60_000, 10);
+    expect(next.map((c) => c.url).sort()).toEqual([
+      ...Array(5).fill(`${receiver.url}/off`),
+      ...Array(5).fill(`${receiver.url}/sub-off`),
+    ]);
+  }, 30_000);
 });

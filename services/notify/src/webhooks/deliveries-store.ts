@@ -13,6 +13,7 @@ import {
   type Queryable,
 } from '@hallmark/kit';
 import { attemptsOf, DELIVERY_COLUMNS, deliveryFromRow, type DeliveryRow } from './attempts-store.js';
+import { recordOutcome, recordSucceeded, type HealthThresholds, type Succeeded } from './outcomes-store.js';
 import type { Claim, DeliveryRecord, Outcome } from './domain/delivery.js';
 import type { DeliveryStatus } from './domain/validation.js';
 import type { Scope } from './store.js';
@@ -20,15 +21,10 @@ import type { Scope } from './store.js';
 export const WAKE_CHANNEL = 'hallmark_webhooks';
 
 export type { AttemptRecord, Claim, DeliveryRecord, Outcome } from './domain/delivery.js';
+export type { HealthThresholds, Succeeded } from './outcomes-store.js';
 
 /** What a delivery belongs to: a versioned endpoint, an enterprise subscription or a listen session. */
 export type TargetColumn = 'endpoint_id' | 'subscription_id' | 'session_id';
-
-/** When an enterprise subscription turns `failing`, and when it is disabled: failed attempts in a row. */
-export interface HealthThresholds {
-  failingAfter: number;
-  disableAfter: number;
-}
 
 /** Where one delivery of an event goes, as what type, with which body. */
 export interface DeliveryTarget {
@@ -157,36 +153,43 @@ export class DeliveriesStore {
       secret_enc: string;
       previous_secret_enc: string | null;
       waited_ms: number;
-    }>(
-      `WITH busy AS (
+    }>({
+      // Named: parsed once per connection (run at every claim: planning was most of a small one's cost).
+      name: 'notify_claim_due',
+      text: `WITH busy AS (
          SELECT COALESCE(endpoint_id, subscription_id) AS target, count(*)::int AS n
          FROM webhook_deliveries
-         WHERE status = 'pending' AND claim_token IS NOT NULL AND next_attempt_at > now() AND session_id IS NULL
+         -- Not "session_id IS NULL": so only the small in-flight index matches, never the backlog's.
+         WHERE status = 'pending' AND claim_token IS NOT NULL AND next_attempt_at > now()
+           AND COALESCE(endpoint_id, subscription_id) IS NOT NULL
          GROUP BY 1
+       ), skipped AS (
+         SELECT target FROM busy WHERE n >= $4
+         UNION ALL SELECT id FROM webhook_endpoints WHERE status = 'disabled'
+         UNION ALL SELECT id FROM enterprise_subscriptions WHERE NOT enabled
        ), candidates AS (
          SELECT d.id, d.next_attempt_at, COALESCE(d.endpoint_id, d.subscription_id) AS target
          FROM webhook_deliveries d
-         LEFT JOIN webhook_endpoints e ON e.id = d.endpoint_id
-         LEFT JOIN enterprise_subscriptions s ON s.id = d.subscription_id
-         WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND d.session_id IS NULL
-           AND (d.endpoint_id IS NULL OR e.status <> 'disabled')
-           AND (d.subscription_id IS NULL OR s.enabled)
-           AND COALESCE(d.endpoint_id, d.subscription_id) NOT IN (SELECT target FROM busy WHERE n >= $4)
+         WHERE d.status = 'pending' AND d.session_id IS NULL AND d.next_attempt_at <= now()
+           AND COALESCE(d.endpoint_id, d.subscription_id) NOT IN (SELECT target FROM skipped)
          ORDER BY d.next_attempt_at LIMIT $1 * 4
        ), slots AS (
          SELECT c.id, c.next_attempt_at,
            COALESCE(b.n, 0) + row_number() OVER (PARTITION BY c.target ORDER BY c.next_attempt_at, c.id) AS slot
          FROM candidates c LEFT JOIN busy b ON b.target = c.target
        ), due AS (
-         SELECT d.id FROM webhook_deliveries d JOIN slots ON slots.id = d.id
-         WHERE slots.slot <= $4 AND d.status = 'pending' AND d.next_attempt_at <= now()
-         ORDER BY slots.next_attempt_at LIMIT $1
+         -- Rows by primary key (= ANY of an array, not a join): the plan reused for every
+         -- claim must not hash-join the whole table, however its row estimates come out.
+         SELECT d.id FROM webhook_deliveries d
+         WHERE d.id = ANY (ARRAY(SELECT id FROM slots WHERE slot <= $4))
+           AND d.status = 'pending' AND d.next_attempt_at <= now()
+         ORDER BY d.next_attempt_at LIMIT $1
          FOR UPDATE OF d SKIP LOCKED
        ), claimed AS (
          UPDATE webhook_deliveries d SET attempts = d.attempts + 1, claim_token = $2,
            max_attempts = GREATEST(d.max_attempts, d.attempts + 1),
            next_attempt_at = now() + make_interval(secs => $3::double precision / 1000)
-         FROM due WHERE d.id = due.id
+         WHERE d.id = ANY (ARRAY(SELECT id FROM due))
          RETURNING d.id, d.attempts, d.max_attempts, d.event_id, d.event_type, d.body, d.endpoint_id,
            d.subscription_id, (EXTRACT(EPOCH FROM now() - d.created_at) * 1000)::float8 AS waited_ms
        ), logged AS (
@@ -200,8 +203,8 @@ export class DeliveriesStore {
        FROM claimed c
        LEFT JOIN webhook_endpoints e ON e.id = c.endpoint_id
        LEFT JOIN enterprise_subscriptions s ON s.id = c.subscription_id`,
-      [limit, token, leaseMs, perTarget],
-    );
+      values: [limit, token, leaseMs, perTarget],
+    });
     return rows.map((r) => ({
       ...this.decryptSecrets([r.secret_enc, r.previous_secret_enc]),
       id: r.id,
@@ -226,64 +229,20 @@ export class DeliveriesStore {
   }
 
   /**
-   * Records an attempt's outcome and moves the delivery to `next` (decided by the worker:
-   * succeeded; pending again after `waitS`; or failed after the last attempt). The endpoint
-   * follows: `failed` when a delivery exhausts its attempts, `active` again when a later one
-   * succeeds (a `disabled` endpoint stays disabled). An enterprise subscription counts failed
-   * attempts in a row: `failing` from `failingAfter`, disabled (enabled false) at
-   * `disableAfter`; a success resets it to `active`. A stale claim (lease lost) still logs the
-   * attempt but moves nothing. Returns the delivery's new status, or null for a stale claim.
+   * Records an attempt's outcome and moves the delivery to \`next\` (outcomes-store.ts).
+   * Returns the delivery's new status, or null for a stale claim.
    */
-  async record(
+  record(
     claim: Claim,
     outcome: Outcome,
     next: { status: DeliveryStatus; waitS: number | null },
   ): Promise<DeliveryStatus | null> {
-    const { status, waitS } = next;
-    const { rows } = await this.pool.query<{ moved: number }>(
-      `WITH d AS (
-         UPDATE webhook_deliveries SET status = $3, claim_token = NULL,
-           next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + make_interval(secs => $4::int) END,
-           delivered_at = CASE WHEN $3 = 'succeeded' THEN now() ELSE delivered_at END
-         WHERE id = $1 AND claim_token = $2
-         RETURNING endpoint_id, subscription_id, status
-       ), a AS (
-         UPDATE webhook_attempts SET status_code = $6, latency_ms = $7, error = $8
-         WHERE delivery_id = $1 AND attempt = $5
-       ), e AS (
-         UPDATE webhook_endpoints ep
-         SET status = CASE WHEN d.status = 'succeeded' THEN 'active' ELSE 'failed' END, updated_at = now()
-         FROM d WHERE ep.id = d.endpoint_id
-           AND ((d.status = 'succeeded' AND ep.status = 'failed') OR (d.status = 'failed' AND ep.status = 'active'))
-       ), s AS (
-         UPDATE enterprise_subscriptions sub SET
-           consecutive_failures = CASE WHEN d.status = 'succeeded' THEN 0 ELSE sub.consecutive_failures + 1 END,
-           last_failure_at = CASE WHEN d.status = 'succeeded' THEN sub.last_failure_at ELSE now() END,
-           last_error = CASE WHEN d.status = 'succeeded' THEN sub.last_error ELSE $8 END,
-           enabled = sub.enabled AND (d.status = 'succeeded' OR sub.consecutive_failures + 1 < $10),
-           status = CASE
-             WHEN NOT sub.enabled THEN 'disabled'
-             WHEN d.status = 'succeeded' THEN 'active'
-             WHEN sub.consecutive_failures + 1 >= $10 THEN 'disabled'
-             WHEN sub.consecutive_failures + 1 >= $9 THEN 'failing'
-             ELSE sub.status END
-         FROM d WHERE sub.id = d.subscription_id
-       )
-       SELECT count(*)::int AS moved FROM d`,
-      [
-        claim.id,
-        claim.token,
-        status,
-        waitS ?? 0,
-        claim.attempt,
-        outcome.statusCode,
-        Math.round(outcome.latencyMs),
-        outcome.error?.slice(0, 500) ?? null,
-        this.health.failingAfter,
-        this.health.disableAfter,
-      ],
-    );
-    return rows[0]!.moved > 0 ? status : null;
+    return recordOutcome(this.pool, this.health, claim, outcome, next);
+  }
+
+  /** Records successful attempts, many in one statement (outcomes-store.ts); the ids moved. */
+  recordSucceeded(items: readonly Succeeded[]): Promise<Set<string>> {
+    return recordSucceeded(this.pool, items);
   }
 
   /** Deliveries waiting for an attempt, and those of them already due (metrics: the backlog). */

@@ -11,6 +11,7 @@ import { WAKE_CHANNEL } from '../deliveries-store.js';
 import { nextAfter } from '../domain/schedule.js';
 import { attemptHeaders } from '../domain/signing.js';
 import { WEBHOOK_TIMEOUT_MS, type WebhookSender } from '../sender.js';
+import { OutcomeRecorder } from './recorder.js';
 
 export interface WorkerOptions {
   /** Seconds between attempts (HALLMARK_WEBHOOK_RETRY_SCHEDULE). */
@@ -26,6 +27,9 @@ export interface WorkerOptions {
   pollIntervalMs?: number;
 }
 
+/** How long slots freed by answers wait, so that one claim fills them together. */
+const FREED_SLOTS_WAIT_MS = 5;
+
 /** Attempts in flight per endpoint by default (HALLMARK_WEBHOOK_ENDPOINT_CONCURRENCY). */
 export const DEFAULT_PER_ENDPOINT = 10;
 
@@ -34,6 +38,8 @@ export class DeliveryWorker {
   private loopDone: Promise<void> | null = null;
   private readonly inFlight = new Set<Promise<void>>();
   private wake: (() => void) | null = null;
+  /** Set while freed slots wait to be claimed for together. */
+  private freedTimer: NodeJS.Timeout | null = null;
   /** Set by a NOTIFY that arrived while the loop was busy, so it is not lost. */
   private woken = false;
   private readonly listener: PgListener;
@@ -42,6 +48,7 @@ export class DeliveryWorker {
   private readonly leaseMs: number;
   private readonly pollIntervalMs: number;
   private unobserve: (() => void) | null = null;
+  private readonly recorder: OutcomeRecorder;
   private readonly attempts = counter(
     'hallmark_webhook_delivery_attempts_total',
     'Webhook delivery attempts by outcome: succeeded, retry (another attempt scheduled), failed (last attempt)',
@@ -68,6 +75,7 @@ export class DeliveryWorker {
     this.perEndpoint = opts.perEndpoint ?? DEFAULT_PER_ENDPOINT;
     this.leaseMs = opts.leaseMs ?? (opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS) + 15_000;
     this.pollIntervalMs = opts.pollIntervalMs ?? 1000;
+    this.recorder = new OutcomeRecorder(deliveries);
     this.listener = new PgListener({ pool, channel: WAKE_CHANNEL, log, onNotify: () => this.poke() });
   }
 
@@ -97,6 +105,8 @@ export class DeliveryWorker {
     this.wake?.();
     await this.loopDone;
     await Promise.allSettled([...this.inFlight]);
+    if (this.freedTimer) clearTimeout(this.freedTimer);
+    this.freedTimer = null;
     await this.listener.stop();
   }
 
@@ -141,8 +151,14 @@ export class DeliveryWorker {
     this.inFlight.add(p);
     void p.finally(() => {
       this.inFlight.delete(p);
-      // A slot freed, of the process or of an endpoint at its cap: look for more work.
-      this.poke();
+      // A slot freed, of the process or of an endpoint at its cap: look for more work — once
+      // for the slots freed within FREED_SLOTS_WAIT_MS, not once per slot. A claim per answer
+      // cost the database more than the answers did when there was little to claim (events
+      // arriving at a steady rate, each claim finding a row or none).
+      this.freedTimer ??= setTimeout(() => {
+        this.freedTimer = null;
+        this.poke();
+      }, FREED_SLOTS_WAIT_MS);
     });
   }
 
@@ -157,7 +173,7 @@ export class DeliveryWorker {
         );
     for (let i = 0; ; i++) {
       try {
-        const status = await this.deliveries.record(
+        const status = await this.recorder.record(
           c,
           outcome,
           nextAfter(this.opts.schedule, c, outcome.statusCode),
