@@ -11,7 +11,7 @@ import {
 } from '@hallmark/kit';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { startAnvil, type AnvilHandle } from './anvil.js';
+import { startAnvil, type AnvilHandle, type AnvilOptions } from './anvil.js';
 import { ensureNats, type NatsHandle } from './nats.js';
 import { ensurePostgres, type PostgresHandle } from './postgres.js';
 import { spawnProcess, type ProcessHandle } from './process.js';
@@ -73,7 +73,8 @@ export interface StackOptions {
   forceEmbeddedPostgres?: boolean;
   databasePrefix?: string;
   restate?: boolean;
-  anvil?: boolean;
+  /** A local chain; with options, its block time and gas limit (`pnpm bench scale`). */
+  anvil?: boolean | Pick<AnvilOptions, 'blockTimeSec' | 'gasLimit'>;
   smtp?: boolean;
   /** A local SMS server speaking Twilio's messages API (HALLMARK_SMS_URL). */
   sms?: boolean;
@@ -197,6 +198,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         port: opts.fixedPorts ? 8545 : await freePort(),
         dataDir: opts.dataDir,
         logFile: logFile('anvil'),
+        ...(typeof opts.anvil === 'object' ? opts.anvil : {}),
       })
     : undefined;
   const smtp = opts.smtp

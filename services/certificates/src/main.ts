@@ -61,6 +61,9 @@ await runServiceMain({
   natsUrl: config.NATS_URL,
   databasePrefix: config.HALLMARK_DATABASE_PREFIX,
   logLevel: config.LOG_LEVEL,
+  // Each mint signer's worker holds a connection for its advisory lock, and its transactions in
+  // flight record their outcomes concurrently.
+  poolSize: 10 + 2 * config.HALLMARK_RELAYER_SIGNERS,
   migrationsDirs: [path.join(import.meta.dirname, '..', 'migrations')],
   protoFiles: [
     'hallmark/certificates/v1/certificates.proto',

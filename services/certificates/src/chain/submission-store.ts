@@ -34,6 +34,38 @@ export class SubmissionStore implements TxJournal {
     return rows.map(submissionFromRow);
   }
 
+  /**
+   * Up to `limit` open submissions for `signer` to drive, none of `except`, oldest first: its
+   * own (and, with `adoptOrphans`, those signed by an address not among `peers`), then
+   * unclaimed ones it claims now (`signer` set; SKIP LOCKED: two signers never claim one).
+   */
+  async forSigner(
+    contract: string,
+    o: { signer: string; peers: string[]; adoptOrphans: boolean; limit: number; except: string[] },
+  ): Promise<Submission[]> {
+    const { rows } = await this.pool.query<SubmissionRow>(
+      `${SUBMISSION_SELECT} WHERE s.status IN ('pending', 'signed', 'sent') AND lower(s.contract_address) = lower($1)
+         AND (lower(s.signer) = lower($2) OR ($3 AND lower(s.signer) <> ALL($4::text[])))
+         AND NOT (s.id::text = ANY($5::text[]))
+       ORDER BY s.id LIMIT $6`,
+      [contract, o.signer, o.adoptOrphans, o.peers, o.except, o.limit],
+    );
+    const want = o.limit - rows.length;
+    if (want <= 0) return rows.map(submissionFromRow);
+    const { rows: claimed } = await this.pool.query<SubmissionRow>(
+      `WITH claimed AS (
+         UPDATE chain_submissions SET signer = $2
+         WHERE id IN (SELECT id FROM chain_submissions
+                      WHERE status = 'pending' AND signer IS NULL AND lower(contract_address) = lower($1)
+                      ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED)
+         RETURNING *)
+       SELECT s.*, b.holder_address, b.quantity, b.merkle_root, b.transfer_events, NULL::float8 AS sent_age_ms
+       FROM claimed s JOIN certificate_batches b ON b.id = s.batch_id ORDER BY s.id`,
+      [contract, o.signer, want],
+    );
+    return [...rows, ...claimed].map(submissionFromRow);
+  }
+
   async byBatch(batchId: string): Promise<Submission | undefined> {
     const { rows } = await this.pool.query<SubmissionRow>(`${SUBMISSION_SELECT} WHERE s.batch_id = $1`, [
       batchId,
