@@ -125,6 +125,8 @@ it('two signers killed mid-batch never reuse a nonce: after a restart every batc
   const pairs = done.map((s) => `${s.signer!.toLowerCase()}:${s.nonce}`);
   expect(new Set(pairs).size).toBe(BATCHES);
   expect(new Set(done.map((s) => s.signer!.toLowerCase())).size).toBe(2);
+  // Each submission was signed once, by one signer: nothing signed again or by the other one.
+  expect(done.map((s) => s.replaced_hashes)).toEqual(Array(BATCHES).fill([]));
   // The lost transaction was sent again as it was: same nonce, same hash.
   expect(done.find((s) => s.batch_id === lost.batch_id)!.tx_hash).toBe(lost.tx_hash);
 
