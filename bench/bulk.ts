@@ -77,7 +77,7 @@ async function benchCsvParse(): Promise<void> {
  * gone while sampled (it crashed, e.g. out of memory) fails the measurement by name, instead
  * of the sampler dying on /proc/<pid>/status in a timer.
  */
-function rssSampler(pid: number, what = 'the bulk process') {
+export function rssSampler(pid: number, what = 'the bulk process') {
   let peak = 0;
   let gone = false;
   const read = () => {
@@ -104,7 +104,7 @@ function rssSampler(pid: number, what = 'the bulk process') {
 }
 
 /** Runs an order job to its end, polling the job's row (not the API) so only the job loads bulk. */
-async function runOrderJob(stack: TestStack, auth: string, units: number, imageUrl: string) {
+export async function runOrderJob(stack: TestStack, auth: string, units: number, imageUrl: string) {
   const body = orderBody(units);
   for (const m of body.metadata as { imageUrl: string }[]) m.imageUrl = imageUrl;
   const t = performance.now();
