@@ -272,6 +272,26 @@ export const EVENTS = {
     }),
   ),
   /**
+   * A batch of more than one certificate confirmed on chain (certificates service), once per
+   * batch, in place of a certificate.minted per certificate (a 1,000,000-item job is 1,000
+   * events on the bus, not 1,000,000). `object` is the batch and its chain refs; `certificates`
+   * names each certificate and its token, so readers (the gateway's public cache) act on each.
+   * A batch of one certificate still emits certificate.minted.
+   */
+  'certificate.batch_minted': internal(
+    z.object({
+      object: z.looseObject({
+        batchId: Id,
+        quantity: z.number().int().positive(),
+        firstTokenId: z.number(),
+        holderAddress: z.string(),
+        transactionHash: z.string(),
+        blockNumber: z.number(),
+        certificates: z.array(z.object({ id: Id, tokenId: z.number() })),
+      }),
+    }),
+  ),
+  /**
    * A certificate's token burned on chain (certificates service, burn indexer), once per
    * certificate, after HALLMARK_CHAIN_CONFIRMATIONS confirmations; `object` is the certificate
    * (status `burned`), `burn` the Transfer-to-zero that burned it.
