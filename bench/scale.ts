@@ -11,9 +11,10 @@
 // flight per signer, default 8) and BENCH_SCALE_DEPTH (batches in flight per job, default 16)
 // vary the run.
 import type { TestStack } from '@hallmark/e2e';
-import { serviceQuery } from '@hallmark/e2e/bulk';
+import { idempotencyKeyOf, orderBody, serviceQuery } from '@hallmark/e2e/bulk';
 import { loadavg } from 'node:os';
 import { JsonRpcProvider } from 'ethers';
+import pg from 'pg';
 import { rssSampler, runOrderJob } from './bulk.js';
 import { benchStack } from './stack.js';
 import { sized, SMOKE, verdict } from './lib.js';
@@ -38,6 +39,42 @@ interface ScaleRun {
   fullestBlockGas: number;
   rss: Record<'bulk' | 'certificates', { warm: number; peak: number }>;
   load: number;
+}
+
+/** Submits an order job of JOB_ITEMS through the gateway; answers its id. */
+async function startOrderJob(stack: TestStack, auth: string): Promise<string> {
+  const body = orderBody(JOB_ITEMS);
+  for (const m of body.metadata as { imageUrl: string }[]) m.imageUrl = IMAGE;
+  const res = await stack.call('POST', '/api/bulk-mint', {
+    auth,
+    body,
+    headers: { 'idempotency-key': idempotencyKeyOf(body) },
+  });
+  if (res.status !== 201) throw new Error(`job refused: ${res.status} ${res.text.slice(0, 300)}`);
+  return res.body.jobId as string;
+}
+
+/**
+ * Waits until every job ended, polling their rows over one connection (the machine's
+ * PostgreSQL is shared: a connection per poll can find it full).
+ */
+async function untilDone(stack: TestStack, jobIds: string[]): Promise<void> {
+  const url = new URL(stack.postgres.url);
+  url.pathname = `/${stack.prefix}_bulk`;
+  const db = new pg.Client({ connectionString: url.toString() });
+  await db.connect();
+  try {
+    for (;;) {
+      const { rows } = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM jobs WHERE id = ANY($1) AND status IN ('completed', 'failed', 'cancelled')`,
+        [jobIds],
+      );
+      if (rows[0]!.n === jobIds.length) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } finally {
+    await db.end();
+  }
 }
 
 async function runWith(signers: number): Promise<ScaleRun> {
@@ -76,16 +113,15 @@ async function runWith(signers: number): Promise<ScaleRun> {
     );
     const firstBlock = await provider.getBlockNumber();
     const started = performance.now();
-    const jobs = await Promise.all(
-      Array.from({ length: JOBS }, () => runOrderJob(stack, auth, JOB_ITEMS, IMAGE)),
-    );
+    const jobs = await Promise.all(Array.from({ length: JOBS }, () => startOrderJob(stack, auth)));
+    await untilDone(stack, jobs);
     const seconds = (performance.now() - started) / 1000;
     const lastBlock = await provider.getBlockNumber();
     const rss = {
       bulk: { warm: warm.bulk, peak: samplers.bulk.stop() },
       certificates: { warm: warm.certificates, peak: samplers.certificates.stop() },
     };
-    for (const { jobId } of jobs) {
+    for (const jobId of jobs) {
       const [job] = await serviceQuery<{ status: string; success_count: number }>(
         stack,
         'bulk',

@@ -137,6 +137,12 @@ export class Relayer {
     this.peers = (opts.peers ?? [this.address]).map((a) => a.toLowerCase());
   }
 
+  /** Which submissions are this signer's to drive (its own; signer 1 also orphans). */
+  private mine() {
+    const { peers, adoptOrphans } = this.opts;
+    return { signer: this.address, peers: this.peers, adoptOrphans: adoptOrphans ?? peers === undefined };
+  }
+
   /** A batch was recorded: a pass in progress takes it in now if its window has room. */
   wake(): void {
     this.waker.wake();
@@ -165,10 +171,12 @@ export class Relayer {
         'Relayer mint transactions not final yet, by state (pending, signed, sent)',
         ['signer', 'state'],
         async () =>
-          Object.entries(await this.submissions.openCounts(this.contract.address)).map(([state, n]) => ({
-            labels: { ...labels, state },
-            value: n,
-          })),
+          Object.entries(await this.submissions.openCounts(this.contract.address, this.mine())).map(
+            ([state, n]) => ({
+              labels: { ...labels, state },
+              value: n,
+            }),
+          ),
         { shared: true },
       ),
       gaugeFrom(
@@ -213,18 +221,12 @@ export class Relayer {
    * same pass only while others keep it running (after a pause), else in the next pass.
    */
   async processOpen(): Promise<number> {
-    const { maxInFlight, refillMs, peers, adoptOrphans } = this.opts;
+    const { maxInFlight, refillMs } = this.opts;
     return runWindow({
       width: maxInFlight ?? 8,
       refillUntil: refillMs == null ? Infinity : Date.now() + refillMs,
       next: (limit, except) =>
-        this.submissions.forSigner(this.contract.address, {
-          signer: this.address,
-          peers: this.peers,
-          adoptOrphans: adoptOrphans ?? peers === undefined,
-          limit,
-          except,
-        }),
+        this.submissions.forSigner(this.contract.address, { ...this.mine(), limit, except }),
       drive: async (s) => (await this.driveLogged(s)) !== 'waiting',
       restMs: RETRY_PAUSE_MS,
       pause: () => this.waker.pause(),

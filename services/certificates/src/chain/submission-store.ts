@@ -12,12 +12,20 @@ const SUBMISSION_SELECT = `SELECT s.*, b.holder_address, b.quantity, b.merkle_ro
 export class SubmissionStore implements TxJournal {
   constructor(private readonly pool: Pool) {}
 
-  /** How many submissions on `contract` are in each open state (metrics). */
-  async openCounts(contract: string): Promise<Record<'pending' | 'signed' | 'sent', number>> {
+  /**
+   * How many submissions on `contract` are in each open state (metrics): those of `o.signer`;
+   * with `adoptOrphans` (signer 1) also the unclaimed ones and those of signers not in `peers`.
+   */
+  async openCounts(
+    contract: string,
+    o: { signer: string; peers: string[]; adoptOrphans: boolean },
+  ): Promise<Record<'pending' | 'signed' | 'sent', number>> {
     const { rows } = await this.pool.query<{ status: 'pending' | 'signed' | 'sent'; n: number }>(
       `SELECT status, count(*)::int AS n FROM chain_submissions
-       WHERE status IN ('pending', 'signed', 'sent') AND lower(contract_address) = lower($1) GROUP BY status`,
-      [contract],
+       WHERE status IN ('pending', 'signed', 'sent') AND lower(contract_address) = lower($1)
+         AND (lower(signer) = lower($2) OR ($3 AND (signer IS NULL OR lower(signer) <> ALL($4::text[]))))
+       GROUP BY status`,
+      [contract, o.signer, o.adoptOrphans, o.peers],
     );
     const out = { pending: 0, signed: 0, sent: 0 };
     for (const r of rows) out[r.status] = r.n;
