@@ -73,8 +73,7 @@ export interface StackOptions {
   forceEmbeddedPostgres?: boolean;
   databasePrefix?: string;
   restate?: boolean;
-  /** A local chain; with options, its block time and gas limit (`pnpm bench scale`). */
-  anvil?: boolean | Pick<AnvilOptions, 'blockTimeSec' | 'gasLimit'>;
+  anvil?: boolean | Pick<AnvilOptions, 'blockTimeSec' | 'gasLimit'>; // options: `pnpm bench scale`
   smtp?: boolean;
   /** A local SMS server speaking Twilio's messages API (HALLMARK_SMS_URL). */
   sms?: boolean;

@@ -1,14 +1,14 @@
-// Domain events as contracts: one envelope, and per event type one payload schema and how
-// the type reaches webhooks, all in this one table, so that producers (which build events
-// with `newEvent` and whose payloads the outbox checks against the schema) and consumers
-// (notify's subscribable types and envelope mapping) cannot drift. A zod module rather than
-// proto messages: the payloads are JSON on the bus and in webhooks, and the schema checks
-// them at the one place every event is written (the kit outbox), with no codegen step.
-// Subjects are `hallmark.<svc>.<entity>.<verb>`.
+// Domain events as contracts: one envelope, and per event type one payload schema and how the
+// type reaches webhooks, all in this one table (some entries in side files, spread in), so that
+// producers (events built with `newEvent`, payloads checked against the schema by the outbox)
+// and consumers (notify's subscribable types and envelope mapping) cannot drift. Zod, not proto:
+// the payloads are JSON on the bus and in webhooks, checked where every event is written (the
+// kit outbox), with no codegen step. Subjects are `hallmark.<svc>.<entity>.<verb>`.
 import { z } from 'zod';
 import { ResaleEvent } from './resale-events.js';
 import { TagCloneSuspectedEvent } from './tag-events.js';
 import { SERVICE_RECORD_EVENTS } from './events-service-records.js';
+import { BATCH_EVENTS } from './batch-events.js';
 
 export const STREAM_NAME = 'HALLMARK';
 export const STREAM_SUBJECTS = ['hallmark.>'];
@@ -203,20 +203,6 @@ export const EVENTS = {
   'certificate_voucher.created': enterprise(CertificateVoucherEvent, 'voucher.created'),
   'certificate_voucher.minted': enterprise(CertificateVoucherEvent, 'voucher.minted'),
   /**
-   * The voucher.created and voucher.minted of many certificate vouchers at once (certificates
-   * service: a CreateVouchers of more than 10, as a bulk job's batches are, or the vouchers of
-   * a batch just confirmed), up to 200 vouchers an event (NATS's 1 MB message bound), in place
-   * of one event per voucher on the bus. Not delivered as itself: notify expands it into the
-   * per-voucher voucher.created / voucher.minted deliveries of the subscriptions that ask for
-   * them, each with the id `<event id>.<c|m>.<voucher id>`.
-   */
-  'certificate_voucher.batch': internal(
-    z.object({
-      created: z.array(CertificateVoucherEvent.shape.object),
-      minted: z.array(CertificateVoucherEvent.shape.object),
-    }),
-  ),
-  /**
    * Not in the spec's list: named as its `bulk.job.failed` is (`<area>.<resource>.<outcome>`),
    * for the paid order that never became a job, so the merchant hears of it (platform service).
    */
@@ -271,9 +257,8 @@ export const EVENTS = {
     }),
   ),
   /**
-   * A certificate's token confirmed on chain (certificates service), one event per certificate
-   * of a minted batch; `object` is the certificate (id, tokenId, name, imageUrl, metadata,
-   * metadataHash, batchId, holderAddress, status, transactionHash, blockNumber, …).
+   * A batch of one certificate confirmed on chain (more: certificate.batch_minted); `object` is
+   * the certificate (id, tokenId, name, imageUrl, metadata, …, transactionHash, blockNumber).
    */
   'certificate.minted': internal(
     z.object({
@@ -285,26 +270,7 @@ export const EVENTS = {
       }),
     }),
   ),
-  /**
-   * A batch of more than one certificate confirmed on chain (certificates service), once per
-   * batch, in place of a certificate.minted per certificate (a 1,000,000-item job is 1,000
-   * events on the bus, not 1,000,000). `object` is the batch and its chain refs; `certificates`
-   * names each certificate and its token, so readers (the gateway's public cache) act on each.
-   * A batch of one certificate still emits certificate.minted.
-   */
-  'certificate.batch_minted': internal(
-    z.object({
-      object: z.looseObject({
-        batchId: Id,
-        quantity: z.number().int().positive(),
-        firstTokenId: z.number(),
-        holderAddress: z.string(),
-        transactionHash: z.string(),
-        blockNumber: z.number(),
-        certificates: z.array(z.object({ id: Id, tokenId: z.number() })),
-      }),
-    }),
-  ),
+  ...BATCH_EVENTS, // a minted batch, many vouchers' events: batch-events.ts
   /**
    * A certificate's token burned on chain (certificates service, burn indexer), once per
    * certificate, after HALLMARK_CHAIN_CONFIRMATIONS confirmations; `object` is the certificate
