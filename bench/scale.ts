@@ -106,7 +106,7 @@ async function runWith(signers: number): Promise<ScaleRun> {
       bulk: rssSampler(pids.bulk),
       certificates: rssSampler(pids.certificates, 'the certificates process'),
     };
-    const [{ id: fromSubmission }] = await serviceQuery<{ id: string }>(
+    const [before] = await serviceQuery<{ id: string }>(
       stack,
       'certificates',
       'SELECT coalesce(max(id), 0)::text AS id FROM chain_submissions',
@@ -136,7 +136,7 @@ async function runWith(signers: number): Promise<ScaleRun> {
       stack,
       'certificates',
       `SELECT block_number::text, tx_hash FROM chain_submissions WHERE id > $1 AND status = 'confirmed'`,
-      [fromSubmission],
+      [before!.id],
     );
     const gasByBlock = new Map<string, number>();
     for (const m of mints) {
