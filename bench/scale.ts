@@ -8,7 +8,7 @@
 // job (goal: within +100 MB). Images are not archived (HALLMARK_BULK_FETCH_IMAGES=false):
 // this measures issuance and the chain; `pnpm bench bulk` measures the archive.
 // BENCH_SCALE_SIGNERS (comma-separated, default `1,4`), BENCH_SCALE_IN_FLIGHT (transactions in
-// flight per signer, default 8) and BENCH_SCALE_DEPTH (batches in flight per job, default 16)
+// flight per signer, default 8) and BENCH_SCALE_DEPTH (batches in flight per job, default 4)
 // vary the run.
 import type { TestStack } from '@hallmark/e2e';
 import { idempotencyKeyOf, orderBody, serviceQuery } from '@hallmark/e2e/bulk';
@@ -17,7 +17,7 @@ import { JsonRpcProvider } from 'ethers';
 import pg from 'pg';
 import { rssSampler, runOrderJob } from './bulk.js';
 import { benchStack } from './stack.js';
-import { sized, SMOKE, verdict } from './lib.js';
+import { cpuMs, sized, SMOKE, verdict } from './lib.js';
 
 const JOB_ITEMS = sized(50_000, 300);
 const JOBS = 2;
@@ -26,7 +26,7 @@ const GAS_LIMIT = 30_000_000;
 const CONFIRMATIONS = 3;
 const SIGNERS = (process.env.BENCH_SCALE_SIGNERS ?? sized('1,4', '2')).split(',').map(Number);
 const IN_FLIGHT = process.env.BENCH_SCALE_IN_FLIGHT ?? '8';
-const DEPTH = process.env.BENCH_SCALE_DEPTH ?? '16';
+const DEPTH = process.env.BENCH_SCALE_DEPTH ?? '4';
 const IMAGE = 'https://images.example.com/scale.png';
 const n = (x: number) => Math.round(x).toLocaleString('en');
 
@@ -38,6 +38,7 @@ interface ScaleRun {
   mintBlocks: number;
   fullestBlockGas: number;
   rss: Record<'bulk' | 'certificates', { warm: number; peak: number }>;
+  cpuPerItem: (readonly [string, number])[];
   load: number;
 }
 
@@ -112,11 +113,20 @@ async function runWith(signers: number): Promise<ScaleRun> {
       'SELECT coalesce(max(id), 0)::text AS id FROM chain_submissions',
     );
     const firstBlock = await provider.getBlockNumber();
+    // CPU per item by process (where the time goes when the chain is not the limit)
+    const cpuPids = ['gateway', 'bulk', 'certificates', 'notify'].map((name) => ({
+      name,
+      pid: stack.processes.get(name)!.pid,
+    }));
+    const cpuBefore = cpuPids.map((p) => cpuMs(p.pid));
     const started = performance.now();
     const jobs = await Promise.all(Array.from({ length: JOBS }, () => startOrderJob(stack, auth)));
     await untilDone(stack, jobs);
     const seconds = (performance.now() - started) / 1000;
     const lastBlock = await provider.getBlockNumber();
+    const cpuPerItem = cpuPids.map(
+      (p, i) => [p.name, (cpuMs(p.pid) - cpuBefore[i]!) / (JOBS * JOB_ITEMS)] as const,
+    );
     const rss = {
       bulk: { warm: warm.bulk, peak: samplers.bulk.stop() },
       certificates: { warm: warm.certificates, peak: samplers.certificates.stop() },
@@ -152,6 +162,7 @@ async function runWith(signers: number): Promise<ScaleRun> {
       mintBlocks: gasByBlock.size,
       fullestBlockGas: Math.max(0, ...gasByBlock.values()),
       rss,
+      cpuPerItem,
       load: loadavg()[0]!,
     };
   } finally {
@@ -189,6 +200,9 @@ export async function benchScale(): Promise<void> {
     );
     console.log(`  bulk process                  ${growth('bulk')}`);
     console.log(`  certificates process          ${growth('certificates')}`);
+    console.log(
+      `  CPU per item                  ${r.cpuPerItem.map(([name, ms]) => `${name} ${ms.toFixed(2)} ms`).join(', ')}`,
+    );
   }
   const one = runs.find((r) => r.signers === 1);
   for (const r of runs) {
