@@ -27,13 +27,13 @@ import { freePort } from './wait.js';
 export const ANVIL_RELAYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 
 /**
- * Per-service Node flags. bulk's old space is capped: a long job allocates per batch at a
- * steady rate and V8 would otherwise let the heap (and RSS) drift up by ~130 MB before its
- * major collections catch up; capped, a 50,000-item job runs in flat memory (the Helm chart
- * sets the same through NODE_OPTIONS).
+ * Per-service Node flags. bulk's and certificates' old space is capped: a long job allocates per
+ * batch at a steady rate and V8 would let the heap (and RSS) drift up by ~130 MB (certificates
+ * ~250 MB) before its major collections catch up; capped, both run flat (the chart: NODE_OPTIONS).
  */
 const NODE_ARGS: Partial<Record<ServiceName | 'gateway', string[]>> = {
   bulk: ['--max-old-space-size=192'],
+  certificates: ['--max-old-space-size=256'],
 };
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
