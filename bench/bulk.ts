@@ -104,7 +104,7 @@ export function rssSampler(pid: number, what = 'the bulk process') {
 }
 
 /** Runs an order job to its end, polling the job's row (not the API) so only the job loads bulk. */
-export async function runOrderJob(stack: TestStack, auth: string, units: number, imageUrl: string) {
+async function runOrderJob(stack: TestStack, auth: string, units: number, imageUrl: string) {
   const body = orderBody(units);
   for (const m of body.metadata as { imageUrl: string }[]) m.imageUrl = imageUrl;
   const t = performance.now();

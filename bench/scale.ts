@@ -11,11 +11,11 @@
 // flight per signer, default 8) and BENCH_SCALE_DEPTH (batches in flight per job, default 4)
 // vary the run.
 import type { TestStack } from '@hallmark/e2e';
-import { idempotencyKeyOf, orderBody, serviceQuery } from '@hallmark/e2e/bulk';
+import { idempotencyKeyOf, orderBody } from '@hallmark/e2e/bulk';
 import { loadavg } from 'node:os';
 import { JsonRpcProvider } from 'ethers';
 import pg from 'pg';
-import { rssSampler, runOrderJob } from './bulk.js';
+import { rssSampler } from './bulk.js';
 import { benchStack } from './stack.js';
 import { cpuMs, sized, SMOKE, verdict } from './lib.js';
 
@@ -42,9 +42,9 @@ interface ScaleRun {
   load: number;
 }
 
-/** Submits an order job of JOB_ITEMS through the gateway; answers its id. */
-async function startOrderJob(stack: TestStack, auth: string): Promise<string> {
-  const body = orderBody(JOB_ITEMS);
+/** Submits an order job through the gateway; answers its id. */
+async function startOrderJob(stack: TestStack, auth: string, items = JOB_ITEMS): Promise<string> {
+  const body = orderBody(items);
   for (const m of body.metadata as { imageUrl: string }[]) m.imageUrl = IMAGE;
   const res = await stack.call('POST', '/api/bulk-mint', {
     auth,
@@ -56,14 +56,43 @@ async function startOrderJob(stack: TestStack, auth: string): Promise<string> {
 }
 
 /**
- * Waits until every job ended, polling their rows over one connection (the machine's
- * PostgreSQL is shared: a connection per poll can find it full).
+ * A connection to one service's database of the stack, retried while the server is full
+ * (`too many clients`: this machine's PostgreSQL is shared with other stacks).
  */
-async function untilDone(stack: TestStack, jobIds: string[]): Promise<void> {
+async function connect(stack: TestStack, service: string): Promise<pg.Client> {
   const url = new URL(stack.postgres.url);
-  url.pathname = `/${stack.prefix}_bulk`;
-  const db = new pg.Client({ connectionString: url.toString() });
-  await db.connect();
+  url.pathname = `/${stack.prefix}_${service}`;
+  for (let attempt = 0; ; attempt++) {
+    const db = new pg.Client({ connectionString: url.toString() });
+    db.on('error', () => undefined); // a failed or dropped connection is handled where it is used
+    try {
+      await db.connect();
+      return db;
+    } catch (err) {
+      await db.end().catch(() => undefined);
+      if ((err as { code?: string }).code !== '53300' || attempt >= 60) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+async function query<T extends pg.QueryResultRow>(
+  stack: TestStack,
+  service: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  const db = await connect(stack, service);
+  try {
+    return (await db.query<T>(sql, params)).rows;
+  } finally {
+    await db.end();
+  }
+}
+
+/** Waits until every job ended, polling their rows over one connection. */
+async function untilDone(stack: TestStack, jobIds: string[]): Promise<void> {
+  const db = await connect(stack, 'bulk');
   try {
     for (;;) {
       const { rows } = await db.query<{ n: number }>(
@@ -94,7 +123,8 @@ async function runWith(signers: number): Promise<ScaleRun> {
   const provider = new JsonRpcProvider(stack.anvil!.rpcUrl, undefined, { staticNetwork: true });
   try {
     const auth = await stack.token();
-    await runOrderJob(stack, auth, sized(1_000, 20), IMAGE); // warm-up: code paths, pools, JIT
+    // warm-up: code paths, pools, JIT
+    await untilDone(stack, [await startOrderJob(stack, auth, sized(1_000, 20))]);
     const pids = {
       bulk: stack.processes.get('bulk')!.pid,
       certificates: stack.processes.get('certificates')!.pid,
@@ -107,7 +137,7 @@ async function runWith(signers: number): Promise<ScaleRun> {
       bulk: rssSampler(pids.bulk),
       certificates: rssSampler(pids.certificates, 'the certificates process'),
     };
-    const [before] = await serviceQuery<{ id: string }>(
+    const [before] = await query<{ id: string }>(
       stack,
       'certificates',
       'SELECT coalesce(max(id), 0)::text AS id FROM chain_submissions',
@@ -132,7 +162,7 @@ async function runWith(signers: number): Promise<ScaleRun> {
       certificates: { warm: warm.certificates, peak: samplers.certificates.stop() },
     };
     for (const jobId of jobs) {
-      const [job] = await serviceQuery<{ status: string; success_count: number }>(
+      const [job] = await query<{ status: string; success_count: number }>(
         stack,
         'bulk',
         'SELECT status, success_count FROM jobs WHERE id = $1',
@@ -142,7 +172,7 @@ async function runWith(signers: number): Promise<ScaleRun> {
         throw new Error(`job ${jobId} ended ${job?.status} with ${job?.success_count} items minted`);
       }
     }
-    const mints = await serviceQuery<{ block_number: string; tx_hash: string }>(
+    const mints = await query<{ block_number: string; tx_hash: string }>(
       stack,
       'certificates',
       `SELECT block_number::text, tx_hash FROM chain_submissions WHERE id > $1 AND status = 'confirmed'`,
