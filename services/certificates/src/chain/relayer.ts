@@ -31,7 +31,9 @@
 // Nonces: the node's pending transaction count, read under the TxSender's mutex that is held
 // from reading the nonce until the node accepted the broadcast, so the next read already counts
 // it. Only one process signs for a signer at a time (MintWorker holds a PostgreSQL advisory lock
-// per signer address).
+// per signer address). No nonce counter is persisted on its own: a persisted counter drifts
+// from the chain when a signed transaction never reaches it and then blocks every later nonce;
+// what is persisted is each submission's nonce and signed bytes, which reconciliation needs.
 //
 // N signers (HALLMARK_RELAYER_SIGNERS): one Relayer per signer, each with its own TxSender (its
 // nonce line and mutex) and its own MintWorker (its lock). A pending submission belongs to no
@@ -41,9 +43,7 @@
 // bytes are re-broadcast and waited for (never fee-bumped: the key is gone), and re-signed with
 // signer 1's key only when their nonce went elsewhere (the contract refuses a batch key twice).
 // Each signer keeps up to HALLMARK_RELAYER_MAX_IN_FLIGHT submissions in flight: a window that
-// refills as soon as one is final (or MintBatch records a batch), not in rounds. No nonce counter is persisted on its own: a persisted counter drifts
-// from the chain when a signed transaction never reaches it and then blocks every later nonce;
-// what is persisted is each submission's nonce and signed bytes, which reconciliation needs.
+// refills as soon as one is final (or MintBatch records a batch), not in rounds.
 import type { Logger, Pool, PoolClient, Queryable } from '@hallmark/kit';
 import { gaugeFrom, transaction } from '@hallmark/kit';
 import type { JsonRpcProvider, TransactionReceipt, Wallet } from 'ethers';
