@@ -203,11 +203,6 @@ export class Relayer {
     return () => offs.forEach((off) => off());
   }
 
-  /** Submissions not final yet on this relayer's contract, oldest first. */
-  openSubmissions(limit = 100): Promise<Submission[]> {
-    return this.submissions.open(this.contract.address, limit);
-  }
-
   async submission(batchId: string): Promise<Submission> {
     const sub = await this.submissions.byBatch(batchId);
     if (!sub) throw new Error(`no chain submission for batch ${batchId}`);

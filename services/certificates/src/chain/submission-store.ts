@@ -32,16 +32,6 @@ export class SubmissionStore implements TxJournal {
     return out;
   }
 
-  /** Submissions not final yet on `contract`, oldest first. */
-  async open(contract: string, limit: number): Promise<Submission[]> {
-    const { rows } = await this.pool.query<SubmissionRow>(
-      `${SUBMISSION_SELECT} WHERE s.status IN ('pending', 'signed', 'sent') AND lower(s.contract_address) = lower($1)
-       ORDER BY s.id LIMIT $2`,
-      [contract, limit],
-    );
-    return rows.map(submissionFromRow);
-  }
-
   /**
    * Up to `limit` open submissions for `signer` to drive, none of `except`, oldest first: its
    * own (and, with `adoptOrphans`, those signed by an address not among `peers`), then
