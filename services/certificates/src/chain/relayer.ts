@@ -109,6 +109,14 @@ export interface RelayerOptions {
 
 export type DriveOutcome = 'confirmed' | 'failed' | 'waiting';
 
+/**
+ * Gas a mint may need beyond its estimate: the estimate runs on the latest block, but with
+ * several mints in flight a batch lands after others in its block, so its first token id (and
+ * the contract's checkpoint every 256 ids: one more new `_runs` and `_runStartBits` slot, and a
+ * fresh bitmap word for the first id) differs: up to ~65k more gas, beyond +20% of a large
+ * batch's estimate. Seen as reverted mints (out of gas) with 8 in flight on 2 s blocks.
+ */
+const MINT_GAS_HEADROOM = 100_000n;
 /** How often a pass with transactions in flight looks for submissions recorded elsewhere. */
 const WINDOW_POLL_MS = 500;
 /** How long a submission left waiting rests before the same pass drives it again. */
@@ -275,7 +283,7 @@ export class Relayer {
     const txHash = await this.tx.sign(
       sub,
       this.submissions,
-      { to, data, gasLimit: (gas * 12n) / 10n },
+      { to, data, gasLimit: (gas * 12n) / 10n + MINT_GAS_HEADROOM },
       { broadcast },
     );
     return { txHash };
