@@ -39,6 +39,8 @@ interface ScaleRun {
   fullestBlockGas: number;
   rss: Record<'bulk' | 'certificates', { warm: number; peak: number }>;
   cpuPerItem: (readonly [string, number])[];
+  /** Mint transactions that reverted (their items were minted again by the job's retry). */
+  reverted: number;
   load: number;
 }
 
@@ -178,6 +180,12 @@ async function runWith(signers: number): Promise<ScaleRun> {
       `SELECT block_number::text, tx_hash FROM chain_submissions WHERE id > $1 AND status = 'confirmed'`,
       [before!.id],
     );
+    const [reverted] = await query<{ n: number }>(
+      stack,
+      'certificates',
+      `SELECT count(*)::int AS n FROM chain_submissions WHERE id > $1 AND status = 'failed'`,
+      [before!.id],
+    );
     const gasByBlock = new Map<string, number>();
     for (const m of mints) {
       const receipt = await provider.getTransactionReceipt(m.tx_hash);
@@ -193,6 +201,7 @@ async function runWith(signers: number): Promise<ScaleRun> {
       fullestBlockGas: Math.max(0, ...gasByBlock.values()),
       rss,
       cpuPerItem,
+      reverted: reverted!.n,
       load: loadavg()[0]!,
     };
   } finally {
@@ -222,7 +231,8 @@ export async function benchScale(): Promise<void> {
     console.log(`  throughput                    ${n(r.itemsPerSec)} items/s`);
     console.log(
       `  blocks                        ${r.blocks} in the run, ${r.mintBlocks} with its mint transactions ` +
-        `(fullest: ${n(r.fullestBlockGas)} gas, ${((100 * r.fullestBlockGas) / GAS_LIMIT).toFixed(1)}% of the limit)`,
+        `(fullest: ${n(r.fullestBlockGas)} gas, ${((100 * r.fullestBlockGas) / GAS_LIMIT).toFixed(1)}% of the limit); ` +
+        `${r.reverted} mint transactions reverted`,
     );
     const goal = signers >= 4 ? ` (goal ≤ 1 h with 4 signers: ${verdict(hours <= 1)})` : '';
     console.log(
