@@ -7,4 +7,5 @@ export const BENCHES: Record<string, () => Promise<void>> = {
   notify: async () => (await import('./notify.js')).benchNotify(),
   'public-read': async () => (await import('./public-read.js')).benchPublicRead(),
   bulk: async () => (await import('./bulk.js')).benchBulk(),
+  scale: async () => (await import('./scale.js')).benchScale(),
 };

@@ -77,7 +77,7 @@ async function benchCsvParse(): Promise<void> {
  * gone while sampled (it crashed, e.g. out of memory) fails the measurement by name, instead
  * of the sampler dying on /proc/<pid>/status in a timer.
  */
-function rssSampler(pid: number, what = 'the bulk process') {
+export function rssSampler(pid: number, what = 'the bulk process') {
   let peak = 0;
   let gone = false;
   const read = () => {

@@ -8,7 +8,7 @@ import path from 'node:path';
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
 export const SMOKE_GROUPS = {
-  services: ['gateway', 'vouchers', 'public-read'],
+  services: ['gateway', 'vouchers', 'public-read', 'scale'],
   'chain and webhooks': ['bulk', 'contract-gas', 'notify'],
 } as const;
 

@@ -15,6 +15,10 @@ export interface AnvilOptions {
   /** Seconds between periodic state dumps, so a crash loses at most this much (default 5). */
   stateIntervalSec?: number;
   logFile?: string;
+  /** Mine a block every this many seconds instead of one per transaction (anvil `--block-time`). */
+  blockTimeSec?: number;
+  /** Block gas limit (anvil `--gas-limit`; its default is 30,000,000). */
+  gasLimit?: number;
 }
 
 export interface AnvilHandle {
@@ -44,6 +48,8 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilHandle> 
   const port = opts.port ?? 8545;
   const rpcUrl = `http://127.0.0.1:${port}`;
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(ANVIL_CHAIN_ID)];
+  if (opts.blockTimeSec) args.push('--block-time', String(opts.blockTimeSec));
+  if (opts.gasLimit) args.push('--gas-limit', String(opts.gasLimit));
   let pidFile: string | undefined;
   if (opts.dataDir) {
     const dir = resolve(opts.dataDir, 'anvil');

@@ -11,7 +11,7 @@ import {
 } from '@hallmark/kit';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { startAnvil, type AnvilHandle } from './anvil.js';
+import { startAnvil, type AnvilHandle, type AnvilOptions } from './anvil.js';
 import { ensureNats, type NatsHandle } from './nats.js';
 import { ensurePostgres, type PostgresHandle } from './postgres.js';
 import { spawnProcess, type ProcessHandle } from './process.js';
@@ -27,13 +27,13 @@ import { freePort } from './wait.js';
 export const ANVIL_RELAYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 
 /**
- * Per-service Node flags. bulk's old space is capped: a long job allocates per batch at a
- * steady rate and V8 would otherwise let the heap (and RSS) drift up by ~130 MB before its
- * major collections catch up; capped, a 50,000-item job runs in flat memory (the Helm chart
- * sets the same through NODE_OPTIONS).
+ * Per-service Node flags. bulk's and certificates' old space is capped: a long job allocates per
+ * batch at a steady rate and V8 would let the heap (and RSS) drift up by ~130 MB (certificates
+ * ~250 MB) before its major collections catch up; capped, both run flat (the chart: NODE_OPTIONS).
  */
 const NODE_ARGS: Partial<Record<ServiceName | 'gateway', string[]>> = {
   bulk: ['--max-old-space-size=192'],
+  certificates: ['--max-old-space-size=256'],
 };
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
@@ -73,7 +73,7 @@ export interface StackOptions {
   forceEmbeddedPostgres?: boolean;
   databasePrefix?: string;
   restate?: boolean;
-  anvil?: boolean;
+  anvil?: boolean | Pick<AnvilOptions, 'blockTimeSec' | 'gasLimit'>; // options: `pnpm bench scale`
   smtp?: boolean;
   /** A local SMS server speaking Twilio's messages API (HALLMARK_SMS_URL). */
   sms?: boolean;
@@ -197,6 +197,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         port: opts.fixedPorts ? 8545 : await freePort(),
         dataDir: opts.dataDir,
         logFile: logFile('anvil'),
+        ...(typeof opts.anvil === 'object' ? opts.anvil : {}),
       })
     : undefined;
   const smtp = opts.smtp

@@ -1,14 +1,14 @@
-// Domain events as contracts: one envelope, and per event type one payload schema and how
-// the type reaches webhooks, all in this one table, so that producers (which build events
-// with `newEvent` and whose payloads the outbox checks against the schema) and consumers
-// (notify's subscribable types and envelope mapping) cannot drift. A zod module rather than
-// proto messages: the payloads are JSON on the bus and in webhooks, and the schema checks
-// them at the one place every event is written (the kit outbox), with no codegen step.
-// Subjects are `hallmark.<svc>.<entity>.<verb>`.
+// Domain events as contracts: one envelope, and per event type one payload schema and how the
+// type reaches webhooks, all in this one table (some entries in side files, spread in), so that
+// producers (events built with `newEvent`, payloads checked against the schema by the outbox)
+// and consumers (notify's subscribable types and envelope mapping) cannot drift. Zod, not proto:
+// the payloads are JSON on the bus and in webhooks, checked where every event is written (the
+// kit outbox), with no codegen step. Subjects are `hallmark.<svc>.<entity>.<verb>`.
 import { z } from 'zod';
 import { ResaleEvent } from './resale-events.js';
 import { TagCloneSuspectedEvent } from './tag-events.js';
 import { SERVICE_RECORD_EVENTS } from './events-service-records.js';
+import { BATCH_EVENTS } from './batch-events.js';
 
 export const STREAM_NAME = 'HALLMARK';
 export const STREAM_SUBJECTS = ['hallmark.>'];
@@ -257,9 +257,8 @@ export const EVENTS = {
     }),
   ),
   /**
-   * A certificate's token confirmed on chain (certificates service), one event per certificate
-   * of a minted batch; `object` is the certificate (id, tokenId, name, imageUrl, metadata,
-   * metadataHash, batchId, holderAddress, status, transactionHash, blockNumber, …).
+   * A batch of one certificate confirmed on chain (more: certificate.batch_minted); `object` is
+   * the certificate (id, tokenId, name, imageUrl, metadata, …, transactionHash, blockNumber).
    */
   'certificate.minted': internal(
     z.object({
@@ -271,6 +270,7 @@ export const EVENTS = {
       }),
     }),
   ),
+  ...BATCH_EVENTS, // a minted batch, many vouchers' events: batch-events.ts
   /**
    * A certificate's token burned on chain (certificates service, burn indexer), once per
    * certificate, after HALLMARK_CHAIN_CONFIRMATIONS confirmations; `object` is the certificate

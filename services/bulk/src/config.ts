@@ -26,7 +26,7 @@ export const configSchema = z.object({
   /** Items per MintBatch (the certificates service takes at most 1,000). */
   HALLMARK_BULK_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(1000),
   /** Batches submitted ahead of the one being completed (minting overlaps recording). */
-  HALLMARK_BULK_PIPELINE_DEPTH: z.coerce.number().int().min(1).max(10).default(3),
+  HALLMARK_BULK_PIPELINE_DEPTH: z.coerce.number().int().min(1).max(64).default(3),
   /** How often queued jobs whose workflow Restate has not acknowledged are re-submitted. */
   HALLMARK_BULK_SUBMIT_INTERVAL_MS: z.coerce.number().int().min(100).default(2000),
   /**

@@ -6,7 +6,7 @@ import { IntervalWorker, type Logger, type Pool, type ServiceDeps, type ServiceP
 import { Relayer } from './chain/relayer.js';
 import { connectChain, type Chain } from './chain/setup.js';
 import { feePolicyOf, type Config } from './config.js';
-import { MintWorker, withPasses } from './workers/mint-worker.js';
+import { MintWorker, MintWorkers, withPasses } from './workers/mint-worker.js';
 import { CertificatesStore } from './store.js';
 import { ChainIndexer } from './indexer/workers/chain-indexer.js';
 import { AllowlistProcessor } from './allowlist/workers/processor.js';
@@ -32,8 +32,8 @@ export interface CertificatesParts {
   allowlistStore: AllowlistStore;
   /** Verifiable credentials (its gRPC binding; its worker is among `workers`). */
   credentials: ReturnType<typeof credentialsSlice>;
-  /** The mint worker (null without a chain): woken when a batch, transfer or allowlist request is recorded. */
-  worker: MintWorker | null;
+  /** The mint workers, one per signer (null without a chain): woken when a batch, transfer or allowlist request is recorded. */
+  worker: MintWorkers | null;
   workers: NonNullable<ServiceParts['workers']>;
 }
 
@@ -48,6 +48,8 @@ export async function buildParts(
       {
         rpcUrl: config.HALLMARK_CHAIN_RPC_URL,
         relayerKey: config.HALLMARK_RELAYER_KEY,
+        signers: config.HALLMARK_RELAYER_SIGNERS,
+        mintKeys: config.HALLMARK_RELAYER_MINT_KEYS,
         chainId: config.HALLMARK_CHAIN_ID,
         contractAddress: config.HALLMARK_CONTRACT_ADDRESS,
         baseURI: new URL('/api/certificate/metadata/', config.HALLMARK_PUBLIC_URL).toString(),
@@ -60,6 +62,7 @@ export async function buildParts(
       {
         contract: chain.contract.address,
         relayer: chain.signer.address,
+        mintSigners: chain.signers.map((w) => w.address),
         transferEvents: chain.transferEvents,
       },
       'chain connected',
@@ -75,29 +78,9 @@ export async function buildParts(
     certificates: store,
     chainId: chain?.chainId ?? null,
   });
-  const relayer = chain
-    ? new Relayer({
-        pool,
-        provider: chain.provider,
-        signer: chain.signer,
-        contract: chain.contract,
-        chainId: chain.chainId,
-        confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
-        store,
-        // Vouchers created while their certificates were pending: voucher.minted in the
-        // confirming transaction (the batch row lock serialises it with CreateVouchers); and
-        // the certificates queued for their credentials (the credentials worker, woken below).
-        afterMinted: async (tx, ids) => {
-          await recordVouchersMinted(tx, ids);
-          await queueCredentials(tx, ids);
-        },
-        defaultTransferEvents: chain.transferEvents,
-        log,
-        receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
-        feePolicy: feePolicyOf(config),
-      })
-    : null;
-  relayer?.observe(); // its gauges, read at each scrape of the metrics port
+  const relayers = chain ? mintRelayers(config, chain, pool, store, log) : [];
+  const relayer = relayers[0] ?? null;
+  for (const r of relayers) r.observe(); // their gauges, read at each scrape of the metrics port
   const wallets = config.HALLMARK_ENCRYPTION_KEYS
     ? new WalletStore(pool, config.HALLMARK_ENCRYPTION_KEYS)
     : undefined;
@@ -161,11 +144,18 @@ export async function buildParts(
     },
     ...(announcer ? [() => announcer.processOpen()] : []),
   ];
-  const worker = relayer
-    ? new MintWorker(pool, withPasses(relayer, passes), log, config.HALLMARK_CERTIFICATES_MINT_INTERVAL_MS)
-    : null;
+  const mintWorkers = relayers.map(
+    (r, i) =>
+      new MintWorker(
+        pool,
+        i === 0 ? withPasses(r, passes) : r,
+        log,
+        config.HALLMARK_CERTIFICATES_MINT_INTERVAL_MS,
+      ),
+  );
+  const worker = mintWorkers.length > 0 ? new MintWorkers(mintWorkers) : null;
   const workers: CertificatesParts['workers'] = [
-    ...(worker ? [worker] : []),
+    ...mintWorkers,
     ...(chain ? [chainIndexerWorker(config, chain, pool, log)] : []),
     ...(credentials.worker ? [credentials.worker] : []),
     // The public reads' issuer line (keys' enterprise_profile.updated → issuer_profiles).
@@ -186,6 +176,46 @@ export async function buildParts(
   ];
   return { chain, store, wallets, transfers, vouchers, claims, allowlistStore, credentials, worker, workers };
 }
+
+/**
+ * One relayer per mint signer (chain/relayer.ts): signer 1's also sends every other relayer
+ * transaction and adopts submissions of signers no longer configured.
+ */
+function mintRelayers(config: Config, chain: Chain, pool: Pool, store: CertificatesStore, log: Logger) {
+  const peers = chain.signers.map((w) => w.address);
+  return chain.signers.map(
+    (signer, i) =>
+      new Relayer({
+        pool,
+        provider: chain.provider,
+        signer,
+        contract: chain.contract,
+        chainId: chain.chainId,
+        confirmations: config.HALLMARK_CHAIN_CONFIRMATIONS,
+        store,
+        // Vouchers created while their certificates were pending: voucher.minted in the
+        // confirming transaction (the batch row lock serialises it with CreateVouchers); and
+        // the certificates queued for their credentials (the credentials worker, woken by the
+        // mint worker's pass).
+        afterMinted: async (tx, ids) => {
+          await recordVouchersMinted(tx, ids);
+          await queueCredentials(tx, ids);
+        },
+        defaultTransferEvents: chain.transferEvents,
+        log,
+        receiptTimeoutMs: config.HALLMARK_CHAIN_RECEIPT_TIMEOUT_MS,
+        feePolicy: feePolicyOf(config),
+        maxInFlight: config.HALLMARK_RELAYER_MAX_IN_FLIGHT,
+        peers,
+        adoptOrphans: i === 0,
+        // Signer 1's pass is followed by transfers, allowlist writes and announcements.
+        refillMs: i === 0 ? PRIMARY_REFILL_MS : null,
+      }),
+  );
+}
+
+/** How long signer 1's mint pass takes in new batches before its other passes get their turn. */
+const PRIMARY_REFILL_MS = 15_000;
 
 function chainIndexerWorker(config: Config, chain: Chain, pool: Pool, log: Logger): IntervalWorker {
   const indexer = new ChainIndexer({

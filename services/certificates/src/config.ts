@@ -17,6 +17,27 @@ export const configSchema = z
       .regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 0x-prefixed 32-byte hex private key')
       .optional(),
     /**
+     * Mint signers (each its own key, nonce line and advisory lock): signer 1 is
+     * HALLMARK_RELAYER_KEY, signers 2..N HALLMARK_RELAYER_MINT_KEYS (on the local dev chain,
+     * anvil accounts 10, 11, … when keys are missing). Each needs MINTER_ROLE and gas.
+     */
+    HALLMARK_RELAYER_SIGNERS: z.coerce.number().int().min(1).max(16).default(1),
+    /** Keys of mint signers 2..N, comma-separated 0x-prefixed 32-byte hex private keys. */
+    HALLMARK_RELAYER_MINT_KEYS: z
+      .string()
+      .default('')
+      .transform((v) =>
+        v
+          .split(',')
+          .map((k) => k.trim())
+          .filter(Boolean),
+      )
+      .pipe(
+        z.array(z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected 0x-prefixed 32-byte hex private keys')),
+      ),
+    /** Mint transactions each signer has in flight at once (signed, broadcast, not yet confirmed). */
+    HALLMARK_RELAYER_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(256).default(8),
+    /**
      * Under this balance (wei) /api/certificate/health is degraded (503; the gateway logs
      * `relayer: low`). 0: no floor.
      */

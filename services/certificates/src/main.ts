@@ -61,6 +61,8 @@ await runServiceMain({
   natsUrl: config.NATS_URL,
   databasePrefix: config.HALLMARK_DATABASE_PREFIX,
   logLevel: config.LOG_LEVEL,
+  // Each mint signer's worker holds a connection for its advisory lock.
+  poolSize: 10 + config.HALLMARK_RELAYER_SIGNERS,
   migrationsDirs: [path.join(import.meta.dirname, '..', 'migrations')],
   protoFiles: [
     'hallmark/certificates/v1/certificates.proto',

@@ -1,7 +1,8 @@
 // All SQL of certificates, batches and provenance. MintBatch writes the batch, its
 // certificates and its chain submission in one transaction (so the relayer's record exists
 // before anything can be sent); completion writes chain references, provenance and the
-// certificate.minted events in one transaction with the submission's `confirmed`. What other
+// certificate.minted event (certificate.batch_minted for a batch of more than one) in one
+// transaction with the submission's `confirmed`. What other
 // slices do in that transaction (voucher.minted) the relayer's caller wires in (bootstrap.ts):
 // this store knows no other slice's tables and nothing of the chain.
 import {
@@ -23,6 +24,7 @@ import {
 } from './certificate-rows.js';
 import {
   batchKeyFor,
+  batchMintedEvent,
   certificateEventObject,
   EVENT_SOURCE,
   publicActor,
@@ -278,7 +280,8 @@ export class CertificatesStore {
 
   /**
    * Marks a batch minted inside the relayer's confirming transaction: token ids, chain refs,
-   * one `minted` provenance entry and one certificate.minted event per certificate. Answers the
+   * one `minted` provenance entry per certificate and one event: certificate.minted for a batch
+   * of one, certificate.batch_minted for more. Answers the
    * ids of the certificates it marked (none when the batch was already minted: idempotent), so
    * the caller can record what follows them in the same transaction.
    */
@@ -305,17 +308,20 @@ export class CertificatesStore {
       batchId,
     ]);
     const certs = rows.map(certificateFromRow).sort((a, b) => a.position - b.position);
-    if (certs.length > 0) {
-      await recordEvents(
-        tx,
-        EVENT_SOURCE,
-        certs.map((c) => ({
-          type: 'certificate.minted' as const,
+    if (certs.length === 1) {
+      const c = certs[0]!;
+      await recordEvents(tx, EVENT_SOURCE, [
+        {
+          type: 'certificate.minted',
           data: { object: certificateEventObject(c) },
           enterpriseId: c.enterpriseId,
           livemode: c.livemode,
-        })),
-      );
+        },
+      ]);
+    } else if (certs.length > 1) {
+      // One event for the batch: per-certificate events would put a bulk job's every item on
+      // the bus and through every gateway (kit events › certificate.batch_minted).
+      await recordEvents(tx, EVENT_SOURCE, [batchMintedEvent(batchId, certs)]);
     }
     return certs.map((c) => c.id);
   }

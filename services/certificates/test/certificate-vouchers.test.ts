@@ -171,13 +171,20 @@ async function errorOf(p: Promise<unknown>): Promise<HallmarkError> {
   throw new Error('expected a refusal');
 }
 
-async function events(type: string, voucherIds: string[]) {
+/** The per-voucher events of `type` recorded for the vouchers, on their own or in a batch event. */
+async function events(type: string, voucherIds: string[], form: 'any' | 'single' | 'batch' = 'any') {
   const { rows } = await pool.query<{
     payload: { enterprise_id: string; data: { object: Record<string, any> } };
   }>(
-    `SELECT payload FROM outbox WHERE type = $1 AND payload->'data'->'object'->>'id' = ANY($2::text[])
+    `SELECT payload FROM (
+       SELECT seq, payload FROM outbox
+       WHERE $3 <> 'batch' AND type = $1 AND payload->'data'->'object'->>'id' = ANY($2::text[])
+       UNION ALL
+       SELECT o.seq, jsonb_set(o.payload, '{data}', jsonb_build_object('object', v)) FROM outbox o,
+         jsonb_array_elements(o.payload->'data'->(CASE WHEN $1 = 'certificate_voucher.created' THEN 'created' ELSE 'minted' END)) v
+       WHERE $3 <> 'single' AND o.type = 'certificate_voucher.batch' AND v->>'id' = ANY($2::text[])) e
      ORDER BY seq`,
-    [type, voucherIds],
+    [type, voucherIds, form],
   );
   return rows.map((r) => r.payload);
 }
@@ -387,9 +394,30 @@ describe('CreateVouchers', () => {
     await create('cv-pending', itemsFor(batch));
     expect(await events('certificate_voucher.minted', ids)).toHaveLength(2);
   }, 60_000);
+  it('more than 10 vouchers: their created and minted go out in certificate_voucher.batch events, never one per voucher', async () => {
+    const batch = await mintBatch('cv-batch-events', 12, { pending: true });
+    const ids = (await create('cv-batch-events', itemsFor(batch))).vouchers.map((v) => v.id);
+    expect(await events('certificate_voucher.created', ids, 'batch')).toHaveLength(12);
+    await relayer.processOpen();
+    const minted = await events('certificate_voucher.minted', ids, 'batch');
+    expect(minted.map((e) => e.data.object.id).sort()).toEqual([...ids].sort());
+    expect(minted.every((e) => e.enterprise_id === issuer.enterprise_id && e.data.object.tokenId > 0)).toBe(
+      true,
+    );
+    expect(await events('certificate_voucher.created', ids, 'single')).toHaveLength(0);
+    expect(await events('certificate_voucher.minted', ids, 'single')).toHaveLength(0);
+    const { rows } = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM outbox WHERE type = 'certificate_voucher.batch'
+         AND (payload->'data'->'created' @> $1::jsonb OR payload->'data'->'minted' @> $1::jsonb)`,
+      [JSON.stringify([{ id: ids[0] }])],
+    );
+    expect(rows[0]!.n).toBe(2); // one at creation, one at the confirmation
+  }, 60_000);
+
   it('voucher.minted exactly once per voucher when creation races the batch confirmation', async () => {
-    for (let round = 0; round < 3; round++) {
-      const batch = await mintBatch(`cv-race-${round}`, 10, { pending: true });
+    for (let round = 0; round < 4; round++) {
+      // 10 vouchers: one event each; 12: batch events (kit events › certificate_voucher.batch)
+      const batch = await mintBatch(`cv-race-${round}`, round % 2 ? 12 : 10, { pending: true });
       const [res] = await Promise.all([create(`cv-race-${round}`, itemsFor(batch)), relayer.processOpen()]);
       await relayer.processOpen();
       const ids = res.vouchers.map((v) => v.id);

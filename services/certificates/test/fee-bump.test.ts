@@ -133,8 +133,11 @@ async function batchFacts(batchId: string, sub: Submission) {
      WHERE c.batch_id = $1 AND p.kind = 'minted'`,
     [batchId],
   );
+  // Certificates announced minted: one certificate.minted each, or each of a batch_minted.
   const { rows: events } = await pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM outbox WHERE type = 'certificate.minted'
+    `SELECT coalesce(sum(CASE WHEN type = 'certificate.minted' THEN 1
+                          ELSE jsonb_array_length(payload->'data'->'object'->'certificates') END), 0)::int AS n
+     FROM outbox WHERE type IN ('certificate.minted', 'certificate.batch_minted')
        AND payload->'data'->'object'->>'batchId' = $1`,
     [batchId],
   );

@@ -183,16 +183,24 @@ describe.each(TRANSFER_EVENT_MODES)('with %s events', (m) => {
         ).toBe(true);
       }
 
-      const { rows: events } = await pool.query<{ payload: { data: { object: Record<string, unknown> } } }>(
-        `SELECT payload FROM outbox WHERE type = 'certificate.minted' AND payload->'data'->'object'->>'batchId' = $1
-         ORDER BY seq`,
+      // One event for the batch (not one per certificate), naming each certificate and token.
+      const { rows: events } = await pool.query<{
+        type: string;
+        payload: { data: { object: Record<string, unknown> } };
+      }>(
+        `SELECT type, payload FROM outbox WHERE type IN ('certificate.minted', 'certificate.batch_minted')
+           AND payload->'data'->'object'->>'batchId' = $1 ORDER BY seq`,
         [res.batch_id],
       );
-      expect(events.map((e) => e.payload.data.object.id)).toEqual(ids);
-      expect(events[0]!.payload.data.object).toMatchObject({
-        tokenId: Number(first),
+      expect(events.map((e) => e.type)).toEqual(['certificate.batch_minted']);
+      expect(events[0]!.payload.data.object).toEqual({
+        batchId: res.batch_id,
+        quantity: 3,
+        firstTokenId: Number(first),
+        holderAddress: HOLDER,
         transactionHash: minted[0]!.transaction_hash,
         blockNumber: minted[0]!.block_number,
+        certificates: ids.map((id, i) => ({ id, tokenId: Number(first) + i })),
       });
 
       // Public read: no principal needed; unknown ids are not found.

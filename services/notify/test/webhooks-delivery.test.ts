@@ -368,6 +368,40 @@ describe('who receives what', () => {
     const voucher = at('/enterprise').find((r) => r.headers['x-webhook-event'] === 'voucher.created')!;
     expect(JSON.parse(voucher.body)).toMatchObject({ event: 'voucher.created', voucher: { id: 'v_cert' } });
   });
+
+  it('a certificate_voucher.batch reaches voucher.created / voucher.minted subscribers as one delivery per voucher, once', async () => {
+    const ent = newId('enterprise');
+    const p = principal(ent);
+    const sub = await webhooks.api.createSubscription(
+      { principal: p, url: `${receiver.url}/batched`, events: ['voucher.minted'] },
+      CALL,
+    );
+    const vouchers = ['v_b1', 'v_b2', 'v_b3'].map((id) => ({ id, url: `https://x/${id}` }));
+    const batch = await publish(
+      'certificate_voucher.batch',
+      ent,
+      { created: vouchers, minted: vouchers.slice(0, 2) },
+      { source: 'certificates' },
+    );
+    // The same batch again (a redelivery): nothing is delivered twice.
+    await bus.js.publish(`hallmark.${source}.certificate_voucher.batch`, JSON.stringify(batch), {
+      msgID: `${batch.id}-again`,
+    });
+    await eventually(() => expect(at('/batched')).toHaveLength(2), { timeoutMs: 5000 });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(at('/batched')).toHaveLength(2);
+    const bodies = at('/batched').map((r) => {
+      expect(r.headers['x-webhook-event']).toBe('voucher.minted');
+      expect(verifyEnterpriseSignature(r.headers['x-webhook-signature']!, r.body, sub.secret!)).toBe(true);
+      return JSON.parse(r.body) as { event: string; voucher: { id: string } };
+    });
+    expect(bodies.map((b) => b.voucher.id).sort()).toEqual(['v_b1', 'v_b2']);
+    const { rows } = await pool.query<{ event_id: string }>(
+      'SELECT event_id FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY event_id',
+      [sub.id],
+    );
+    expect(rows.map((r) => r.event_id)).toEqual([`${batch.id}.m.v_b1`, `${batch.id}.m.v_b2`]);
+  });
 });
 
 describe('secrets, test events, replicas and the delivery-time guard', () => {

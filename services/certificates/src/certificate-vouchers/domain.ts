@@ -3,6 +3,7 @@
 // derived status, the claim refusals and the view events carry. No I/O.
 import { createHash, randomInt } from 'node:crypto';
 import { HallmarkError, invalidParam, missingParam, notFound } from '@hallmark/kit/errors';
+import { newEvent, type EventInput, type EventType } from '@hallmark/kit/events';
 import { isId } from '@hallmark/kit/ids';
 import { canonicalJson } from '../domain/certificate.js';
 import { handoverRefused, type HandoverKind } from '../domain/handover.js';
@@ -340,3 +341,45 @@ export function voucherEventObject(
 /** A voucher's public view URL. */
 export const voucherUrl = (publicUrl: string, id: string) =>
   `${publicUrl.replace(/\/+$/, '')}/vouchers/${encodeURIComponent(id)}`;
+
+/** Vouchers whose events go out one per voucher; more go as certificate_voucher.batch. */
+export const SINGLE_EVENTS_UP_TO = 10;
+/** Vouchers per certificate_voucher.batch event (its JSON stays well under NATS's 1 MB). */
+export const VOUCHERS_PER_BATCH_EVENT = 200;
+
+/**
+ * The events of vouchers created (`created`, those of them already minted also announced
+ * minted) or minted: one per voucher and kind for a few, else certificate_voucher.batch events
+ * of up to VOUCHERS_PER_BATCH_EVENT vouchers each.
+ */
+export function voucherEvents(
+  created: readonly VoucherRecord[],
+  minted: readonly VoucherRecord[],
+): EventInput<EventType>[] {
+  const owner = created[0] ?? minted[0];
+  if (!owner) return [];
+  if (created.length + minted.length <= SINGLE_EVENTS_UP_TO) {
+    return [
+      ...created.map((v) => newEvent('certificate_voucher.created', { object: voucherEventObject(v) }, v)),
+      ...minted.map((v) => newEvent('certificate_voucher.minted', { object: voucherEventObject(v) }, v)),
+    ];
+  }
+  const createdIds = new Set(created.map((v) => v.id));
+  const mintedIds = new Set(minted.map((v) => v.id));
+  const all = [...created, ...minted.filter((v) => !createdIds.has(v.id))];
+  const events: EventInput<EventType>[] = [];
+  for (let i = 0; i < all.length; i += VOUCHERS_PER_BATCH_EVENT) {
+    const page = all.slice(i, i + VOUCHERS_PER_BATCH_EVENT);
+    events.push(
+      newEvent(
+        'certificate_voucher.batch',
+        {
+          created: page.filter((v) => createdIds.has(v.id)).map((v) => voucherEventObject(v)),
+          minted: page.filter((v) => mintedIds.has(v.id)).map((v) => voucherEventObject(v)),
+        },
+        owner,
+      ),
+    );
+  }
+  return events;
+}

@@ -10,11 +10,8 @@ import {
   HallmarkError,
   newId,
   notFound,
-  newEvent,
   recordEvents,
   transaction,
-  type EventInput,
-  type EventType,
   type Pool,
   type Queryable,
 } from '@hallmark/kit';
@@ -27,19 +24,11 @@ import { findVoucherRow, fromRow, SELECT, type VoucherRow } from './rows-store.j
 import {
   expiresAtOf,
   newReferenceNumber,
-  voucherEventObject,
+  voucherEvents,
   voucherUrl,
   type CreateVouchersInput,
   type VoucherRecord,
 } from './domain.js';
-
-type VoucherEvent = EventInput<EventType>;
-
-/** Certificate-voucher events; on the wire (enterprise webhooks) voucher.created / voucher.minted. */
-const eventOf = (
-  type: 'certificate_voucher.created' | 'certificate_voucher.minted',
-  v: VoucherRecord,
-): VoucherEvent => newEvent(type, { object: voucherEventObject(v) }, v);
 
 /**
  * voucher.minted for the vouchers of certificates just marked minted, inside the relayer's
@@ -58,11 +47,7 @@ export async function recordVouchersMinted(tx: Queryable, certificateIds: string
     [certificateIds],
   );
   if (rows.length === 0) return 0;
-  await recordEvents(
-    tx,
-    EVENT_SOURCE,
-    rows.map((r) => eventOf('certificate_voucher.minted', fromRow(r))),
-  );
+  await recordEvents(tx, EVENT_SOURCE, voucherEvents([], rows.map(fromRow)));
   return rows.length;
 }
 
@@ -217,12 +202,14 @@ export class CertificateVoucherStore {
       [scope.enterpriseId, scope.livemode, request[0]!.id, now.toISOString(), JSON.stringify(rows)],
     );
     const vouchers = await this.ofRequest(request[0]!.id, tx);
-    await recordEvents(tx, EVENT_SOURCE, [
-      ...vouchers.map((v) => eventOf('certificate_voucher.created', v)),
-      ...vouchers
-        .filter((v) => v.certificateStatus === 'minted')
-        .map((v) => eventOf('certificate_voucher.minted', v)),
-    ]);
+    await recordEvents(
+      tx,
+      EVENT_SOURCE,
+      voucherEvents(
+        vouchers,
+        vouchers.filter((v) => v.certificateStatus === 'minted'),
+      ),
+    );
     return vouchers;
   }
 

@@ -34,6 +34,16 @@
 // per signer address). No nonce counter is persisted on its own: a persisted counter drifts
 // from the chain when a signed transaction never reaches it and then blocks every later nonce;
 // what is persisted is each submission's nonce and signed bytes, which reconciliation needs.
+//
+// N signers (HALLMARK_RELAYER_SIGNERS): one Relayer per signer, each with its own TxSender (its
+// nonce line and mutex) and its own MintWorker (its lock). A pending submission belongs to no
+// signer until one claims it (`signer` set, FOR UPDATE SKIP LOCKED, as its window has room);
+// from then on only that signer signs, bumps and re-signs it, so two signers never share a
+// nonce. Submissions of a signer no longer configured are adopted by signer 1: their persisted
+// bytes are re-broadcast and waited for (never fee-bumped: the key is gone), and re-signed with
+// signer 1's key only when their nonce went elsewhere (the contract refuses a batch key twice).
+// Each signer keeps up to HALLMARK_RELAYER_MAX_IN_FLIGHT submissions in flight: a window that
+// refills as soon as one is final (or MintBatch records a batch), not in rounds.
 import type { Logger, Pool, PoolClient, Queryable } from '@hallmark/kit';
 import { gaugeFrom, transaction } from '@hallmark/kit';
 import type { JsonRpcProvider, TransactionReceipt, Wallet } from 'ethers';
@@ -49,6 +59,7 @@ import type { FeePolicy } from './replacement.js';
 import { SubmissionStore } from './submission-store.js';
 import type { Submission } from './submission.js';
 import { TxSender, type ReplaceOutcome } from './tx-sender.js';
+import { runWindow, Waker } from './window.js';
 
 export type { Submission, SubmissionStatus } from './submission.js';
 export type { ReplaceOutcome } from './tx-sender.js';
@@ -76,8 +87,20 @@ export interface RelayerOptions {
   log: Logger;
   /** How long one pass waits for a receipt before leaving the submission for the next pass. */
   receiptTimeoutMs?: number;
-  /** Submissions driven at once in one pass (signing is serialised anyway). */
-  concurrency?: number;
+  /** Submissions in flight at once (signing is serialised anyway); default 8. */
+  maxInFlight?: number;
+  /**
+   * Every mint signer's address (default: this one only). Submissions signed by an address not
+   * in the list are orphans, driven by the relayer with `adoptOrphans`.
+   */
+  peers?: readonly string[];
+  /** Drive orphans and unclaimed submissions alike (signer 1; default: without `peers`). */
+  adoptOrphans?: boolean;
+  /**
+   * How long a pass takes in new submissions before it finishes those in flight and returns
+   * (so the passes that follow it run); null: as long as there are any (default).
+   */
+  refillMs?: number | null;
   /** When a stuck transaction is replaced, and the fee cap (default: after 60 s, no cap). */
   feePolicy?: FeePolicy;
   /** How often a waiting pass looks for a receipt (default: the provider's polling interval). */
@@ -86,12 +109,27 @@ export interface RelayerOptions {
 
 export type DriveOutcome = 'confirmed' | 'failed' | 'waiting';
 
+/**
+ * Gas a mint may need beyond its estimate: the estimate runs on the latest block, but with
+ * several mints in flight a batch lands after others in its block, so its first token id (and
+ * the contract's checkpoint every 256 ids: one more new `_runs` and `_runStartBits` slot, and a
+ * fresh bitmap word for the first id) differs: up to ~65k more gas, beyond +20% of a large
+ * batch's estimate. Seen as reverted mints (out of gas) with 8 in flight on 2 s blocks.
+ */
+const MINT_GAS_HEADROOM = 100_000n;
+/** How often a pass with transactions in flight looks for submissions recorded elsewhere. */
+const WINDOW_POLL_MS = 500;
+/** How long a submission left waiting rests before the same pass drives it again. */
+const RETRY_PAUSE_MS = 2000;
+
 export class Relayer {
   readonly contract: CertificatesContract;
   readonly address: string;
   /** The signer's one transaction path: every relayer transaction of this process uses it. */
   readonly tx: TxSender;
   private readonly submissions: SubmissionStore;
+  private readonly peers: string[];
+  private readonly waker = new Waker(WINDOW_POLL_MS);
 
   constructor(private readonly opts: RelayerOptions) {
     this.contract = opts.contract.connect(opts.signer);
@@ -104,6 +142,18 @@ export class Relayer {
       feePolicy: opts.feePolicy,
     });
     this.submissions = new SubmissionStore(opts.pool);
+    this.peers = (opts.peers ?? [this.address]).map((a) => a.toLowerCase());
+  }
+
+  /** Which submissions are this signer's to drive (its own; signer 1 also orphans). */
+  private mine() {
+    const { peers, adoptOrphans } = this.opts;
+    return { signer: this.address, peers: this.peers, adoptOrphans: adoptOrphans ?? peers === undefined };
+  }
+
+  /** A batch was recorded: a pass in progress takes it in now if its window has room. */
+  wake(): void {
+    this.waker.wake();
   }
 
   /**
@@ -129,10 +179,12 @@ export class Relayer {
         'Relayer mint transactions not final yet, by state (pending, signed, sent)',
         ['signer', 'state'],
         async () =>
-          Object.entries(await this.submissions.openCounts(this.contract.address)).map(([state, n]) => ({
-            labels: { ...labels, state },
-            value: n,
-          })),
+          Object.entries(await this.submissions.openCounts(this.contract.address, this.mine())).map(
+            ([state, n]) => ({
+              labels: { ...labels, state },
+              value: n,
+            }),
+          ),
         { shared: true },
       ),
       gaugeFrom(
@@ -159,37 +211,37 @@ export class Relayer {
     return () => offs.forEach((off) => off());
   }
 
-  /** Submissions not final yet on this relayer's contract, oldest first. */
-  openSubmissions(limit = 100): Promise<Submission[]> {
-    return this.submissions.open(this.contract.address, limit);
-  }
-
   async submission(batchId: string): Promise<Submission> {
     const sub = await this.submissions.byBatch(batchId);
     if (!sub) throw new Error(`no chain submission for batch ${batchId}`);
     return sub;
   }
 
-  /** One pass over the open submissions; returns how many reached a final state. */
+  /**
+   * One pass: drives this signer's open submissions (claiming unclaimed ones) with up to
+   * `maxInFlight` at once, taking in new ones as others become final, until none is left;
+   * returns how many reached a final state. A submission left waiting is tried again in the
+   * same pass only while others keep it running (after a pause), else in the next pass.
+   */
   async processOpen(): Promise<number> {
-    const open = await this.openSubmissions();
-    const width = this.opts.concurrency ?? 8;
-    let done = 0;
-    for (let i = 0; i < open.length; i += width) {
-      const outcomes = await Promise.all(
-        open.slice(i, i + width).map((s) =>
-          this.drive(s).catch(async (err: unknown) => {
-            this.opts.log.warn({ err, batchId: s.batchId }, 'relayer: submission not completed; will retry');
-            await this.submissions
-              .noteError(s.id, String((err as Error)?.message ?? err))
-              .catch(() => undefined);
-            return 'waiting' as const;
-          }),
-        ),
-      );
-      done += outcomes.filter((o) => o !== 'waiting').length;
-    }
-    return done;
+    const { maxInFlight, refillMs } = this.opts;
+    return runWindow({
+      width: maxInFlight ?? 8,
+      refillUntil: refillMs == null ? Infinity : Date.now() + refillMs,
+      next: (limit, except) =>
+        this.submissions.forSigner(this.contract.address, { ...this.mine(), limit, except }),
+      drive: async (s) => (await this.driveLogged(s)) !== 'waiting',
+      restMs: RETRY_PAUSE_MS,
+      pause: () => this.waker.pause(),
+    });
+  }
+
+  private driveLogged(s: Submission): Promise<DriveOutcome> {
+    return this.drive(s).catch(async (err: unknown) => {
+      this.opts.log.warn({ err, batchId: s.batchId }, 'relayer: submission not completed; will retry');
+      await this.submissions.noteError(s.id, String((err as Error)?.message ?? err)).catch(() => undefined);
+      return 'waiting' as const;
+    });
   }
 
   /** Brings one submission as far as it goes: reconcile with the chain, (re)send, confirm, record. */
@@ -231,7 +283,7 @@ export class Relayer {
     const txHash = await this.tx.sign(
       sub,
       this.submissions,
-      { to, data, gasLimit: (gas * 12n) / 10n },
+      { to, data, gasLimit: (gas * 12n) / 10n + MINT_GAS_HEADROOM },
       { broadcast },
     );
     return { txHash };

@@ -6,16 +6,26 @@
 // its enterprise's mode (../settings/); HALLMARK_CHAIN_TRANSFER_EVENTS is the default for
 // enterprises that chose none. A contract deployed per-token-only (`perTokenTransferEvents()`)
 // emits a Transfer per token whatever a batch asks, so its default is `per-token`.
+// Mint signers: HALLMARK_RELAYER_KEY is signer 1 (it also sends transfers, allowlist writes and
+// announcements); signers 2..N (HALLMARK_RELAYER_SIGNERS) come from HALLMARK_RELAYER_MINT_KEYS,
+// or on the local dev chain from anvil's mnemonic (accounts 10, 11, …: public keys, funded and
+// granted MINTER_ROLE here by signer 1, the dev contract's admin). Each signer has its own nonce
+// line: parallel mint transactions never wait on one account's nonce order.
 import type { Logger, Pool } from '@hallmark/kit';
 import { JsonRpcProvider, Network, Wallet, getAddress } from 'ethers';
 import { withDevContractLock } from './chain-state-store.js';
 import { CertificatesContract, MINTER_ROLE, deployCertificates, type TransferEventMode } from './contract.js';
+import { anvilWallet } from './dev-accounts.js';
 
 const LOCAL_CHAIN_ID = 31337n;
 
 export interface ChainConfig {
   rpcUrl: string;
   relayerKey: string;
+  /** Mint signers in all (HALLMARK_RELAYER_SIGNERS, default 1): the relayer key first. */
+  signers?: number;
+  /** Keys of signers 2..N (HALLMARK_RELAYER_MINT_KEYS); on the dev chain anvil accounts fill in. */
+  mintKeys?: readonly string[];
   chainId?: number;
   contractAddress?: string;
   /** tokenURI base, e.g. `${HALLMARK_PUBLIC_URL}/api/certificate/metadata/`. */
@@ -26,7 +36,10 @@ export interface ChainConfig {
 
 export interface Chain {
   provider: JsonRpcProvider;
+  /** Signer 1: HALLMARK_RELAYER_KEY (mints, and every other relayer transaction). */
   signer: Wallet;
+  /** Every mint signer, `signer` first, each with its own nonce line (relayer.ts). */
+  signers: Wallet[];
   chainId: bigint;
   contract: CertificatesContract;
   /**
@@ -65,11 +78,15 @@ export async function connectChain(cfg: ChainConfig, pool: Pool, log: Logger): P
   if ((await provider.getCode(address)) === '0x')
     throw new Error(`no contract at ${address} on chain ${chainId}`);
   const contract = new CertificatesContract(address, signer);
-  if (!(await contract.hasRole(MINTER_ROLE, signer.address))) {
-    log.warn(
-      { contract: address, relayer: signer.address },
-      'the relayer key lacks MINTER_ROLE: mints will revert',
-    );
+  const signers = mintSigners(cfg, provider, signer, chainId);
+  if (chainId === LOCAL_CHAIN_ID && signers.length > 1) await enrolDevSigners(pool, contract, signers, log);
+  for (const s of signers) {
+    if (!(await contract.hasRole(MINTER_ROLE, s.address))) {
+      log.warn(
+        { contract: address, relayer: s.address },
+        'a relayer signer lacks MINTER_ROLE: its mints will revert',
+      );
+    }
   }
   const perTokenOnly = (await eventModeOf(contract)) === 'per-token';
   const wanted = cfg.transferEvents ?? 'erc2309';
@@ -80,7 +97,41 @@ export async function connectChain(cfg: ChainConfig, pool: Pool, log: Logger): P
       'the contract was deployed per-token-only: every batch emits a Transfer per token, whatever HALLMARK_CHAIN_TRANSFER_EVENTS or an enterprise asks',
     );
   }
-  return { provider, signer, chainId, contract, transferEvents };
+  return { provider, signer, signers, chainId, contract, transferEvents };
+}
+
+/** The mint signers: the relayer key, the configured mint keys, then (dev chain) anvil accounts. */
+function mintSigners(cfg: ChainConfig, provider: JsonRpcProvider, first: Wallet, chainId: bigint): Wallet[] {
+  const n = cfg.signers ?? 1;
+  const keys = (cfg.mintKeys ?? []).slice(0, n - 1);
+  if (keys.length < n - 1 && chainId !== LOCAL_CHAIN_ID) {
+    throw new Error(
+      `HALLMARK_RELAYER_SIGNERS is ${n} but HALLMARK_RELAYER_MINT_KEYS has ${keys.length} keys (it needs ${n - 1})`,
+    );
+  }
+  const wallets = [first, ...keys.map((k) => new Wallet(k, provider))];
+  for (let i = 10; wallets.length < n; i++) {
+    wallets.push(new Wallet(anvilWallet(i).privateKey, provider));
+  }
+  const unique = new Set(wallets.map((w) => w.address.toLowerCase()));
+  if (unique.size !== wallets.length) throw new Error('the relayer signers must be distinct keys');
+  return wallets;
+}
+
+/** Dev chain only: signer 1 funds the other signers and grants them MINTER_ROLE (once). */
+async function enrolDevSigners(pool: Pool, contract: CertificatesContract, signers: Wallet[], log: Logger) {
+  const [admin, ...others] = signers;
+  await withDevContractLock(pool, `signers:${contract.address}`, async () => {
+    for (const s of others) {
+      if ((await admin!.provider!.getBalance(s.address)) < 10n ** 20n) {
+        await (await admin!.sendTransaction({ to: s.address, value: 1000n * 10n ** 18n })).wait();
+      }
+      if (!(await contract.hasRole(MINTER_ROLE, s.address))) {
+        await (await contract.grantRole(MINTER_ROLE, s.address)).wait();
+        log.info({ contract: contract.address, signer: s.address }, 'dev chain: granted MINTER_ROLE');
+      }
+    }
+  });
 }
 
 /**

@@ -12,26 +12,56 @@ const SUBMISSION_SELECT = `SELECT s.*, b.holder_address, b.quantity, b.merkle_ro
 export class SubmissionStore implements TxJournal {
   constructor(private readonly pool: Pool) {}
 
-  /** How many submissions on `contract` are in each open state (metrics). */
-  async openCounts(contract: string): Promise<Record<'pending' | 'signed' | 'sent', number>> {
+  /**
+   * How many submissions on `contract` are in each open state (metrics): those of `o.signer`;
+   * with `adoptOrphans` (signer 1) also the unclaimed ones and those of signers not in `peers`.
+   */
+  async openCounts(
+    contract: string,
+    o: { signer: string; peers: string[]; adoptOrphans: boolean },
+  ): Promise<Record<'pending' | 'signed' | 'sent', number>> {
     const { rows } = await this.pool.query<{ status: 'pending' | 'signed' | 'sent'; n: number }>(
       `SELECT status, count(*)::int AS n FROM chain_submissions
-       WHERE status IN ('pending', 'signed', 'sent') AND lower(contract_address) = lower($1) GROUP BY status`,
-      [contract],
+       WHERE status IN ('pending', 'signed', 'sent') AND lower(contract_address) = lower($1)
+         AND (lower(signer) = lower($2) OR ($3 AND (signer IS NULL OR lower(signer) <> ALL($4::text[]))))
+       GROUP BY status`,
+      [contract, o.signer, o.adoptOrphans, o.peers],
     );
     const out = { pending: 0, signed: 0, sent: 0 };
     for (const r of rows) out[r.status] = r.n;
     return out;
   }
 
-  /** Submissions not final yet on `contract`, oldest first. */
-  async open(contract: string, limit: number): Promise<Submission[]> {
+  /**
+   * Up to `limit` open submissions for `signer` to drive, none of `except`, oldest first: its
+   * own (and, with `adoptOrphans`, those signed by an address not among `peers`), then
+   * unclaimed ones it claims now (`signer` set; SKIP LOCKED: two signers never claim one).
+   */
+  async forSigner(
+    contract: string,
+    o: { signer: string; peers: string[]; adoptOrphans: boolean; limit: number; except: string[] },
+  ): Promise<Submission[]> {
     const { rows } = await this.pool.query<SubmissionRow>(
       `${SUBMISSION_SELECT} WHERE s.status IN ('pending', 'signed', 'sent') AND lower(s.contract_address) = lower($1)
-       ORDER BY s.id LIMIT $2`,
-      [contract, limit],
+         AND (lower(s.signer) = lower($2) OR ($3 AND lower(s.signer) <> ALL($4::text[])))
+         AND NOT (s.id::text = ANY($5::text[]))
+       ORDER BY s.id LIMIT $6`,
+      [contract, o.signer, o.adoptOrphans, o.peers, o.except, o.limit],
     );
-    return rows.map(submissionFromRow);
+    const want = o.limit - rows.length;
+    if (want <= 0) return rows.map(submissionFromRow);
+    const { rows: claimed } = await this.pool.query<SubmissionRow>(
+      `WITH claimed AS (
+         UPDATE chain_submissions SET signer = $2
+         WHERE id IN (SELECT id FROM chain_submissions
+                      WHERE status = 'pending' AND signer IS NULL AND lower(contract_address) = lower($1)
+                      ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED)
+         RETURNING *)
+       SELECT s.*, b.holder_address, b.quantity, b.merkle_root, b.transfer_events, NULL::float8 AS sent_age_ms
+       FROM claimed s JOIN certificate_batches b ON b.id = s.batch_id ORDER BY s.id`,
+      [contract, o.signer, want],
+    );
+    return [...rows, ...claimed].map(submissionFromRow);
   }
 
   async byBatch(batchId: string): Promise<Submission | undefined> {

@@ -196,6 +196,7 @@ export class TxSender {
     { broadcast = true } = {},
   ): Promise<ReplaceOutcome> {
     const { provider, signer, log } = this.opts;
+    if (!this.signs(state)) throw new Error(`transaction record ${state.id} was signed by ${state.signer}`);
     const prev = state.txHash!;
     const next = bumpedFees(feesOf(state.rawTx!), await provider.getFeeData(), this.fees);
     if (!next) {
@@ -249,7 +250,8 @@ export class TxSender {
       confirmations: o.confirmations,
       timeoutMs: o.timeoutMs,
       pollMs: o.pollMs ?? this.opts.provider.pollingInterval,
-      replaceInMs: this.fees.replaceAfterMs - (state.sentAgeMs ?? 0),
+      // Another key's transaction (a signer no longer configured) is waited for, never replaced.
+      replaceInMs: this.signs(state) ? this.fees.replaceAfterMs - (state.sentAgeMs ?? 0) : null,
       replaceAfterMs: this.fees.replaceAfterMs,
       replace: () => this.replace(state, journal, o.label),
     });
@@ -272,6 +274,11 @@ export class TxSender {
     };
     await this.sign(state, MEMORY_JOURNAL, call);
     return this.waitMined(state, MEMORY_JOURNAL, o);
+  }
+
+  /** Whether this sender's key signed the transaction (or nobody yet). */
+  private signs(state: TxState): boolean {
+    return !state.signer || state.signer.toLowerCase() === this.address.toLowerCase();
   }
 
   private async markSent(state: TxState, journal: TxJournal): Promise<void> {

@@ -276,3 +276,27 @@ export function certificateEventObject(c: CertificateRecord): Record<string, unk
     updatedAt: c.updatedAt.toISOString(),
   };
 }
+
+/**
+ * The certificate.batch_minted event of a minted batch of more than one certificate: the batch
+ * and its chain refs once, and each certificate's id and token (`certs` in position order).
+ */
+export function batchMintedEvent(batchId: string, certs: readonly CertificateRecord[]) {
+  const first = certs[0]!;
+  return {
+    type: 'certificate.batch_minted' as const,
+    data: {
+      object: {
+        batchId,
+        quantity: certs.length,
+        firstTokenId: Number(first.tokenId),
+        holderAddress: first.holderAddress,
+        transactionHash: first.transactionHash ?? '',
+        blockNumber: first.blockNumber ?? 0,
+        certificates: certs.map((c) => ({ id: c.id, tokenId: Number(c.tokenId) })),
+      },
+    },
+    enterpriseId: first.enterpriseId,
+    livemode: first.livemode,
+  };
+}

@@ -1,6 +1,6 @@
 // Drops the public cache's entries of a certificate when it changes: each gateway process
-// reads the certificates service's certificate.* events (minted, transferred, burned,
-// updated: warranty, gift claimed, voucher claim and its undoing) through an ordered
+// reads the certificates service's certificate.* events (minted, batch_minted, transferred,
+// burned, updated: warranty, gift claimed, voucher claim and its undoing) through an ordered
 // consumer of its own (ephemeral, no acks, new events only), so every replica sees every
 // event and drops its own entry. An ordered consumer resumes where it stopped after a
 // reconnect; still, the cache is dropped wholesale when the consumer is lost and again when
@@ -18,11 +18,32 @@ export interface CacheInvalidation {
   stop(): Promise<void>;
 }
 
+type CertificateRef = { id: string; tokenId: number | null };
+
 /** The certificate (and token) an event of `CERTIFICATE_EVENTS` is about. */
-export function certificateOf(event: EventEnvelope): { id: string; tokenId: number | null } | null {
+export function certificateOf(event: EventEnvelope): CertificateRef | null {
   const object = (event.data as { object?: { id?: unknown; tokenId?: unknown } }).object;
   if (!object || typeof object.id !== 'string') return null;
   return { id: object.id, tokenId: typeof object.tokenId === 'number' ? object.tokenId : null };
+}
+
+/**
+ * Every certificate an event is about: the one of certificateOf, or each of a
+ * certificate.batch_minted (one event per minted batch); null when the event names none.
+ */
+export function certificatesOf(event: EventEnvelope): CertificateRef[] | null {
+  if (event.type === 'certificate.batch_minted') {
+    const list = (event.data as { object?: { certificates?: unknown } }).object?.certificates;
+    if (!Array.isArray(list)) return null;
+    const refs = list.map((c: { id?: unknown; tokenId?: unknown }) =>
+      typeof c?.id === 'string'
+        ? { id: c.id, tokenId: typeof c.tokenId === 'number' ? c.tokenId : null }
+        : null,
+    );
+    return refs.every((r) => r !== null) ? (refs as CertificateRef[]) : null;
+  }
+  const one = certificateOf(event);
+  return one ? [one] : null;
 }
 
 export function startCacheInvalidation(
@@ -62,8 +83,8 @@ export function startCacheInvalidation(
         live = everLive = true;
         for await (const msg of messages) {
           try {
-            const c = certificateOf(msg.json<EventEnvelope>());
-            if (c) cache.invalidate(c.id, c.tokenId);
+            const refs = certificatesOf(msg.json<EventEnvelope>());
+            if (refs) for (const c of refs) cache.invalidate(c.id, c.tokenId);
             else cache.clear();
           } catch (err) {
             log.warn(

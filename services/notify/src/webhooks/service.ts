@@ -22,6 +22,7 @@ import {
   enterpriseBody,
   enterpriseTestBody,
   enterpriseTypeOf,
+  expandBatch,
   isEnterpriseType,
   isVersionedType,
   testEvent,
@@ -271,7 +272,8 @@ export class WebhooksService {
    * Idempotent per (event, receiver): a second call inserts nothing. Returns how many were created.
    */
   async fanOut(tx: Queryable, events: readonly EventEnvelope[]): Promise<number> {
-    const scoped = events.filter((e): e is ScopedEvent => Boolean(e.enterprise_id));
+    // A batch of voucher events counts as the per-voucher events it stands for.
+    const scoped = events.flatMap(expandBatch).filter((e): e is ScopedEvent => Boolean(e.enterprise_id));
     if (scoped.length === 0) return 0;
     const scopes = distinctScopes(scoped);
     const { endpoints, subscriptions } = await this.deliveries.receiversOf(tx, scopes);

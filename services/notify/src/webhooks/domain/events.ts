@@ -165,3 +165,22 @@ export function enterpriseTestBody(type: EnterpriseEventType, now: Date): string
     });
   return JSON.stringify({ ...head, voucher: { id: 'v_test', status: 'active', test: true } });
 }
+
+/**
+ * The per-voucher events a certificate_voucher.batch stands for (kit events): each voucher's
+ * certificate_voucher.created and .minted, with the batch event's scope and time and the id
+ * `<batch event id>.<c|m>.<voucher id>` (stable: a redelivered batch yields the same ids, so
+ * deliveries are not doubled and receivers deduplicate as for any event). Other events: as is.
+ */
+export function expandBatch(event: EventEnvelope): EventEnvelope[] {
+  if (event.type !== 'certificate_voucher.batch') return [event];
+  const data = event.data as { created?: unknown; minted?: unknown };
+  const each = (list: unknown, type: EventEnvelope['type'], tag: string): EventEnvelope[] =>
+    (Array.isArray(list) ? list : [])
+      .filter((o): o is { id: string } => isRecord(o) && typeof o.id === 'string')
+      .map((object) => ({ ...event, id: `${event.id}.${tag}.${object.id}`, type, data: { object } }));
+  return [
+    ...each(data.created, 'certificate_voucher.created', 'c'),
+    ...each(data.minted, 'certificate_voucher.minted', 'm'),
+  ];
+}
