@@ -14,11 +14,11 @@ import { startTestStack, type TestStack } from '@hallmark/e2e';
 import { idempotencyKeyOf, orderBody, serviceQuery, startImageServer, waitForJob } from '@hallmark/e2e/bulk';
 import { parse } from 'csv-parse/sync';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { JsonRpcProvider } from 'ethers';
 import { parseCsv } from '../services/bulk/src/domain/csv.js';
-import { sized, SMOKE, verdict } from './lib.js';
+import { cpuTally, sized, SMOKE, verdict } from './lib.js';
 
 const ROWS = sized(50_000, 100);
 /** The small job whose peak RSS the big job's is compared with. */
@@ -129,6 +129,15 @@ async function runOrderJob(stack: TestStack, auth: string, units: number, imageU
   return { jobId, seconds };
 }
 
+/** Every process of the stack whose CPU a job costs: services, gateway, Restate, anvil, NATS. */
+function stackProcesses(stack: TestStack): { name: string; pid: number }[] {
+  const procs = [...stack.processes.values()].map((p) => ({ name: p.name, pid: p.pid }));
+  if (stack.restate) procs.push({ name: 'restate', pid: stack.restate.pid });
+  if (stack.anvil) procs.push({ name: 'anvil', pid: stack.anvil.pid });
+  if (stack.nats.pid) procs.push({ name: 'nats', pid: stack.nats.pid });
+  return procs;
+}
+
 async function gasPerCertificate(stack: TestStack, job: any): Promise<number> {
   const provider = new JsonRpcProvider(stack.anvil!.rpcUrl, undefined, { staticNetwork: true });
   const hashes = new Set<string>(
@@ -155,7 +164,14 @@ async function benchResults(
 ): Promise<void> {
   const bulkPid = await freshBulk();
   const big = rssSampler(bulkPid);
+  const cpu = await cpuTally(stackProcesses(stack), {
+    url: stack.postgres.url,
+    database: { prefix: stack.prefix },
+  });
+  const loadBefore = loadavg()[0]!;
   const { jobId, seconds } = await runOrderJob(stack, auth, ROWS, `${imagesUrl}/big.png`);
+  const loadAfter = loadavg()[0]!;
+  const cpuParts = await cpu.stop();
   const bigPeak = big.stop();
   // Reading the results of 50,000 items is a cost of its own, shown apart: the status with
   // every voucher (streamed), then the CSV and ZIP downloads (streamed), each read whole.
@@ -189,6 +205,12 @@ async function benchResults(
   );
   console.log(`  throughput                    ${Math.round(ROWS / seconds).toLocaleString()} items/s`);
   console.log(`  gas per certificate           ${Math.round(gas).toLocaleString()} (mint transactions only)`);
+  console.log(
+    `  load average (1 min)          ${loadBefore.toFixed(2)} at the start, ${loadAfter.toFixed(2)} at the end`,
+  );
+  const perItem = cpuParts.map(([name, ms]) => `${name} ${(ms / ROWS).toFixed(3)}`).join(', ');
+  const total = cpuParts.reduce((sum, [, ms]) => sum + ms, 0);
+  console.log(`  CPU ms per item               ${(total / ROWS).toFixed(3)} in all: ${perItem}`);
   console.log(`\nbulk process peak RSS:`);
   console.log(`  ${`${n(ROWS)}-item job`.padEnd(30)}${bigPeak.toFixed(0)} MB`);
   if (jobPeaks) {
@@ -225,7 +247,15 @@ async function benchJobs(): Promise<void> {
     anvil: true,
     restate: true,
     logLevel: 'warn',
-    env: { NODE_EXTRA_CA_CERTS: images.caFile, HALLMARK_OUTBOUND_ALLOW_HOSTS: '127.0.0.1' },
+    env: {
+      NODE_EXTRA_CA_CERTS: images.caFile,
+      HALLMARK_OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+      // BENCH_CPU_PROF=<dir>: every Node process of the stack writes a V8 CPU profile there
+      // when it exits (open in Chrome DevTools › Performance, or speedscope).
+      ...(process.env.BENCH_CPU_PROF
+        ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}` }
+        : {}),
+    },
   });
   try {
     const auth = await stack.token();

@@ -74,6 +74,8 @@ export async function buildParts(
     log,
     certificates: store,
     chainId: chain?.chainId ?? null,
+    // Read at each issuing transaction, after the relayer below exists.
+    mintsInFlight: async () => (relayer ? (await relayer.openSubmissions(1)).length > 0 : false),
   });
   const relayer = chain
     ? new Relayer({

@@ -28,6 +28,8 @@ export interface CredentialsDeps {
   certificates: CertificatesStore;
   /** The chain's id, when one is configured. */
   chainId: bigint | null;
+  /** Whether mint batches are waiting for the chain: the worker then yields to them. */
+  mintsInFlight?: () => Promise<boolean>;
 }
 
 export function credentialsSlice(d: CredentialsDeps) {
@@ -61,7 +63,7 @@ export function credentialsSlice(d: CredentialsDeps) {
   });
   const worker =
     d.chainId !== null && config.HALLMARK_CREDENTIALS_INTERVAL_MS > 0
-      ? new CredentialWorker(service, log, config.HALLMARK_CREDENTIALS_INTERVAL_MS)
+      ? new CredentialWorker(service, log, config.HALLMARK_CREDENTIALS_INTERVAL_MS, d.mintsInFlight)
       : null;
   return {
     service,
