@@ -3,7 +3,8 @@
 //     generated rows, next to csv-parse alone on the same bytes (the baseline: what parsing
 //     costs without our validation and streaming);
 //  2. a 50,000-item order job end to end through the real gateway on anvil and Restate: time,
-//     items/s and gas per certificate (goal ≤ 2 minutes on this 2-core machine);
+//     items/s, CPU ms per item of every process and gas per certificate (goal ≤ 30 s on this
+//     2-core machine);
 //  3. peak RSS of the bulk process while it runs a 1,000-item and a 50,000-item job, and while
 //     it takes a 50,000-row CSV upload (goal: flat — ≤ 100 MB growth); and while it answers
 //     all 50,000 results (the status with `vouchers=all`, streamed page by page, and the CSV
@@ -168,11 +169,29 @@ async function benchResults(
     url: stack.postgres.url,
     database: { prefix: stack.prefix },
   });
-  const loadBefore = loadavg()[0]!;
-  const { jobId, seconds } = await runOrderJob(stack, auth, ROWS, `${imagesUrl}/big.png`);
-  const loadAfter = loadavg()[0]!;
+  // The machine's load while the job runs (other work shares the 2 cores): sampled each second.
+  const loads = [loadavg()[0]!];
+  const loadTimer = setInterval(() => loads.push(loadavg()[0]!), 1000);
+  const { jobId, seconds } = await runOrderJob(stack, auth, ROWS, `${imagesUrl}/big.png`).finally(() =>
+    clearInterval(loadTimer),
+  );
   const cpuParts = await cpu.stop();
   const bigPeak = big.stop();
+  // Printed before the reads below, so a failed read still leaves the job's numbers.
+  console.log(
+    `\n${ROWS.toLocaleString()}-item order job end to end (gateway → bulk → Restate → certificates → anvil):`,
+  );
+  console.log(
+    `  time                          ${seconds.toFixed(1)} s (goal ≤ 30 s: ${verdict(seconds <= 30)})`,
+  );
+  console.log(`  throughput                    ${Math.round(ROWS / seconds).toLocaleString()} items/s`);
+  console.log(
+    `  load average (1 min)          ${(loads.reduce((a, b) => a + b, 0) / loads.length).toFixed(2)} ` +
+      `mean while it ran (${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)})`,
+  );
+  const perItem = cpuParts.map(([name, ms]) => `${name} ${(ms / ROWS).toFixed(3)}`).join(', ');
+  const total = cpuParts.reduce((sum, [, ms]) => sum + ms, 0);
+  console.log(`  CPU ms per item               ${(total / ROWS).toFixed(3)} in all: ${perItem}`);
   // Reading the results of 50,000 items is a cost of its own, shown apart: the status with
   // every voucher (streamed), then the CSV and ZIP downloads (streamed), each read whole.
   const beforeRead = rssSampler(bulkPid).stop();
@@ -196,21 +215,8 @@ async function benchResults(
     throw new Error(`job ended ${job.status}: ${JSON.stringify(job.summary)}`);
   }
   const gas = await gasPerCertificate(stack, job);
-
-  console.log(
-    `\n${ROWS.toLocaleString()}-item order job end to end (gateway → bulk → Restate → certificates → anvil):`,
-  );
-  console.log(
-    `  time                          ${seconds.toFixed(1)} s (goal ≤ 120 s: ${verdict(seconds <= 120)})`,
-  );
-  console.log(`  throughput                    ${Math.round(ROWS / seconds).toLocaleString()} items/s`);
   console.log(`  gas per certificate           ${Math.round(gas).toLocaleString()} (mint transactions only)`);
-  console.log(
-    `  load average (1 min)          ${loadBefore.toFixed(2)} at the start, ${loadAfter.toFixed(2)} at the end`,
-  );
-  const perItem = cpuParts.map(([name, ms]) => `${name} ${(ms / ROWS).toFixed(3)}`).join(', ');
-  const total = cpuParts.reduce((sum, [, ms]) => sum + ms, 0);
-  console.log(`  CPU ms per item               ${(total / ROWS).toFixed(3)} in all: ${perItem}`);
+
   console.log(`\nbulk process peak RSS:`);
   console.log(`  ${`${n(ROWS)}-item job`.padEnd(30)}${bigPeak.toFixed(0)} MB`);
   if (jobPeaks) {
