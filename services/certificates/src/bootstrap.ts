@@ -74,8 +74,8 @@ export async function buildParts(
     log,
     certificates: store,
     chainId: chain?.chainId ?? null,
-    // Read at each issuing transaction, after the relayer below exists.
-    mintsInFlight: async () => (relayer ? (await relayer.openSubmissions(1)).length > 0 : false),
+    // Minting is busy while a submission is open or one was confirmed in the last 1.5 s.
+    mintsActive: chain ? () => store.mintsActive(1500) : undefined,
   });
   const relayer = chain
     ? new Relayer({

@@ -11,27 +11,32 @@ import type { CredentialService } from '../service.js';
 /** Transactions per pass at most, so a long backfill still lets the worker stop promptly. */
 const MAX_ROUNDS = 40;
 
-export class CredentialWorker extends IntervalWorker {
+export interface CredentialWorkerOptions {
+  intervalMs: number;
   /**
-   * `mintsInFlight`: whether mint batches are waiting for the chain. Signing a credential costs
-   * more CPU than minting its certificate (JSON-LD canonicalisation), and it runs on the event
-   * loop that serves MintBatch and confirms batches; so while mints are in flight a pass signs
-   * one transaction's worth and yields, and a bulk job's credentials follow the job instead of
-   * slowing it (`pnpm bench bulk`). The backlog is issued at full pace once the mints are done.
+   * Whether minting is busy (mints in flight, or one just confirmed). Signing a credential
+   * costs more CPU than minting its certificate (JSON-LD canonicalisation), on the event loop
+   * that serves MintBatch and confirms batches: while minting is busy the worker waits, so a
+   * bulk job's credentials follow the job instead of slowing it (`pnpm bench bulk`).
    */
-  constructor(
-    service: CredentialService,
-    log: Logger,
-    intervalMs: number,
-    mintsInFlight?: () => Promise<boolean>,
-  ) {
-    super({ name: 'credentials worker', intervalMs, log }, async () => {
+  mintsActive?: () => Promise<boolean>;
+  /** While minting is busy, a certificate queued this long still gets one transaction a pass. */
+  maxDeferMs?: number;
+}
+
+export class CredentialWorker extends IntervalWorker {
+  constructor(service: CredentialService, log: Logger, o: CredentialWorkerOptions) {
+    super({ name: 'credentials worker', intervalMs: o.intervalMs, log }, async () => {
+      let rounds = MAX_ROUNDS;
+      if (o.mintsActive && (await o.mintsActive())) {
+        if (!(await service.queuedLongerThan(o.maxDeferMs ?? 60_000))) return 0;
+        rounds = 1;
+      }
       let issued = 0;
-      for (let round = 0; round < MAX_ROUNDS; round++) {
+      for (let round = 0; round < rounds; round++) {
         const n = await service.issuePass();
         if (n === 0) break;
         issued += n;
-        if (mintsInFlight && (await mintsInFlight())) break;
       }
       if (issued > 0) log.info({ issued }, 'credentials issued');
       return issued;
