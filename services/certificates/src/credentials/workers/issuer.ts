@@ -24,20 +24,29 @@ export interface CredentialWorkerOptions {
   maxDeferMs?: number;
 }
 
+/** One pass of the worker: how many certificates got their credential. */
+export async function credentialPass(
+  service: CredentialService,
+  o: Omit<CredentialWorkerOptions, 'intervalMs'>,
+): Promise<number> {
+  let rounds = MAX_ROUNDS;
+  if (o.mintsActive && (await o.mintsActive())) {
+    if (!(await service.queuedLongerThan(o.maxDeferMs ?? 60_000))) return 0;
+    rounds = 1;
+  }
+  let issued = 0;
+  for (let round = 0; round < rounds; round++) {
+    const n = await service.issuePass();
+    if (n === 0) break;
+    issued += n;
+  }
+  return issued;
+}
+
 export class CredentialWorker extends IntervalWorker {
   constructor(service: CredentialService, log: Logger, o: CredentialWorkerOptions) {
     super({ name: 'credentials worker', intervalMs: o.intervalMs, log }, async () => {
-      let rounds = MAX_ROUNDS;
-      if (o.mintsActive && (await o.mintsActive())) {
-        if (!(await service.queuedLongerThan(o.maxDeferMs ?? 60_000))) return 0;
-        rounds = 1;
-      }
-      let issued = 0;
-      for (let round = 0; round < rounds; round++) {
-        const n = await service.issuePass();
-        if (n === 0) break;
-        issued += n;
-      }
+      const issued = await credentialPass(service, o);
       if (issued > 0) log.info({ issued }, 'credentials issued');
       return issued;
     });
