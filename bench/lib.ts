@@ -211,12 +211,16 @@ export function cpuMs(pid: number): number {
 }
 
 /**
- * PostgreSQL backends serving `database` now (`dbUrl` may name any database of the server);
- * `{ prefix }`: every database whose name starts with it (a stack's databases).
+ * PostgreSQL backends serving `database` now (`dbUrl` may name any database of the server, or
+ * be a connected client to ask through); `{ prefix }`: every database whose name starts with
+ * it (a stack's databases).
  */
-export async function backendsOf(dbUrl: string, database: string | { prefix: string }): Promise<number[]> {
-  const db = new pg.Client({ connectionString: dbUrl });
-  await db.connect();
+export async function backendsOf(
+  dbUrl: string | pg.Client,
+  database: string | { prefix: string },
+): Promise<number[]> {
+  const db = typeof dbUrl === 'string' ? new pg.Client({ connectionString: dbUrl }) : dbUrl;
+  if (typeof dbUrl === 'string') await db.connect();
   try {
     const { rows } = await db.query<{ pid: number }>(
       typeof database === 'string'
@@ -226,7 +230,7 @@ export async function backendsOf(dbUrl: string, database: string | { prefix: str
     );
     return rows.map((r) => r.pid);
   } finally {
-    await db.end();
+    if (typeof dbUrl === 'string') await db.end();
   }
 }
 
@@ -259,14 +263,17 @@ export async function cpuTally(
   procs: { name: string; pid: number }[],
   db: { url: string; database: string | { prefix: string } },
 ): Promise<{ stop(): Promise<[string, number][]> }> {
+  // One connection for the whole run: a long run's end must not need a new one (the shared
+  // server may be full of other work's connections by then).
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
   const before = procs.map((p) => cpuMs(p.pid));
-  const pgBefore = new Map((await backendsOf(db.url, db.database)).map((pid) => [pid, cpuMs(pid)]));
+  const pgBefore = new Map((await backendsOf(client, db.database)).map((pid) => [pid, cpuMs(pid)]));
   return {
     async stop() {
-      const pgMs = (await backendsOf(db.url, db.database)).reduce(
-        (sum, pid) => sum + (cpuMs(pid) || 0) - (pgBefore.get(pid) ?? 0),
-        0,
-      );
+      const pgMs = await backendsOf(client, db.database)
+        .finally(() => client.end())
+        .then((pids) => pids.reduce((sum, pid) => sum + (cpuMs(pid) || 0) - (pgBefore.get(pid) ?? 0), 0));
       const parts: [string, number][] = procs.map((p, i) => [p.name, cpuMs(p.pid) - before[i]!]);
       parts.push(['postgres', pgMs]);
       return parts;
