@@ -193,7 +193,7 @@ describe('issuing credentials', () => {
     expect(result).toEqual({ verified: true, revoked: false });
   }, 120_000);
 
-  it('waits while minting is busy, issues one transaction a pass for an overdue one, and the rest once minting is quiet', async () => {
+  it('waits while minting is busy, issues one transaction an interval for an overdue one, and the rest once minting is quiet', async () => {
     await drain(serviceOn(pool));
     const minted = await mint(5, 'Busy'); // confirmed just now: minting is busy
     const mintsActive = () => store.mintsActive(60_000);
@@ -202,8 +202,11 @@ describe('issuing credentials', () => {
     const service = serviceOn(pool, 2);
     expect(await credentialPass(service, { mintsActive, maxDeferMs: 60_000 })).toBe(0);
     expect(await credentialRows(minted.map((c) => c.id))).toHaveLength(0);
-    // queued longer than the longest deferral: one transaction (2) a pass, not the whole queue
-    expect(await credentialPass(service, { mintsActive, maxDeferMs: 0 })).toBe(2);
+    // queued longer than the longest deferral: one transaction (2) an interval, not the whole queue
+    const state = { overdueAt: 0 };
+    const overdue = { mintsActive, maxDeferMs: 0, intervalMs: 60_000 };
+    expect(await credentialPass(service, overdue, state)).toBe(2);
+    expect(await credentialPass(service, overdue, state)).toBe(0); // woken again within the interval
     expect(await credentialPass(service, { mintsActive: async () => false })).toBe(3);
     expect(await credentialRows(minted.map((c) => c.id))).toHaveLength(5);
   }, 60_000);
