@@ -212,18 +212,27 @@ export function cpuMs(pid: number): number {
   }
 }
 
-/** PostgreSQL backends serving `database` now (`dbUrl` may name any database of the server). */
-export async function backendsOf(dbUrl: string, database: string): Promise<number[]> {
-  const db = new pg.Client({ connectionString: dbUrl });
-  await db.connect();
+/**
+ * PostgreSQL backends serving `database` now (`dbUrl` may name any database of the server, or
+ * be a connected client to ask through); `{ prefix }`: every database whose name starts with
+ * it (a stack's databases).
+ */
+export async function backendsOf(
+  dbUrl: string | pg.Client,
+  database: string | { prefix: string },
+): Promise<number[]> {
+  const db = typeof dbUrl === 'string' ? new pg.Client({ connectionString: dbUrl }) : dbUrl;
+  if (typeof dbUrl === 'string') await db.connect();
   try {
     const { rows } = await db.query<{ pid: number }>(
-      'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
-      [database],
+      typeof database === 'string'
+        ? 'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()'
+        : 'SELECT pid FROM pg_stat_activity WHERE starts_with(datname, $1) AND pid <> pg_backend_pid()',
+      [typeof database === 'string' ? database : database.prefix],
     );
     return rows.map((r) => r.pid);
   } finally {
-    await db.end();
+    if (typeof dbUrl === 'string') await db.end();
   }
 }
 
@@ -237,11 +246,13 @@ export async function cpuPerRequest<T>(
   run: () => Promise<T>,
   requests: (result: T) => number,
 ): Promise<{ result: T; parts: [string, number][] }> {
-  const before = procs.map((p) => cpuMs(p.pid));
-  const { result, self, pg } = await cpuDuring(db.url, [db.database], run);
+  const tally = await cpuTally(procs, db);
+  const self = process.cpuUsage();
+  const result = await run();
+  const selfUs = process.cpuUsage(self);
   const n = requests(result);
-  const parts: [string, number][] = procs.map((p, i) => [p.name, (cpuMs(p.pid) - before[i]!) / n]);
-  parts.push(['postgres', pg[0]! / n], ['load generator', self / n]);
+  const parts: [string, number][] = (await tally.stop()).map(([name, ms]) => [name, ms / n]);
+  parts.push(['load generator', (selfUs.user + selfUs.system) / 1000 / n]);
   return { result, parts };
 }
 
@@ -264,4 +275,31 @@ export async function cpuDuring<T>(
     pids.reduce((sum, pid) => sum + cpuMs(pid) - (before.get(pid) ?? 0), 0),
   );
   return { result, self: (used.user + used.system) / 1000, pg };
+}
+
+/**
+ * CPU ms that each named process and the PostgreSQL backends of `db` spend from now until
+ * `stop()`: what a long run (a bulk job) costs per process. Backends opened meanwhile count
+ * from zero; any closed meanwhile are missed.
+ */
+export async function cpuTally(
+  procs: { name: string; pid: number }[],
+  db: { url: string; database: string | { prefix: string } },
+): Promise<{ stop(): Promise<[string, number][]> }> {
+  // One connection for the whole run: a long run's end must not need a new one (the shared
+  // server may be full of other work's connections by then).
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  const before = procs.map((p) => cpuMs(p.pid));
+  const pgBefore = new Map((await backendsOf(client, db.database)).map((pid) => [pid, cpuMs(pid)]));
+  return {
+    async stop() {
+      const pgMs = await backendsOf(client, db.database)
+        .finally(() => client.end())
+        .then((pids) => pids.reduce((sum, pid) => sum + (cpuMs(pid) || 0) - (pgBefore.get(pid) ?? 0), 0));
+      const parts: [string, number][] = procs.map((p, i) => [p.name, cpuMs(p.pid) - before[i]!]);
+      parts.push(['postgres', pgMs]);
+      return parts;
+    },
+  };
 }

@@ -24,6 +24,8 @@ export interface AnvilOptions {
 export interface AnvilHandle {
   rpcUrl: string;
   chainId: number;
+  /** The anvil process (e.g. for a bench that tallies CPU per process). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -69,5 +71,5 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilHandle> 
     ...(pidFile ? { pidFile } : {}),
     ...(opts.logFile ? { logFile: opts.logFile } : {}),
   });
-  return { rpcUrl, chainId: ANVIL_CHAIN_ID, stop: () => proc.stop() };
+  return { rpcUrl, chainId: ANVIL_CHAIN_ID, pid: proc.pid, stop: () => proc.stop() };
 }

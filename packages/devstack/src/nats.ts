@@ -24,6 +24,8 @@ export interface NatsOptions {
 export interface NatsHandle {
   url: string;
   spawned: boolean;
+  /** The server process when this stack spawned it (e.g. for a bench's CPU tally). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -76,5 +78,5 @@ export async function ensureNats(opts: NatsOptions): Promise<NatsHandle> {
     ports: [port],
     ...(opts.logFile ? { logFile: opts.logFile } : {}),
   });
-  return { url, spawned: true, stop: () => proc.stop() };
+  return { url, spawned: true, pid: proc.pid, stop: () => proc.stop() };
 }

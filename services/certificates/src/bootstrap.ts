@@ -77,6 +77,9 @@ export async function buildParts(
     log,
     certificates: store,
     chainId: chain?.chainId ?? null,
+    // Minting is busy while a submission is open or one was confirmed in the last 5 s
+    // (a bulk job's next batch is seconds away on a busy machine).
+    mintsActive: chain ? () => store.mintsActive(5000) : undefined,
   });
   const relayers = chain ? mintRelayers(config, chain, pool, store, log) : [];
   const relayer = relayers[0] ?? null;

@@ -149,6 +149,11 @@ export const configSchema = z
     HALLMARK_CREDENTIALS_INTERVAL_MS: z.coerce.number().int().min(0).default(2000),
     /** Certificates signed per transaction of the credentials worker. */
     HALLMARK_CREDENTIALS_BATCH_SIZE: z.coerce.number().int().min(1).max(500).default(25),
+    /**
+     * While mints are in flight, credentials wait (minting keeps the CPU) unless one has been
+     * queued this long (ms): then one transaction of them an interval.
+     */
+    HALLMARK_CREDENTIALS_MAX_DEFER_MS: z.coerce.number().int().min(0).default(60_000),
     /** How often the backfill worker archives images of certificates issued before archiving (0: off). */
     HALLMARK_MEDIA_BACKFILL_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
   })

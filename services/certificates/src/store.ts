@@ -334,6 +334,20 @@ export class CertificatesStore {
     );
   }
 
+  /**
+   * Whether minting is busy: a chain submission not final yet, or the newest one confirmed
+   * less than `quietMs` ago (a bulk job's next batch is on its way). Both read by index.
+   */
+  async mintsActive(quietMs: number): Promise<boolean> {
+    const { rows } = await this.pool.query<{ active: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM chain_submissions WHERE status IN ('pending', 'signed', 'sent'))
+           OR coalesce((SELECT confirmed_at FROM chain_submissions ORDER BY id DESC LIMIT 1)
+                         > now() - $1 * interval '1 millisecond', false) AS active`,
+      [quietMs],
+    );
+    return rows[0]?.active ?? false;
+  }
+
   async databaseHealthy(): Promise<boolean> {
     try {
       await this.pool.query('SELECT 1');

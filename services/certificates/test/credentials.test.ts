@@ -1,6 +1,6 @@
 // Verifiable credentials on a real PostgreSQL and anvil: the backfill of certificates minted
 // before credentials existed resumes where a stopped worker left it; two workers issue each
-// certificate's credential exactly once; a burn sets the revocation bit in its own
+// certificate's credential exactly once; the worker waits while minting is busy; a burn sets the revocation bit in its own
 // transaction and the served status list shows it; a rotation keeps old credentials
 // verifiable; a verified domain's did:web; the proof bundle proves on chain. Every credential
 // is verified with @digitalbazaar/vc (./credentials-verify.ts), an independent implementation.
@@ -26,6 +26,7 @@ import { verifyBatchProof } from '../src/chain/batch-tree.js';
 import { Relayer } from '../src/chain/relayer.js';
 import { connectChain, type Chain } from '../src/chain/setup.js';
 import { queueCredentials } from '../src/credentials/store.js';
+import { credentialPass } from '../src/credentials/workers/issuer.js';
 import { BurnStore } from '../src/indexer/store.js';
 import { ChainIndexer } from '../src/indexer/workers/chain-indexer.js';
 import { keepIssuer } from '../src/issuers/store.js';
@@ -191,6 +192,24 @@ describe('issuing credentials', () => {
     const { result } = await verifyServed(serviceOn(pool), minted[39]!.id, [did]);
     expect(result).toEqual({ verified: true, revoked: false });
   }, 120_000);
+
+  it('waits while minting is busy, issues one transaction an interval for an overdue one, and the rest once minting is quiet', async () => {
+    await drain(serviceOn(pool));
+    const minted = await mint(5, 'Busy'); // confirmed just now: minting is busy
+    const mintsActive = () => store.mintsActive(60_000);
+    expect(await mintsActive()).toBe(true);
+    expect(await store.mintsActive(0)).toBe(false); // nothing open, nothing confirmed in the last 0 ms
+    const service = serviceOn(pool, 2);
+    expect(await credentialPass(service, { mintsActive, maxDeferMs: 60_000 })).toBe(0);
+    expect(await credentialRows(minted.map((c) => c.id))).toHaveLength(0);
+    // queued longer than the longest deferral: one transaction (2) an interval, not the whole queue
+    const state = { overdueAt: 0 };
+    const overdue = { mintsActive, maxDeferMs: 0, intervalMs: 60_000 };
+    expect(await credentialPass(service, overdue, state)).toBe(2);
+    expect(await credentialPass(service, overdue, state)).toBe(0); // woken again within the interval
+    expect(await credentialPass(service, { mintsActive: async () => false })).toBe(3);
+    expect(await credentialRows(minted.map((c) => c.id))).toHaveLength(5);
+  }, 60_000);
 
   it('answers a clear resource_not_found for a certificate whose credential is not issued yet', async () => {
     const [fresh] = await mint(1, 'Fresh');

@@ -1,7 +1,8 @@
 // The Merkle tree of a batch's metadata hashes, exactly as HallmarkCertificates checks it
 // (`verifyCertificate`): OpenZeppelin's StandardMerkleTree over (position, metadata hash) leaves.
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
-import { AbiCoder, getBytes, hexlify, keccak256, type BigNumberish } from 'ethers';
+import { AbiCoder, keccak256, type BigNumberish } from 'ethers';
+import { keccakBytes as keccak } from '../domain/keccak.js';
 
 /** Leaf encoding of the batch trees: (position in the batch, metadata hash). */
 const LEAF_ENCODING = ['uint256', 'bytes32'] as const;
@@ -28,7 +29,80 @@ export interface BatchTree {
 // uint256 values are kept as decimal strings so that `dump()` is plain JSON.
 type LeafValue = [index: string, metadataHash: string];
 
-function wrapTree(tree: StandardMerkleTree<LeafValue>): BatchTree {
+const hex = (b: Uint8Array): string => `0x${Buffer.from(b).toString('hex')}`;
+
+function hashBytes(metadataHash: string): Buffer {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(metadataHash)) {
+    throw new TypeError(`a metadata hash is 32 bytes of 0x-hex, not ${metadataHash.slice(0, 70)}`);
+  }
+  return Buffer.from(metadataHash.slice(2), 'hex');
+}
+
+/** The leaf of (index, hash), as bytes: keccak256(keccak256(abi.encode(uint256, bytes32))). */
+function leafBytes(index: number, metadataHash: Buffer): Buffer {
+  const encoded = Buffer.alloc(64);
+  encoded.writeUIntBE(index, 26, 6); // uint256, big-endian; a batch index is far below 2^48
+  metadataHash.copy(encoded, 32);
+  return keccak(keccak(encoded));
+}
+
+/** A tree node: keccak256 of the two children in byte order (OpenZeppelin's standardNodeHash). */
+function nodeHash(a: Buffer, b: Buffer): Buffer {
+  return keccak(Buffer.compare(a, b) <= 0 ? Buffer.concat([a, b]) : Buffer.concat([b, a]));
+}
+
+/**
+ * The Merkle tree of one batch: `metadataHashes[i]` is the 32-byte metadata hash of the batch's
+ * i-th certificate (token firstTokenId + i). The same tree, node for node, as OpenZeppelin's
+ * `StandardMerkleTree.of(values, ['uint256', 'bytes32'])` builds (leaves sorted, laid out from
+ * the end of the array, sorted-pair node hashes: what the contract's MerkleProof checks), so
+ * its root, proofs and `dump()` are OpenZeppelin's; built here because OpenZeppelin's ABI
+ * encoder and hex round trips made a batch of 1,000 cost ~0.5 s of the certificates
+ * process's CPU per MintBatch (test/batch-tree.test.ts keeps the two equal).
+ */
+export function buildBatchTree(metadataHashes: readonly string[]): BatchTree {
+  const n = metadataHashes.length;
+  if (n === 0) throw new Error('a batch needs at least one certificate');
+  const leaves = metadataHashes.map((hash, index) => ({ index, hash: leafBytes(index, hashBytes(hash)) }));
+  leaves.sort((a, b) => Buffer.compare(a.hash, b.hash));
+  const tree = new Array<Buffer>(2 * n - 1);
+  const treeIndex = new Array<number>(n);
+  for (const [i, leaf] of leaves.entries()) {
+    tree[tree.length - 1 - i] = leaf.hash;
+    treeIndex[leaf.index] = tree.length - 1 - i;
+  }
+  for (let i = tree.length - 1 - n; i >= 0; i--) tree[i] = nodeHash(tree[2 * i + 1]!, tree[2 * i + 2]!);
+  const at = (index: number): number => {
+    const t = treeIndex[index];
+    if (t === undefined) throw new RangeError(`no certificate at index ${index} of a batch of ${n}`);
+    return t;
+  };
+  return {
+    root: hex(tree[0]!),
+    size: n,
+    proof(index) {
+      const proof: string[] = [];
+      for (let i = at(index); i > 0; i = Math.floor((i - 1) / 2))
+        proof.push(hex(tree[i % 2 === 1 ? i + 1 : i - 1]!));
+      return proof;
+    },
+    leaf: (index) => hex(tree[at(index)]!),
+    dump: () => ({
+      format: 'standard-v1',
+      leafEncoding: [...LEAF_ENCODING],
+      tree: tree.map(hex),
+      values: metadataHashes.map((hash, index): { value: LeafValue; treeIndex: number } => ({
+        value: [String(index), hash],
+        treeIndex: treeIndex[index]!,
+      })),
+    }),
+  };
+}
+
+/** Reloads a tree saved with `BatchTree.dump()` (OpenZeppelin's format; validates it). */
+export function loadBatchTree(dump: unknown): BatchTree {
+  const tree = StandardMerkleTree.load(dump as Parameters<typeof StandardMerkleTree.load<LeafValue>>[0]);
+  tree.validate();
   return {
     root: tree.root,
     size: tree.length,
@@ -42,24 +116,6 @@ function wrapTree(tree: StandardMerkleTree<LeafValue>): BatchTree {
   };
 }
 
-/**
- * The Merkle tree of one batch: `metadataHashes[i]` is the 32-byte metadata hash of the batch's
- * i-th certificate (token firstTokenId + i). Built with OpenZeppelin's StandardMerkleTree, which
- * hashes leaves and sorted pairs exactly as the contract's MerkleProof check does.
- */
-export function buildBatchTree(metadataHashes: readonly string[]): BatchTree {
-  if (metadataHashes.length === 0) throw new Error('a batch needs at least one certificate');
-  const values = metadataHashes.map((hash, i): LeafValue => [String(i), hash]);
-  return wrapTree(StandardMerkleTree.of(values, [...LEAF_ENCODING]));
-}
-
-/** Reloads a tree saved with `BatchTree.dump()` (validates it). */
-export function loadBatchTree(dump: unknown): BatchTree {
-  const tree = StandardMerkleTree.load(dump as Parameters<typeof StandardMerkleTree.load<LeafValue>>[0]);
-  tree.validate();
-  return wrapTree(tree);
-}
-
 /** Off-chain twin of `verifyCertificate` given the batch root. */
 export function verifyBatchProof(
   root: string,
@@ -70,18 +126,9 @@ export function verifyBatchProof(
   return StandardMerkleTree.verify(root, [...LEAF_ENCODING], [BigInt(index).toString(), metadataHash], proof);
 }
 
-/** Lexicographic order of two 32-byte nodes (what OpenZeppelin's order by value amounts to). */
-function compareNodes(a: Uint8Array, b: Uint8Array): number {
-  for (let i = 0; i < 32; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return 0;
-}
-
-const hashBytes = (data: Uint8Array) => getBytes(keccak256(data));
-
 /**
- * The root `buildBatchTree(metadataHashes).root` has, computed without building the tree: the
- * same leaves, sorted as StandardMerkleTree sorts them, and the same array-shaped tree of
- * sorted-pair hashes, on bytes rather than hex strings (about a third of the time). What a
+ * The root `buildBatchTree(metadataHashes).root` has, computed without keeping the tree's
+ * proofs: the same leaves, sorted, and the same array-shaped tree of sorted-pair hashes. What a
  * verification answered from the chain index compares with the batch's BatchMinted root; a
  * proof still needs the tree (`buildBatchTree`). A generator: it pauses every few hundred
  * hashes, so `batchRootYielding` lets other work run between them.
@@ -89,29 +136,19 @@ const hashBytes = (data: Uint8Array) => getBytes(keccak256(data));
 function* rootSteps(metadataHashes: readonly string[]): Generator<void, string> {
   const n = metadataHashes.length;
   if (n === 0) throw new Error('a batch needs at least one certificate');
-  const leaves: Uint8Array[] = new Array(n);
-  const encoded = new Uint8Array(64); // abi.encode(uint256 index, bytes32 metadataHash)
+  const leaves = new Array<Buffer>(n);
   for (let i = 0; i < n; i++) {
-    encoded.fill(0, 0, 32);
-    for (let v = i, b = 31; v > 0; v = Math.floor(v / 256), b--) encoded[b] = v % 256;
-    encoded.set(getBytes(metadataHashes[i]!), 32);
-    leaves[i] = hashBytes(hashBytes(encoded));
+    leaves[i] = leafBytes(i, hashBytes(metadataHashes[i]!));
     if (i % 256 === 255) yield;
   }
-  leaves.sort(compareNodes);
-  const tree: Uint8Array[] = new Array(2 * n - 1);
+  leaves.sort(Buffer.compare);
+  const tree = new Array<Buffer>(2 * n - 1);
   for (let i = 0; i < n; i++) tree[tree.length - 1 - i] = leaves[i]!;
-  const pair = new Uint8Array(64);
   for (let i = tree.length - 1 - n; i >= 0; i--) {
-    const a = tree[2 * i + 1]!;
-    const b = tree[2 * i + 2]!;
-    const [lo, hi] = compareNodes(a, b) <= 0 ? [a, b] : [b, a];
-    pair.set(lo, 0);
-    pair.set(hi, 32);
-    tree[i] = hashBytes(pair);
+    tree[i] = nodeHash(tree[2 * i + 1]!, tree[2 * i + 2]!);
     if (i % 512 === 0) yield;
   }
-  return hexlify(tree[0]!);
+  return hex(tree[0]!);
 }
 
 export function batchRoot(metadataHashes: readonly string[]): string {

@@ -22,12 +22,15 @@ export interface CredentialsDeps {
     | 'HALLMARK_ENCRYPTION_KEYS'
     | 'HALLMARK_CREDENTIALS_INTERVAL_MS'
     | 'HALLMARK_CREDENTIALS_BATCH_SIZE'
+    | 'HALLMARK_CREDENTIALS_MAX_DEFER_MS'
   >;
   pool: Pool;
   log: Logger;
   certificates: CertificatesStore;
   /** The chain's id, when one is configured. */
   chainId: bigint | null;
+  /** Whether minting is busy: the worker then waits (CredentialWorkerOptions). */
+  mintsActive?: () => Promise<boolean>;
 }
 
 export function credentialsSlice(d: CredentialsDeps) {
@@ -61,7 +64,11 @@ export function credentialsSlice(d: CredentialsDeps) {
   });
   const worker =
     d.chainId !== null && config.HALLMARK_CREDENTIALS_INTERVAL_MS > 0
-      ? new CredentialWorker(service, log, config.HALLMARK_CREDENTIALS_INTERVAL_MS)
+      ? new CredentialWorker(service, log, {
+          intervalMs: config.HALLMARK_CREDENTIALS_INTERVAL_MS,
+          mintsActive: d.mintsActive,
+          maxDeferMs: config.HALLMARK_CREDENTIALS_MAX_DEFER_MS,
+        })
       : null;
   return {
     service,

@@ -116,6 +116,11 @@ export class CredentialService {
     });
   }
 
+  /** Whether a certificate has waited in the queue longer than `ms`. */
+  queuedLongerThan(ms: number): Promise<boolean> {
+    return this.d.store.queuedLongerThan(ms);
+  }
+
   /** The stored credential of a minted certificate (public). */
   async credential(certificateId: string): Promise<StoredCredential> {
     const read = await this.d.certificates.getPublic(certificateId);

@@ -122,6 +122,15 @@ export class CredentialStore {
     return rows.map((r) => r.certificate_id);
   }
 
+  /** Whether a certificate has been queued longer than `ms` (the queue's order index answers). */
+  async queuedLongerThan(ms: number): Promise<boolean> {
+    const { rows } = await this.pool.query(
+      `SELECT 1 FROM credential_queue WHERE enqueued_at < now() - $1 * interval '1 millisecond' LIMIT 1`,
+      [ms],
+    );
+    return rows.length > 0;
+  }
+
   /** Whether anything is queued (a cheap look before a pass opens a transaction). */
   async anyQueued(): Promise<boolean> {
     const { rows } = await this.pool.query('SELECT 1 FROM credential_queue LIMIT 1');

@@ -3,8 +3,9 @@
 import { createHash } from 'node:crypto';
 import { invalidParam, missingParam } from '@hallmark/kit/errors';
 import { ID_PREFIXES } from '@hallmark/kit/ids';
-import { getAddress, id as keccakUtf8, isAddress } from 'ethers';
+import { getAddress, isAddress } from 'ethers';
 import { parseItemIdentity, passportUrlProblem } from '../digital-link/domain.js';
+import { keccakUtf8 } from './keccak.js';
 import type { PublicServiceEntry } from './service-record.js';
 import type { StolenFlag } from './stolen.js';
 import { warrantyView, type Warranty } from './warranty.js';

@@ -29,21 +29,44 @@ export interface SigningKey extends KeyMaterial {
   keyId: string;
 }
 
+/** Imported signers by key: most recently used last, at most SIGNERS_KEPT. */
+const signers = new Map<string, Promise<Signer>>();
+const SIGNERS_KEPT = 256;
+type Signer = ReturnType<Awaited<ReturnType<typeof EcdsaMultikey.from>>['signer']>;
+
+/**
+ * The key's signer, imported once: importing a Multikey (decode, two WebCrypto imports) cost as
+ * much CPU as the signature itself, and an issuing pass signs every credential of an enterprise
+ * with the same key. Keyed by the whole key material, so a rotated key is a new entry.
+ */
+function signerOf(key: SigningKey): Promise<Signer> {
+  const id = `${key.did}#${key.keyId}`;
+  const cacheKey = `${id} ${key.publicKeyMultibase} ${key.secretKeyMultibase}`;
+  let signer = signers.get(cacheKey);
+  if (signer) signers.delete(cacheKey);
+  else {
+    signer = EcdsaMultikey.from({
+      type: 'Multikey',
+      id,
+      controller: key.did,
+      publicKeyMultibase: key.publicKeyMultibase,
+      secretKeyMultibase: key.secretKeyMultibase,
+    }).then((pair) => pair.signer());
+    signer.catch(() => signers.delete(cacheKey));
+  }
+  signers.set(cacheKey, signer);
+  if (signers.size > SIGNERS_KEPT) signers.delete(signers.keys().next().value!);
+  return signer;
+}
+
 /** The credential with its DataIntegrityProof (proofPurpose assertionMethod). */
 export async function signCredential<T extends object>(
   credential: T,
   key: SigningKey,
   now?: Date,
 ): Promise<T & { proof: Record<string, unknown> }> {
-  const pair = await EcdsaMultikey.from({
-    type: 'Multikey',
-    id: `${key.did}#${key.keyId}`,
-    controller: key.did,
-    publicKeyMultibase: key.publicKeyMultibase,
-    secretKeyMultibase: key.secretKeyMultibase,
-  });
   const suite = new DataIntegrityProof({
-    signer: pair.signer(),
+    signer: await signerOf(key),
     cryptosuite,
     ...(now ? { date: now } : {}),
   });
