@@ -193,4 +193,6 @@ function App() {
   );
 }
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+root.textContent = ''; // the "Loading…" line the page shows until this script runs
+render(<App />, root);

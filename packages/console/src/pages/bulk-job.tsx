@@ -18,8 +18,8 @@ const COLUMNS = [
   'serial',
 ];
 
-/** The column a row error names (`recipientEmail: not a valid e-mail address`), if any. */
-const columnOf = (error: string) => /^([A-Za-z_]\w*):/.exec(error)?.[1];
+/** The column a row error names first (`recipientEmail "x" is not a valid e-mail address`), if any. */
+const columnOf = (error: string) => /^([A-Za-z_]\w*)\b/.exec(error)?.[1];
 
 function RowFix({
   mode,
@@ -82,7 +82,7 @@ function RowFix({
   );
 }
 
-export function Job({ mode, jobId }: { mode: Mode; jobId: string }) {
+export function Job({ mode, jobId, onDone }: { mode: Mode; jobId: string; onDone: () => void }) {
   const [progress, setProgress] = useState<JobProgress | null>(null);
   const [watch, setWatch] = useState(0);
   const [failure, setFailure] = useState<unknown>(null);

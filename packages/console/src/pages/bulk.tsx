@@ -46,6 +46,7 @@ export default function Bulk(p: PageProps) {
       const body = (await res.json()) as { data: { jobId: string } };
       setCsv(null);
       setZip(null);
+      (e.target as HTMLFormElement).reset();
       open(body.data.jobId);
     });
   };
@@ -99,7 +100,7 @@ export default function Bulk(p: PageProps) {
         )}
         <ErrorNote error={act.error} />
       </form>
-      {jobId && <Job key={jobId} mode={p.mode} jobId={jobId} />}
+      {jobId && <Job key={jobId} mode={p.mode} jobId={jobId} onDone={jobs.reload} />}
       <ErrorNote error={jobs.error} />
       <table>
         <caption>Bulk jobs</caption>

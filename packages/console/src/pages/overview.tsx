@@ -29,7 +29,11 @@ async function failingWebhooks(p: PageProps) {
       params: { path: { webhook_id: w.id }, query: { status: 'failed', limit: 1, page: 1 } },
     });
     if (failed.pagination.total > 0)
-      failing.push({ id: w.id, url: w.url, why: `${failed.pagination.total} failed deliveries` });
+      failing.push({
+        id: w.id,
+        url: w.url,
+        why: `${failed.pagination.total} failed ${failed.pagination.total === 1 ? 'delivery' : 'deliveries'}`,
+      });
   }
   return failing;
 }

@@ -160,8 +160,8 @@ export default function Webhooks(p: PageProps) {
             />
           </label>
           <fieldset>
-            <legend>Events (none: all)</legend>
-            {types.data?.data.slice(0, 12).map((t) => (
+            <legend>Events (none ticked: every event)</legend>
+            {types.data?.data.map((t) => (
               <label key={t.type} class="check">
                 <input type="checkbox" name="events" value={t.type} /> {t.type}
               </label>
