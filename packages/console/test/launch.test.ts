@@ -8,6 +8,8 @@
 // README (screenshots/).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { freePort, startOidcProvider, type OidcProviderHandle } from '@hallmark/devstack';
+import { createGrpcClient, newId } from '@hallmark/kit';
+import { CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
 import { startTestStack, type TestStack } from '@hallmark/e2e';
 import { png, zipOf } from '@hallmark/e2e/bulk';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -28,6 +30,8 @@ let page: Page;
 /** A webhook endpoint nothing answers (HTTPS on a closed port): its deliveries fail. */
 let hookUrl: string;
 let certificates: string[] = [];
+/** A certificate the brand holds with no certificate voucher (bulk rows all have one). */
+let held: string;
 const cspErrors: string[] = [];
 
 beforeAll(async () => {
@@ -63,6 +67,33 @@ beforeAll(async () => {
     },
   });
   await launching;
+  // Arranged through the certificates service, as the gift tests do: every certificate the
+  // public API mints comes with its certificate voucher, which locks it against a gift.
+  const certs = createGrpcClient(CertificatesServiceClient, stack.env.HALLMARK_CERTIFICATES_ADDR!, {
+    deadlineMs: 40_000,
+  });
+  const principal = {
+    enterprise_id: ENT,
+    livemode: true,
+    actor_id: newId('apiKey'),
+    actor_type: 'api_key',
+    scopes: [],
+  };
+  const batch = await certs.api.mintBatch({
+    principal,
+    idempotency_key: 'console-launch',
+    holder_address: '',
+    holder_account: { kind: 'enterprise', id: '' },
+    items: [{ name: 'Gift watch', image_url: 'https://img.hallmark.test/gift.png', metadata_json: '{}' }],
+  });
+  const minted = await certs.api.getMintBatch({
+    principal,
+    batch_id: batch.batch_id,
+    wait_ms: 30_000,
+    status_only: false,
+  });
+  held = minted.certificates[0]!.id;
+  certs.close();
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
   page = await context.newPage();
   page.on('console', (m) => {
@@ -212,42 +243,59 @@ describe('the launch, in the console', () => {
     await verify.close();
   }, 30_000);
 
-  it('sends a gift and revokes it behind a confirmation', async () => {
+  it("shows the API's refusal with its request id, then sends a gift and revokes it behind a confirmation", async () => {
     await visit('Gifts', 'gifts');
+    // A bulk row's certificate waits in its certificate voucher: the API refuses the gift.
     await page.getByLabel('Certificate id').fill(certificates[1]!);
     await page.getByLabel('Recipient e-mail').fill('friend@example.com');
     await page.getByRole('button', { name: 'Send gift' }).click();
-    const row = page.getByRole('row', { name: new RegExp(certificates[1]!) });
-    await row.getByText('pending').waitFor();
+    const refusal = page.getByRole('alert');
+    await refusal.getByText(/pending certificate voucher/).waitFor();
+    await expect(refusal.locator('code.request-id').textContent()).resolves.toMatch(/^req_\w+$/);
+    await expect(refusal.getByText('resource_locked').count()).resolves.toBe(1);
+
+    await page.getByLabel('Certificate id').fill(held);
+    await page.getByRole('button', { name: 'Send gift' }).click();
+    const row = page.getByRole('row', { name: new RegExp(held) });
+    await row.locator('.status-pending').waitFor();
     await row.getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
-    await row.getByText('revoked').waitFor();
+    await row.locator('.status-revoked').waitFor();
   }, 30_000);
 
   it('shows the failing webhook on the overview, and replays its failed delivery', async () => {
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Overview' }).click();
-    for (let i = 0; i < 20; i++) {
-      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-      if (await page.getByText('1 failed delivery').count()) break;
+    const overview = page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'Overview' });
+    await overview.click();
+    const failing = page
+      .getByRole('article', { name: 'Failing webhooks' })
+      .getByRole('listitem')
+      .filter({ hasText: hookUrl });
+    for (let i = 0; i < 30 && !(await failing.count()); i++) {
       await page.waitForTimeout(500);
       await page.reload();
     }
-    await page.getByText('1 failed delivery').waitFor();
+    await failing.getByText(/\d+ failed deliver(y|ies)/).waitFor();
     expect(await axe()).toEqual([]);
     await page.screenshot({ path: path.join(shots, 'overview.png'), fullPage: true });
 
     await visit('Webhooks', 'webhooks');
     await page.getByRole('button', { name: `Deliveries of ${hookUrl}` }).click();
+    await page.getByLabel('Status').selectOption('failed');
     const log = page.getByRole('table', { name: 'Delivery log' });
-    await log.getByText('2/2').waitFor();
-    await log.getByRole('button', { name: /^Replay/ }).click();
+    await log
+      .getByRole('button', { name: /^Replay/ })
+      .first()
+      .click();
     await page.getByRole('status').filter({ hasText: 'queued again' }).waitFor();
-    // Replayed: attempted once more (and, nothing answering still, failed again).
-    for (let i = 0; i < 20 && !(await log.getByText(/^3\/3$/).count()); i++) {
+    // Replayed: attempted once more (and, nothing answering still, failed again: 3 of 3).
+    for (let i = 0; i < 30 && !(await log.getByText(/^3\/3$/).count()); i++) {
       await page.waitForTimeout(500);
       await page.getByRole('button', { name: 'Refresh' }).click();
     }
     await log.getByText(/^3\/3$/).waitFor();
+    await page.screenshot({ path: path.join(shots, 'webhook-deliveries.png'), fullPage: true });
   }, 40_000);
 
   it('opens the vouchers, issuer profile and shop pages, and switches to test mode', async () => {

@@ -135,7 +135,7 @@ export default function Webhooks(p: PageProps) {
     const events = form.getAll('events').map(String);
     void act.run(async () => {
       await client(p.mode).post('/api/v1/webhooks', {
-        body: { url, events: events.length ? events : ['*'] },
+        body: { url, events: events.length ? events : (types.data?.data.map((t) => t.type) ?? []) },
       });
       setUrl('');
       endpoints.reload();
