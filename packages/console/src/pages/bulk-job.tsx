@@ -94,8 +94,10 @@ export function Job({ mode, jobId, onDone }: { mode: Mode; jobId: string; onDone
     const stop = new AbortController();
     (async () => {
       try {
-        for await (const p of watchJob(client(mode), jobId, { intervalMs: 1500, signal: stop.signal }))
+        for await (const p of watchJob(client(mode), jobId, { intervalMs: 1500, signal: stop.signal })) {
           setProgress(p);
+          if (p.done) onDone(); // the job list below shows it ended
+        }
       } catch (err) {
         if (!stop.signal.aborted) setFailure(err);
       }
