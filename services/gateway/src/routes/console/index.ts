@@ -42,16 +42,18 @@ const compressed = (type: string, raw: Buffer): Asset => ({
 const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 /**
- * Where the console's build is: HALLMARK_CONSOLE_DIR when set; else console/ beside the
- * gateway's own files (the production tree, where scripts/prod-tree.ts builds it), else the
- * workspace's packages/console/dist (`pnpm start`, `pnpm test`). The gateway does not depend on
- * the console package: that would close a cycle through the client's test dependencies.
+ * Where the console's build is: HALLMARK_CONSOLE_DIR when set; else the workspace's
+ * packages/console/dist (`pnpm start`, `pnpm test` build it there: first, so a copy a
+ * production-tree build left in the checkout is never served stale), else console/ beside the
+ * gateway's own files (the production tree, where scripts/prod-tree.ts builds it). The gateway
+ * does not depend on the console package: that would close a cycle through the client's test
+ * dependencies.
  */
 export function consoleDist(config: Config): string | null {
   const gatewayRoot = path.resolve(import.meta.dirname, '..', '..', '..');
   const candidates = config.HALLMARK_CONSOLE_DIR
     ? [config.HALLMARK_CONSOLE_DIR]
-    : [path.join(gatewayRoot, 'console'), path.join(gatewayRoot, '..', '..', 'packages', 'console', 'dist')];
+    : [path.join(gatewayRoot, '..', '..', 'packages', 'console', 'dist'), path.join(gatewayRoot, 'console')];
   return candidates.find((dir) => existsSync(path.join(dir, 'manifest.json'))) ?? null;
 }
 
