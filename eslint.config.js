@@ -79,6 +79,7 @@ export default tseslint.config(
       '.hallmark-test/**',
       '**/dist/**',
       '**/dist-stack/**',
+      'services/gateway/console/**',
       'services/certificates/contracts/artifacts/**',
       // Deliberate violations, linted only by test/lint/boundaries.test.ts.
       'test/lint/fixtures/**',

@@ -19,6 +19,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, rmSync } from 'node:f
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import * as esbuild from 'esbuild';
+import { buildConsole } from '../packages/console/build.js';
 
 const REPO = path.resolve(import.meta.dirname, '..');
 export const SERVICES = [
@@ -163,6 +164,8 @@ export async function compile(svc: Svc): Promise<void> {
       // The Helm chart's pre-install/pre-upgrade migrations Job runs this one.
       { in: path.join(REPO, 'packages', 'kit', 'src', 'migrate-main.ts'), out: 'migrate' },
     );
+  // The gateway serves the console's build from console/ in its tree (routes/console).
+  if (svc === 'gateway') await buildConsole(path.join(svcDir, 'console'));
   await esbuild.build({
     ...BUNDLE_OPTIONS,
     entryPoints,

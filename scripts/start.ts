@@ -6,11 +6,13 @@ import {
   loadOrCreateSecrets,
   secretFingerprint,
   signDevToken,
+  startOidcProvider,
   startStack,
   stopAll,
   type Stack,
 } from '@hallmark/devstack';
 import { startDevPlatform, type DemoPlatform } from '@hallmark/platform-sim';
+import { buildConsole } from '../packages/console/build.js';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -66,6 +68,28 @@ if (PLATFORM_VARS.every((v) => !process.env[v])) {
   }
 }
 
+// The console (served by the gateway at /console) and its sign-in: a provider that is set
+// (HALLMARK_CONSOLE_OIDC_ISSUER, or HALLMARK_JWKS_URL for a provider of your own) always wins;
+// else a local OpenID provider (packages/devstack/src/oidc.ts) signs people in to the demo
+// enterprise, and the gateway trusts its keys beside the dev secret the CLI's tokens use.
+await buildConsole();
+let oidcEnv: Record<string, string> = {};
+let oidcLine = 'HALLMARK_CONSOLE_OIDC_ISSUER as given';
+if (!process.env.HALLMARK_CONSOLE_OIDC_ISSUER && !process.env.HALLMARK_JWKS_URL) {
+  try {
+    const oidc = await startOidcProvider({
+      port: Number(process.env.HALLMARK_OIDC_PORT ?? 8092),
+      enterpriseId: loadOrCreateSecrets(dataDir).demoEnterpriseId,
+    });
+    oidcEnv = { HALLMARK_CONSOLE_OIDC_ISSUER: oidc.issuer, HALLMARK_JWKS_URL: oidc.jwksUrl };
+    oidcLine = `local sign-in ${oidc.issuer} (any user, the demo enterprise)`;
+  } catch (err) {
+    console.error(`The local sign-in provider failed to start: ${(err as Error).message}`);
+    await shutdown(1);
+  }
+} else if (!process.env.HALLMARK_CONSOLE_OIDC_ISSUER)
+  oidcLine = 'not configured (set HALLMARK_CONSOLE_OIDC_ISSUER)';
+
 try {
   console.log(`Starting Hallmark (data in ${dataDir}, logs in ${path.join(dataDir, 'logs')})…`);
   stack = await startStack({
@@ -80,7 +104,7 @@ try {
     // for what is not set.
     smtp: !process.env.SMTP_URL,
     sms: !process.env.HALLMARK_SMS_URL,
-    env: { ...platformEnv, ...givenProviders() },
+    env: { ...platformEnv, ...oidcEnv, ...givenProviders() },
     logLevel: process.env.LOG_LEVEL ?? 'info',
     logToFiles: true,
     // A process that dies (an unhandled error) is said on the console and started again.
@@ -111,6 +135,7 @@ console.log(`
 Hallmark is running.
 
   Gateway        ${stack!.gatewayUrl}
+  Console        ${stack!.gatewayUrl}/console   (sign-in: ${oidcLine})
   API docs       ${stack!.gatewayUrl}/docs   (OpenAPI: ${stack!.gatewayUrl}/openapi.json)
   Restate UI     ${stack!.restate?.adminUrl}/ui
   Chain (anvil)  ${stack!.anvil?.rpcUrl}

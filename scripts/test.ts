@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { buildStackBundles } from './stack-bundles.js';
+import { buildConsole } from '../packages/console/build.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dataDir = path.join(root, '.hallmark-test');
@@ -19,6 +20,9 @@ console.log(`tests: PostgreSQL ${postgres.embedded ? 'embedded' : postgres.url},
 // far less CPU per process start. HALLMARK_STACK_COMPILED=0 runs them from the sources.
 const compiled = process.env.HALLMARK_STACK_COMPILED !== '0';
 if (compiled) console.log(`tests: service bundles built in ${await buildStackBundles()} ms`);
+// The console's build (packages/console/dist), which the gateway serves at /console.
+const consoleBuilt = await buildConsole();
+console.log(`tests: console built (first load ${consoleBuilt.firstLoadJsGzipBytes} B of JS gzipped)`);
 
 mkdirSync(dataDir, { recursive: true });
 const resultFile = path.join(dataDir, 'jest-results.json');

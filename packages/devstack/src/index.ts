@@ -11,6 +11,8 @@ export type { AnvilOptions, AnvilHandle } from './anvil.js';
 export { startSmtpSink } from './smtp.js';
 export { readInbox, writeInbox, type InboxUrls } from './inbox.js';
 export { startSmsServer } from './sms.js';
+export { startOidcProvider } from './oidc.js';
+export type { OidcProviderHandle, OidcProviderOptions } from './oidc.js';
 export type { SmsServerHandle, SmsMessage } from './sms.js';
 export type { SmtpSinkOptions, SmtpSinkHandle, SinkMessage } from './smtp.js';
 export { spawnProcess } from './process.js';

@@ -43,6 +43,14 @@ export const configSchema = z.object({
   /** The secret being rotated out: its tokens are still accepted until it is unset. */
   HALLMARK_JWT_PREVIOUS_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   HALLMARK_JWKS_URL: z.string().url().optional(),
+  // The console's sign-in (routes/console): the OpenID provider whose tokens HALLMARK_JWKS_URL
+  // verifies, the console's client id there (a public client: code + PKCE, no secret) and the
+  // scopes it asks for. Unset issuer: the console says sign-in is not configured.
+  HALLMARK_CONSOLE_OIDC_ISSUER: z.string().url().optional(),
+  HALLMARK_CONSOLE_OIDC_CLIENT_ID: z.string().min(1).max(200).default('hallmark-console'),
+  HALLMARK_CONSOLE_OIDC_SCOPE: z.string().min(1).max(500).default('openid email profile'),
+  // Where the console's build is (routes/console: the tree's console/, else the workspace's).
+  HALLMARK_CONSOLE_DIR: z.string().min(1).optional(),
   REDIS_URL: z.string().url().optional(),
   HALLMARK_BODY_LIMIT_BYTES: z.coerce
     .number()

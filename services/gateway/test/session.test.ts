@@ -147,4 +147,31 @@ describe('JWKS sessions', () => {
     const verify = createSessionVerifier({ jwksUrl: url });
     await expect(verify(await hs({ ent: ENT }))).rejects.toMatchObject({ code: 'invalid_token' });
   });
+
+  describe('with a secret set too (the dev stack: CLI tokens beside the console sign-in)', () => {
+    const both = () => createSessionVerifier({ jwksUrl: url, secret: SECRET });
+    const rs = async () =>
+      new SignJWT({ ent: ENT, role: 'owner' })
+        .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+        .setSubject('bob')
+        .setExpirationTime('1m')
+        .sign(privateKey);
+
+    it('accept an HS256 token signed with the secret and an RS256 token from the JWKS', async () => {
+      const verify = both();
+      expect(await verify(await hs({ ent: ENT }))).toMatchObject({ sub: 'alice', ent: ENT });
+      expect(await verify(await rs())).toMatchObject({ sub: 'bob', ent: ENT });
+    });
+
+    it('refuse an HS256 token signed with anything but the secret (a JWKS key used as an HMAC secret)', async () => {
+      const verify = both();
+      await expect(verify(await hs({ ent: ENT }, { secret: JSON.stringify(jwk) }))).rejects.toMatchObject({
+        code: 'invalid_token',
+      });
+      await expect(verify(await hs({ ent: ENT }, { secret: 'y'.repeat(40) }))).rejects.toMatchObject({
+        code: 'invalid_token',
+      });
+      await expect(verify('not-a-jwt')).rejects.toMatchObject({ code: 'invalid_token' });
+    });
+  });
 });

@@ -1,10 +1,13 @@
 // User sessions: JWTs verified with HS256 (HALLMARK_JWT_SECRET) or a JWKS (RS256/ES256 from
 // HALLMARK_JWKS_URL). The algorithm list is pinned, so an `alg: none` or an HS/RS
-// confusion token is refused; `exp` is required and enforced, and a token may not live
+// confusion token is refused. With both set (the dev stack: the CLI's HS256 tokens beside the
+// console's sign-in through a local OpenID provider), a token's header picks its verifier, and
+// each verifier still pins its own algorithms: an HS256 token is only ever checked against the
+// secret, never against a key of the JWKS; `exp` is required and enforced, and a token may not live
 // longer than `maxTtlSec` (HALLMARK_SESSION_MAX_TTL_SEC, default 24 h): a stolen token with
 // a lifetime of years would otherwise never stop working.
 import { HallmarkError, isEmailAddress, isId } from '@hallmark/kit';
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 
 export interface SessionClaims {
   sub: string;
@@ -69,7 +72,7 @@ export function createSessionVerifier(opts: {
   return async (token) => {
     let payload: JWTPayload;
     try {
-      if (jwks) {
+      if (jwks && !(hmacKey && decodeProtectedHeader(token).alg === 'HS256')) {
         ({ payload } = await jwtVerify(token, jwks, {
           algorithms: ['RS256', 'ES256'],
           requiredClaims: ['exp', 'sub'],

@@ -10,6 +10,7 @@ import certificateVouchers from './certificate-vouchers/index.js';
 import certificates from './certificates/index.js';
 import credentials from './credentials/index.js';
 import chainSettings from './chain-settings/index.js';
+import consoleApp from './console/index.js';
 import digitalLink from './digital-link/index.js';
 import discountVouchers from './discount-vouchers/index.js';
 import enterpriseProfile from './enterprise-profile/index.js';
@@ -49,4 +50,5 @@ export default async function routes(app: FastifyInstance, deps: RouteDeps) {
   await app.register(credentials, deps);
   await app.register(chainSettings, deps);
   await app.register(tags, deps);
+  await app.register(consoleApp, deps);
 }
