@@ -2181,6 +2181,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/certificates/vouchers/{voucherId}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void an unclaimed certificate voucher
+         * @description The voucher’s page then says it was voided, with `reason` (default “Voided by the issuer.”), and it cannot be claimed; its certificate stays with the issuer, free for a gift or a transfer. Voiding a voided voucher answers it again; a claimed voucher: 422; another enterprise’s or mode’s: 404.
+         *
+         *     An API key or a user session token. Scope: `transactions.delete`.
+         */
+        post: operations["voidCertificateVoucher"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/enterprise/profile": {
         parameters: {
             query?: never;
@@ -10353,6 +10375,59 @@ export interface operations {
                             toAddress?: string;
                             certificateId: string;
                             replayed: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    voidCertificateVoucher: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                voucherId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Shown on the voucher’s page (at most 200 characters) */
+                    reason?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description Voided */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            id: string;
+                            /** @enum {string} */
+                            status: "voided";
                         };
                     };
                 };

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { HallmarkError } from '@hallmark/kit';
 import { certificateVoucher } from './fixtures.js';
-import { expectMapped, expectSessionOnly, startHarness, type Harness } from './harness.js';
+import { expectMapped, expectRefusals, expectSessionOnly, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -142,5 +142,59 @@ describe('POST /api/certificates/vouchers/:id/claim', () => {
       ...req,
       headers: h.session,
     });
+  });
+});
+
+describe('POST /api/certificates/vouchers/:voucherId/void', () => {
+  const url = '/api/certificates/vouchers/v_abc123/void';
+  const answer = (voided: string[], claimed: string[]) =>
+    h.answer('certificateVouchers', 'voidVouchers', async () => ({
+      voided_ids: voided,
+      claimed_ids: claimed,
+    }));
+
+  it('voids with a key holding transactions.delete, passing the reason (or the default) in one call', async () => {
+    answer(['v_abc123'], []);
+    const key = h.keyWith(['transactions.delete']);
+    const res = await h.app.inject({
+      method: 'POST',
+      url,
+      headers: key,
+      payload: { reason: 'Order refunded' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ success: true, data: { id: 'v_abc123', status: 'voided' } });
+    expect(h.callsTo('certificateVouchers', 'voidVouchers')[0]).toMatchObject({
+      voucher_ids: ['v_abc123'],
+      reason: 'Order refunded',
+    });
+    const bare = await h.app.inject({ method: 'POST', url, headers: key });
+    expect(bare.statusCode).toBe(200);
+    expect(h.callsTo('certificateVouchers', 'voidVouchers')[1]).toMatchObject({
+      reason: 'Voided by the issuer.',
+    });
+  });
+
+  it('is 401 without a credential and 403 without the scope, before any call', async () => {
+    await expectRefusals(h, { method: 'POST', url }, h.keyWith(['transactions.read']));
+  });
+
+  it('a claimed voucher is 422; an unknown one, another enterprise’s, or an id that is not a voucher id is 404', async () => {
+    const key = h.keyWith(['transactions.delete']);
+    answer([], ['v_abc123']);
+    const claimed = await h.app.inject({ method: 'POST', url, headers: key });
+    expect(claimed.statusCode).toBe(422);
+    expect(claimed.json()).toMatchObject({ code: 'validation_failed' });
+    answer([], []);
+    const unknown = await h.app.inject({ method: 'POST', url, headers: key });
+    expect(unknown.statusCode).toBe(404);
+    h.reset();
+    const reference = await h.app.inject({
+      method: 'POST',
+      url: '/api/certificates/vouchers/HM-ABCD-EFGH-1/void',
+      headers: key,
+    });
+    expect(reference.statusCode).toBe(404);
+    expect(h.calls).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 // Certificate vouchers (unversioned surface): the public view page a voucher's URL points at
 // (`/vouchers/:id`, server-rendered HTML with the verification page's strict CSP), its public
 // JSON, and the claim by the recipient's user session, which moves the certificate's token to
-// the recipient's own custodial wallet (claim.ts). `:id` is the voucher id (`v_…`) or its
+// the recipient's own custodial wallet (claim.ts); the issuer voids an unclaimed one (void.ts). `:id` is the voucher id (`v_…`) or its
 // reference number (`HM-XXXX-XXXX-C`, forgiving of case, hyphens and O/0, I/1 mix-ups).
 //
 // The public routes use the rate group `public` (per client address).
@@ -19,6 +19,7 @@ import { sendPage } from '../../pages/shell.js';
 import type { RouteDeps } from '../shared.js';
 import { verifyUrl } from '../verify/pages.js';
 import * as claim from './claim.js';
+import { voidCertificateVoucher } from './void.js';
 import { ID_RE, idParams, notFound, PUBLIC, TAGS } from './common.js';
 import { CertificateVoucher, presentVoucher, VoucherCertificate } from './voucher.js';
 
@@ -90,5 +91,10 @@ export const getCertificateVoucher = defineEndpoint({
 });
 
 export default async function certificateVouchers(app: FastifyInstance, deps: RouteDeps) {
-  registerEndpoints(app, deps, [getCertificateVoucherPage, getCertificateVoucher, ...endpointsOf(claim)]);
+  registerEndpoints(app, deps, [
+    getCertificateVoucherPage,
+    getCertificateVoucher,
+    ...endpointsOf(claim),
+    voidCertificateVoucher,
+  ]);
 }
