@@ -356,8 +356,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     stopping = true;
     for (const name of ['gateway', ...SERVICE_NAMES]) await processes.get(name)?.stop();
     await Promise.all([...processes.values()].map((p) => p.stop()));
-    await smtp?.stop();
-    await sms?.stop();
+    await Promise.all([smtp?.stop(), sms?.stop()]);
     await anvil?.stop();
     await restate?.stop();
     await nats.stop();
@@ -365,8 +364,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   };
 
   try {
-    // Services are independent at start (each owns its database), so start them together.
-    await Promise.all(SERVICE_NAMES.map((name) => startService(name)));
+    // Start together (each owns its database); wait for all, so the stop finds every one up.
+    const started = await Promise.allSettled(SERVICE_NAMES.map((name) => startService(name)));
+    for (const r of started) if (r.status === 'rejected') throw r.reason;
     await startService('gateway');
   } catch (err) {
     await stop().catch(() => undefined);

@@ -278,7 +278,19 @@ describe('the verification page in headless Chromium', () => {
     await (await contract.getFunction('burn')(toBurn.tokenId)).wait();
     provider.destroy();
 
-    // The verification reads the chain index: the burn shows once the chain indexer has seen it.
+    // The verification reads the chain index: the burn shows once the chain indexer has seen it
+    // (it marks the certificate burned in the same transaction). Waited for here, not by
+    // reloading the page: only a viewer's first view an hour records document.verified, and the
+    // last test wants that event to be this failed verification.
+    await eventually(
+      async () => {
+        const { rows } = await certificatesDb((db) =>
+          db.query<{ status: string }>('SELECT status FROM certificates WHERE id = $1', [toBurn.id]),
+        );
+        expect(rows[0]?.status).toBe('burned');
+      },
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
     const { page, status } = await eventually(
       async () => {
         const opened = await open(`/verify/${toBurn.id}`);
