@@ -125,15 +125,18 @@ describe.each(TRANSFER_EVENT_MODES)('event mode %s', (mode: TransferEventMode) =
     expect(ids.filter((id, i) => rebuilt.get(id) !== onChain[i])).toEqual([]);
   }, 60_000);
 
-  it('the first transfer of each of the 1,000 tokens is one ERC-721 Transfer costing at most 100,000 gas', async () => {
+  it('the first transfer of a token anywhere in the batch of 1,000 (every 25th and the last) is one ERC-721 Transfer costing at most 100,000 gas', async () => {
     const from = holder.connect(provider);
     const contract = certs.connect(from);
     let nonce = await provider.getTransactionCount(holder.address, 'pending');
-    const recipients = ids.map(() => getAddress(hexlify(randomBytes(20))));
-    // explicit nonce, gas limit and fees: 1,000 transactions without 1,000 estimates and fee lookups
+    // A spread sample, not all 1,000 (two minutes of CI for the same finding): each one's owner
+    // is looked up across untouched positions, the costly case.
+    const moved = ids.filter((_, i) => i % 25 === 0 || i === ids.length - 1);
+    const recipients = moved.map(() => getAddress(hexlify(randomBytes(20))));
+    // explicit nonce, gas limit and fees: no estimate and fee lookup per transaction
     const fees = await provider.getFeeData();
     const sent = [];
-    for (const [i, id] of ids.entries()) {
+    for (const [i, id] of moved.entries()) {
       sent.push(
         await contract.transferFrom(holder.address, recipients[i]!, id, {
           nonce: nonce++,
@@ -149,12 +152,12 @@ describe.each(TRANSFER_EVENT_MODES)('event mode %s', (mode: TransferEventMode) =
     for (const [i, r] of receipts.entries()) {
       const changes = parseOwnershipChanges(r!, certs.address);
       expect(changes.map((c) => [c.event, c.firstTokenId, c.from, c.to])).toEqual([
-        ['Transfer', ids[i], holder.address, recipients[i]],
+        ['Transfer', moved[i], holder.address, recipients[i]],
       ]);
     }
-    expect(await ownersOnChain(certs, ids)).toEqual(recipients);
-    expect(await certs.balanceOf(holder.address)).toBe(0n);
-  }, 300_000);
+    expect(await ownersOnChain(certs, moved)).toEqual(recipients);
+    expect(await certs.balanceOf(holder.address)).toBe(BigInt(ids.length - moved.length));
+  }, 120_000);
 
   it('permits and burns keep their rules and their Transfer events; the logs still agree with ownerOf', async () => {
     const custodial = Wallet.createRandom();
