@@ -85,7 +85,9 @@ const PROFILE_READ = {
 };
 
 const PUBLIC_URL = (process.env.BARE_PUBLIC_URL ?? '').replace(/\/+$/, '');
-const db = new pg.Pool({ connectionString: process.env.BARE_DATABASE_URL, max: 10 });
+// The service's pool size (HALLMARK_DB_POOL_MAX caps both alike).
+const POOL = Math.min(10, Number(process.env.HALLMARK_DB_POOL_MAX) || 10);
+const db = new pg.Pool({ connectionString: process.env.BARE_DATABASE_URL, max: POOL });
 const app = Fastify();
 app.get<{ Params: { id: string } }>('/api/certificate/public/:id', async (request, reply) => {
   const { rows } = await db.query<Row>({ ...PUBLIC_READ, values: [request.params.id] });

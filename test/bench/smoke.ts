@@ -25,7 +25,13 @@ export function runSmoke(names: readonly string[]): Promise<SmokeRun> {
   const child = spawn(
     process.execPath,
     ['--experimental-async-context-frame', '--import', 'tsx', 'bench/run.ts', '--smoke', ...names],
-    { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      cwd: ROOT,
+      // Small pools: a bench's stack runs beside the suite's other stacks on one PostgreSQL
+      // (100 connections), and smoke mode measures nothing.
+      env: { HALLMARK_DB_POOL_MAX: '4', ...process.env, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));

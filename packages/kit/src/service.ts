@@ -74,7 +74,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     serverUrl: opts.databaseServerUrl,
     database,
     migrationsDirs: opts.migrationsDirs,
-    max: opts.poolSize,
+    max: Math.min(opts.poolSize ?? 10, ops.HALLMARK_DB_POOL_MAX ?? Infinity),
     migrate: ops.HALLMARK_MIGRATE_AT_START,
   });
   const unobservePool = observePool(pool, database);
