@@ -29,7 +29,7 @@ export function runSmoke(names: readonly string[]): Promise<SmokeRun> {
       cwd: ROOT,
       // Small pools: a bench's stack runs beside the suite's other stacks on one PostgreSQL
       // (100 connections), and smoke mode measures nothing.
-      env: { HALLMARK_DB_POOL_MAX: '4', ...process.env, LOG_LEVEL: 'warn' },
+      env: { HALLMARK_DB_POOL_MAX: '8', ...process.env, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -46,9 +46,11 @@ export const opsEnv = {
     .transform((v) => v === 'true' || v === '1'),
   /**
    * Caps every service's PostgreSQL pool (each service sizes its own, 10–20): for a server with
-   * few connections to share (the bench smoke runs beside the test suite's stacks).
+   * few connections to share (the bench smoke runs beside the test suite's stacks). At least 8:
+   * certificates holds some for good (its relayer locks, its listeners), and at 4 its MintBatch
+   * waited behind them until its deadline.
    */
-  HALLMARK_DB_POOL_MAX: z.coerce.number().int().min(1).max(200).optional(),
+  HALLMARK_DB_POOL_MAX: z.coerce.number().int().min(8).max(200).optional(),
   /** How often a service re-checks its database and NATS for its readiness. */
   HALLMARK_READINESS_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   /** Replicas of the HALLMARK and HALLMARK_DLQ streams (1, 3 or 5 on a NATS cluster). */
