@@ -17,7 +17,6 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { buildConsole } from '../build.js';
 
 const ENT = `ent_${'c'.repeat(24)}`;
 const shots = path.join(import.meta.dirname, '..', 'screenshots');
@@ -54,7 +53,8 @@ beforeAll(async () => {
       ],
     })
     .then((b) => (browser = b));
-  await buildConsole();
+  // The console is built once by the test runner (scripts/test.ts): rebuilding it here replaced
+  // packages/console/dist under the other test files' gateways while they read it.
   stack = await startTestStack({
     anvil: true,
     restate: true,

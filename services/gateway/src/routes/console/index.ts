@@ -57,9 +57,21 @@ export function consoleDist(config: Config): string | null {
   return candidates.find((dir) => existsSync(path.join(dir, 'manifest.json'))) ?? null;
 }
 
-/** The console's files and its page with this deployment's sign-in settings, or null when not built. */
+/**
+ * The console's files and its page with this deployment's sign-in settings, or null when not
+ * built — or not whole (a build replacing it as it is read): the API never fails to start for
+ * the console; the console answers 503 until the gateway restarts on a whole build.
+ */
 export function loadConsole(config: Config, dist = consoleDist(config)): Built | null {
   if (!dist) return null;
+  try {
+    return readConsole(config, dist);
+  } catch {
+    return null;
+  }
+}
+
+function readConsole(config: Config, dist: string): Built {
   const manifest = JSON.parse(readFileSync(path.join(dist, 'manifest.json'), 'utf8')) as { files: string[] };
   const assets = new Map<string, Asset>();
   for (const file of manifest.files) {
@@ -112,6 +124,8 @@ function send(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheC
 
 export default async function consoleRoutes(app: FastifyInstance, deps: RouteDeps) {
   const built = loadConsole(deps.config);
+  if (!built && consoleDist(deps.config))
+    app.log.warn('console: its build could not be read whole; /console answers 503 until a restart');
   const csp = consoleCsp(deps.config);
   const notBuilt = (reply: FastifyReply) =>
     reply
