@@ -141,7 +141,7 @@ describe('a certificate outlives Hallmark', () => {
 
     const rpcUrl = stack.env.HALLMARK_CHAIN_RPC_URL!;
     const reports = new Map<string, Awaited<ReturnType<typeof verifyBundle>>>();
-    for (const id of ids) reports.set(id, await verifyBundle(bundles.get(id), { rpcUrl, timeoutMs: 2_000 }));
+    for (const id of ids) reports.set(id, await verifyBundle(bundles.get(id), { rpcUrl, timeoutMs: 10_000 }));
 
     for (const id of ids) {
       const report = reports.get(id)!;
