@@ -21,5 +21,9 @@ export default {
   testPathIgnorePatterns: ['/node_modules/'],
   // Data and build output (production trees from `pnpm prod-tree`, bundles in dist/).
   modulePathIgnorePatterns: ['<rootDir>/\\.hallmark/', '<rootDir>/services/[^/]+/dist(-stack)?/'],
-  testTimeout: 30000,
+  // Also the hooks' timeout: a whole stack's afterAll close (a dozen processes drained, their
+  // databases dropped) passed 30 s on a loaded 2-core machine.
+  testTimeout: 60000,
+  // Longest files first (test/timings.json), so the two workers end together.
+  testSequencer: '<rootDir>/test/sequencer.js',
 };

@@ -4,8 +4,9 @@
 // fixed inline and retried, the results downloaded; a certificate looked up and its verify
 // page opened; a gift sent and revoked; a key created (one-time reveal) and rotated; a failing
 // webhook seen on the overview and its delivery replayed. On every page axe-core reports no
-// violation and the page's CSP refuses nothing; each page's screenshot is written beside the
-// README (screenshots/).
+// violation and the page's CSP refuses nothing; each page's screenshot is taken (into
+// .hallmark-test/console-screenshots/, or beside the README with HALLMARK_UPDATE_SCREENSHOTS=1:
+// `pnpm screenshots:console`, so a test run leaves the committed pictures alone).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { freePort, startOidcProvider, type OidcProviderHandle } from '@hallmark/devstack';
 import { createGrpcClient, newId } from '@hallmark/kit';
@@ -19,7 +20,10 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 const ENT = `ent_${'c'.repeat(24)}`;
-const shots = path.join(import.meta.dirname, '..', 'screenshots');
+const shots =
+  process.env.HALLMARK_UPDATE_SCREENSHOTS === '1'
+    ? path.join(import.meta.dirname, '..', 'screenshots')
+    : path.join(import.meta.dirname, '..', '..', '..', '.hallmark-test', 'console-screenshots');
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let oidc: OidcProviderHandle;

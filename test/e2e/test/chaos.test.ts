@@ -31,7 +31,7 @@ describe('chaos soak', () => {
     ).toBeGreaterThan(0);
   }, 240_000);
 
-  it('names the voucher, the order and the gift when the history shows max_uses, order-id or single-claim guards off', () => {
+  it('names the voucher, the order and the gift when the history shows max_uses, order-id, durability or single-claim guards off', () => {
     const h = emptyHistory(SEED);
     h.vouchers.push({ id: 'voucher_over', maxUses: 2 }, { id: 'voucher_fine', maxUses: 2 });
     // As if the redeem ran with its conditional UPDATE off: three orders on a max_uses 2
@@ -46,6 +46,9 @@ describe('chaos soak', () => {
       { voucherId: 'voucher_fine', orderId: 'order_9', transactionId: 'txn_d', at: 1 },
       { voucherId: 'voucher_fine', orderId: 'order_9', transactionId: 'txn_e', at: 2 },
     );
+    // As if a failover had lost a commit: answered 200, not in the database.
+    h.vouchers.push({ id: 'voucher_lost', maxUses: 5 });
+    h.redemptions.push({ voucherId: 'voucher_lost', orderId: 'order_5', transactionId: 'txn_f', at: 3 });
     // As if the claim's conditional take were off: two users both answered 200 for one gift.
     h.gifts.push({ id: 'gift_twice', certificateId: 'cert_1', tokenId: '7', senderAddress: '0xA', at: 1 });
     for (const [user, to] of [
@@ -55,6 +58,7 @@ describe('chaos soak', () => {
       h.giftClaims.push({ giftId: 'gift_twice', user, status: 200, recipientAddress: to, at: 1 });
     const facts: Facts = {
       vouchers: [{ id: 'voucher_over', maxUses: 2, timesUsed: 3, activeRedemptions: 3 }],
+      redemptionRows: h.redemptions.filter((r) => r.voucherId !== 'voucher_lost'),
       jobs: [],
       bulkItems: [],
       certificates: [],
@@ -94,6 +98,9 @@ describe('chaos soak', () => {
     expect(byName['each order id redeemed at most once per voucher']).toEqual([
       'voucher_fine/order_9 (txn_d, txn_e)',
     ]);
+    expect(byName['every acknowledged redemption is recorded']).toEqual([
+      'voucher_lost/order_5 (txn_f answered, not recorded)',
+    ]);
     expect(byName['every gift claimed at most once: one owner, or still open or expired']).toEqual([
       'gift_twice (taken by user-a, user-b)',
     ]);
@@ -105,6 +112,7 @@ describe('chaos soak', () => {
       [
         'each order id redeemed at most once per voucher',
         'no voucher redeemed past max_uses',
+        'every acknowledged redemption is recorded',
         'every gift claimed at most once: one owner, or still open or expired',
         "a claimed gift's token moved once, to the claimer's wallet",
       ].sort(),

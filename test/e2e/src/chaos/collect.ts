@@ -46,6 +46,16 @@ export async function collectFacts(
     activeRedemptions: r.n,
   }));
 
+  // Every redemption row of the run's vouchers, rolled back or not: an acknowledged redemption
+  // must be among them (a failover to a standby that never got it loses it).
+  const redemptionRows = (
+    await q<{ voucher_id: string; order_id: string; transaction_id: string }>(
+      'vouchers',
+      'SELECT voucher_id, order_id, transaction_id FROM redemptions WHERE voucher_id = ANY($1)',
+      [h.vouchers.map((v) => v.id)],
+    )
+  ).map((r) => ({ voucherId: r.voucher_id, orderId: r.order_id, transactionId: r.transaction_id }));
+
   const jobIds = h.jobs.map((j) => j.id);
   const jobs = await q<{ id: string; status: string }>(
     'bulk',
@@ -171,6 +181,7 @@ export async function collectFacts(
 
   return {
     vouchers,
+    redemptionRows,
     jobs,
     bulkItems,
     certificates,

@@ -62,13 +62,18 @@ const hexWei = (wei: bigint) => `0x${wei.toString(16)}`;
 export async function injectFaults(o: FaultOptions, h: History, stop: AbortSignal): Promise<void> {
   const { kinds } = faultKinds(o.stack, o.parts.cluster !== undefined);
   // The first deck holds every kind once (a short run sees each); later ones hold three kills
-  // each, so every process (replicas included) comes round in a longer run.
+  // each, so every process (replicas included) comes round in a longer run. On clustered
+  // engines later decks hold every kind once too: a failover costs ~50 s (Patroni's 20 s
+  // leader ttl, then the old primary's rejoin), and a 10-minute run must see each clustered
+  // kind at least five times.
+  const clustered = o.parts.cluster !== undefined;
+  const later = (): FaultKind[] => (clustered ? [...kinds] : [...kinds, 'kill-service', 'kill-service']);
   let deck: FaultKind[] = shuffle([...kinds], o.rng);
   const targets: string[] = [];
   while (!stop.aborted) {
     await sleep(o.rng.int(1000, 4000));
     if (stop.aborted) break;
-    if (deck.length === 0) deck = shuffle([...kinds, 'kill-service', 'kill-service'], o.rng);
+    if (deck.length === 0) deck = shuffle(later(), o.rng);
     const kind = deck.shift()!;
     if (kind === 'kill-service' && targets.length === 0)
       targets.push(...shuffle([...o.stack.processes.keys()], o.rng));

@@ -38,6 +38,8 @@ export interface OrderFact {
 /** Everything read back from the databases, the NATS stream and the chain (collect.ts). */
 export interface Facts {
   vouchers: { id: string; maxUses: number | null; timesUsed: number; activeRedemptions: number }[];
+  /** The redemption rows of the run's vouchers (rolled back ones too). */
+  redemptionRows: { voucherId: string; orderId: string; transactionId: string }[];
   jobs: { id: string; status: string }[];
   bulkItems: {
     jobId: string;
@@ -96,6 +98,7 @@ export function checkInvariants(h: History, f: Facts): InvariantResult[] {
   return [
     vouchersWithinMaxUses(h, f),
     orderIdsOncePerVoucher(h),
+    acknowledgedRedemptionsKept(h, f),
     bulkItemsSettled(h, f),
     noTokenTwice(f),
     chainMatchesRecords(f),
@@ -148,6 +151,19 @@ function orderIdsOncePerVoucher(h: History): InvariantResult {
   }
   const bad = [...txns].filter(([, s]) => s.size > 1).map(([k, s]) => `${k} (${[...s].join(', ')})`);
   return result('each order id redeemed at most once per voucher', txns.size, bad);
+}
+
+/**
+ * Durability (Jepsen's "lost acknowledged write"): a redemption answered 200 is recorded, with
+ * the transaction it was answered with. Only a failover to a standby that had not received the
+ * commit (asynchronous replication) can break it.
+ */
+export function acknowledgedRedemptionsKept(h: History, f: Pick<Facts, 'redemptionRows'>): InvariantResult {
+  const kept = new Set(f.redemptionRows.map((r) => `${r.voucherId}/${r.orderId}/${r.transactionId}`));
+  const bad = h.redemptions
+    .filter((r) => !kept.has(`${r.voucherId}/${r.orderId}/${r.transactionId}`))
+    .map((r) => `${r.voucherId}/${r.orderId} (${r.transactionId} answered, not recorded)`);
+  return result('every acknowledged redemption is recorded', h.redemptions.length, [...new Set(bad)]);
 }
 
 function bulkItemsSettled(h: History, f: Facts): InvariantResult {
