@@ -32,7 +32,7 @@ let giftStore: GiftStore;
 export let search: ReturnType<typeof createSearchHandlers>;
 export let gifts: ReturnType<typeof createGiftHandlers>;
 
-export const principal = (enterpriseId = newId('enterprise'), livemode = true): Principal => ({
+export const principal = (enterpriseId: string = newId('enterprise'), livemode = true): Principal => ({
   enterprise_id: enterpriseId,
   livemode,
   actor_id: newId('apiKey'),
@@ -73,7 +73,7 @@ export async function mint(p: Principal, name: string, gs1?: { gtin: string; ser
   const res = await api.mintBatch(
     {
       principal: p,
-      idempotency_key: newId('batch'),
+      idempotency_key: randomHex(8),
       holder_address: HOLDER,
       items: [{ name, ...(gs1 ?? {}) }],
     },
@@ -87,7 +87,7 @@ export async function voucher(p: Principal, certificateId: string, email?: strin
   const res = await vouchers.createVouchers(
     {
       principal: p,
-      idempotency_key: newId('batch'),
+      idempotency_key: randomHex(8),
       items: [
         { certificate_id: certificateId, metadata_json: '{}', recipient_email: email, expiry_days: 30 },
       ],
