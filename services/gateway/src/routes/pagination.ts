@@ -37,8 +37,8 @@ export const apiPageQuery = {
 };
 
 export const ApiPagination = Type.Object({
-  page: Type.Integer({ format: 'int32' }),
-  limit: Type.Integer({ format: 'int32' }),
+  page: Type.Integer({ format: 'int32', minimum: 1, maximum: 1_000_000 }),
+  limit: Type.Integer({ format: 'int32', minimum: 1, maximum: 100 }),
   totalPages: count,
   totalItems: count,
 });
