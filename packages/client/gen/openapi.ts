@@ -844,6 +844,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/certificates/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the enterprise’s certificates, newest first
+         * @description By `referenceNumber` (a certificate voucher’s HM-XXXX-XXXX-C, typed in any case, with or without hyphens), `product` (digits: the GTIN exactly; otherwise a case-insensitive part of the name, 2 to 200 characters) and `email` (the owner: the recipient of a certificate voucher or of a gift of the certificate, any case). Give at least one (none or only blank ones: 400 `parameter_missing`); several must all match. A malformed one: 400 `parameter_invalid` naming it. Only the caller’s enterprise and mode are searched. `{success, data:{certificates, pagination:{page, limit, totalPages, totalItems}}}`.
+         *
+         *     An API key or a user session token. Scope: `transactions.read` or `transactions.update`.
+         */
+        get: operations["searchCertificates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/certificates/{id}/warranty": {
         parameters: {
             query?: never;
@@ -1252,6 +1274,28 @@ export interface paths {
          *     An API key or a user session token. Scope: `transactions.create` or `transactions.*`.
          */
         post: operations["createGift"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates/gifts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The enterprise’s gifts, newest first
+         * @description Each as `GET /api/certificates/gift/{transferId}` shows it; `status` keeps one status (`pending` leaves out gifts past their expiry, which are about to be removed). Resales are not listed (see their own reads). `{success, data:{gifts, pagination:{page, limit, totalPages, totalItems}}}`.
+         *
+         *     An API key or a user session token. Scope: `transactions.read` or `transactions.create`.
+         */
+        get: operations["listGifts"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5949,6 +5993,79 @@ export interface operations {
             504: components["responses"]["ApiError504"];
         };
     };
+    searchCertificates: {
+        parameters: {
+            query?: {
+                /** @description HM-XXXX-XXXX-C */
+                referenceNumber?: string;
+                /** @description A GTIN, or part of the name */
+                product?: string;
+                /** @description The owner’s e-mail */
+                email?: string;
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of matching certificates, newest first */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            certificates: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                status: "pending" | "minted" | "burned";
+                                /** Format: int64 */
+                                tokenId: number | null;
+                                /** @description GS1 GTIN, 14 digits; null without one */
+                                gtin: string | null;
+                                /** @description GS1 serial, with the GTIN; null without one */
+                                serial: string | null;
+                                /** @description Its certificate voucher’s reference number; null without one */
+                                referenceNumber: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                livemode: boolean;
+                            }[];
+                            pagination: {
+                                /** Format: int32 */
+                                page: number;
+                                /** Format: int32 */
+                                limit: number;
+                                /** Format: int64 */
+                                totalPages: number;
+                                /** Format: int64 */
+                                totalItems: number;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
     updateCertificateWarranty: {
         parameters: {
             query?: never;
@@ -7675,6 +7792,87 @@ export interface operations {
             409: components["responses"]["ApiError409"];
             413: components["responses"]["ApiError413"];
             422: components["responses"]["ApiError422"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    listGifts: {
+        parameters: {
+            query?: {
+                status?: "pending" | "claiming" | "claimed" | "revoked";
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of gifts, newest first */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            gifts: {
+                                /** @description gift_… */
+                                transferId: string;
+                                /** @description cert_… */
+                                certificateId: string;
+                                /**
+                                 * @description `claiming`: taken by its recipient, chain transfer on its way; `expired`: past expiresAt, about to be removed
+                                 * @enum {string}
+                                 */
+                                status: "pending" | "claiming" | "claimed" | "revoked" | "expired";
+                                senderAddress: string;
+                                recipientAddress?: string | null;
+                                /** Format: date-time */
+                                expiresAt: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                claimedAt?: string | null;
+                                transactionHash?: string | null;
+                                /** @description Always null (no account abstraction) */
+                                userOperationHash?: null;
+                                livemode?: boolean;
+                                /**
+                                 * @description The claim link’s e-mail (and SMS): `failing` while sends fail and are retried, `failed` once retries stopped (resend to try again)
+                                 * @enum {string}
+                                 */
+                                notification?: "pending" | "sent" | "failing" | "failed";
+                                /** @description The last send’s error while `failing` or `failed`, else null */
+                                notificationError?: string | null;
+                            }[];
+                            pagination: {
+                                /** Format: int32 */
+                                page: number;
+                                /** Format: int32 */
+                                limit: number;
+                                /** Format: int64 */
+                                totalPages: number;
+                                /** Format: int64 */
+                                totalItems: number;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
             429: components["responses"]["ApiError429"];
             500: components["responses"]["ApiError500"];
             502: components["responses"]["ApiError502"];

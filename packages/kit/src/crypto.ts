@@ -40,6 +40,51 @@ export function randomHex(bytes: number): string {
 }
 
 /**
+ * The 32-byte keys of a HALLMARK_ENCRYPTION_KEYS list (comma-separated, hex or base64,
+ * newest first). Throws when the list is empty or a key is not 32 bytes.
+ */
+export function encryptionKeysOf(keysCsv: string): Buffer[] {
+  const keys = keysCsv
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean)
+    .map((k) => Buffer.from(k, /^[0-9a-f]{64}$/i.test(k) ? 'hex' : 'base64'));
+  if (keys.length === 0) throw new Error('HALLMARK_ENCRYPTION_KEYS is empty');
+  for (const key of keys) if (key.length !== 32) throw new Error('each encryption key must be 32 bytes');
+  return keys;
+}
+
+/**
+ * A keyed blind index: lets an encrypted column be found by equality without decrypting.
+ * The index of a value is HMAC-SHA256 (hex) under a subkey derived from each encryption key
+ * for one `purpose` (HMAC of `hallmark:blind-index:<purpose>:v1`), so indexes of different
+ * purposes never compare equal and the key itself never signs data directly. New rows store
+ * `of(value)` (newest key); a look-up matches any of `candidates(value)`, so rows indexed
+ * before a key rotation (a new key prepended) are still found. Callers normalise the value
+ * first (e.g. an e-mail trimmed and lower-cased): the index is exact.
+ */
+export class BlindIndex {
+  private readonly subkeys: Buffer[];
+
+  constructor(keysCsv: string, purpose: string) {
+    if (!/^[a-z0-9-]+$/.test(purpose)) throw new Error(`blind index purpose must be kebab-case: ${purpose}`);
+    this.subkeys = encryptionKeysOf(keysCsv).map((key) =>
+      createHmac('sha256', key).update(`hallmark:blind-index:${purpose}:v1`).digest(),
+    );
+  }
+
+  /** The index under the newest key: what a new row stores. */
+  of(value: string): string {
+    return hmacSha256(this.subkeys[0]!, value);
+  }
+
+  /** The index under every configured key, newest first: what a look-up matches. */
+  candidates(value: string): string[] {
+    return this.subkeys.map((k) => hmacSha256(k, value));
+  }
+}
+
+/**
  * Envelope: `v1.<keyIndexHash>.<iv>.<tag>.<ciphertext>` (base64url). The key is named by
  * a short hash of itself, so rotation (prepending a new key) keeps old ciphertexts readable.
  */
@@ -47,14 +92,7 @@ export class Encryptor {
   private readonly keys: { id: string; key: Buffer }[];
 
   constructor(keysCsv: string) {
-    const keys = keysCsv
-      .split(',')
-      .map((k) => k.trim())
-      .filter(Boolean)
-      .map((k) => Buffer.from(k, /^[0-9a-f]{64}$/i.test(k) ? 'hex' : 'base64'));
-    if (keys.length === 0) throw new Error('HALLMARK_ENCRYPTION_KEYS is empty');
-    for (const key of keys) if (key.length !== 32) throw new Error('each encryption key must be 32 bytes');
-    this.keys = keys.map((key) => ({ id: sha256Hex(key).slice(0, 8), key }));
+    this.keys = encryptionKeysOf(keysCsv).map((key) => ({ id: sha256Hex(key).slice(0, 8), key }));
   }
 
   /** Id of the newest key: the one every new ciphertext is written with. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import {
+  BlindIndex,
   ConfigError,
   Encryptor,
   constantTimeEqual,
@@ -72,6 +73,19 @@ describe('encryption at rest', () => {
     const c = enc.encrypt('hello');
     const tampered = c.slice(0, -2) + (c.endsWith('A') ? 'BB' : 'AA');
     expect(() => enc.decrypt(tampered)).toThrow();
+  });
+
+  it('blind index: keyed, per purpose, never the value, and found again after a key rotation', () => {
+    const oldKey = Encryptor.generateKey();
+    const before = new BlindIndex(oldKey, 'recipient-email');
+    const stored = before.of('a@b.test');
+    expect(stored).toMatch(/^[0-9a-f]{64}$/);
+    expect(stored).toBe(before.of('a@b.test'));
+    expect(stored).not.toBe(new BlindIndex(Encryptor.generateKey(), 'recipient-email').of('a@b.test'));
+    expect(stored).not.toBe(new BlindIndex(oldKey, 'other-purpose').of('a@b.test'));
+    const rotated = new BlindIndex(`${Encryptor.generateKey()},${oldKey}`, 'recipient-email');
+    expect(rotated.of('a@b.test')).not.toBe(stored);
+    expect(rotated.candidates('a@b.test')).toContain(stored);
   });
 
   it('compares secrets exactly', () => {

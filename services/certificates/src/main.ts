@@ -50,6 +50,7 @@ import { ownershipSlice } from './ownership/index.js';
 import { issuerLookup } from './issuers/rpc.js';
 import { createServiceRecordHandlers } from './service-records/rpc.js';
 import { createStolenHandlers } from './stolen/rpc.js';
+import { searchSlice } from './search/index.js';
 import { tagsSlice } from './tags/index.js';
 
 const config = loadCertificatesConfig();
@@ -78,6 +79,7 @@ await runServiceMain({
     'hallmark/certificates/v1/stolen.proto',
     'hallmark/certificates/v1/tags.proto',
     'hallmark/certificates/v1/service_records.proto',
+    'hallmark/certificates/v1/search.proto',
   ],
   build: async (deps) => {
     const { pool, log } = deps;
@@ -109,6 +111,8 @@ await runServiceMain({
           })
         : null;
     const media = mediaSlice(config, pool, log);
+    // Certificate search (issue 34) and the backfill of the recipient e-mail index it reads.
+    const search = searchSlice({ pool, log, encryptionKeys: config.HALLMARK_ENCRYPTION_KEYS });
     // Proof-of-ownership links and export (docs/resale.md): the owner's custodial wallet.
     const ownership = wallets
       ? ownershipSlice({
@@ -220,10 +224,17 @@ await runServiceMain({
         ...(gifts?.bindings ?? []),
         ...(ownership ? [ownership.binding] : []),
         media.binding,
+        search.binding,
         credentials.binding,
         ...(tags ? [tags.binding] : []),
       ],
-      workers: [...workers, ...(gifts?.workers ?? []), ...media.workers, ...verify.workers],
+      workers: [
+        ...workers,
+        ...(gifts?.workers ?? []),
+        ...media.workers,
+        ...verify.workers,
+        ...search.workers,
+      ],
     };
   },
 });

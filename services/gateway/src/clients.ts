@@ -18,6 +18,7 @@ import { OwnershipServiceClient, ResaleServiceClient } from '@hallmark/proto/cer
 import { WarrantyServiceClient } from '@hallmark/proto/certificates/v1/warranty';
 import { ChainSettingsServiceClient } from '@hallmark/proto/certificates/v1/chain_settings';
 import { LostAndStolenServiceClient } from '@hallmark/proto/certificates/v1/stolen';
+import { CertificateSearchServiceClient } from '@hallmark/proto/certificates/v1/search';
 import { ServiceRecordsServiceClient } from '@hallmark/proto/certificates/v1/service_records';
 import { MediaServiceClient } from '@hallmark/proto/certificates/v1/media';
 import { TagServiceClient } from '@hallmark/proto/certificates/v1/tags';
@@ -40,6 +41,7 @@ export interface Clients {
   warranty: AsyncClient<WarrantyServiceClient>;
   chainSettings: AsyncClient<ChainSettingsServiceClient>;
   stolen: AsyncClient<LostAndStolenServiceClient>;
+  search: AsyncClient<CertificateSearchServiceClient>;
   serviceRecords: AsyncClient<ServiceRecordsServiceClient>;
   allowlist: AsyncClient<AllowlistServiceClient>;
   certificateVouchers: AsyncClient<CertificateVoucherServiceClient>;
@@ -95,6 +97,7 @@ export function createClients(config: Config): Clients {
   const warranty = createGrpcClient(WarrantyServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const chainSettings = createGrpcClient(ChainSettingsServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const stolen = createGrpcClient(LostAndStolenServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
+  const search = createGrpcClient(CertificateSearchServiceClient, config.HALLMARK_CERTIFICATES_ADDR, opts);
   const serviceRecords = createGrpcClient(
     ServiceRecordsServiceClient,
     config.HALLMARK_CERTIFICATES_ADDR,
@@ -135,6 +138,7 @@ export function createClients(config: Config): Clients {
     warranty: warranty.api,
     chainSettings: chainSettings.api,
     stolen: stolen.api,
+    search: search.api,
     serviceRecords: serviceRecords.api,
     allowlist: allowlist.api,
     certificateVouchers: certificateVouchers.api,
@@ -159,6 +163,7 @@ export function createClients(config: Config): Clients {
       warranty.close();
       chainSettings.close();
       stolen.close();
+      search.close();
       serviceRecords.close();
       allowlist.close();
       certificateVouchers.close();

@@ -16,6 +16,7 @@ import {
   type Queryable,
 } from '@hallmark/kit';
 import { EVENT_SOURCE, type Scope } from '../domain/certificate.js';
+import { RecipientEmailIndex } from '../domain/email-index.js';
 import { handoverRefused } from '../domain/handover.js';
 import { releaseHandovers, takeHandovers } from '../handover-store.js';
 import { findByIdempotencyKey } from '../idempotency-store.js';
@@ -67,6 +68,8 @@ const REFERENCE_ATTEMPTS = 4;
 
 export class CertificateVoucherStore {
   private readonly encryptor: Encryptor | null;
+  /** The recipient e-mail's blind index (search by e-mail), with the same keys. */
+  private readonly emailIndex: RecipientEmailIndex | null;
   /** The claim's SQL (./claim-store.ts), on the same pool and keys. */
   readonly claims: CertificateVoucherClaimStore;
 
@@ -75,6 +78,7 @@ export class CertificateVoucherStore {
     private readonly opts: CertificateVoucherStoreOptions,
   ) {
     this.encryptor = opts.encryptionKeys ? new Encryptor(opts.encryptionKeys) : null;
+    this.emailIndex = opts.encryptionKeys ? new RecipientEmailIndex(opts.encryptionKeys) : null;
     this.claims = new CertificateVoucherClaimStore(pool, this.encryptor);
   }
 
@@ -167,6 +171,7 @@ export class CertificateVoucherStore {
         certificate_id: item.certificateId,
         metadata: item.metadata,
         recipient_email_enc: item.recipientEmail ? this.encryptor!.encrypt(item.recipientEmail) : null,
+        recipient_email_hmac: item.recipientEmail ? this.emailIndex!.of(item.recipientEmail) : null,
         recipient_name_enc: item.recipientName ? this.encryptor!.encrypt(item.recipientName) : null,
         line_item_gid: item.lineItemGid,
         expires_at: expiresAtOf(now, item.expiryDays).toISOString(),
@@ -191,13 +196,14 @@ export class CertificateVoucherStore {
     }
     await tx.query(
       `INSERT INTO certificate_vouchers (id, enterprise_id, livemode, request_id, position, reference_number, url,
-         certificate_id, metadata, recipient_email_enc, recipient_name_enc, line_item_gid, expires_at,
-         minted_event_at, created_at, updated_at)
+         certificate_id, metadata, recipient_email_enc, recipient_email_hmac, recipient_name_enc, line_item_gid,
+         expires_at, minted_event_at, created_at, updated_at)
        SELECT r.id, $1, $2, $3, r.position, r.reference_number, r.url, r.certificate_id, r.metadata,
-         r.recipient_email_enc, r.recipient_name_enc, r.line_item_gid, r.expires_at,
+         r.recipient_email_enc, r.recipient_email_hmac, r.recipient_name_enc, r.line_item_gid, r.expires_at,
          CASE WHEN r.minted THEN $4::timestamptz END, $4, $4
        FROM jsonb_to_recordset($5::jsonb) AS r(id text, position int, reference_number text, url text,
-         certificate_id text, metadata jsonb, recipient_email_enc text, recipient_name_enc text,
+         certificate_id text, metadata jsonb, recipient_email_enc text, recipient_email_hmac text,
+         recipient_name_enc text,
          line_item_gid text, expires_at timestamptz, minted boolean)`,
       [scope.enterpriseId, scope.livemode, request[0]!.id, now.toISOString(), JSON.stringify(rows)],
     );

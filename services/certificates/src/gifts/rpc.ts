@@ -1,6 +1,7 @@
 // gRPC handlers of GiftService: proto <-> service calls, nothing else.
 import { missingParam, scopeOf, type AsyncHandlers } from '@hallmark/kit';
 import type { Gift, GiftServiceServer } from '@hallmark/proto/certificates/v1/gifts';
+import { pageInfo } from '../domain/page.js';
 import type { PublicReadDeps } from '../rpc.js';
 import { publicStatus, type GiftRecord } from './domain/gift.js';
 import type { GiftService } from './service.js';
@@ -66,6 +67,15 @@ export function createGiftHandlers(
     async getGift(req) {
       if (!req.transfer_id) throw missingParam('transferId');
       return giftToProto(await service.get(scopeOf(req.principal), req.transfer_id));
+    },
+
+    async listGifts(req) {
+      const now = new Date();
+      const { gifts, page, total } = await service.list(scopeOf(req.principal), {
+        status: req.status,
+        page: req.page,
+      });
+      return { gifts: gifts.map((g) => giftToProto(g, now)), page: pageInfo(page, total) };
     },
 
     async getGiftByToken(req) {

@@ -5,6 +5,7 @@ import { counter, HallmarkError, isId, newId, notFound, startAndRecord, type Log
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import { getAddress } from 'ethers';
 import type { CertificateRecord, Scope } from '../domain/certificate.js';
+import { parsePage, type Page } from '../domain/page.js';
 import type { CertificatesStore } from '../store.js';
 import type { WalletRecord, WalletStore } from '../wallets/store.js';
 import { assertTransferable } from '../domain/transferable.js';
@@ -23,6 +24,7 @@ import {
   notificationError,
   notPending,
   parseCreateGift,
+  parseStatusFilter,
   publicStatus,
   type GiftRecord,
 } from './domain/gift.js';
@@ -174,6 +176,17 @@ export class GiftService {
   async get(scope: Scope, id: string): Promise<GiftRecord> {
     if (!isId('gift', id)) throw notFound('gift', id);
     return this.deps.gifts.get(scope, id);
+  }
+
+  /** A page of the scope's gifts, newest first (ListGifts). */
+  async list(
+    scope: Scope,
+    q: { status?: string; page?: { page?: number; limit?: number } },
+  ): Promise<{ gifts: GiftRecord[]; page: Page; total: number }> {
+    const status = parseStatusFilter(q.status);
+    const page = parsePage(q.page);
+    const { gifts, total } = await this.deps.gifts.list(scope, status, page.page, page.limit);
+    return { gifts, page, total };
   }
 
   async resend(scope: Scope, id: string): Promise<{ gift: GiftRecord; methods: string[] }> {

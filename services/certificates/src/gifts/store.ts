@@ -6,6 +6,7 @@ import { Encryptor, HallmarkError, notFound, transaction, type Pool } from '@hal
 import { certificateFromRow, type CertificateRow } from '../certificate-rows.js';
 import { recordCertificateUpdated } from '../certificate-events-store.js';
 import type { CertificateRecord, Scope } from '../domain/certificate.js';
+import { RecipientEmailIndex } from '../domain/email-index.js';
 import { handoverRefused } from '../domain/handover.js';
 import { releaseHandover, takeHandovers } from '../handover-store.js';
 import { recordResaleEvents } from './resale-store.js';
@@ -16,6 +17,7 @@ import {
   type GiftKind,
   type CreateGiftInput,
   type GiftRecord,
+  type GiftStatus,
   type NotificationState,
 } from './domain/gift.js';
 
@@ -45,12 +47,15 @@ const alreadyGifted = () =>
 
 export class GiftStore {
   private readonly enc: Encryptor;
+  /** The recipient e-mail's blind index (search by e-mail), with the same keys. */
+  private readonly emailIndex: RecipientEmailIndex;
 
   constructor(
     private readonly pool: Pool,
     encryptionKeys: string,
   ) {
     this.enc = new Encryptor(encryptionKeys);
+    this.emailIndex = new RecipientEmailIndex(encryptionKeys);
   }
 
   /**
@@ -87,8 +92,8 @@ export class GiftStore {
         const { rows: inserted } = await tx.query<GiftRow>(
           `INSERT INTO gifts (id, enterprise_id, livemode, certificate_id, creator_id, sender_address,
              recipient_email_enc, recipient_phone_enc, recipient_phone_hash, sender_email_enc, message,
-             claim_token_hash, expires_at, kind, approval)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING *`,
+             claim_token_hash, expires_at, kind, approval, recipient_email_hmac)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING *`,
           [
             gift.id,
             scope.enterpriseId,
@@ -105,6 +110,7 @@ export class GiftStore {
             gift.expiresAt,
             gift.kind ?? 'gift',
             gift.approval ?? null,
+            this.emailIndex.of(gift.recipientEmail),
           ],
         );
         const created = inserted[0]!;
@@ -307,6 +313,33 @@ export class GiftStore {
 
   async markStarted(id: string): Promise<void> {
     await this.pool.query('UPDATE gifts SET workflow_started_at = now() WHERE id = $1', [id]);
+  }
+
+  /**
+   * A page of the scope's gifts (kind `gift`), newest first, and how many there are; `status`
+   * as the API shows it, so `pending` leaves out a pending gift past its expiry (`expired`).
+   */
+  async list(
+    scope: Scope,
+    status: GiftStatus | null,
+    page: number,
+    limit: number,
+  ): Promise<{ gifts: GiftRecord[]; total: number }> {
+    const { rows } = await this.pool.query<GiftRow & { total: string }>(
+      `SELECT *, count(*) OVER () AS total FROM gifts
+       WHERE enterprise_id = $1 AND livemode = $2 AND kind = 'gift'
+         AND ($3::text IS NULL OR (status = $3 AND ($3 <> 'pending' OR expires_at > now())))
+       ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
+      [scope.enterpriseId, scope.livemode, status, limit, (page - 1) * limit],
+    );
+    if (rows[0] || page === 1) return { gifts: rows.map(fromRow), total: Number(rows[0]?.total ?? 0) };
+    // Past the last page the window counts nothing: count on its own.
+    const { rows: c } = await this.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM gifts WHERE enterprise_id = $1 AND livemode = $2 AND kind = 'gift'
+         AND ($3::text IS NULL OR (status = $3 AND ($3 <> 'pending' OR expires_at > now())))`,
+      [scope.enterpriseId, scope.livemode, status],
+    );
+    return { gifts: [], total: Number(c[0]!.n) };
   }
 
   /** Gifts whose workflow Restate has not accepted yet (oldest first). */

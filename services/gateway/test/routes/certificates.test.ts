@@ -1,8 +1,8 @@
-// routes/certificates/: the public read, the health probe and setting a warranty.
+// routes/certificates/: the public read, the health probe, setting a warranty and the search.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { HallmarkError } from '@hallmark/kit';
 import { certificate } from './fixtures.js';
-import { errorCode, startHarness, type Harness } from './harness.js';
+import { errorCode, routeCase, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -205,5 +205,87 @@ describe('PATCH /api/certificates/:id/warranty', () => {
     const invalid = await h.app.inject({ method: 'PATCH', url, headers: h.session, payload: WARRANTY });
     expect(invalid.statusCode).toBe(400);
     expect(invalid.json()).toMatchObject({ code: 'parameter_invalid', param: 'termsUrl' });
+  });
+});
+
+describe('GET /api/certificates/search', () => {
+  const summary = {
+    id: 'cert_1',
+    name: 'Lamp',
+    status: 'minted',
+    token_id: 7,
+    gtin: '09506000134352',
+    serial: 'S1',
+    reference_number: 'HM-ABCD-EFGH-J',
+    created_at: '2026-11-25T00:00:00.000Z',
+    livemode: true,
+  };
+  routeCase(() => h, 'search', {
+    req: { method: 'GET', url: '/api/certificates/search?email=Jane%40example.test&product=lamp&limit=5' },
+    scope: 'transactions.read',
+    wrongScope: 'vouchers.read',
+    call: 'searchCertificates',
+    answer: () => ({
+      certificates: [
+        summary,
+        {
+          ...summary,
+          id: 'cert_2',
+          token_id: undefined,
+          gtin: undefined,
+          serial: undefined,
+          reference_number: undefined,
+        },
+      ],
+      page: { page: 1, limit: 5, total: 2, total_pages: 1 },
+    }),
+    status: 200,
+    shape: {
+      success: true,
+      data: {
+        certificates: [
+          {
+            id: 'cert_1',
+            name: 'Lamp',
+            status: 'minted',
+            tokenId: 7,
+            gtin: '09506000134352',
+            serial: 'S1',
+            referenceNumber: 'HM-ABCD-EFGH-J',
+            createdAt: '2026-11-25T00:00:00.000Z',
+            livemode: true,
+          },
+          { id: 'cert_2', tokenId: null, gtin: null, serial: null, referenceNumber: null },
+        ],
+        pagination: { page: 1, limit: 5, totalPages: 1, totalItems: 2 },
+      },
+    },
+    sent: { email: 'Jane@example.test', product: 'lamp', page: { page: 1, limit: 5 } },
+    bad: { url: '/api/certificates/search?product=lamp&limit=101', param: 'limit' },
+    error: new HallmarkError('parameter_invalid', { param: 'referenceNumber' }),
+  });
+
+  it('refuses a query without any criterion (or only blank ones) with 400 parameter_missing, before any call', async () => {
+    for (const q of ['', '?page=2', '?referenceNumber=&product=%20&email=']) {
+      const res = await h.app.inject({
+        method: 'GET',
+        url: `/api/certificates/search${q}`,
+        headers: h.session,
+      });
+      expect([q, res.statusCode, errorCode(res.json())]).toEqual([q, 400, 'parameter_missing']);
+    }
+    expect(h.calls).toEqual([]);
+  });
+
+  it('refuses unknown or overlong parameters with 400 before any call', async () => {
+    for (const q of ['?name=lamp', `?product=${'x'.repeat(201)}`, `?referenceNumber=${'H'.repeat(33)}`]) {
+      const res = await h.app.inject({
+        method: 'GET',
+        url: `/api/certificates/search${q}`,
+        headers: h.session,
+      });
+      expect([q.slice(0, 20), res.statusCode]).toEqual([q.slice(0, 20), 400]);
+    }
+    expect(h.calls).toEqual([]);
   });
 });

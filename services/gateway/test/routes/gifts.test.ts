@@ -235,3 +235,57 @@ describe('POST /api/certificates/gift/claim/:token', () => {
     });
   });
 });
+
+describe('GET /api/certificates/gifts', () => {
+  routeCase(() => h, 'gifts', {
+    req: { method: 'GET', url: '/api/certificates/gifts?status=claimed&page=2&limit=1' },
+    scope: 'transactions.read',
+    wrongScope: 'vouchers.read',
+    call: 'listGifts',
+    answer: () => ({
+      gifts: [gift({ status: 'claimed' })],
+      page: { page: 2, limit: 1, total: 3, total_pages: 3 },
+    }),
+    status: 200,
+    shape: {
+      success: true,
+      data: {
+        gifts: [{ ...presented, status: 'claimed', livemode: true }],
+        pagination: { page: 2, limit: 1, totalPages: 3, totalItems: 3 },
+      },
+    },
+    sent: { status: 'claimed', page: { page: 2, limit: 1 } },
+    bad: { url: '/api/certificates/gifts?status=expired', param: 'status' },
+    error: new HallmarkError('parameter_invalid', { param: 'limit' }),
+  });
+
+  it('asks for the first page of 20 by default and takes the sender’s scope too', async () => {
+    h.answer('gifts', 'listGifts', async () => ({
+      gifts: [],
+      page: { page: 1, limit: 20, total: 0, total_pages: 0 },
+    }));
+    const res = await h.app.inject({
+      method: 'GET',
+      url: '/api/certificates/gifts',
+      headers: h.keyWith(['transactions.create']),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      success: true,
+      data: { gifts: [], pagination: { page: 1, limit: 20, totalPages: 0, totalItems: 0 } },
+    });
+    expect(h.callsTo('gifts', 'listGifts')[0]).toMatchObject({ page: { page: 1, limit: 20 } });
+  });
+
+  it('refuses a page past the limits with 400 before any call', async () => {
+    for (const q of ['limit=101', 'page=0', 'limit=abc', 'unknown=1']) {
+      const res = await h.app.inject({
+        method: 'GET',
+        url: `/api/certificates/gifts?${q}`,
+        headers: h.session,
+      });
+      expect([q, res.statusCode]).toEqual([q, 400]);
+    }
+    expect(h.calls).toEqual([]);
+  });
+});

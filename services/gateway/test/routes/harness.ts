@@ -30,6 +30,7 @@ import { CertificateVoucherServiceService } from '@hallmark/proto/certificates/v
 import { WarrantyServiceService } from '@hallmark/proto/certificates/v1/warranty';
 import { ChainSettingsServiceService } from '@hallmark/proto/certificates/v1/chain_settings';
 import { LostAndStolenServiceService } from '@hallmark/proto/certificates/v1/stolen';
+import { CertificateSearchServiceService } from '@hallmark/proto/certificates/v1/search';
 import { ServiceRecordsServiceService } from '@hallmark/proto/certificates/v1/service_records';
 import { KeysServiceService, type KeyAuth } from '@hallmark/proto/keys/v1/keys';
 import { TemplatesServiceService } from '@hallmark/proto/notify/v1/templates';
@@ -74,6 +75,7 @@ const SERVICES = {
   warranty: WarrantyServiceService,
   chainSettings: ChainSettingsServiceService,
   stolen: LostAndStolenServiceService,
+  search: CertificateSearchServiceService,
   serviceRecords: ServiceRecordsServiceService,
   allowlist: AllowlistServiceService,
   certificateVouchers: CertificateVoucherServiceService,

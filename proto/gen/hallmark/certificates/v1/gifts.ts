@@ -18,12 +18,23 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Principal } from "../../common/v1/common.js";
+import { PageInfo, PageRequest, Principal } from "../../common/v1/common.js";
 import { IssuerProfile } from "./certificates.js";
 
 export const protobufPackage = "hallmark.certificates.v1";
 
 export const protobufFileName = "hallmark/certificates/v1/gifts.proto";
+
+export interface ListGiftsRequest {
+  principal?: Principal | undefined;
+  status?: string | undefined;
+  page?: PageRequest | undefined;
+}
+
+export interface ListGiftsResponse {
+  gifts: Gift[];
+  page?: PageInfo | undefined;
+}
 
 export interface CreateGiftRequest {
   principal?: Principal | undefined;
@@ -139,6 +150,171 @@ export interface ClaimGiftResponse {
   /** True when this recipient had already claimed it (this answer repeats that claim). */
   replayed: boolean;
 }
+
+function createBaseListGiftsRequest(): ListGiftsRequest {
+  return { principal: undefined, status: undefined, page: undefined };
+}
+
+export const ListGiftsRequest: MessageFns<ListGiftsRequest> = {
+  encode(message: ListGiftsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.status !== undefined) {
+      writer.uint32(18).string(message.status);
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListGiftsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListGiftsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListGiftsRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : undefined,
+      page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+    };
+  },
+
+  toJSON(message: ListGiftsRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.status !== undefined) {
+      obj.status = message.status;
+    }
+    if (message.page !== undefined) {
+      obj.page = PageRequest.toJSON(message.page);
+    }
+    return obj;
+  },
+};
+
+function createBaseListGiftsResponse(): ListGiftsResponse {
+  return { gifts: [], page: undefined };
+}
+
+export const ListGiftsResponse: MessageFns<ListGiftsResponse> = {
+  encode(message: ListGiftsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.gifts) {
+      Gift.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page !== undefined) {
+      PageInfo.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListGiftsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListGiftsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.gifts.push(Gift.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListGiftsResponse {
+    return {
+      gifts: globalThis.Array.isArray(object?.gifts) ? object.gifts.map((e: any) => Gift.fromJSON(e)) : [],
+      page: isSet(object.page) ? PageInfo.fromJSON(object.page) : undefined,
+    };
+  },
+
+  toJSON(message: ListGiftsResponse): unknown {
+    const obj: any = {};
+    if (message.gifts?.length) {
+      obj.gifts = message.gifts.map((e) => Gift.toJSON(e));
+    }
+    if (message.page !== undefined) {
+      obj.page = PageInfo.toJSON(message.page);
+    }
+    return obj;
+  },
+};
 
 function createBaseCreateGiftRequest(): CreateGiftRequest {
   return {
@@ -1536,6 +1712,21 @@ export const GiftServiceService = {
     responseSerialize: (value: Gift): Buffer => Buffer.from(Gift.encode(value).finish()),
     responseDeserialize: (value: Buffer): Gift => Gift.decode(value),
   },
+  /**
+   * The enterprise's gifts (of the principal's mode; kind `gift` only: resales have their own
+   * reads), newest first, each as GetGift answers it; optionally only those of one status (pending,
+   * claiming, claimed, revoked; another → parameter_invalid). Expired gifts are removed, so
+   * never listed. page: 1…; limit: 1…100 (default 20).
+   */
+  listGifts: {
+    path: "/hallmark.certificates.v1.GiftService/ListGifts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListGiftsRequest): Buffer => Buffer.from(ListGiftsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListGiftsRequest => ListGiftsRequest.decode(value),
+    responseSerialize: (value: ListGiftsResponse): Buffer => Buffer.from(ListGiftsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListGiftsResponse => ListGiftsResponse.decode(value),
+  },
 } as const;
 
 export interface GiftServiceServer extends UntypedServiceImplementation {
@@ -1574,6 +1765,13 @@ export interface GiftServiceServer extends UntypedServiceImplementation {
   claimGift: handleUnaryCall<ClaimGiftRequest, ClaimGiftResponse>;
   /** The creator's read of a gift (status, times, transaction hash). */
   getGift: handleUnaryCall<GetGiftRequest, Gift>;
+  /**
+   * The enterprise's gifts (of the principal's mode; kind `gift` only: resales have their own
+   * reads), newest first, each as GetGift answers it; optionally only those of one status (pending,
+   * claiming, claimed, revoked; another → parameter_invalid). Expired gifts are removed, so
+   * never listed. page: 1…; limit: 1…100 (default 20).
+   */
+  listGifts: handleUnaryCall<ListGiftsRequest, ListGiftsResponse>;
 }
 
 export interface GiftServiceClient extends Client {
@@ -1692,6 +1890,27 @@ export interface GiftServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Gift) => void,
+  ): ClientUnaryCall;
+  /**
+   * The enterprise's gifts (of the principal's mode; kind `gift` only: resales have their own
+   * reads), newest first, each as GetGift answers it; optionally only those of one status (pending,
+   * claiming, claimed, revoked; another → parameter_invalid). Expired gifts are removed, so
+   * never listed. page: 1…; limit: 1…100 (default 20).
+   */
+  listGifts(
+    request: ListGiftsRequest,
+    callback: (error: ServiceError | null, response: ListGiftsResponse) => void,
+  ): ClientUnaryCall;
+  listGifts(
+    request: ListGiftsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListGiftsResponse) => void,
+  ): ClientUnaryCall;
+  listGifts(
+    request: ListGiftsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListGiftsResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -6,6 +6,15 @@ import { isId } from '@hallmark/kit/ids';
 import { isEmailAddress } from '@hallmark/kit/text';
 
 export type GiftStatus = 'pending' | 'claiming' | 'claimed' | 'revoked';
+export const GIFT_STATUSES: readonly GiftStatus[] = ['pending', 'claiming', 'claimed', 'revoked'];
+
+/** ListGifts' status filter: unset or empty is every status; anything else → parameter_invalid. */
+export function parseStatusFilter(status: string | undefined): GiftStatus | null {
+  if (!status) return null;
+  if (!(GIFT_STATUSES as readonly string[]).includes(status))
+    throw invalidParam('status', `status must be one of ${GIFT_STATUSES.join(', ')}.`);
+  return status as GiftStatus;
+}
 /** A gift, or an owner's resale (a gift that records `resold` and may await the brand: ./resale.ts). */
 export type GiftKind = 'gift' | 'resale';
 /** A resale's brand approval (migration 3331): null when the brand's policy asks none. */
