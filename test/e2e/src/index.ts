@@ -106,7 +106,9 @@ export async function startTestStack(opts: Partial<StackOptions> = {}): Promise<
       );
       await admin.end();
       for (const { datname } of rows) await dropDatabase(datname);
-      rmSync(dataDir, { recursive: true, force: true });
+      // E2E_KEEP_LOGS=1 keeps the processes' logs (<dataDir>/logs) for a run to be diagnosed.
+      if (process.env.E2E_KEEP_LOGS === '1') console.log(`e2e: logs kept in ${dataDir}/logs`);
+      else rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

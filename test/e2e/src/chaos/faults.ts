@@ -63,11 +63,18 @@ export async function injectFaults(o: FaultOptions, h: History, stop: AbortSigna
   const { kinds } = faultKinds(o.stack, o.parts.cluster !== undefined);
   // The first deck holds every kind once (a short run sees each); later ones hold three kills
   // each, so every process (replicas included) comes round in a longer run. On clustered
-  // engines later decks hold every kind once too: a failover costs ~50 s (Patroni's 20 s
-  // leader ttl, then the old primary's rejoin), and a 10-minute run must see each clustered
-  // kind at least five times.
+  // engines later decks hold each clustered kind, one kill and one chain fault (the chain kinds
+  // take turns): a failover costs ~50 s (Patroni's 20 s leader ttl, then the old primary's
+  // rejoin), and a 10-minute run must see each clustered kind at least five times.
   const clustered = o.parts.cluster !== undefined;
-  const later = (): FaultKind[] => (clustered ? [...kinds] : [...kinds, 'kill-service', 'kill-service']);
+  const chainKinds = kinds.filter((k) => k === 'stall-mining' || k === 'base-fee-spike');
+  let round = 0;
+  const later = (): FaultKind[] => {
+    round++;
+    if (!clustered) return [...kinds, 'kill-service', 'kill-service'];
+    const chain = chainKinds.length ? [chainKinds[round % chainKinds.length]!] : [];
+    return [...CLUSTER_FAULT_KINDS, 'kill-service', ...chain];
+  };
   let deck: FaultKind[] = shuffle([...kinds], o.rng);
   const targets: string[] = [];
   while (!stop.aborted) {
