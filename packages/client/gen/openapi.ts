@@ -2093,6 +2093,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/platform/integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The enterprise’s shop integrations, newest install first
+         * @description Every shop the session’s enterprise installed the app in (active or uninstalled), each as `GET /api/platform/integration` answers it. Never an access token or webhook secret.
+         *
+         *     A user session token only.
+         */
+        get: operations["platformListIntegrations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/platform/webhooks/register": {
         parameters: {
             query?: never;
@@ -10215,6 +10237,74 @@ export interface operations {
                                 occurredAt: string;
                             } | null;
                         };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    platformListIntegrations: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Items per page (at most 100) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the integrations */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        integrations: {
+                            shop: string;
+                            enterpriseId: string;
+                            apiKeyId?: string | null;
+                            /** @enum {string} */
+                            status: "active" | "uninstalled";
+                            settings: {
+                                autoFulfill?: boolean;
+                                productTemplateMapping?: {
+                                    [key: string]: unknown;
+                                } | null;
+                            };
+                            /** Format: date-time */
+                            installedAt?: string;
+                            /** Format: date-time */
+                            updatedAt?: string;
+                            /** @description The last paid order that could not become its job; null when none (or a later one did) */
+                            lastError?: {
+                                code: string;
+                                message: string;
+                                param?: string | null;
+                                orderId: string;
+                                orderName?: string | null;
+                                /** Format: date-time */
+                                occurredAt: string;
+                            } | null;
+                        }[];
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };

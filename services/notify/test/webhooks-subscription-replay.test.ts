@@ -9,7 +9,6 @@ import {
   connectBus,
   createGuardedAgent,
   createLogger,
-  HallmarkError,
   newId,
   openDatabase,
   OutboundGuard,
@@ -30,6 +29,8 @@ import type { Agent } from 'undici';
 import { createWebhooks, type Webhooks } from '../src/webhooks/index.js';
 import {
   makeCertificate,
+  principal,
+  refusal,
   startReceiver,
   TEST_ENCRYPTION_KEY,
   verifyEnterpriseSignature,
@@ -44,19 +45,6 @@ let agent: Agent;
 let receiver: Receiver;
 let webhooks: Webhooks;
 let api: Webhooks['api'];
-
-const principal = (enterpriseId: string = newId('enterprise'), livemode = true): Principal => ({
-  enterprise_id: enterpriseId,
-  livemode,
-  actor_id: 'user_t',
-  actor_type: 'user',
-  scopes: [],
-});
-const refusal = (p: Promise<unknown>) =>
-  p.then(
-    () => null,
-    (e: HallmarkError) => ({ code: e.code, http: e.httpStatus }),
-  );
 
 beforeAll(async () => {
   receiver = await startReceiver(await makeCertificate());
@@ -175,7 +163,7 @@ describe("replaying an enterprise subscription's delivery", () => {
     const d = await api.sendSubscriptionTest({ principal: p, subscription_id: subId }, CALL);
     const retry = (who: Principal, subscription_id: string, delivery_id: string) =>
       refusal(api.retrySubscriptionDelivery({ principal: who, subscription_id, delivery_id }, CALL));
-    const notFound = { code: 'resource_not_found', http: 404 };
+    const notFound = expect.objectContaining({ code: 'resource_not_found', http: 404 });
 
     expect(await retry(principal(), subId, d.id)).toEqual(notFound);
     expect(await retry(principal(ent, false), subId, d.id)).toEqual(notFound);

@@ -4,8 +4,11 @@
 import { defineEndpoint } from '../../endpoint/define.js';
 import { bool, closed, list, str, Type } from '../../endpoint/schema.js';
 import { principalOf } from '../shared.js';
+import { pageQuery } from '../bounds.js';
+import { Pagination, presentPagination } from '../pagination.js';
 import {
   Credentials,
+  Integration,
   IntegrationAnswer,
   ok,
   presentIntegration,
@@ -128,6 +131,40 @@ export const platformGetIntegration = defineEndpoint({
       { idempotent: true },
     );
     return { success: true as const, integration: presentIntegration(i) };
+  },
+});
+
+export const platformListIntegrations = defineEndpoint({
+  method: 'GET',
+  url: '/api/platform/integrations',
+  operationId: 'platformListIntegrations',
+  tags: TAGS,
+  summary: 'The enterprise’s shop integrations, newest install first',
+  description:
+    'Every shop the session’s enterprise installed the app in (active or uninstalled), each as ' +
+    '`GET /api/platform/integration` answers it. Never an access token or webhook secret.',
+  access: SESSION,
+  querystring: closed(pageQuery),
+  responses: {
+    200: {
+      description: 'A page of the integrations',
+      schema: Type.Object(
+        { success: ok, integrations: list(Integration, 100), pagination: Pagination },
+        { additionalProperties: false },
+      ),
+    },
+  },
+  handler: async (request, { clients }) => {
+    const q = request.query;
+    const res = await clients.platform.listIntegrations(
+      { principal: principalOf(request), page: { page: q.page ?? 1, limit: q.limit ?? 20 } },
+      { idempotent: true },
+    );
+    return {
+      success: true as const,
+      integrations: res.integrations.map(presentIntegration),
+      pagination: presentPagination(res.pagination!),
+    };
   },
 });
 
