@@ -2102,7 +2102,7 @@ export interface paths {
         };
         /**
          * The enterprise’s shop integrations, newest install first
-         * @description Every shop the session’s enterprise installed the app in (active or uninstalled), each as `GET /api/platform/integration` answers it. Never an access token or webhook secret.
+         * @description Every shop the session’s enterprise installed the app in (active or uninstalled), each as `GET /api/platform/integration` answers it; never an access token or webhook secret. `{success, data:{integrations, pagination:{page, limit, totalPages, totalItems}}}`.
          *
          *     A user session token only.
          */
@@ -10254,9 +10254,7 @@ export interface operations {
     platformListIntegrations: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
                 page?: number;
-                /** @description Items per page (at most 100) */
                 limit?: number;
             };
             header?: never;
@@ -10265,7 +10263,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of the integrations */
+            /** @description A page of the integrations, newest install first */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -10277,34 +10275,45 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: true;
-                        integrations: {
-                            shop: string;
-                            enterpriseId: string;
-                            apiKeyId?: string | null;
-                            /** @enum {string} */
-                            status: "active" | "uninstalled";
-                            settings: {
-                                autoFulfill?: boolean;
-                                productTemplateMapping?: {
-                                    [key: string]: unknown;
-                                } | null;
-                            };
-                            /** Format: date-time */
-                            installedAt?: string;
-                            /** Format: date-time */
-                            updatedAt?: string;
-                            /** @description The last paid order that could not become its job; null when none (or a later one did) */
-                            lastError?: {
-                                code: string;
-                                message: string;
-                                param?: string | null;
-                                orderId: string;
-                                orderName?: string | null;
+                        data: {
+                            integrations: {
+                                shop: string;
+                                enterpriseId: string;
+                                apiKeyId?: string | null;
+                                /** @enum {string} */
+                                status: "active" | "uninstalled";
+                                settings: {
+                                    autoFulfill?: boolean;
+                                    productTemplateMapping?: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                };
                                 /** Format: date-time */
-                                occurredAt: string;
-                            } | null;
-                        }[];
-                        pagination: components["schemas"]["Pagination"];
+                                installedAt?: string;
+                                /** Format: date-time */
+                                updatedAt?: string;
+                                /** @description The last paid order that could not become its job; null when none (or a later one did) */
+                                lastError?: {
+                                    code: string;
+                                    message: string;
+                                    param?: string | null;
+                                    orderId: string;
+                                    orderName?: string | null;
+                                    /** Format: date-time */
+                                    occurredAt: string;
+                                } | null;
+                            }[];
+                            pagination: {
+                                /** Format: int32 */
+                                page: number;
+                                /** Format: int32 */
+                                limit: number;
+                                /** Format: int64 */
+                                totalPages: number;
+                                /** Format: int64 */
+                                totalItems: number;
+                            };
+                        };
                     };
                 };
             };

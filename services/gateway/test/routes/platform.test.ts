@@ -203,13 +203,18 @@ describe('GET /api/platform/integrations', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       success: true,
-      integrations: [
-        expect.objectContaining({ shop: SHOP, apiKeyId: 'key_1', status: 'active', lastError: null }),
-        expect.objectContaining({ shop: 'old-shop.myshopify.com', status: 'uninstalled' }),
-      ],
-      pagination: { page: 2, limit: 5, total: 7, total_pages: 2 },
+      data: {
+        integrations: [
+          expect.objectContaining({ shop: SHOP, apiKeyId: 'key_1', status: 'active', lastError: null }),
+          expect.objectContaining({ shop: 'old-shop.myshopify.com', status: 'uninstalled' }),
+        ],
+        pagination: { page: 2, limit: 5, totalPages: 2, totalItems: 7 },
+      },
     });
-    expect(res.json().integrations[0].settings).toEqual({ autoFulfill: false, productTemplateMapping: null });
+    expect(res.json().data.integrations[0].settings).toEqual({
+      autoFulfill: false,
+      productTemplateMapping: null,
+    });
     const [call] = h.callsTo('platform', 'listIntegrations');
     expect(call).toMatchObject({ page: { page: 2, limit: 5 } });
     expect(call.principal.enterprise_id).toBe(ENT);
