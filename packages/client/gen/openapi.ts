@@ -556,6 +556,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/enterprise/webhooks/{webhook_id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attempt a delivery of the subscription now (a replay for a finished one: same event id)
+         * @description A failed or succeeded delivery gets one more attempt, with no automatic retries after it; a pending one has its next attempt moved to now. Signed again at the attempt (X-Webhook-*, the subscription’s secret). A delivery of another subscription: 404; an attempt in flight: 409.
+         *
+         *     A user session token only.
+         */
+        post: operations["retryEnterpriseWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/enterprise/webhooks/{webhook_id}/test": {
         parameters: {
             query?: never;
@@ -2063,6 +2085,28 @@ export interface paths {
          *     A user session token only.
          */
         get: operations["platformGetIntegration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/platform/integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The enterprise’s shop integrations, newest install first
+         * @description Every shop the session’s enterprise installed the app in (active or uninstalled), each as `GET /api/platform/integration` answers it; never an access token or webhook secret. `{success, data:{integrations, pagination:{page, limit, totalPages, totalItems}}}`.
+         *
+         *     A user session token only.
+         */
+        get: operations["platformListIntegrations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5093,6 +5137,49 @@ export interface operations {
             403: components["responses"]["ApiError403"];
             404: components["responses"]["ApiError404"];
             414: components["responses"]["ApiError414"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    retryEnterpriseWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, queued again */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        delivery: components["schemas"]["Delivery"];
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            409: components["responses"]["ApiError409"];
+            413: components["responses"]["ApiError413"];
+            414: components["responses"]["ApiError414"];
+            422: components["responses"]["ApiError422"];
             429: components["responses"]["ApiError429"];
             500: components["responses"]["ApiError500"];
             502: components["responses"]["ApiError502"];
@@ -10149,6 +10236,83 @@ export interface operations {
                                 /** Format: date-time */
                                 occurredAt: string;
                             } | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ApiError400"];
+            401: components["responses"]["ApiError401"];
+            403: components["responses"]["ApiError403"];
+            404: components["responses"]["ApiError404"];
+            429: components["responses"]["ApiError429"];
+            500: components["responses"]["ApiError500"];
+            502: components["responses"]["ApiError502"];
+            503: components["responses"]["ApiError503"];
+            504: components["responses"]["ApiError504"];
+        };
+    };
+    platformListIntegrations: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the integrations, newest install first */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            integrations: {
+                                shop: string;
+                                enterpriseId: string;
+                                apiKeyId?: string | null;
+                                /** @enum {string} */
+                                status: "active" | "uninstalled";
+                                settings: {
+                                    autoFulfill?: boolean;
+                                    productTemplateMapping?: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                };
+                                /** Format: date-time */
+                                installedAt?: string;
+                                /** Format: date-time */
+                                updatedAt?: string;
+                                /** @description The last paid order that could not become its job; null when none (or a later one did) */
+                                lastError?: {
+                                    code: string;
+                                    message: string;
+                                    param?: string | null;
+                                    orderId: string;
+                                    orderName?: string | null;
+                                    /** Format: date-time */
+                                    occurredAt: string;
+                                } | null;
+                            }[];
+                            pagination: {
+                                /** Format: int32 */
+                                page: number;
+                                /** Format: int32 */
+                                limit: number;
+                                /** Format: int64 */
+                                totalPages: number;
+                                /** Format: int64 */
+                                totalItems: number;
+                            };
                         };
                     };
                 };

@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   connectBus,
   createLogger,
-  HallmarkError,
   newId,
   openDatabase,
   transaction,
@@ -19,10 +18,9 @@ import {
   TEST_NATS_URL,
   uniqueDatabaseName,
 } from '@hallmark/kit/testing';
-import type { Principal } from '@hallmark/proto/common/v1/common';
 import path from 'node:path';
 import { createWebhooks, type Webhooks } from '../src/webhooks/index.js';
-import { TEST_ENCRYPTION_KEY } from './webhooks-helpers.js';
+import { principal, refusal, TEST_ENCRYPTION_KEY } from './webhooks-helpers.js';
 
 const CALL = { requestId: 'req_test', deadlineMs: Infinity };
 const database = uniqueDatabaseName('notify');
@@ -31,19 +29,7 @@ let bus: Bus;
 let webhooks: Webhooks;
 let api: Webhooks['api'];
 
-const principal = (enterpriseId: string = newId('enterprise'), livemode = true): Principal => ({
-  enterprise_id: enterpriseId,
-  livemode,
-  actor_id: 'user_t',
-  actor_type: 'user',
-  scopes: ['admin.*'],
-});
 const URL_OK = 'https://93.184.216.34/hooks';
-const refusal = (p: Promise<unknown>) =>
-  p.then(
-    () => null,
-    (e: HallmarkError) => ({ code: e.code, param: e.param, message: e.message, http: e.httpStatus }),
-  );
 
 beforeAll(async () => {
   pool = await openDatabase({

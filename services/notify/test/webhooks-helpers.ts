@@ -1,12 +1,30 @@
 // Test wiring for the webhooks half: a fresh database per test file, a local HTTPS receiver
 // with a self-signed certificate made at test time, and an independent verifier of both
 // signature schemes (written from the specs, not from src/).
+import { newId, type HallmarkError } from '@hallmark/kit';
+import type { Principal } from '@hallmark/proto/common/v1/common';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
 
 export const TEST_ENCRYPTION_KEY = '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';
+
+/** A user of `enterpriseId` (default: a fresh enterprise) in `livemode`, as the gateway sends it. */
+export const principal = (enterpriseId: string = newId('enterprise'), livemode = true): Principal => ({
+  enterprise_id: enterpriseId,
+  livemode,
+  actor_id: 'user_t',
+  actor_type: 'user',
+  scopes: ['admin.*'],
+});
+
+/** What a call was refused with (null when it succeeded). */
+export const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: HallmarkError) => ({ code: e.code, param: e.param, message: e.message, http: e.httpStatus }),
+  );
 
 export interface Received {
   path: string;

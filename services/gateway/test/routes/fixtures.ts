@@ -78,6 +78,18 @@ export const webhookEndpoint = (over: object = {}) => ({
   ...over,
 });
 
+/** An enterprise webhook subscription (wh_…) as notify answers it. */
+export const subscription = (over: object = {}) => ({
+  id: 'whs_1',
+  url: 'https://shop.example/hook',
+  events: ['voucher.created'],
+  enabled: true,
+  created_at: '2025-01-01T00:00:00.000Z',
+  status: 'active',
+  consecutive_failures: 0,
+  ...over,
+});
+
 export const delivery = (over: object = {}) => ({
   id: 'wd_1',
   endpoint_id: 'we_1',

@@ -2,7 +2,7 @@
 // credentials and settings, fulfillment retry and the platform's inbound webhooks.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { HallmarkError } from '@hallmark/kit';
-import { expectMapped, expectSessionOnly, startHarness, type Harness } from './harness.js';
+import { ENT, expectMapped, expectSessionOnly, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -184,6 +184,51 @@ describe('GET /api/platform/integration', () => {
       occurredAt: '2025-01-02T00:00:00.000Z',
     });
     expect(h.callsTo('platform', 'getIntegration')[0]).toMatchObject({ shop: SHOP });
+  });
+
+  it('takes only a user session', async () => {
+    await expectSessionOnly(h, req);
+  });
+});
+
+describe('GET /api/platform/integrations', () => {
+  const req = { method: 'GET' as const, url: '/api/platform/integrations?page=2&limit=5' };
+
+  it("lists the session's enterprise's integrations with the page asked for", async () => {
+    h.answer('platform', 'listIntegrations', async () => ({
+      integrations: [integration, { ...integration, shop: 'old-shop.myshopify.com', status: 'uninstalled' }],
+      pagination: { page: 2, limit: 5, total: 7, total_pages: 2 },
+    }));
+    const res = await h.app.inject({ ...req, headers: h.session });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      success: true,
+      data: {
+        integrations: [
+          expect.objectContaining({ shop: SHOP, apiKeyId: 'key_1', status: 'active', lastError: null }),
+          expect.objectContaining({ shop: 'old-shop.myshopify.com', status: 'uninstalled' }),
+        ],
+        pagination: { page: 2, limit: 5, totalPages: 2, totalItems: 7 },
+      },
+    });
+    expect(res.json().data.integrations[0].settings).toEqual({
+      autoFulfill: false,
+      productTemplateMapping: null,
+    });
+    const [call] = h.callsTo('platform', 'listIntegrations');
+    expect(call).toMatchObject({ page: { page: 2, limit: 5 } });
+    expect(call.principal.enterprise_id).toBe(ENT);
+  });
+
+  it('refuses a limit over 100 with 400 naming it, before any call', async () => {
+    const res = await h.app.inject({
+      ...req,
+      url: '/api/platform/integrations?limit=101',
+      headers: h.session,
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ success: false, param: 'limit' });
+    expect(h.calls).toEqual([]);
   });
 
   it('takes only a user session', async () => {

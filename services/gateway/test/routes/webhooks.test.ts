@@ -2,8 +2,8 @@
 // dashboard's subscriptions (a user session).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { HallmarkError } from '@hallmark/kit';
-import { delivery, pageInfo, webhookEndpoint } from './fixtures.js';
-import { expectMapped, expectSessionOnly, routeCase, startHarness, type Harness } from './harness.js';
+import { delivery, pageInfo, subscription as sub, webhookEndpoint } from './fixtures.js';
+import { ENT, expectMapped, expectSessionOnly, routeCase, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -12,16 +12,20 @@ beforeAll(async () => {
 afterAll(() => h.close());
 beforeEach(() => h.reset());
 
-const sub = (over: object = {}) => ({
-  id: 'whs_1',
-  url: 'https://shop.example/hook',
-  events: ['voucher.created'],
-  enabled: true,
-  created_at: '2025-01-01T00:00:00.000Z',
-  status: 'active',
-  consecutive_failures: 0,
-  ...over,
-});
+/** A session route's guarantees: a user session only, and the service's `error` in the api envelope. */
+function sessionGuarantees(
+  req: { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; url: string; payload?: object },
+  call: string,
+  error = new HallmarkError('resource_not_found'),
+  what = "another enterprise's subscription (404)",
+) {
+  it('takes only a user session', async () => {
+    await expectSessionOnly(h, req);
+  });
+  it(`maps ${what} to the api envelope`, async () => {
+    await expectMapped(h, ['webhooks', call], error, { ...req, headers: h.session });
+  });
+}
 
 describe('POST /api/enterprise/webhooks', () => {
   const payload = { url: 'https://shop.example/hook', events: ['voucher.created'] };
@@ -55,21 +59,12 @@ describe('POST /api/enterprise/webhooks', () => {
     expect(h.calls).toEqual([]);
   });
 
-  it('takes only a user session', async () => {
-    await expectSessionOnly(h, req);
-  });
-
-  it("maps the service's parameter_invalid (a non-https url) to the api envelope", async () => {
-    await expectMapped(
-      h,
-      ['webhooks', 'createSubscription'],
-      new HallmarkError('parameter_invalid', { param: 'url' }),
-      {
-        ...req,
-        headers: h.session,
-      },
-    );
-  });
+  sessionGuarantees(
+    req,
+    'createSubscription',
+    new HallmarkError('parameter_invalid', { param: 'url' }),
+    "the service's parameter_invalid (a non-https url)",
+  );
 });
 
 describe('GET /api/enterprise/webhooks', () => {
@@ -83,16 +78,12 @@ describe('GET /api/enterprise/webhooks', () => {
     expect(res.json().webhooks[0]).not.toHaveProperty('secret');
   });
 
-  it('takes only a user session', async () => {
-    await expectSessionOnly(h, req);
-  });
-
-  it("maps the service's errors to the api envelope", async () => {
-    await expectMapped(h, ['webhooks', 'listSubscriptions'], new HallmarkError('service_unavailable'), {
-      ...req,
-      headers: h.session,
-    });
-  });
+  sessionGuarantees(
+    req,
+    'listSubscriptions',
+    new HallmarkError('service_unavailable'),
+    "the service's errors",
+  );
 });
 
 describe('GET /api/enterprise/webhooks/:webhook_id', () => {
@@ -106,16 +97,7 @@ describe('GET /api/enterprise/webhooks/:webhook_id', () => {
     expect(h.callsTo('webhooks', 'getSubscription')[0]).toMatchObject({ subscription_id: 'whs_1' });
   });
 
-  it('takes only a user session', async () => {
-    await expectSessionOnly(h, req);
-  });
-
-  it("maps another enterprise's subscription (404) to the api envelope", async () => {
-    await expectMapped(h, ['webhooks', 'getSubscription'], new HallmarkError('resource_not_found'), {
-      ...req,
-      headers: h.session,
-    });
-  });
+  sessionGuarantees(req, 'getSubscription');
 });
 
 describe('DELETE /api/enterprise/webhooks/:webhook_id', () => {
@@ -128,16 +110,7 @@ describe('DELETE /api/enterprise/webhooks/:webhook_id', () => {
     expect(res.json()).toEqual({ success: true, id: 'whs_1', deleted: true });
   });
 
-  it('takes only a user session', async () => {
-    await expectSessionOnly(h, req);
-  });
-
-  it("maps another enterprise's subscription (404) to the api envelope", async () => {
-    await expectMapped(h, ['webhooks', 'deleteSubscription'], new HallmarkError('resource_not_found'), {
-      ...req,
-      headers: h.session,
-    });
-  });
+  sessionGuarantees(req, 'deleteSubscription');
 });
 
 const ADMIN = { scope: 'admin.*', wrongScope: 'transactions.read' };
@@ -296,16 +269,7 @@ describe('PATCH /api/enterprise/webhooks/:webhook_id', () => {
     expect(h.calls).toEqual([]);
   });
 
-  it('takes only a user session', async () => {
-    await expectSessionOnly(h, req);
-  });
-
-  it("maps another enterprise's subscription (404) to the api envelope", async () => {
-    await expectMapped(h, ['webhooks', 'updateSubscription'], new HallmarkError('resource_not_found'), {
-      ...req,
-      headers: h.session,
-    });
-  });
+  sessionGuarantees(req, 'updateSubscription');
 });
 
 describe('GET /api/enterprise/webhooks/:webhook_id/deliveries', () => {
@@ -355,18 +319,7 @@ describe('GET /api/enterprise/webhooks/:webhook_id/deliveries', () => {
     expect(h.calls).toEqual([]);
   });
 
-  it('takes only a user session', async () => {
-    await expectSessionOnly(h, req);
-  });
-
-  it("maps another enterprise's subscription (404) to the api envelope", async () => {
-    await expectMapped(
-      h,
-      ['webhooks', 'listSubscriptionDeliveries'],
-      new HallmarkError('resource_not_found'),
-      { ...req, headers: h.session },
-    );
-  });
+  sessionGuarantees(req, 'listSubscriptionDeliveries');
 });
 
 describe('POST /api/enterprise/webhooks/:webhook_id/test', () => {
@@ -392,16 +345,50 @@ describe('POST /api/enterprise/webhooks/:webhook_id/test', () => {
     });
   });
 
-  it('takes only a user session', async () => {
-    await expectSessionOnly(h, req);
+  sessionGuarantees(
+    req,
+    'sendSubscriptionTest',
+    new HallmarkError('parameter_invalid', { param: 'event_type' }),
+    "the service's parameter_invalid (an unknown type)",
+  );
+});
+
+describe('POST /api/enterprise/webhooks/:webhook_id/deliveries/:delivery_id/retry', () => {
+  const req = { method: 'POST' as const, url: '/api/enterprise/webhooks/whs_1/deliveries/dlv_1/retry' };
+
+  it('queues the delivery again (202) and names the subscription and the delivery to the service', async () => {
+    h.answer('webhooks', 'retrySubscriptionDelivery', async () =>
+      delivery({
+        id: 'dlv_1',
+        endpoint_id: '',
+        subscription_id: 'whs_1',
+        status: 'pending',
+        max_attempts: 7,
+      }),
+    );
+    const res = await h.app.inject({ ...req, headers: h.session });
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toMatchObject({
+      success: true,
+      delivery: { id: 'dlv_1', webhook_id: 'whs_1', status: 'pending', max_attempts: 7 },
+    });
+    expect(h.callsTo('webhooks', 'retrySubscriptionDelivery')).toEqual([
+      expect.objectContaining({
+        subscription_id: 'whs_1',
+        delivery_id: 'dlv_1',
+        principal: expect.anything(),
+      }),
+    ]);
+    expect(h.callsTo('webhooks', 'retrySubscriptionDelivery')[0].principal.enterprise_id).toBe(ENT);
   });
 
-  it("maps the service's parameter_invalid (an unknown type) to the api envelope", async () => {
-    await expectMapped(
-      h,
-      ['webhooks', 'sendSubscriptionTest'],
-      new HallmarkError('parameter_invalid', { param: 'event_type' }),
-      { ...req, headers: h.session },
-    );
+  it('refuses an over-long delivery id with 400 naming it, before any call', async () => {
+    const url = `/api/enterprise/webhooks/whs_1/deliveries/${'d'.repeat(65)}/retry`;
+    const res = await h.app.inject({ ...req, url, headers: h.session });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ success: false, param: 'delivery_id' });
+    expect(h.calls).toEqual([]);
   });
+
+  sessionGuarantees(req, 'retrySubscriptionDelivery');
 });

@@ -304,10 +304,16 @@ export class DeliveriesStore {
   /**
    * Schedules an attempt now. A finished delivery (succeeded or failed) gets exactly one more
    * attempt (a replay); a pending one has its next attempt moved to now. Refused while an
-   * attempt is in flight.
+   * attempt is in flight. One rule for an endpoint's and a subscription's delivery: the
+   * worker signs each attempt as its kind (column) wants.
    */
-  async retryNow(scope: Scope, endpointId: string, id: string): Promise<DeliveryRecord> {
-    const current = await this.get(scope, endpointId, id);
+  async retryNow(
+    scope: Scope,
+    targetId: string,
+    id: string,
+    column: 'endpoint_id' | 'subscription_id' = 'endpoint_id',
+  ): Promise<DeliveryRecord> {
+    const current = await this.get(scope, targetId, id, column);
     if (current.inFlight)
       throw new HallmarkError('resource_locked', {
         message: 'An attempt of this delivery is in flight; retry later.',
@@ -316,15 +322,15 @@ export class DeliveriesStore {
       `UPDATE webhook_deliveries SET
          max_attempts = CASE WHEN status = 'pending' THEN max_attempts ELSE attempts + 1 END,
          status = 'pending', next_attempt_at = now()
-       WHERE id = $1 AND endpoint_id = $2 AND NOT (claim_token IS NOT NULL AND next_attempt_at > now())`,
-      [id, endpointId],
+       WHERE id = $1 AND ${column} = $2 AND NOT (claim_token IS NOT NULL AND next_attempt_at > now())`,
+      [id, targetId],
     );
     if (!rowCount)
       throw new HallmarkError('resource_locked', {
         message: 'An attempt of this delivery is in flight; retry later.',
       });
     await this.pool.query(`SELECT pg_notify('${WAKE_CHANNEL}', '')`);
-    return this.get(scope, endpointId, id);
+    return this.get(scope, targetId, id, column);
   }
 
   /** Queues one delivery of a synthetic event (`body`) to one endpoint or subscription. */

@@ -189,6 +189,12 @@ export function createWebhooksHandlers(service: WebhooksService): AsyncHandlers<
       );
     },
 
+    async retrySubscriptionDelivery(req) {
+      return deliveryToProto(
+        await service.retrySubscriptionDelivery(scopeOf(req.principal), req.subscription_id, req.delivery_id),
+      );
+    },
+
     async listListenDeliveries(req) {
       const { deliveries, total, page } = await service.listListenDeliveries(
         scopeOf(req.principal),

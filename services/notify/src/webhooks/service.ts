@@ -56,6 +56,10 @@ function subscriptionId(id: string): string {
   if (!isId('enterpriseWebhook', id)) throw notFound('webhook', id);
   return id;
 }
+function deliveryIdOf(id: string): string {
+  if (!isId('delivery', id)) throw notFound('delivery', id);
+  return id;
+}
 
 export interface EndpointInput {
   url?: string;
@@ -153,8 +157,7 @@ export class WebhooksService {
 
   retryDelivery(scope: Scope, rawEndpointId: string, deliveryId: string): Promise<DeliveryRecord> {
     const id = endpointId(rawEndpointId);
-    if (!isId('delivery', deliveryId)) throw notFound('delivery', deliveryId);
-    return this.deliveries.retryNow(scope, id, deliveryId);
+    return this.deliveries.retryNow(scope, id, deliveryIdOf(deliveryId));
   }
 
   /** A synthetic event of the requested type (default: the endpoint's first), delivered like any other. */
@@ -229,6 +232,12 @@ export class WebhooksService {
     const event = { id: newId('event'), type };
     const body = enterpriseTestBody(type, new Date());
     return this.deliveries.enqueueTest(scope, sub.id, event, body, 'subscription_id');
+  }
+
+  /** A replay (or an earlier attempt) of a subscription's delivery: retryDelivery's rule, X-Webhook-* signed. */
+  retrySubscriptionDelivery(scope: Scope, rawId: string, deliveryId: string): Promise<DeliveryRecord> {
+    const id = subscriptionId(rawId);
+    return this.deliveries.retryNow(scope, id, deliveryIdOf(deliveryId), 'subscription_id');
   }
 
   async listListenDeliveries(

@@ -13,6 +13,7 @@ type InstallRpcs = Pick<
   | 'registerWebhooks'
   | 'updateSettings'
   | 'getIntegration'
+  | 'listIntegrations'
 >;
 
 export function integrationToProto(i: IntegrationRecord): Integration {
@@ -78,6 +79,13 @@ export function installHandlers(svc: InstallService): InstallRpcs {
     },
     async getIntegration(req) {
       return integrationToProto(await svc.integration(requirePrincipal(req.principal), req.shop));
+    },
+    async listIntegrations(req) {
+      const { integrations, total, page } = await svc.integrations(requirePrincipal(req.principal), req.page);
+      return {
+        integrations: integrations.map(integrationToProto),
+        pagination: { ...page, total, total_pages: Math.ceil(total / page.limit) },
+      };
     },
     async updateSettings(req) {
       return integrationToProto(

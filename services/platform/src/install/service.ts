@@ -6,6 +6,7 @@ import type { Principal } from '@hallmark/proto/common/v1/common';
 import type { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import { AdminApiError, type AdminApi } from '../admin-api/client.js';
 import { parseShop, parseSupplied, SCOPES, verifyCallback } from './domain/oauth.js';
+import { parsePage } from './domain/page.js';
 import { parseMapping } from './domain/settings.js';
 import type { InstallStore, IntegrationRecord, SetupCredentials } from './store.js';
 
@@ -174,6 +175,12 @@ export class InstallService {
   /** The principal's shop's integration (another enterprise's: not found). */
   async integration(principal: Principal, shopRaw: string): Promise<IntegrationRecord> {
     return this.store.forTenant(parseShop(shopRaw, this.cfg.shopSuffix), principal.enterprise_id);
+  }
+
+  /** A page of the principal's enterprise's integrations, newest install first. */
+  async integrations(principal: Principal, rawPage: { page?: number; limit?: number } | undefined) {
+    const page = parsePage(rawPage);
+    return { ...(await this.store.listForTenant(principal.enterprise_id, page)), page };
   }
 
   /**

@@ -180,6 +180,24 @@ export class InstallStore {
     return row(rows[0]);
   }
 
+  /**
+   * A page of the enterprise's integrations, newest install first, and how many it has. Only
+   * the columns an integration is shown with: no ciphertext of a token or secret is read.
+   */
+  async listForTenant(
+    enterpriseId: string,
+    page: { page: number; limit: number },
+  ): Promise<{ integrations: IntegrationRecord[]; total: number }> {
+    const { rows } = await this.pool.query(
+      `SELECT shop, enterprise_id, livemode, status, api_key_id, api_key_provisioned, auto_fulfill,
+         product_template_mapping, last_error, installed_at, updated_at, count(*) OVER ()::int AS total
+       FROM integrations WHERE enterprise_id = $1
+       ORDER BY installed_at DESC, shop LIMIT $2 OFFSET $3`,
+      [enterpriseId, page.limit, (page.page - 1) * page.limit],
+    );
+    return { integrations: rows.map(row), total: rows[0]?.total ?? 0 };
+  }
+
   async forShop(shop: string, q: Pool | PoolClient = this.pool): Promise<IntegrationRecord | null> {
     const { rows } = await q.query('SELECT * FROM integrations WHERE shop = $1', [shop]);
     return rows[0] ? row(rows[0]) : null;

@@ -129,6 +129,12 @@ export interface SendSubscriptionTestRequest {
   event_type?: string | undefined;
 }
 
+export interface RetrySubscriptionDeliveryRequest {
+  principal?: Principal | undefined;
+  subscription_id: string;
+  delivery_id: string;
+}
+
 export interface ListenRequest {
   principal?:
     | Principal
@@ -1583,6 +1589,104 @@ export const SendSubscriptionTestRequest: MessageFns<SendSubscriptionTestRequest
     }
     if (message.event_type !== undefined) {
       obj.eventType = message.event_type;
+    }
+    return obj;
+  },
+};
+
+function createBaseRetrySubscriptionDeliveryRequest(): RetrySubscriptionDeliveryRequest {
+  return { principal: undefined, subscription_id: "", delivery_id: "" };
+}
+
+export const RetrySubscriptionDeliveryRequest: MessageFns<RetrySubscriptionDeliveryRequest> = {
+  encode(message: RetrySubscriptionDeliveryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.subscription_id !== "") {
+      writer.uint32(18).string(message.subscription_id);
+    }
+    if (message.delivery_id !== "") {
+      writer.uint32(26).string(message.delivery_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RetrySubscriptionDeliveryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRetrySubscriptionDeliveryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subscription_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.delivery_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RetrySubscriptionDeliveryRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      subscription_id: isSet(object.subscriptionId)
+        ? globalThis.String(object.subscriptionId)
+        : isSet(object.subscription_id)
+        ? globalThis.String(object.subscription_id)
+        : "",
+      delivery_id: isSet(object.deliveryId)
+        ? globalThis.String(object.deliveryId)
+        : isSet(object.delivery_id)
+        ? globalThis.String(object.delivery_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RetrySubscriptionDeliveryRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.subscription_id !== "") {
+      obj.subscriptionId = message.subscription_id;
+    }
+    if (message.delivery_id !== "") {
+      obj.deliveryId = message.delivery_id;
     }
     return obj;
   },
@@ -3879,6 +3983,26 @@ export const WebhooksServiceService = {
     responseDeserialize: (value: Buffer): Delivery => Delivery.decode(value),
   },
   /**
+   * Schedules an attempt of one of the subscription's deliveries now, as RetryDelivery does
+   * for an endpoint: a failed or succeeded delivery is replayed (one more attempt, no
+   * automatic retries after it); a pending one has its next attempt moved to now. Same event
+   * id and body, signed again at the attempt as every subscription delivery is (X-Webhook-*,
+   * the subscription's secret). A disabled subscription's delivery waits until it is enabled.
+   * A delivery of another subscription, enterprise or mode: NOT_FOUND; an attempt in flight:
+   * resource_locked.
+   */
+  retrySubscriptionDelivery: {
+    path: "/hallmark.notify.v1.WebhooksService/RetrySubscriptionDelivery" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RetrySubscriptionDeliveryRequest): Buffer =>
+      Buffer.from(RetrySubscriptionDeliveryRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RetrySubscriptionDeliveryRequest =>
+      RetrySubscriptionDeliveryRequest.decode(value),
+    responseSerialize: (value: Delivery): Buffer => Buffer.from(Delivery.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Delivery => Delivery.decode(value),
+  },
+  /**
    * A listen session (`hallmark listen`): a real subscription of its own (lsn_…) to the
    * enterprise's events in principal.livemode, every versioned and enterprise type or those
    * in `events`. The first message carries the session (id and its whsec_ signing secret);
@@ -3978,6 +4102,16 @@ export interface WebhooksServiceServer extends UntypedServiceImplementation {
    * subscription alone (body marked `test: true`). Returns the pending delivery.
    */
   sendSubscriptionTest: handleUnaryCall<SendSubscriptionTestRequest, Delivery>;
+  /**
+   * Schedules an attempt of one of the subscription's deliveries now, as RetryDelivery does
+   * for an endpoint: a failed or succeeded delivery is replayed (one more attempt, no
+   * automatic retries after it); a pending one has its next attempt moved to now. Same event
+   * id and body, signed again at the attempt as every subscription delivery is (X-Webhook-*,
+   * the subscription's secret). A disabled subscription's delivery waits until it is enabled.
+   * A delivery of another subscription, enterprise or mode: NOT_FOUND; an attempt in flight:
+   * resource_locked.
+   */
+  retrySubscriptionDelivery: handleUnaryCall<RetrySubscriptionDeliveryRequest, Delivery>;
   /**
    * A listen session (`hallmark listen`): a real subscription of its own (lsn_…) to the
    * enterprise's events in principal.livemode, every versioned and enterprise type or those
@@ -4280,6 +4414,30 @@ export interface WebhooksServiceClient extends Client {
   ): ClientUnaryCall;
   sendSubscriptionTest(
     request: SendSubscriptionTestRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Delivery) => void,
+  ): ClientUnaryCall;
+  /**
+   * Schedules an attempt of one of the subscription's deliveries now, as RetryDelivery does
+   * for an endpoint: a failed or succeeded delivery is replayed (one more attempt, no
+   * automatic retries after it); a pending one has its next attempt moved to now. Same event
+   * id and body, signed again at the attempt as every subscription delivery is (X-Webhook-*,
+   * the subscription's secret). A disabled subscription's delivery waits until it is enabled.
+   * A delivery of another subscription, enterprise or mode: NOT_FOUND; an attempt in flight:
+   * resource_locked.
+   */
+  retrySubscriptionDelivery(
+    request: RetrySubscriptionDeliveryRequest,
+    callback: (error: ServiceError | null, response: Delivery) => void,
+  ): ClientUnaryCall;
+  retrySubscriptionDelivery(
+    request: RetrySubscriptionDeliveryRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Delivery) => void,
+  ): ClientUnaryCall;
+  retrySubscriptionDelivery(
+    request: RetrySubscriptionDeliveryRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Delivery) => void,

@@ -18,7 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { Principal } from "../../common/v1/common.js";
+import { PageInfo, PageRequest, Principal } from "../../common/v1/common.js";
 
 export const protobufPackage = "hallmark.platform.v1";
 
@@ -92,6 +92,16 @@ export interface UpdateSettingsRequest {
 export interface GetIntegrationRequest {
   principal?: Principal | undefined;
   shop: string;
+}
+
+export interface ListIntegrationsRequest {
+  principal?: Principal | undefined;
+  page?: PageRequest | undefined;
+}
+
+export interface ListIntegrationsResponse {
+  integrations: Integration[];
+  pagination?: PageInfo | undefined;
 }
 
 export interface Integration {
@@ -1184,6 +1194,158 @@ export const GetIntegrationRequest: MessageFns<GetIntegrationRequest> = {
   },
 };
 
+function createBaseListIntegrationsRequest(): ListIntegrationsRequest {
+  return { principal: undefined, page: undefined };
+}
+
+export const ListIntegrationsRequest: MessageFns<ListIntegrationsRequest> = {
+  encode(message: ListIntegrationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListIntegrationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListIntegrationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListIntegrationsRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      page: isSet(object.page) ? PageRequest.fromJSON(object.page) : undefined,
+    };
+  },
+
+  toJSON(message: ListIntegrationsRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.page !== undefined) {
+      obj.page = PageRequest.toJSON(message.page);
+    }
+    return obj;
+  },
+};
+
+function createBaseListIntegrationsResponse(): ListIntegrationsResponse {
+  return { integrations: [], pagination: undefined };
+}
+
+export const ListIntegrationsResponse: MessageFns<ListIntegrationsResponse> = {
+  encode(message: ListIntegrationsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.integrations) {
+      Integration.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.pagination !== undefined) {
+      PageInfo.encode(message.pagination, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListIntegrationsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListIntegrationsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.integrations.push(Integration.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pagination = PageInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListIntegrationsResponse {
+    return {
+      integrations: globalThis.Array.isArray(object?.integrations)
+        ? object.integrations.map((e: any) => Integration.fromJSON(e))
+        : [],
+      pagination: isSet(object.pagination) ? PageInfo.fromJSON(object.pagination) : undefined,
+    };
+  },
+
+  toJSON(message: ListIntegrationsResponse): unknown {
+    const obj: any = {};
+    if (message.integrations?.length) {
+      obj.integrations = message.integrations.map((e) => Integration.toJSON(e));
+    }
+    if (message.pagination !== undefined) {
+      obj.pagination = PageInfo.toJSON(message.pagination);
+    }
+    return obj;
+  },
+};
+
 function createBaseIntegration(): Integration {
   return {
     shop: "",
@@ -2195,6 +2357,22 @@ export const PlatformServiceService = {
     responseDeserialize: (value: Buffer): Integration => Integration.decode(value),
   },
   /**
+   * The principal's enterprise's integrations (every shop it installed, active or
+   * uninstalled), newest install first, a page at a time; each as GetIntegration answers it.
+   * Read-only; never an access token or webhook secret.
+   */
+  listIntegrations: {
+    path: "/hallmark.platform.v1.PlatformService/ListIntegrations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListIntegrationsRequest): Buffer =>
+      Buffer.from(ListIntegrationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListIntegrationsRequest => ListIntegrationsRequest.decode(value),
+    responseSerialize: (value: ListIntegrationsResponse): Buffer =>
+      Buffer.from(ListIntegrationsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListIntegrationsResponse => ListIntegrationsResponse.decode(value),
+  },
+  /**
    * One inbound platform webhook, raw body as received. Wrong or missing HMAC:
    * authentication_failed. Duplicates (same webhook id, or same topic + order) answer
    * duplicate = true and do nothing new. orders/paid records the order (payment.succeeded)
@@ -2268,6 +2446,12 @@ export interface PlatformServiceServer extends UntypedServiceImplementation {
    * not become its job (last_error). Another enterprise's shop: resource_not_found.
    */
   getIntegration: handleUnaryCall<GetIntegrationRequest, Integration>;
+  /**
+   * The principal's enterprise's integrations (every shop it installed, active or
+   * uninstalled), newest install first, a page at a time; each as GetIntegration answers it.
+   * Read-only; never an access token or webhook secret.
+   */
+  listIntegrations: handleUnaryCall<ListIntegrationsRequest, ListIntegrationsResponse>;
   /**
    * One inbound platform webhook, raw body as received. Wrong or missing HMAC:
    * authentication_failed. Duplicates (same webhook id, or same topic + order) answer
@@ -2420,6 +2604,26 @@ export interface PlatformServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Integration) => void,
+  ): ClientUnaryCall;
+  /**
+   * The principal's enterprise's integrations (every shop it installed, active or
+   * uninstalled), newest install first, a page at a time; each as GetIntegration answers it.
+   * Read-only; never an access token or webhook secret.
+   */
+  listIntegrations(
+    request: ListIntegrationsRequest,
+    callback: (error: ServiceError | null, response: ListIntegrationsResponse) => void,
+  ): ClientUnaryCall;
+  listIntegrations(
+    request: ListIntegrationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListIntegrationsResponse) => void,
+  ): ClientUnaryCall;
+  listIntegrations(
+    request: ListIntegrationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListIntegrationsResponse) => void,
   ): ClientUnaryCall;
   /**
    * One inbound platform webhook, raw body as received. Wrong or missing HMAC:

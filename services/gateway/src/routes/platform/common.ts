@@ -40,7 +40,8 @@ export const Credentials = Type.Object(
   { additionalProperties: false },
 );
 
-const Integration = Type.Object(
+/** An integration as the platform endpoints show it (never a token or secret). */
+export const Integration = Type.Object(
   {
     shop: str(255),
     enterpriseId: str(64),

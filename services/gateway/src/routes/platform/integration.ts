@@ -2,10 +2,12 @@
 // re-registration, the integration itself and its settings (user session; a shop of
 // another enterprise is 404).
 import { defineEndpoint } from '../../endpoint/define.js';
-import { bool, closed, list, str, Type } from '../../endpoint/schema.js';
+import { bool, closed, list, str, Type, wrapped } from '../../endpoint/schema.js';
 import { principalOf } from '../shared.js';
+import { ApiPagination, apiPageOf, apiPageQuery, presentApiPagination } from '../pagination.js';
 import {
   Credentials,
+  Integration,
   IntegrationAnswer,
   ok,
   presentIntegration,
@@ -128,6 +130,45 @@ export const platformGetIntegration = defineEndpoint({
       { idempotent: true },
     );
     return { success: true as const, integration: presentIntegration(i) };
+  },
+});
+
+export const platformListIntegrations = defineEndpoint({
+  method: 'GET',
+  url: '/api/platform/integrations',
+  operationId: 'platformListIntegrations',
+  tags: TAGS,
+  summary: 'The enterprise’s shop integrations, newest install first',
+  description:
+    'Every shop the session’s enterprise installed the app in (active or uninstalled), each as ' +
+    '`GET /api/platform/integration` answers it; never an access token or webhook secret. ' +
+    '`{success, data:{integrations, pagination:{page, limit, totalPages, totalItems}}}`.',
+  access: SESSION,
+  querystring: closed(apiPageQuery),
+  responses: {
+    200: {
+      description: 'A page of the integrations, newest install first',
+      schema: wrapped(
+        Type.Object(
+          { integrations: list(Integration, 100), pagination: ApiPagination },
+          { additionalProperties: false },
+        ),
+      ),
+    },
+  },
+  handler: async (request, { clients }) => {
+    const page = apiPageOf(request.query);
+    const res = await clients.platform.listIntegrations(
+      { principal: principalOf(request), page },
+      { idempotent: true },
+    );
+    return {
+      success: true as const,
+      data: {
+        integrations: res.integrations.map(presentIntegration),
+        pagination: presentApiPagination(res.pagination, page),
+      },
+    };
   },
 });
 

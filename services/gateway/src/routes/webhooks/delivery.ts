@@ -59,6 +59,12 @@ export function presentDelivery(d: DeliveryRecord): Static<typeof Delivery> {
   };
 }
 
+/** A delivery's path: its endpoint or subscription, and itself. */
+export const deliveryParams = closed({
+  webhook_id: Type.String({ minLength: 1, maxLength: 64 }),
+  delivery_id: Type.String({ minLength: 1, maxLength: 64 }),
+});
+
 /** `page`, `limit` and `status` of every delivery list. */
 export const DeliveriesQuery = closed({
   ...pageQuery,

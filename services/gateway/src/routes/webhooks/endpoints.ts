@@ -12,6 +12,7 @@ import { principalOf } from '../shared.js';
 import {
   Delivery,
   DeliveriesQuery,
+  deliveryParams,
   DeliveryPage,
   pageOf,
   presentDelivery,
@@ -182,10 +183,7 @@ export const retryWebhookDelivery = defineEndpoint({
   tags: TAGS,
   summary: 'Attempt a delivery now (a replay for a finished one: same event id, new signature)',
   access: ADMIN,
-  params: closed({
-    webhook_id: Type.String({ minLength: 1, maxLength: 64 }),
-    delivery_id: Type.String({ minLength: 1, maxLength: 64 }),
-  }),
+  params: deliveryParams,
   responses: { 202: { description: 'The delivery, queued again', schema: Delivery } },
   handler: async (request, { clients }) =>
     presentDelivery(

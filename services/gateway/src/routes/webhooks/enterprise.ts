@@ -5,7 +5,15 @@ import type { Access } from '../../endpoint/define.js';
 import { defineEndpoint } from '../../endpoint/define.js';
 import { bool, closed, idParams, list, str, Type } from '../../endpoint/schema.js';
 import { principalOf } from '../shared.js';
-import { Delivery, DeliveriesQuery, DeliveryPage, pageOf, presentDeliveryPage } from './delivery.js';
+import {
+  Delivery,
+  DeliveriesQuery,
+  deliveryParams,
+  DeliveryPage,
+  pageOf,
+  presentDelivery,
+  presentDeliveryPage,
+} from './delivery.js';
 import { presentSubscription, Subscription } from './subscription.js';
 import { sendTestEvent, testEventRequest } from './test-event.js';
 
@@ -155,6 +163,36 @@ export const listEnterpriseWebhookDeliveries = defineEndpoint({
         },
         { idempotent: true },
       ),
+    ),
+  }),
+});
+
+export const retryEnterpriseWebhookDelivery = defineEndpoint({
+  method: 'POST',
+  url: '/api/enterprise/webhooks/:webhook_id/deliveries/:delivery_id/retry',
+  operationId: 'retryEnterpriseWebhookDelivery',
+  tags: TAGS,
+  summary: 'Attempt a delivery of the subscription now (a replay for a finished one: same event id)',
+  description:
+    'A failed or succeeded delivery gets one more attempt, with no automatic retries after it; a pending one ' +
+    'has its next attempt moved to now. Signed again at the attempt (X-Webhook-*, the subscription’s ' +
+    'secret). A delivery of another subscription: 404; an attempt in flight: 409.',
+  access: SESSION,
+  params: deliveryParams,
+  responses: {
+    202: {
+      description: 'The delivery, queued again',
+      schema: Type.Object({ success: ok, delivery: Delivery }),
+    },
+  },
+  handler: async (request, { clients }) => ({
+    success: true as const,
+    delivery: presentDelivery(
+      await clients.webhooks.retrySubscriptionDelivery({
+        principal: principalOf(request),
+        subscription_id: request.params.webhook_id,
+        delivery_id: request.params.delivery_id,
+      }),
     ),
   }),
 });
