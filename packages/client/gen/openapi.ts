@@ -2194,7 +2194,7 @@ export interface paths {
          * Receive an order or app webhook from the platform
          * @description Topics `orders/create` (recorded), `orders/paid` (certificate vouchers are issued by a bulk job, then the order is fulfilled when `settings.autoFulfill` is on; emits `payment.succeeded`), `orders/cancelled` (the order’s unclaimed certificate vouchers are voided), `app/uninstalled` (integration disabled, token wiped, provisioned key revoked). The raw body is verified against `X-Platform-Hmac-Sha256` (base64 HMAC-SHA256 with the app secret). The headers are not signed, so the body must be bound to `X-Platform-Shop-Domain`: an `app/uninstalled` body names the shop (`myshopify_domain`), an order names it in `order_status_url` when that is on a store domain, and an order already heard from another shop is refused; `X-Platform-Triggered-At` must be within the last 6 hours (5 minutes of clock skew ahead). Any of these failing answers 401 and does nothing. `app/uninstalled` acts only once the platform refuses the shop’s access token (while it still works the delivery is a replay: acknowledged, nothing done). A duplicate (same `X-Platform-Webhook-Id`, or the same topic and order) is acknowledged with `duplicate: true` and does nothing.
          *
-         *     Public: no credential. Rate group `public` (spec › Limits).
+         *     Public: no credential. Rate group `platform_webhook` (spec › Limits).
          */
         post: operations["platformReceiveWebhook"];
         delete?: never;

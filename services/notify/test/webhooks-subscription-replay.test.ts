@@ -117,18 +117,20 @@ describe("replaying an enterprise subscription's delivery", () => {
     // The first attempt failed: the next is a minute away. Retrying moves it to now.
     const waiting = await settled(p, sub.id, queued.id, 1, 'pending');
     expect(Date.parse(waiting.next_attempt_at!) - Date.now()).toBeGreaterThan(50_000);
-    expect(await retry()).toMatchObject({ status: 'pending', max_attempts: 2, subscription_id: sub.id });
+    // The answer's status and attempts may already show the worker's attempt (it polls every
+    // 100 ms); the one more attempt granted is what it always says.
+    expect(await retry()).toMatchObject({ max_attempts: 2, subscription_id: sub.id });
     const failed = await settled(p, sub.id, queued.id, 2, 'failed');
     expect(failed.attempt_log.map((a) => a.status_code)).toEqual([500, 500]);
 
     // Failed: a replay is one more attempt, delivered now.
     answer = 200;
-    expect(await retry()).toMatchObject({ status: 'pending', attempts: 2, max_attempts: 3 });
+    expect(await retry()).toMatchObject({ max_attempts: 3 });
     await settled(p, sub.id, queued.id, 3, 'succeeded');
 
     // Succeeded: a replay that fails is not retried on the schedule.
     answer = 500;
-    expect(await retry()).toMatchObject({ status: 'pending', max_attempts: 4 });
+    expect(await retry()).toMatchObject({ max_attempts: 4 });
     const last = await settled(p, sub.id, queued.id, 4, 'failed');
     expect(last.next_attempt_at).toBeUndefined();
     await new Promise((r) => setTimeout(r, 300));

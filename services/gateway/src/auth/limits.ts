@@ -69,4 +69,9 @@ export const GROUP_WINDOWS: Record<RateGroup, Window> = {
   public: { name: 'public', points: 300, durationSec: MIN },
   // The verification page runs five chain reads per view: tighter, per client address.
   verify_page: { name: 'verify_page', points: 60, durationSec: MIN },
+  // The platform's signed order webhooks, per sending address: a flash sale is thousands of
+  // orders a minute from a few of the platform's addresses, and a 429 there delays paid
+  // orders by the platform's backoff (hours). A forged flood still stops here, and fails its
+  // HMAC before anything is recorded.
+  platform_webhook: { name: 'platform_webhook', points: 6000, durationSec: MIN },
 };

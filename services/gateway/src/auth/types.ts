@@ -17,6 +17,7 @@ export type RateGroup =
   | 'bulk_json'
   | 'allowlist_write'
   | 'verify_page'
+  | 'platform_webhook'
   | 'public';
 
 export interface AuthInfo {

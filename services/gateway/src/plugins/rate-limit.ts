@@ -37,7 +37,7 @@ declare module 'fastify' {
 const windowName = (w: Window): string => (w.name === 'min' ? 'minute' : w.name);
 
 /** Groups of unauthenticated routes: counted per client address. */
-const PUBLIC_GROUPS: ReadonlySet<string> = new Set(['public', 'verify_page']);
+const PUBLIC_GROUPS: ReadonlySet<string> = new Set(['public', 'verify_page', 'platform_webhook']);
 
 /** The key prefix of a window's counters (rate-limiter-flexible's `keyPrefix`). */
 const prefixOf = (w: Window) => `hm_rl:${w.name}:${w.points}:${w.durationSec}`;

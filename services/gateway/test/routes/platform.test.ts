@@ -315,6 +315,22 @@ describe('POST /api/platform/webhooks', () => {
     expect(h.callsTo('platform', 'receiveWebhook')[0]).toMatchObject({ hmac: '' });
   });
 
+  it('counts the platform’s deliveries in their own per-address window, not the 300-a-minute public one', async () => {
+    h.answer('platform', 'receiveWebhook', async () => ({ duplicate: false }));
+    const publicRead = () =>
+      h.app.inject({ method: 'GET', url: '/api/certificates/vouchers/HM-0000-0000-0' });
+    const before = Number((await publicRead()).headers['x-ratelimit-remaining']);
+    // A flash sale: more than the public window's 300 a minute from one of the platform's addresses.
+    const answers = [];
+    for (let i = 0; i < 320; i++) answers.push(await h.app.inject({ ...req, headers }));
+    expect(new Set(answers.map((r) => r.statusCode))).toEqual(new Set([200]));
+    expect(answers[0]!.headers['x-ratelimit-limit']).toBe('6000');
+    // The public routes' window of that address is untouched by them.
+    const pub = await publicRead();
+    expect(pub.headers['x-ratelimit-limit']).toBe('300');
+    expect(Number(pub.headers['x-ratelimit-remaining'])).toBe(before - 1);
+  });
+
   it('maps a wrong signature (401) to the api envelope', async () => {
     await expectMapped(h, ['platform', 'receiveWebhook'], new HallmarkError('invalid_token'), {
       ...req,

@@ -2,8 +2,9 @@
 // the faults start) takes orders and marks them paid, and the simulator sends the signed
 // `orders/paid` webhooks to the gateway as the platform would — sometimes two at once for one
 // order, sometimes the same delivery again after it was answered. A delivery without a 200
-// is retried with its webhook id until Hallmark acknowledges it (the platform's retry), also
-// after the load stopped, so every paid order is heard.
+// is retried with its webhook id until Hallmark acknowledges it (the platform's retry, backing
+// off as the platform does: 1 s doubling to 10 s), also after the load stopped, so every paid
+// order is heard.
 import type { SentWebhook, Simulator } from '@hallmark/platform-sim';
 import type { Component, History, PaidOrder } from './history.js';
 import type { Rng } from './prng.js';
@@ -13,6 +14,8 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const WEBHOOK_DEPS: Component[] = ['gateway', 'platform', 'postgres'];
 /** How long the platform retries an unacknowledged delivery. */
 const RETRY_FOR_MS = 120_000;
+/** The longest wait between two of its retries. */
+const RETRY_MAX_WAIT_MS = 10_000;
 
 export const orderGid = (orderId: number) => `gid://shopify/Order/${orderId}`;
 
@@ -49,8 +52,9 @@ export async function runOrders(h: History, shop: Shop, rng: Rng, stop: AbortSig
 async function deliver(h: History, shop: Shop, paid: PaidOrder, repeats: number): Promise<void> {
   const first = paid.webhooks[0]!.webhookId;
   const until = Date.now() + RETRY_FOR_MS;
-  while (!paid.webhooks.some((w) => w.status === 200) && Date.now() < until) {
-    await sleep(1000);
+  for (let wait = 1000; !paid.webhooks.some((w) => w.status === 200) && Date.now() < until;) {
+    await sleep(wait);
+    wait = Math.min(wait * 2, RETRY_MAX_WAIT_MS);
     for (const s of await shop.sim.redeliver(shop.domain, first)) record(h, paid, paid.orderId, s);
   }
   const ok = paid.webhooks.find((w) => w.status === 200);

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { defineEndpoint, registerEndpoints } from '../../endpoint/define.js';
 import { bool, str, Type } from '../../endpoint/schema.js';
 import type { RouteDeps } from '../shared.js';
-import { ok, PUBLIC, TAGS } from './common.js';
+import { ok, TAGS } from './common.js';
 
 /** The platform's largest order bodies stay well under this. */
 const BODY_LIMIT = 2 * 1024 * 1024;
@@ -29,7 +29,8 @@ export const platformReceiveWebhook = defineEndpoint({
     'only once the platform refuses the shop’s access token (while it still works the delivery is a replay: ' +
     'acknowledged, nothing done). A duplicate (same ' +
     '`X-Platform-Webhook-Id`, or the same topic and order) is acknowledged with `duplicate: true` and does nothing.',
-  access: PUBLIC,
+  // No credential (the body's HMAC is the authentication); its own per-address window.
+  access: { auth: 'public', rateGroup: 'platform_webhook' },
   bodyLimit: BODY_LIMIT,
   // No header is required by the schema: the HMAC is checked first, so a request without
   // one is 401 (spec › Authentication 12), not a 400 about headers.
