@@ -71,6 +71,12 @@ export async function openDatabase(opts: DbOptions): Promise<Pool> {
   // An idle client dropped by the server (a restart, a FORCE drop) must not crash the
   // process: pg removes it from the pool, the next query opens a fresh one.
   pool.on('error', () => undefined);
+  // A checked-out client has no 'error' listener of the pool's, so a connection lost while one
+  // is held (a failover in the middle of a transaction, a held advisory lock, LISTEN) emitted an
+  // unhandled 'error' and stopped the process: seven processes of a clustered chaos run exited
+  // on one primary switch. Its query fails instead (the caller sees that), and once released the
+  // broken client is dropped by the pool.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const dirs = [KIT_MIGRATIONS_DIR, ...(opts.migrationsDirs ?? [])];
   if (migrating) {
     await migrate(pool, dirs);

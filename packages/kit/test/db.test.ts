@@ -87,3 +87,20 @@ describe('database per service with migrations', () => {
     expect(rows[0].t).toBeNull();
   });
 });
+
+describe('a connection lost under a checked-out client', () => {
+  it('fails the held client’s next query and never the process; the pool serves on', async () => {
+    const db = uniqueDatabaseName('kitdb');
+    created.push(db);
+    const pool = await open(db);
+    const held = await pool.connect();
+    const { rows } = await held.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    // As a failover does: the server ends the connection while the client is checked out (an
+    // unhandled 'error' event here used to be an uncaught exception: the test would fail).
+    await pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+    await new Promise((r) => setTimeout(r, 300));
+    await expect(held.query('SELECT 1')).rejects.toThrow();
+    held.release(true);
+    expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one).toBe(1);
+  });
+});

@@ -1,51 +1,35 @@
-// Gifts: send a certificate to someone by e-mail, and for each gift sent from this browser
-// (the API has no list of gifts: their transfer ids are remembered here, per mode) its
-// state, resend and revoke (confirmed). Any gift can also be opened by its transfer id.
+// Gifts: send a certificate to someone by e-mail; the enterprise's gifts (paged, by status,
+// `GET /api/certificates/gifts`) with each one's state and notification, resend and revoke
+// (confirmed).
 import { useState } from 'preact/hooks';
+import type { Data } from '@hallmark/client';
 import { client, type PageProps } from '../api';
-import {
-  ConfirmButton,
-  ErrorNote,
-  Notice,
-  Page,
-  Pager,
-  Status,
-  pageOf,
-  useAction,
-  useLoad,
-  when,
-} from '../ui';
+import { ConfirmButton, ErrorNote, Notice, Page, Pager, Status, useAction, useLoad, when } from '../ui';
 
-const remembered = (mode: string): string[] =>
-  JSON.parse(localStorage.getItem(`hallmark.console.gifts.${mode}`) ?? '[]');
-const remember = (mode: string, id: string) =>
-  localStorage.setItem(
-    `hallmark.console.gifts.${mode}`,
-    JSON.stringify([id, ...remembered(mode).filter((x) => x !== id)].slice(0, 200)),
-  );
+type GiftRow = Data<'get', '/api/certificates/gifts'>['data']['gifts'][number];
+type StatusFilter = '' | 'pending' | 'claiming' | 'claimed' | 'revoked';
 
-function Gift({ mode, id, onChange }: { mode: PageProps['mode']; id: string; onChange: () => void }) {
-  const g = useLoad(
-    () => client(mode).get('/api/certificates/gift/{transferId}', { params: { path: { transferId: id } } }),
-    [id],
-  );
+function Gift({ mode, gift, onChange }: { mode: PageProps['mode']; gift: GiftRow; onChange: () => void }) {
   const act = useAction();
   const [note, setNote] = useState('');
+  const id = gift.transferId;
   const path = { transferId: id };
-  const gift = g.data?.gift;
   return (
     <tr>
       <td>
         <code>{id}</code>
       </td>
-      <td>{gift ? <code>{gift.certificateId}</code> : '…'}</td>
-      <td>{gift ? <Status value={gift.status} /> : <ErrorNote error={g.error} />}</td>
       <td>
-        {gift ? `${gift.notification}${gift.notificationError ? `: ${gift.notificationError}` : ''}` : ''}
+        <code>{gift.certificateId}</code>
       </td>
-      <td>{when(gift?.expiresAt)}</td>
+      <td>
+        <Status value={gift.status} />
+      </td>
+      <td>{`${gift.notification ?? '—'}${gift.notificationError ? `: ${gift.notificationError}` : ''}`}</td>
+      <td>{when(gift.createdAt)}</td>
+      <td>{when(gift.expiresAt)}</td>
       <td class="row-actions">
-        {gift?.status === 'pending' && (
+        {gift.status === 'pending' && (
           <>
             <button
               type="button"
@@ -56,7 +40,7 @@ function Gift({ mode, id, onChange }: { mode: PageProps['mode']; id: string; onC
                     params: { path },
                   });
                   setNote(`Sent again by ${r.method}.`);
-                  g.reload();
+                  onChange();
                 })
               }
             >
@@ -70,7 +54,6 @@ function Gift({ mode, id, onChange }: { mode: PageProps['mode']; id: string; onC
               onConfirm={() =>
                 void act.run(async () => {
                   await client(mode).post('/api/certificates/gift/revoke/{transferId}', { params: { path } });
-                  g.reload();
                   onChange();
                 })
               }
@@ -85,29 +68,31 @@ function Gift({ mode, id, onChange }: { mode: PageProps['mode']; id: string; onC
 }
 
 export default function Gifts(p: PageProps) {
-  const [ids, setIds] = useState(remembered(p.mode));
   const [page, setPage] = useState(1);
+  const [status, setStatus] = useState<StatusFilter>('');
   const [certificateId, setCertificateId] = useState('');
   const [email, setEmail] = useState('');
-  const [open, setOpen] = useState('');
   const act = useAction();
-  const add = (id: string) => {
-    remember(p.mode, id);
-    setIds(remembered(p.mode));
-    setPage(1);
-  };
+  const list = useLoad(
+    () =>
+      client(p.mode).get('/api/certificates/gifts', {
+        params: { query: { page, limit: 20, ...(status ? { status } : {}) } },
+      }),
+    [p.mode, page, status],
+  );
   const send = (e: Event) => {
     e.preventDefault();
     void act.run(async () => {
-      const r = await client(p.mode).post('/api/certificates/gift/create', {
+      await client(p.mode).post('/api/certificates/gift/create', {
         body: { certificateId: certificateId.trim(), recipientEmail: email.trim() },
       });
-      add(r.transferId);
       setCertificateId('');
       setEmail('');
+      setPage(1);
+      list.reload();
     });
   };
-  const shown = pageOf(ids, page);
+  const gifts = list.data?.data.gifts ?? [];
   return (
     <Page title="Gifts" intro="Send a certificate to its new owner; resend the e-mail or take the gift back.">
       <form class="inline" onSubmit={send} aria-label="Send a gift">
@@ -132,37 +117,47 @@ export default function Gifts(p: PageProps) {
           Send gift
         </button>
       </form>
-      <form
-        class="inline"
-        onSubmit={(e) => (e.preventDefault(), open.trim() && add(open.trim()), setOpen(''))}
-        aria-label="Open a gift"
-      >
-        <label>
-          Transfer id <input value={open} onInput={(e) => setOpen((e.target as HTMLInputElement).value)} />
-        </label>
-        <button>Open gift</button>
-      </form>
       <ErrorNote error={act.error} />
+      <label>
+        Status{' '}
+        <select
+          value={status}
+          onChange={(e) => (setStatus((e.target as HTMLSelectElement).value as StatusFilter), setPage(1))}
+        >
+          <option value="">all</option>
+          <option value="pending">pending</option>
+          <option value="claiming">claiming</option>
+          <option value="claimed">claimed</option>
+          <option value="revoked">revoked</option>
+        </select>
+      </label>
+      <ErrorNote error={list.error} />
       <table>
-        <caption>Gifts sent from this browser</caption>
+        <caption>Gifts, newest first</caption>
         <thead>
           <tr>
             <th scope="col">Transfer</th>
             <th scope="col">Certificate</th>
             <th scope="col">Status</th>
             <th scope="col">Notification</th>
+            <th scope="col">Sent</th>
             <th scope="col">Expires</th>
             <th scope="col">Actions</th>
           </tr>
         </thead>
         <tbody>
-          {shown.items.map((id) => (
-            <Gift key={id} mode={p.mode} id={id} onChange={() => setIds(remembered(p.mode))} />
+          {gifts.map((g) => (
+            <Gift key={g.transferId} mode={p.mode} gift={g} onChange={list.reload} />
           ))}
         </tbody>
       </table>
-      {ids.length === 0 && <p>No gift sent from this browser yet.</p>}
-      <Pager label="Gifts" page={page} totalPages={shown.totalPages} onPage={setPage} />
+      {list.data && gifts.length === 0 && <p>No gift{status ? ` ${status}` : ''} yet.</p>}
+      <Pager
+        label="Gifts"
+        page={page}
+        totalPages={list.data?.data.pagination.totalPages ?? 1}
+        onPage={setPage}
+      />
     </Page>
   );
 }

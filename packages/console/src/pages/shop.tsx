@@ -1,72 +1,119 @@
-// The shop integration: its state for a shop (installed, the key it uses, the last order that
-// could not become a certificate job) and its settings (automatic fulfilment).
+// The shop integrations: every shop the enterprise installed the app in (paged,
+// `GET /api/platform/integrations`), and for the one chosen its state (installed, the key it
+// uses, the last order that could not become a certificate job) and its settings (automatic
+// fulfilment).
 import { useState } from 'preact/hooks';
+import type { Data } from '@hallmark/client';
 import { client, type PageProps } from '../api';
-import { ErrorNote, Notice, Page, Status, useAction, when } from '../ui';
+import { ErrorNote, Notice, Page, Pager, Status, useAction, useLoad, when } from '../ui';
 
-type Integration = Awaited<ReturnType<typeof load>>['integration'];
-const load = (mode: PageProps['mode'], shop: string) =>
-  client(mode).get('/api/platform/integration', { params: { query: { shop } } });
+type Integration = Data<'get', '/api/platform/integrations'>['data']['integrations'][number];
 
-export default function Shop(p: PageProps) {
-  const [shop, setShop] = useState(localStorage.getItem('hallmark.console.shop') ?? '');
-  const [integration, setIntegration] = useState<Integration | null>(null);
+function Detail({
+  mode,
+  integration,
+  onSaved,
+}: {
+  mode: PageProps['mode'];
+  integration: Integration;
+  onSaved: () => void;
+}) {
+  const [shown, setShown] = useState(integration);
   const [saved, setSaved] = useState(false);
   const act = useAction();
-  const look = (e?: Event) => {
-    e?.preventDefault();
-    localStorage.setItem('hallmark.console.shop', shop.trim());
-    void act.run(async () => setIntegration((await load(p.mode, shop.trim())).integration));
-  };
   const setAuto = (autoFulfill: boolean) =>
     void act.run(async () => {
-      const r = await client(p.mode).patch('/api/platform/integration/settings', {
-        body: { shop: integration!.shop, settings: { autoFulfill } },
+      const r = await client(mode).patch('/api/platform/integration/settings', {
+        body: { shop: shown.shop, settings: { autoFulfill } },
       });
-      setIntegration(r.integration);
+      setShown(r.integration as Integration);
       setSaved(true);
+      onSaved();
     });
   return (
-    <Page title="Shop" intro="Your e-commerce shop's connection: paid orders become certificates.">
-      <form class="inline" onSubmit={look} aria-label="Find the shop">
-        <label>
-          Shop domain{' '}
-          <input
-            value={shop}
-            required
-            placeholder="your-shop.example"
-            onInput={(e) => setShop((e.target as HTMLInputElement).value)}
-          />
-        </label>
-        <button class="primary" disabled={act.busy}>
-          Show
-        </button>
-      </form>
-      <ErrorNote error={act.error} />
-      {integration && (
-        <section class="panel" aria-labelledby="shop-title">
-          <h2 id="shop-title">{integration.shop}</h2>
-          <p>
-            <Status value={integration.status} /> installed {when(integration.installedAt)}, key{' '}
-            <code>{integration.apiKeyId ?? 'none'}</code>
-          </p>
-          {integration.lastError ? (
-            <p class="bad">Last failed order: {JSON.stringify(integration.lastError)}</p>
-          ) : (
-            <p class="good">Every recent paid order became its certificate job.</p>
-          )}
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={integration.settings.autoFulfill}
-              disabled={act.busy}
-              onChange={(e) => setAuto((e.target as HTMLInputElement).checked)}
-            />{' '}
-            Mark orders fulfilled once their certificates exist
-          </label>
-          {saved && <Notice>Settings saved.</Notice>}
-        </section>
+    <section class="panel" aria-labelledby="shop-title">
+      <h2 id="shop-title">{shown.shop}</h2>
+      <p>
+        <Status value={shown.status} /> installed {when(shown.installedAt)}, key{' '}
+        <code>{shown.apiKeyId ?? 'none'}</code>
+      </p>
+      {shown.lastError ? (
+        <p class="bad">Last failed order: {JSON.stringify(shown.lastError)}</p>
+      ) : (
+        <p class="good">Every recent paid order became its certificate job.</p>
       )}
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={shown.settings.autoFulfill}
+          disabled={act.busy || shown.status !== 'active'}
+          onChange={(e) => setAuto((e.target as HTMLInputElement).checked)}
+        />{' '}
+        Mark orders fulfilled once their certificates exist
+      </label>
+      {saved && <Notice>Settings saved.</Notice>}
+      <ErrorNote error={act.error} />
+    </section>
+  );
+}
+
+export default function Shop(p: PageProps) {
+  const [page, setPage] = useState(1);
+  const [chosen, setChosen] = useState<string | null>(null);
+  const list = useLoad(
+    () => client(p.mode).get('/api/platform/integrations', { params: { query: { page, limit: 20 } } }),
+    [p.mode, page],
+  );
+  const shops = list.data?.data.integrations ?? [];
+  const current = shops.find((i) => i.shop === chosen) ?? (shops.length === 1 ? shops[0] : undefined);
+  return (
+    <Page title="Shop" intro="Your e-commerce shops' connections: paid orders become certificates.">
+      <ErrorNote error={list.error} />
+      <table>
+        <caption>Shops with the app installed, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Shop</th>
+            <th scope="col">Status</th>
+            <th scope="col">Installed</th>
+            <th scope="col">Automatic fulfilment</th>
+            <th scope="col">
+              <span class="sr-only">Open</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {shops.map((i) => (
+            <tr key={i.shop}>
+              <td>{i.shop}</td>
+              <td>
+                <Status value={i.status} />
+              </td>
+              <td>{when(i.installedAt)}</td>
+              <td>{i.settings.autoFulfill ? 'on' : 'off'}</td>
+              <td>
+                <button
+                  type="button"
+                  onClick={() => setChosen(i.shop)}
+                  aria-pressed={current?.shop === i.shop}
+                >
+                  Open<span class="sr-only"> {i.shop}</span>
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {list.data && shops.length === 0 && (
+        <p>No shop yet: install the app from your shop's admin, and it appears here.</p>
+      )}
+      <Pager
+        label="Shops"
+        page={page}
+        totalPages={list.data?.data.pagination.totalPages ?? 1}
+        onPage={setPage}
+      />
+      {current && <Detail key={current.shop} mode={p.mode} integration={current} onSaved={list.reload} />}
     </Page>
   );
 }

@@ -1,6 +1,6 @@
-// Webhooks: the endpoints (versioned events, with the delivery log, test send and replay of a
-// delivery) and the enterprise subscriptions (bulk and order events: status, delivery log,
-// test send). Every list pages through the API's own pagination.
+// Webhooks: the endpoints (versioned events) and the enterprise subscriptions (bulk and order
+// events), each with its status, delivery log, test send and replay of a failed delivery.
+// Every list pages through the API's own pagination.
 import { useState } from 'preact/hooks';
 import type { Schemas } from '@hallmark/client';
 import { client, type PageProps } from '../api';
@@ -37,9 +37,15 @@ function Deliveries({ mode, target }: { mode: PageProps['mode']; target: Target 
     });
   const replay = (d: Delivery) =>
     void act.run(async () => {
-      await client(mode).post('/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry', {
-        params: { path: { webhook_id: target.id, delivery_id: d.id } },
-      });
+      const path = { webhook_id: target.id, delivery_id: d.id };
+      if (target.kind === 'endpoint')
+        await client(mode).post('/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry', {
+          params: { path },
+        });
+      else
+        await client(mode).post('/api/enterprise/webhooks/{webhook_id}/deliveries/{delivery_id}/retry', {
+          params: { path },
+        });
       setNote(`Delivery ${d.id} queued again.`);
       log.reload();
     });
@@ -95,7 +101,7 @@ function Deliveries({ mode, target }: { mode: PageProps['mode']; target: Target 
                 <td>{last ? (last.error ?? `HTTP ${last.status_code}`) : '—'}</td>
                 <td>{when(d.created_at)}</td>
                 <td>
-                  {target.kind === 'endpoint' && d.status === 'failed' && (
+                  {d.status === 'failed' && (
                     <button type="button" onClick={() => replay(d)} disabled={act.busy}>
                       Replay<span class="sr-only"> delivery {d.id}</span>
                     </button>
