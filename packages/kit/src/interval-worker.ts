@@ -69,8 +69,13 @@ export class IntervalWorker {
         [lockKey],
       );
       if (rows[0]?.ok) {
-        client.on('error', () => {
-          if (this.lock === client) this.lock = null;
+        // The lock's connection lost (a failover): the lock went with it. Released with the
+        // error, the pool drops the connection and its slot is free again; only dropping the
+        // reference leaked one slot per locked worker per failover, until the pool was empty.
+        client.on('error', (err) => {
+          if (this.lock !== client) return;
+          this.lock = null;
+          client.release(err);
         });
         this.lock = client;
         return true;
