@@ -63,24 +63,28 @@ export async function injectFaults(o: FaultOptions, h: History, stop: AbortSigna
   const { kinds } = faultKinds(o.stack, o.parts.cluster !== undefined);
   // The first deck holds every kind once (a short run sees each); later ones hold three kills
   // each, so every process (replicas included) comes round in a longer run. On clustered
-  // engines later decks hold each clustered kind, one kill and one chain fault (the chain kinds
-  // take turns): a failover costs ~50 s (Patroni's 20 s leader ttl, then the old primary's
-  // rejoin), and a 10-minute run must see each clustered kind at least five times.
+  // engines later decks deal each clustered kind first (shuffled), then one kill and one chain
+  // fault (the chain kinds take turns): a failover costs 50–70 s (Patroni's 20 s leader ttl, then
+  // the old primary's rejoin), and a 10-minute run must see each clustered kind at least five
+  // times, a deck the run's end cuts short included.
   const clustered = o.parts.cluster !== undefined;
   const chainKinds = kinds.filter((k) => k === 'stall-mining' || k === 'base-fee-spike');
   let round = 0;
   const later = (): FaultKind[] => {
     round++;
-    if (!clustered) return [...kinds, 'kill-service', 'kill-service'];
+    if (!clustered) return shuffle<FaultKind>([...kinds, 'kill-service', 'kill-service'], o.rng);
     const chain = chainKinds.length ? [chainKinds[round % chainKinds.length]!] : [];
-    return [...CLUSTER_FAULT_KINDS, 'kill-service', ...chain];
+    return [
+      ...shuffle([...CLUSTER_FAULT_KINDS], o.rng),
+      ...shuffle<FaultKind>(['kill-service', ...chain], o.rng),
+    ];
   };
   let deck: FaultKind[] = shuffle([...kinds], o.rng);
   const targets: string[] = [];
   while (!stop.aborted) {
     await sleep(o.rng.int(1000, 4000));
     if (stop.aborted) break;
-    if (deck.length === 0) deck = shuffle(later(), o.rng);
+    if (deck.length === 0) deck = later();
     const kind = deck.shift()!;
     if (kind === 'kill-service' && targets.length === 0)
       targets.push(...shuffle([...o.stack.processes.keys()], o.rng));
