@@ -24,6 +24,4 @@ export default {
   // Also the hooks' timeout: a whole stack's afterAll close (a dozen processes drained, their
   // databases dropped) passed 30 s on a loaded 2-core machine.
   testTimeout: 60000,
-  // Longest files first (test/timings.json), so the two workers end together.
-  testSequencer: '<rootDir>/test/sequencer.js',
 };
