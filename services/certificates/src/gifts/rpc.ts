@@ -1,7 +1,7 @@
 // gRPC handlers of GiftService: proto <-> service calls, nothing else.
 import { missingParam, scopeOf, type AsyncHandlers } from '@hallmark/kit';
 import type { Gift, GiftServiceServer } from '@hallmark/proto/certificates/v1/gifts';
-import { pageInfo } from '../domain/page.js';
+import { pageInfo } from '@hallmark/kit/page';
 import type { PublicReadDeps } from '../rpc.js';
 import { publicStatus, type GiftRecord } from './domain/gift.js';
 import type { GiftService } from './service.js';

@@ -5,7 +5,7 @@ import { counter, HallmarkError, isId, newId, notFound, startAndRecord, type Log
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import { getAddress } from 'ethers';
 import type { CertificateRecord, Scope } from '../domain/certificate.js';
-import { parsePage, type Page } from '../domain/page.js';
+import { parsePage, type Page } from '@hallmark/kit/page';
 import type { CertificatesStore } from '../store.js';
 import type { WalletRecord, WalletStore } from '../wallets/store.js';
 import { assertTransferable } from '../domain/transferable.js';

@@ -4,7 +4,7 @@ import type {
   CertificateSearchServiceServer,
   CertificateSummary,
 } from '@hallmark/proto/certificates/v1/search';
-import { pageInfo } from '../domain/page.js';
+import { pageInfo } from '@hallmark/kit/page';
 import type { SearchService } from './service.js';
 import type { CertificateSummaryRecord } from './store.js';
 

@@ -3,7 +3,7 @@
 import { HallmarkError } from '@hallmark/kit';
 import type { Scope } from '../domain/certificate.js';
 import type { RecipientEmailIndex } from '../domain/email-index.js';
-import { parsePage, type Page } from '../domain/page.js';
+import { parsePage, type Page } from '@hallmark/kit/page';
 import { parseSearch, type SearchInput } from './domain.js';
 import type { CertificateSummaryRecord, SearchStore } from './store.js';
 

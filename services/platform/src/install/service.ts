@@ -6,7 +6,7 @@ import type { Principal } from '@hallmark/proto/common/v1/common';
 import type { KeysServiceClient } from '@hallmark/proto/keys/v1/keys';
 import { AdminApiError, type AdminApi } from '../admin-api/client.js';
 import { parseShop, parseSupplied, SCOPES, verifyCallback } from './domain/oauth.js';
-import { parsePage } from './domain/page.js';
+import { parsePage } from '@hallmark/kit/page';
 import { parseMapping } from './domain/settings.js';
 import type { InstallStore, IntegrationRecord, SetupCredentials } from './store.js';
 

@@ -1,6 +1,7 @@
 // The page of a list RPC (common.v1 PageRequest/PageInfo; spec › Limits 2: limit ≤ 100,
-// default 20), as the search and the gift list read and answer it. Pure.
-import { invalidParam } from '@hallmark/kit/errors';
+// default 20), checked before any query, and the PageInfo answered with it. Pure: a service's
+// domain/ imports it (`@hallmark/kit/page`).
+import { invalidParam } from './errors.js';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
