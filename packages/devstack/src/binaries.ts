@@ -93,6 +93,17 @@ function run(cmd: string, args: string[]): Promise<number> {
 const isRoot = (): boolean => process.getuid?.() === 0;
 
 /**
+ * Whether `debianBinary` can give each of these binaries: each is installed already, or we are
+ * root and apt can install it. Tests that need an engine only Debian ships (the clustered
+ * PostgreSQL's etcd, Patroni and HAProxy) run where this holds and say why they skip elsewhere.
+ */
+export function debianBinariesAvailable(binaries: readonly string[]): boolean {
+  return (
+    isRoot() || binaries.every((b) => which(b, ['/usr/sbin', '/usr/bin', '/usr/local/bin']) !== undefined)
+  );
+}
+
+/**
  * A binary that only Debian ships (nats-server, chromium): installed on demand with apt
  * when we are root (the dev/CI machines), otherwise we say exactly what to run.
  */

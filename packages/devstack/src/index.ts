@@ -28,6 +28,7 @@ export {
   postgresBinaries,
   natsServerBinary,
   debianBinary,
+  debianBinariesAvailable,
   which,
 } from './binaries.js';
 export { startStack, REPO_ROOT, serviceEntryArgs, ANVIL_RELAYER_KEY } from './stack.js';

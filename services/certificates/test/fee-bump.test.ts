@@ -5,176 +5,22 @@
 // (the original is mined first) and one persisted but never broadcast (a crash) are recorded
 // as the hash the chain actually mined. Mints, transfers and allowlist writes take the same
 // path (src/chain/tx-sender.ts).
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path, { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { freePort, startAnvil, type AnvilHandle } from '@hallmark/devstack';
-import { createLogger, Encryptor, newId, openDatabase, scopeOf, type Pool } from '@hallmark/kit';
-import {
-  closeTestDatabase,
-  eventually,
-  TEST_DATABASE_SERVER,
-  uniqueDatabaseName,
-} from '@hallmark/kit/testing';
-import type { Principal } from '@hallmark/proto/common/v1/common';
-import { FeeData, Wallet } from 'ethers';
-import { AllowlistProcessor } from '../src/allowlist/workers/processor.js';
-import { AllowlistStore } from '../src/allowlist/store.js';
-import { BATCH_MINTED_TOPIC, changesOfToken, parseOwnershipChanges } from '../src/chain/contract.js';
-import { anvilWallet } from '../src/chain/dev-accounts.js';
-import { Relayer, type Submission } from '../src/chain/relayer.js';
+import { describe, expect, it } from '@jest/globals';
+import { eventually } from '@hallmark/kit/testing';
+import { FeeData } from 'ethers';
 import { bumpedFees, feesOf, type FeePolicy } from '../src/chain/replacement.js';
-import { connectChain, type Chain } from '../src/chain/setup.js';
-import { createCertificatesHandlers } from '../src/rpc.js';
-import { CertificatesStore } from '../src/store.js';
-import { TransferService } from '../src/transfers/service.js';
-import { WalletStore } from '../src/wallets/store.js';
-
-const MIGRATIONS_DIR = path.join(import.meta.dirname, '..', 'migrations');
-const CALL = { requestId: 'req_test', deadlineMs: Infinity };
-const log = createLogger('fee-bump-test', 'silent');
-const anvilLog = join(tmpdir(), `hallmark-anvil-fee-bump-${process.pid}.log`);
-const HOLDER = anvilWallet(5).address;
-const FAST: FeePolicy = { replaceAfterMs: 1000, maxFeePerGas: null };
-const gwei = (n: number) => BigInt(n) * 10n ** 9n;
-
-let anvil: AnvilHandle;
-let database: string;
-let pool: Pool;
-let chain: Chain;
-let store: CertificatesStore;
-let wallets: WalletStore;
-let api: ReturnType<typeof createCertificatesHandlers>;
-const chainsToClose: Chain[] = [];
-
-const principal: Principal = {
-  enterprise_id: newId('enterprise'),
-  livemode: true,
-  actor_id: newId('apiKey'),
-  actor_type: 'api_key',
-  scopes: [],
-};
-
-async function connect(): Promise<Chain> {
-  const c = await connectChain(
-    {
-      rpcUrl: anvil.rpcUrl,
-      relayerKey: anvilWallet(0).privateKey,
-      chainId: anvil.chainId,
-      baseURI: 'https://h.test/m/',
-    },
-    pool,
-    log,
-  );
-  chainsToClose.push(c);
-  return c;
-}
-
-/** A relayer as a freshly started process would build it. */
-async function newRelayer(feePolicy: FeePolicy = FAST): Promise<Relayer> {
-  const c = await connect();
-  return new Relayer({
-    pool,
-    provider: c.provider,
-    signer: c.signer,
-    contract: c.contract,
-    chainId: c.chainId,
-    confirmations: 1,
-    store,
-    log,
-    receiptTimeoutMs: 20_000,
-    feePolicy,
-    pollMs: 50,
-  });
-}
-
-async function newTransfers(feePolicy: FeePolicy = FAST): Promise<TransferService> {
-  // transfers take the relayer's transaction path, so its fee policy
-  const relayer = await newRelayer(feePolicy);
-  const c = chainsToClose.at(-1)!;
-  return new TransferService({
-    pool,
-    store,
-    wallets,
-    chain: () => ({ relayer, provider: c.provider, signer: c.signer, chainId: c.chainId, confirmations: 1 }),
-    log,
-    waitMs: 0, // the test drives the sending side itself
-    receiptTimeoutMs: 20_000,
-    pollMs: 50,
-  });
-}
-
-const automine = (on: boolean) => chain.provider.send('evm_setAutomine', [on]);
-const mine = () => chain.provider.send('evm_mine', []);
-const mempoolHas = async (hash: string) => (await chain.provider.getTransaction(hash)) !== null;
-const mined = async (hash: string) => (await chain.provider.getTransactionReceipt(hash)) !== null;
-
-async function mintBatch(key: string, n: number) {
-  return api.mintBatch(
-    {
-      principal,
-      idempotency_key: key,
-      holder_address: HOLDER,
-      items: Array.from({ length: n }, (_, i) => ({ name: `${key} #${i + 1}` })),
-    },
-    CALL,
-  );
-}
-
-/** Everything recorded about a batch: its certificates, minted provenance, events, on-chain logs. */
-async function batchFacts(batchId: string, sub: Submission) {
-  const { rows: certs } = await pool.query<{ status: string; transaction_hash: string }>(
-    'SELECT status, transaction_hash FROM certificates WHERE batch_id = $1',
-    [batchId],
-  );
-  const { rows: prov } = await pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM provenance p JOIN certificates c ON c.id = p.certificate_id
-     WHERE c.batch_id = $1 AND p.kind = 'minted'`,
-    [batchId],
-  );
-  // Certificates announced minted: one certificate.minted each, or each of a batch_minted.
-  const { rows: events } = await pool.query<{ n: number }>(
-    `SELECT coalesce(sum(CASE WHEN type = 'certificate.minted' THEN 1
-                          ELSE jsonb_array_length(payload->'data'->'object'->'certificates') END), 0)::int AS n
-     FROM outbox WHERE type IN ('certificate.minted', 'certificate.batch_minted')
-       AND payload->'data'->'object'->>'batchId' = $1`,
-    [batchId],
-  );
-  const logs = await chain.provider.getLogs({
-    address: chain.contract.address,
-    topics: [BATCH_MINTED_TOPIC, sub.batchKey],
-    fromBlock: 0,
-    toBlock: 'latest',
-  });
-  return { certs, minted: prov[0]!.n, events: events[0]!.n, logs };
-}
-
-beforeAll(async () => {
-  anvil = await startAnvil({ port: await freePort(), logFile: anvilLog });
-  database = uniqueDatabaseName('certificates_feebump');
-  pool = await openDatabase({
-    serverUrl: TEST_DATABASE_SERVER,
-    database,
-    migrationsDirs: [MIGRATIONS_DIR],
-    max: 6,
-  });
-  chain = await connect();
-  store = new CertificatesStore(pool, () => chain.contract.address);
-  wallets = new WalletStore(pool, Encryptor.generateKey());
-  api = createCertificatesHandlers({ store, provider: chain.provider, wallets });
-}, 60_000);
-
-afterEach(async () => {
-  await automine(true);
-});
-
-afterAll(async () => {
-  for (const c of chainsToClose) c.provider.destroy();
-  await closeTestDatabase(pool, database);
-  await anvil?.stop();
-  rmSync(anvilLog, { force: true });
-});
+import {
+  automine,
+  batchFacts,
+  chain,
+  gwei,
+  HOLDER,
+  mine,
+  mined,
+  mempoolHas,
+  mintBatch,
+  newRelayer,
+} from './fee-bump-fixture.js';
 
 describe('fee policy', () => {
   const fees = (maxFeePerGas: bigint, maxPriorityFeePerGas: bigint) => ({
@@ -331,170 +177,44 @@ describe('mint submissions', () => {
     expect(await relayer.drive(sub)).toBe('confirmed');
     expect((await relayer.submission(res.batch_id)).txHash).toBe(txHash);
   }, 60_000);
-});
 
-describe('transfers', () => {
-  async function mintedToHoldingAccount(
-    key: string,
-  ): Promise<{ certId: string; tokenId: bigint; from: string }> {
-    const res = await api.mintBatch(
-      {
-        principal,
-        idempotency_key: key,
-        holder_address: '',
-        holder_account: { kind: 'enterprise', id: '' },
-        items: [{ name: key }],
-      },
-      CALL,
+  it('a waited-for transaction the node dropped, whose nonce another transaction took, ends its wait at once and is signed again with a fresh nonce by the next pass', async () => {
+    const res = await mintBatch('nonce-taken', 2);
+    const supply = await chain.contract.totalSupply();
+    // Ten minutes of receipt timeout: a pass that waited it out would outlive the test.
+    const relayer = await newRelayer(
+      { replaceAfterMs: 2000, maxFeePerGas: null },
+      { receiptTimeoutMs: 600_000 },
     );
-    await (await newRelayer()).processOpen();
-    const cert = await api.getCertificate({ principal, certificate_id: res.certificates[0]!.id }, CALL);
-    return { certId: cert.id, tokenId: BigInt(cert.token_id!), from: cert.holder_address };
-  }
-
-  async function transferFacts(certId: string, tokenId: bigint) {
-    const { rows: prov } = await pool.query<{ transaction_hash: string }>(
-      "SELECT transaction_hash FROM provenance WHERE certificate_id = $1 AND kind = 'transferred'",
-      [certId],
-    );
-    const { rows: events } = await pool.query<{ hash: string }>(
-      `SELECT payload->'data'->'transfer'->>'transactionHash' AS hash FROM outbox
-       WHERE type = 'certificate.transferred' AND payload->'data'->'object'->>'id' = $1`,
-      [certId],
-    );
-    // the token's mint (one ConsecutiveTransfer or Transfer, by the deployment's mode) and its moves
-    const moves = changesOfToken(
-      parseOwnershipChanges(
-        await chain.provider.getLogs({ address: chain.contract.address, fromBlock: 0 }),
-        chain.contract.address,
-      ),
-      BigInt(tokenId),
-    );
-    return {
-      prov: prov.map((p) => p.transaction_hash),
-      events: events.map((e) => e.hash),
-      moves: moves.length,
-    };
-  }
-
-  it('a stuck transfer transaction is replaced with higher fees; the token moves once and the mined hash is recorded', async () => {
-    const { certId, tokenId } = await mintedToHoldingAccount('xfer-bump-1');
-    const transfers = await newTransfers();
-    const to = anvilWallet(8).address;
-    await transfers.transfer(scopeOf(principal), {
-      certificateId: certId,
-      idempotencyKey: 'xb-1',
-      toAddress: to,
-    });
     await automine(false);
-    const pass = transfers.processOpen();
-    const replaced = await eventually(
+    const pass = relayer.processOpen();
+    const sent = await eventually(
       async () => {
-        const { rows } = await pool.query<{ status: string; tx_hash: string; replaced_hashes: string[] }>(
-          'SELECT status, tx_hash, replaced_hashes FROM certificate_transfers WHERE transfer_key = $1',
-          ['xb-1'],
-        );
-        expect(rows[0]!.replaced_hashes.length).toBeGreaterThanOrEqual(1);
-        expect(rows[0]!.status).toBe('sent');
-        return rows[0]!;
+        const sub = await relayer.submission(res.batch_id);
+        expect(sub.status).toBe('sent');
+        return sub;
       },
-      { timeoutMs: 15_000, intervalMs: 50 },
+      { timeoutMs: 15_000, intervalMs: 20 },
     );
-    expect(await mempoolHas(replaced.replaced_hashes[0]!)).toBe(false);
+    // The node drops it (as a mempool evicts under a fee spike) and another transaction of the
+    // same signer takes its nonce, as a signing that read the pending count then would.
+    await chain.provider.send('anvil_dropTransaction', [sent.txHash]);
+    const other = await chain.signer.sendTransaction({ to: HOLDER, value: 1n, nonce: sent.nonce! });
     await mine();
     await automine(true);
-    expect(await pass).toBe(1);
+    expect((await other.wait())!.status).toBe(1);
 
-    const { rows } = await pool.query<{ status: string; tx_hash: string; replaced_hashes: string[] }>(
-      'SELECT status, tx_hash, replaced_hashes FROM certificate_transfers WHERE transfer_key = $1',
-      ['xb-1'],
-    );
-    expect(rows[0]!.status).toBe('confirmed');
-    expect(await mined(rows[0]!.tx_hash)).toBe(true);
-    for (const h of rows[0]!.replaced_hashes) expect(await mined(h)).toBe(false);
-    expect(await chain.contract.ownerOf(tokenId)).toBe(to);
-    expect(await transferFacts(certId, tokenId)).toEqual({
-      prov: [rows[0]!.tx_hash],
-      events: [rows[0]!.tx_hash],
-      moves: 2, // the mint and the one transfer
-    });
-    expect((await api.getCertificate({ principal, certificate_id: certId }, CALL)).holder_address).toBe(to);
-  }, 60_000);
-
-  it('a transfer replacement that loses (the original is mined first) records the original; the token moves once', async () => {
-    const { certId, tokenId } = await mintedToHoldingAccount('xfer-bump-2');
-    const transfers = await newTransfers();
-    const to = anvilWallet(9).address;
-    await transfers.transfer(scopeOf(principal), {
-      certificateId: certId,
-      idempotencyKey: 'xb-2',
-      toAddress: to,
-    });
-    await automine(false);
-    const [row] = (await transfers.sender.open(50)).filter((r) => r.transfer_key === 'xb-2');
-    expect(await transfers.sender.send(row!)).toBe(true);
-    const original = row!.tx_hash!;
-    await mine();
-    expect(await transfers.sender.replace(row!)).toBe('lost');
-    const replacement = row!.tx_hash!;
-    await automine(true);
-
-    // A restarted sender finds the original mined among the hashes and records it.
-    expect(await (await newTransfers()).processOpen()).toBe(1);
-    const { rows } = await pool.query<{ status: string; tx_hash: string; replaced_hashes: string[] }>(
-      'SELECT status, tx_hash, replaced_hashes FROM certificate_transfers WHERE transfer_key = $1',
-      ['xb-2'],
-    );
-    expect(rows[0]).toEqual({ status: 'confirmed', tx_hash: original, replaced_hashes: [replacement] });
-    expect(await mined(replacement)).toBe(false);
-    expect(await chain.contract.ownerOf(tokenId)).toBe(to);
-    expect(await transferFacts(certId, tokenId)).toEqual({ prov: [original], events: [original], moves: 2 });
-  }, 60_000);
-});
-
-describe('allowlist writes', () => {
-  it('a stuck addToAllowlist transaction takes the same path: replaced with the same nonce and higher fees, the addresses recorded once', async () => {
-    const relayer = await newRelayer();
-    const allowlist = new AllowlistStore(pool);
-    const addresses = [Wallet.createRandom().address, Wallet.createRandom().address];
-    for (const a of addresses) await allowlist.request(a, null);
-    const processor = new AllowlistProcessor({
-      store: allowlist,
-      contract: chain.contract,
-      tx: relayer.tx,
-      confirmations: 1,
-      batchSize: 10,
-      maxRetries: 0,
-      retryDelayMs: 0,
-      receiptTimeoutMs: 20_000,
-      log,
-    });
-    await automine(false);
-    const nonce = await chain.provider.getTransactionCount(relayer.address, 'pending');
-    const pass = processor.runOnce();
-    // the first signing, then (after 1 s) its replacement: both hold the same nonce, and only the
-    // replacement stays in the mempool
-    const hashes = new Set<string>();
-    await eventually(
-      async () => {
-        const block = (await chain.provider.send('eth_getBlockByNumber', ['pending', true])) as {
-          transactions: { hash: string; nonce: string; maxFeePerGas: string }[];
-        };
-        for (const t of block.transactions) if (Number(t.nonce) === nonce) hashes.add(t.hash);
-        expect(hashes.size).toBeGreaterThanOrEqual(2);
-      },
-      { timeoutMs: 15_000, intervalMs: 50 },
-    );
-    await mine();
-    await automine(true);
-    expect(await pass).toMatchObject({ succeeded: 2, failed: 0 });
-    const entries = await Promise.all(addresses.map((a) => allowlist.get(a)));
-    const recorded = entries.map((e) => e!.transactionHash);
-    expect(new Set(recorded).size).toBe(1);
-    expect(hashes.has(recorded[0]!)).toBe(true);
-    const winner = (await chain.provider.getTransaction(recorded[0]!))!;
-    expect(winner.nonce).toBe(nonce);
-    expect([...hashes].filter((h) => h !== recorded[0]).length).toBeGreaterThanOrEqual(1);
-    for (const a of addresses) expect(await chain.contract.isAllowlisted(a)).toBe(true);
+    // The waiting pass ends (its submission left waiting), long before the receipt timeout.
+    expect(await pass).toBe(0);
+    expect(await relayer.processOpen()).toBe(1);
+    const done = await relayer.submission(res.batch_id);
+    expect(done.status).toBe('confirmed');
+    expect(done.nonce).toBeGreaterThan(sent.nonce!);
+    expect(done.replacedHashes).toContain(sent.txHash);
+    const facts = await batchFacts(res.batch_id, done);
+    expect(facts.logs).toHaveLength(1);
+    expect(facts.logs[0]!.transactionHash).toBe(done.txHash);
+    expect(facts.minted).toBe(2);
+    expect(await chain.contract.totalSupply()).toBe(supply + 2n);
   }, 60_000);
 });

@@ -5,15 +5,15 @@
 // paused, a Restate node killed — beside the process kills, and every invariant must hold:
 // no voucher redemption or mint lost or doubled across the failover.
 //
-// Opt-in (HALLMARK_CLUSTERED_TESTS=1): it needs Debian's etcd-server, patroni and haproxy and
-// takes ~4 minutes on 2 cores (each failover waits out Patroni's 20 s leader ttl, and the old
-// primary's rejoin another ~20 s). Run it with
-//   HALLMARK_CLUSTERED_TESTS=1 pnpm test test/e2e/test/chaos-clustered.test.ts
+// It needs Debian's etcd-server, patroni and haproxy (installed on demand as root, as in CI;
+// skipped with a note elsewhere, HALLMARK_CLUSTERED_TESTS=0 skips it) and takes ~4 minutes on 2
+// cores (each failover waits out Patroni's 20 s leader ttl, and the old primary's rejoin).
+//   pnpm test test/e2e/test/chaos-clustered.test.ts
 import { describe, expect, it } from '@jest/globals';
-import { runChaos } from '@hallmark/e2e/chaos';
+import { clusteredTestsEnabled, runChaos } from '@hallmark/e2e/chaos';
 
 const SEED = 35;
-const run = process.env.HALLMARK_CLUSTERED_TESTS === '1' ? it : it.skip;
+const run = clusteredTestsEnabled() ? it : it.skip;
 
 describe('chaos soak on clustered engines', () => {
   run(

@@ -107,6 +107,9 @@ export async function findMined(
   return null;
 }
 
+/** What a replacement attempt did (TxSender.replace). */
+export type ReplaceOutcome = 'replaced' | 'capped' | 'lost' | 'underpriced';
+
 export interface WaitMinedOptions {
   provider: Provider;
   /** Every hash the transaction has had (read again on each poll: a replacement adds one). */
@@ -121,12 +124,13 @@ export interface WaitMinedOptions {
   replaceInMs: number | null;
   replaceAfterMs: number;
   /** Signs, persists and broadcasts a replacement (errors end the wait). */
-  replace: () => Promise<unknown>;
+  replace: () => Promise<ReplaceOutcome>;
 }
 
 /**
  * Waits until one of the hashes is mined with `confirmations` confirmations, replacing the
- * transaction whenever it is due; null when `timeoutMs` passes first.
+ * transaction whenever it is due; null when `timeoutMs` passes first, or as soon as a
+ * replacement shows the nonce mined by none of the hashes.
  */
 export async function waitMined(o: WaitMinedOptions): Promise<TransactionReceipt | null> {
   const deadline = Date.now() + o.timeoutMs;
@@ -143,7 +147,14 @@ export async function waitMined(o: WaitMinedOptions): Promise<TransactionReceipt
         });
     }
     if (replaceAt !== null && Date.now() >= replaceAt) {
-      await o.replace();
+      if ((await o.replace()) === 'lost' && !(await findMined(o.provider, o.hashes()))) {
+        // The nonce is mined, by none of our hashes: another transaction of the signer took it
+        // (the node dropped ours — evicted under a fee spike, or lost with a node's mempool —
+        // and the next signing read the same pending count). These bytes can never be mined,
+        // and waiting out the timeout would hold the submission (and what waits on it) for
+        // minutes: the caller's next pass asks the chain, finds the nonce taken and signs again.
+        return null;
+      }
       replaceAt = Date.now() + o.replaceAfterMs;
       continue;
     }

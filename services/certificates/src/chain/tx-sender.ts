@@ -26,7 +26,10 @@ import {
   signReplacement,
   waitMined,
   type FeePolicy,
+  type ReplaceOutcome,
 } from './replacement.js';
+
+export type { ReplaceOutcome } from './replacement.js';
 
 /** A relayer transaction's signing state, as persisted by its journal. */
 export interface TxState {
@@ -58,9 +61,6 @@ const MEMORY_JOURNAL: TxJournal = {
   replaced: async () => true,
   sent: async () => undefined,
 };
-
-/** What a replacement attempt did. */
-export type ReplaceOutcome = 'replaced' | 'capped' | 'lost' | 'underpriced';
 
 /** The call a transaction makes: target, calldata and a gas limit (estimated by the caller). */
 export interface TxCall {
@@ -185,7 +185,8 @@ export class TxSender {
   /**
    * Replaces the pending transaction: the same nonce, gas and data with +20% fees (capped),
    * persisted (`signed`, the old hash kept) before it is broadcast (`sent`). `lost`: the nonce
-   * is already mined (by an earlier hash: the wait finds it); `underpriced`: the node keeps
+   * is already mined (by an earlier hash: the wait finds it; by another transaction: the wait
+   * ends and the caller's next pass signs again); `underpriced`: the node keeps
    * another transaction of this nonce for now; `capped`: the fee cap leaves no room, nothing
    * signed. `broadcast: false` stops where a crash between persisting and sending would (tests).
    */

@@ -177,7 +177,8 @@ export async function collectFacts(
   for (const e of committed)
     for (const ep of endpoints)
       if (ep.enterprise_id === e.ent && ep.livemode === e.livemode && ep.events.includes(e.type))
-        owedDeliveries.push({ eventId: e.id, endpointId: ep.id });
+        owedDeliveries.push({ eventId: e.id, endpointId: ep.id, notify: 'no delivery row' });
+  await explainOwed(q, owedDeliveries);
 
   return {
     vouchers,
@@ -197,6 +198,43 @@ export async function collectFacts(
     gifts,
     orders,
   };
+}
+
+/**
+ * What notify holds for each owed delivery, so a delivery the checker misses says where it
+ * stopped: never fanned out (the event id not in the fan-out consumer's processed_events),
+ * fanned out to no row (processed, no delivery), or a delivery row and its state.
+ */
+async function explainOwed(
+  q: <T extends pg.QueryResultRow>(service: string, sql: string, params?: unknown[]) => Promise<T[]>,
+  owed: Facts['owedDeliveries'],
+): Promise<void> {
+  const ids = [...new Set(owed.map((d) => d.eventId))];
+  if (ids.length === 0) return;
+  const processed = new Set(
+    (
+      await q<{ event_id: string }>(
+        'notify',
+        `SELECT event_id FROM processed_events WHERE consumer = 'notify-webhooks' AND event_id = ANY($1)`,
+        [ids],
+      )
+    ).map((r) => r.event_id),
+  );
+  const rows = await q<{ event_id: string; endpoint_id: string; status: string; attempts: number }>(
+    'notify',
+    `SELECT event_id, endpoint_id, status, attempts
+       FROM webhook_deliveries WHERE endpoint_id IS NOT NULL AND event_id = ANY($1)`,
+    [ids],
+  );
+  const byKey = new Map(rows.map((r) => [`${r.endpoint_id}/${r.event_id}`, r]));
+  for (const d of owed) {
+    const row = byKey.get(`${d.endpointId}/${d.eventId}`);
+    d.notify = row
+      ? `delivery ${row.status}, ${row.attempts} attempt(s)`
+      : processed.has(d.eventId)
+        ? 'fanned out (id in processed_events) with no delivery row'
+        : 'never fanned out (id not in processed_events)';
+  }
 }
 
 /** The run's paid orders: bulk's jobs for each, the platform's record, the simulator's view. */

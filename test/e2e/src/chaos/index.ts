@@ -8,3 +8,4 @@ export {
 } from './invariants.js';
 export { emptyHistory, type History } from './history.js';
 export { mulberry32, fork } from './prng.js';
+export { clusteredTestsEnabled } from './clustered-tests.js';

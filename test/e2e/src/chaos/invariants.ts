@@ -63,7 +63,7 @@ export interface Facts {
   /** Unpublished outbox rows per service: `<service>:<event id>`. */
   outboxLeft: string[];
   /** Committed events some endpoint subscribed to: event id, type, endpoint ids it is owed to. */
-  owedDeliveries: { eventId: string; endpointId: string }[];
+  owedDeliveries: { eventId: string; endpointId: string; notify: string }[];
   /** Ids of every event in the NATS stream (the Nats-Msg-Id = event id). */
   streamIds: Set<string>;
   /** Committed (outbox) event ids of the run, which the stream must hold. */
@@ -236,7 +236,7 @@ function webhooksDelivered(h: History, f: Facts): InvariantResult {
   );
   const bad = f.owedDeliveries
     .filter((d) => !got.has(`${d.endpointId}/${d.eventId}`))
-    .map((d) => `${d.eventId} → ${d.endpointId}`);
+    .map((d) => `${d.eventId} → ${d.endpointId} (notify: ${d.notify})`);
   return result('every committed event delivered to each subscribed endpoint', f.owedDeliveries.length, bad);
 }
 
