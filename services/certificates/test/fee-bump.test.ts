@@ -178,6 +178,37 @@ describe('mint submissions', () => {
     expect((await relayer.submission(res.batch_id)).txHash).toBe(txHash);
   }, 60_000);
 
+  it('at the fee cap, a waited-for transaction whose nonce another transaction took ends its wait too (lost, not capped) and is signed again by the next pass', async () => {
+    const res = await mintBatch('capped-taken', 1);
+    await automine(false);
+    const suggested = await chain.provider.getFeeData();
+    // Signed at the cap: every replacement is `capped` (nothing signed, so no node refuses one).
+    const relayer = await newRelayer(
+      { replaceAfterMs: 1000, maxFeePerGas: suggested.maxFeePerGas! },
+      { receiptTimeoutMs: 600_000 },
+    );
+    const pass = relayer.processOpen();
+    const sent = await eventually(
+      async () => {
+        const sub = await relayer.submission(res.batch_id);
+        expect(sub.status).toBe('sent');
+        return sub;
+      },
+      { timeoutMs: 15_000, intervalMs: 20 },
+    );
+    await chain.provider.send('anvil_dropTransaction', [sent.txHash]);
+    const other = await chain.signer.sendTransaction({ to: HOLDER, value: 1n, nonce: sent.nonce! });
+    await mine();
+    await automine(true);
+    expect((await other.wait())!.status).toBe(1);
+
+    expect(await pass).toBe(0);
+    expect(await relayer.processOpen()).toBe(1);
+    const done = await relayer.submission(res.batch_id);
+    expect(done).toMatchObject({ status: 'confirmed', replacedHashes: [sent.txHash] });
+    expect(done.nonce).toBeGreaterThan(sent.nonce!);
+  }, 60_000);
+
   it('a waited-for transaction the node dropped, whose nonce another transaction took, ends its wait at once and is signed again with a fresh nonce by the next pass', async () => {
     const res = await mintBatch('nonce-taken', 2);
     const supply = await chain.contract.totalSupply();

@@ -188,7 +188,8 @@ export class TxSender {
    * is already mined (by an earlier hash: the wait finds it; by another transaction: the wait
    * ends and the caller's next pass signs again); `underpriced`: the node keeps
    * another transaction of this nonce for now; `capped`: the fee cap leaves no room, nothing
-   * signed. `broadcast: false` stops where a crash between persisting and sending would (tests).
+   * signed (`lost` instead when the nonce is mined meanwhile). `broadcast: false` stops where a
+   * crash between persisting and sending would (tests).
    */
   async replace(
     state: TxState,
@@ -201,6 +202,9 @@ export class TxSender {
     const prev = state.txHash!;
     const next = bumpedFees(feesOf(state.rawTx!), await provider.getFeeData(), this.fees);
     if (!next) {
+      // Nothing can be signed, so no node will say `nonce too low`: ask the chain whether the
+      // nonce is already mined (by one of our hashes, or by another transaction that took it).
+      if (await this.nonceMined(state)) return 'lost';
       log.warn({ ...label, tx: prev }, 'relayer: stuck transaction already at the fee cap');
       return 'capped';
     }
@@ -275,6 +279,12 @@ export class TxSender {
     };
     await this.sign(state, MEMORY_JOURNAL, call);
     return this.waitMined(state, MEMORY_JOURNAL, o);
+  }
+
+  /** Whether a transaction of the signer's with this nonce (ours or another) is mined. */
+  private async nonceMined(state: TxState): Promise<boolean> {
+    if (state.nonce === null) return false;
+    return (await this.opts.provider.getTransactionCount(this.address, 'latest')) > Number(state.nonce);
   }
 
   /** Whether this sender's key signed the transaction (or nobody yet). */
