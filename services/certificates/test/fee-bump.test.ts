@@ -8,6 +8,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { eventually } from '@hallmark/kit/testing';
 import { FeeData } from 'ethers';
+import type { Relayer, Submission } from '../src/chain/relayer.js';
 import { bumpedFees, feesOf, type FeePolicy } from '../src/chain/replacement.js';
 import {
   automine,
@@ -51,6 +52,30 @@ describe('fee policy', () => {
     );
   });
 });
+
+/** The submission of `batchId` once `relayer`'s pass has broadcast it. */
+const sentBy = (relayer: Relayer, batchId: string) =>
+  eventually(
+    async () => {
+      const sub = await relayer.submission(batchId);
+      expect(sub.status).toBe('sent');
+      return sub;
+    },
+    { timeoutMs: 15_000, intervalMs: 20 },
+  );
+
+/**
+ * The node drops the transaction (as a mempool evicts under a fee spike) and another
+ * transaction of the same signer takes its nonce, as a signing that read the pending count
+ * then would; mined, with automine back on.
+ */
+async function dropAndTakeNonce(sent: Submission): Promise<void> {
+  await chain.provider.send('anvil_dropTransaction', [sent.txHash]);
+  const other = await chain.signer.sendTransaction({ to: HOLDER, value: 1n, nonce: sent.nonce! });
+  await mine();
+  await automine(true);
+  expect((await other.wait())!.status).toBe(1);
+}
 
 describe('mint submissions', () => {
   it('a transaction not mined within the replace time is signed again with the same nonce and +20% fees; only one is mined and it is recorded; the batch is minted once', async () => {
@@ -188,19 +213,8 @@ describe('mint submissions', () => {
       { receiptTimeoutMs: 600_000 },
     );
     const pass = relayer.processOpen();
-    const sent = await eventually(
-      async () => {
-        const sub = await relayer.submission(res.batch_id);
-        expect(sub.status).toBe('sent');
-        return sub;
-      },
-      { timeoutMs: 15_000, intervalMs: 20 },
-    );
-    await chain.provider.send('anvil_dropTransaction', [sent.txHash]);
-    const other = await chain.signer.sendTransaction({ to: HOLDER, value: 1n, nonce: sent.nonce! });
-    await mine();
-    await automine(true);
-    expect((await other.wait())!.status).toBe(1);
+    const sent = await sentBy(relayer, res.batch_id);
+    await dropAndTakeNonce(sent);
 
     expect(await pass).toBe(0);
     expect(await relayer.processOpen()).toBe(1);
@@ -219,21 +233,8 @@ describe('mint submissions', () => {
     );
     await automine(false);
     const pass = relayer.processOpen();
-    const sent = await eventually(
-      async () => {
-        const sub = await relayer.submission(res.batch_id);
-        expect(sub.status).toBe('sent');
-        return sub;
-      },
-      { timeoutMs: 15_000, intervalMs: 20 },
-    );
-    // The node drops it (as a mempool evicts under a fee spike) and another transaction of the
-    // same signer takes its nonce, as a signing that read the pending count then would.
-    await chain.provider.send('anvil_dropTransaction', [sent.txHash]);
-    const other = await chain.signer.sendTransaction({ to: HOLDER, value: 1n, nonce: sent.nonce! });
-    await mine();
-    await automine(true);
-    expect((await other.wait())!.status).toBe(1);
+    const sent = await sentBy(relayer, res.batch_id);
+    await dropAndTakeNonce(sent);
 
     // The waiting pass ends (its submission left waiting), long before the receipt timeout.
     expect(await pass).toBe(0);
