@@ -149,8 +149,12 @@ export function cliOutputSuite(getState: () => CliState) {
   });
 
   describe('in a terminal (tmux)', () => {
+    const ROWS = 5000;
     it('the live bar redraws in place; Ctrl-C leaves the job running and prints how to re-attach', async () => {
-      const { csv, zip } = await csvWithZip(dir, 'tmux', 500);
+      // Enough rows (100 batches of 50) that the job is still running over several status polls
+      // (1 s apart) on a fast, quiet machine: 500 rows once went from queued to completed
+      // between two polls, and 2,000 ran at ~690 items/s.
+      const { csv, zip } = await csvWithZip(dir, 'tmux', ROWS);
       const socket = `hallmark-cli-${randomBytes(4).toString('hex')}`;
       // An enterprise of its own: a fresh status-poll budget (100 per 15 minutes).
       const other = await stack.token();
@@ -164,13 +168,17 @@ export function cliOutputSuite(getState: () => CliState) {
         // Wait for the job bar with some items done, not yet finished.
         while (Date.now() < deadline) {
           shot = pane.capture();
-          if (/job_\w+ processing\s+\|[█░]+\| \d+% [1-9]\d*\/500/.test(shot)) break;
+          if (new RegExp(`job_\\w+ processing\\s+\\|[█░]+\\| \\d+% [1-9]\\d*/${ROWS}`).test(shot)) break;
           await new Promise((r) => setTimeout(r, 150));
         }
         writeFileSync(path.join(dir, 'progress-capture.txt'), shot.trimEnd() + '\n');
         console.log(`tmux capture of the live bar:\n${shot.trimEnd()}`);
         expect(shot).toMatch(/Uploading \|█+\| 100%/);
-        expect(shot).toMatch(/job_\w+ processing\s+\|[█░]+\| \d+% \d+\/500 \| ✓ \d+ ✗ 0 \| [\d.]+\/s \| ETA/);
+        expect(shot).toMatch(
+          new RegExp(
+            `job_\\w+ processing\\s+\\|[█░]+\\| \\d+% \\d+/${ROWS} \\| ✓ \\d+ ✗ 0 \\| [\\d.]+/s \\| ETA`,
+          ),
+        );
         // Redrawn in place: one job-bar line on screen, not one per update.
         expect(shot.match(/\| ETA/g)).toHaveLength(1);
         const jobId = /(job_\w+) processing/.exec(shot)![1]!;
@@ -185,7 +193,7 @@ export function cliOutputSuite(getState: () => CliState) {
         expect(after).toContain(`Re-attach with: hallmark bulk watch ${jobId}`);
         expect(after).toContain('[exit 130]');
         // The job was not cancelled: it goes on past where the watcher stopped.
-        const seen = Number(/ (\d+)\/500 \|/.exec(shot)![1]);
+        const seen = Number(new RegExp(` (\\d+)/${ROWS} \\|`).exec(shot)![1]);
         const deadline2 = Date.now() + 60_000;
         let job: any;
         do {
