@@ -92,15 +92,16 @@ function run(cmd: string, args: string[]): Promise<number> {
 
 const isRoot = (): boolean => process.getuid?.() === 0;
 
+/** Where Debian's packages put binaries, sbin included (often missing from a non-login PATH). */
+const DEBIAN_DIRS = ['/usr/sbin', '/usr/bin', '/usr/local/bin'];
+
 /**
  * Whether `debianBinary` can give each of these binaries: each is installed already, or we are
  * root and apt can install it. Tests that need an engine only Debian ships (the clustered
  * PostgreSQL's etcd, Patroni and HAProxy) run where this holds and say why they skip elsewhere.
  */
 export function debianBinariesAvailable(binaries: readonly string[]): boolean {
-  return (
-    isRoot() || binaries.every((b) => which(b, ['/usr/sbin', '/usr/bin', '/usr/local/bin']) !== undefined)
-  );
+  return isRoot() || binaries.every((b) => which(b, DEBIAN_DIRS) !== undefined);
 }
 
 /**
@@ -108,8 +109,7 @@ export function debianBinariesAvailable(binaries: readonly string[]): boolean {
  * when we are root (the dev/CI machines), otherwise we say exactly what to run.
  */
 export async function debianBinary(binary: string, pkg: string, hint = ''): Promise<string> {
-  const extra = ['/usr/sbin', '/usr/bin', '/usr/local/bin'];
-  const found = which(binary, extra);
+  const found = which(binary, DEBIAN_DIRS);
   if (found) return found;
   const advice = `Install it with: sudo apt-get install ${pkg}${hint}`;
   if (!isRoot()) throw new Error(`${binary} is not installed. ${advice}`);
@@ -120,7 +120,7 @@ export async function debianBinary(binary: string, pkg: string, hint = ''): Prom
     if ((await run('apt-get', ['install', '-y', pkg])) !== 0)
       throw new Error(`Could not install ${pkg}. ${advice}`);
   }
-  const installed = which(binary, extra);
+  const installed = which(binary, DEBIAN_DIRS);
   if (!installed) throw new Error(`${binary} still not found after apt-get install ${pkg}`);
   return installed;
 }
