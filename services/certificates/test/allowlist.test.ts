@@ -15,7 +15,8 @@ import { AllowlistProcessor } from '../src/allowlist/workers/processor.js';
 import { createAllowlistHandlers } from '../src/allowlist/rpc.js';
 import { AllowlistStore } from '../src/allowlist/store.js';
 import { anvilWallet } from '../src/chain/dev-accounts.js';
-import { connectChain, type Chain } from '../src/chain/setup.js';
+import type { Chain } from '../src/chain/setup.js';
+import { connectTestChain } from './test-chain.js';
 import { TxSender } from '../src/chain/tx-sender.js';
 import { IntervalWorker } from '@hallmark/kit';
 
@@ -86,16 +87,7 @@ describe('allowlist on anvil', () => {
       migrationsDirs: [path.join(import.meta.dirname, '..', 'migrations')],
       max: 4,
     });
-    chain = await connectChain(
-      {
-        rpcUrl: anvil.rpcUrl,
-        relayerKey: anvilWallet(0).privateKey,
-        chainId: anvil.chainId,
-        baseURI: 'https://h.test/m/',
-      },
-      pool,
-      log,
-    );
+    chain = await connectTestChain(anvil, pool, log);
     store = new AllowlistStore(pool);
     api = createAllowlistHandlers({ store, contract: () => chain.contract, pollMs: 50 });
   }, 60_000);

@@ -12,9 +12,9 @@ import { closeTestDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '@ha
 import type { MintBatchResponse } from '@hallmark/proto/certificates/v1/certificates';
 import type { CreateVouchersRequest, VoucherItem } from '@hallmark/proto/certificates/v1/vouchers';
 import type { Principal } from '@hallmark/proto/common/v1/common';
-import { anvilWallet } from '../src/chain/dev-accounts.js';
 import { Relayer } from '../src/chain/relayer.js';
-import { connectChain, type Chain } from '../src/chain/setup.js';
+import type { Chain } from '../src/chain/setup.js';
+import { connectTestChain } from './test-chain.js';
 import { createCertificatesHandlers } from '../src/rpc.js';
 import { CertificatesStore } from '../src/store.js';
 import { TransferService } from '../src/transfers/service.js';
@@ -70,16 +70,7 @@ beforeAll(async () => {
     migrationsDirs: [MIGRATIONS_DIR],
     max: 8,
   });
-  chain = await connectChain(
-    {
-      rpcUrl: anvil.rpcUrl,
-      relayerKey: anvilWallet(0).privateKey,
-      chainId: anvil.chainId,
-      baseURI: 'https://h.test/m/',
-    },
-    pool,
-    log,
-  );
+  chain = await connectTestChain(anvil, pool, log);
   store = new CertificatesStore(pool, () => chain.contract.address);
   relayer = new Relayer({
     pool,

@@ -24,7 +24,8 @@ import type { Principal } from '@hallmark/proto/common/v1/common';
 import { anvilWallet } from '../src/chain/dev-accounts.js';
 import { verifyBatchProof } from '../src/chain/batch-tree.js';
 import { Relayer } from '../src/chain/relayer.js';
-import { connectChain, type Chain } from '../src/chain/setup.js';
+import type { Chain } from '../src/chain/setup.js';
+import { connectTestChain } from './test-chain.js';
 import { queueCredentials } from '../src/credentials/store.js';
 import { credentialPass } from '../src/credentials/workers/issuer.js';
 import { BurnStore } from '../src/indexer/store.js';
@@ -102,16 +103,7 @@ beforeAll(async () => {
     cpSync(join(MIGRATIONS, f), join(before, f));
   pool = await openDatabase({ serverUrl: TEST_DATABASE_SERVER, database, migrationsDirs: [before], max: 6 });
   rmSync(before, { recursive: true, force: true });
-  chain = await connectChain(
-    {
-      rpcUrl: anvil.rpcUrl,
-      relayerKey: anvilWallet(0).privateKey,
-      chainId: anvil.chainId,
-      baseURI: 'https://h.test/m/',
-    },
-    pool,
-    log,
-  );
+  chain = await connectTestChain(anvil, pool, log);
   store = new CertificatesStore(pool, () => chain.contract.address);
   api = createCertificatesHandlers({ store, provider: chain.provider });
   relayer = relayerOf();

@@ -14,7 +14,8 @@ import { BATCH_MINTED_TOPIC } from '../src/chain/contract.js';
 import { anvilWallet } from '../src/chain/dev-accounts.js';
 import { Relayer, type Submission } from '../src/chain/relayer.js';
 import type { FeePolicy } from '../src/chain/replacement.js';
-import { connectChain, type Chain } from '../src/chain/setup.js';
+import type { Chain } from '../src/chain/setup.js';
+import { connectTestChain } from './test-chain.js';
 import { createCertificatesHandlers } from '../src/rpc.js';
 import { CertificatesStore } from '../src/store.js';
 import { TransferService } from '../src/transfers/service.js';
@@ -46,16 +47,7 @@ export const principal: Principal = {
 };
 
 export async function connect(): Promise<Chain> {
-  const c = await connectChain(
-    {
-      rpcUrl: anvil.rpcUrl,
-      relayerKey: anvilWallet(0).privateKey,
-      chainId: anvil.chainId,
-      baseURI: 'https://h.test/m/',
-    },
-    pool,
-    log,
-  );
+  const c = await connectTestChain(anvil, pool, log);
   chainsToClose.push(c);
   return c;
 }

@@ -28,9 +28,9 @@ import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';
 import { CertificateVoucherClaims } from '../src/certificate-vouchers/claim.js';
 import { createCertificateVoucherHandlers } from '../src/certificate-vouchers/rpc.js';
 import { CertificateVoucherStore } from '../src/certificate-vouchers/store.js';
-import { anvilWallet } from '../src/chain/dev-accounts.js';
 import { Relayer } from '../src/chain/relayer.js';
-import { connectChain, type Chain } from '../src/chain/setup.js';
+import type { Chain } from '../src/chain/setup.js';
+import { connectTestChain } from './test-chain.js';
 import { GiftNotifier } from '../src/gifts/notifier.js';
 import { createGiftHandlers } from '../src/gifts/rpc.js';
 import { GiftService } from '../src/gifts/service.js';
@@ -90,16 +90,7 @@ beforeAll(async () => {
     migrationsDirs: [path.join(import.meta.dirname, '..', 'migrations')],
     max: 12,
   });
-  chain = await connectChain(
-    {
-      rpcUrl: anvil.rpcUrl,
-      relayerKey: anvilWallet(0).privateKey,
-      chainId: anvil.chainId,
-      baseURI: 'https://h.test/m/',
-    },
-    pool,
-    log,
-  );
+  chain = await connectTestChain(anvil, pool, log);
   const store = new CertificatesStore(pool, () => chain.contract.address);
   relayer = new Relayer({
     pool,

@@ -17,7 +17,8 @@ import {
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import { anvilWallet } from '../src/chain/dev-accounts.js';
 import { Relayer } from '../src/chain/relayer.js';
-import { connectChain, type Chain } from '../src/chain/setup.js';
+import type { Chain } from '../src/chain/setup.js';
+import { connectTestChain } from './test-chain.js';
 import { ChainIndexer } from '../src/indexer/workers/chain-indexer.js';
 import { IntervalWorker } from '@hallmark/kit';
 import { createCertificatesHandlers } from '../src/rpc.js';
@@ -94,16 +95,7 @@ beforeAll(async () => {
     migrationsDirs: [path.join(import.meta.dirname, '..', 'migrations')],
     max: 6,
   });
-  chain = await connectChain(
-    {
-      rpcUrl: anvil.rpcUrl,
-      relayerKey: anvilWallet(0).privateKey,
-      chainId: anvil.chainId,
-      baseURI: 'https://h.test/m/',
-    },
-    pool,
-    log,
-  );
+  chain = await connectTestChain(anvil, pool, log);
   const store = new CertificatesStore(pool, () => chain.contract.address);
   api = createCertificatesHandlers({ store, provider: chain.provider });
   relayer = new Relayer({

@@ -19,7 +19,8 @@ import {
 } from '../src/chain/contract.js';
 import { anvilWallet } from '../src/chain/dev-accounts.js';
 import { Relayer } from '../src/chain/relayer.js';
-import { connectChain, type Chain } from '../src/chain/setup.js';
+import type { Chain } from '../src/chain/setup.js';
+import { connectTestChain } from './test-chain.js';
 import { coalesce } from '../src/metadata-updates/domain.js';
 import { queueMetadataUpdate } from '../src/metadata-updates/store.js';
 import { MetadataAnnouncer } from '../src/metadata-updates/workers/announcer.js';
@@ -52,16 +53,7 @@ const principal: Principal = {
 const scope = scopeOf(principal);
 
 async function connect(): Promise<Chain> {
-  const c = await connectChain(
-    {
-      rpcUrl: anvil.rpcUrl,
-      relayerKey: anvilWallet(0).privateKey,
-      chainId: anvil.chainId,
-      baseURI: 'https://h.test/m/',
-    },
-    pool,
-    log,
-  );
+  const c = await connectTestChain(anvil, pool, log);
   chainsToClose.push(c);
   return c;
 }

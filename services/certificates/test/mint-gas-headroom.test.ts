@@ -19,7 +19,8 @@ import {
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import { anvilWallet } from '../src/chain/dev-accounts.js';
 import { Relayer } from '../src/chain/relayer.js';
-import { connectChain, type Chain } from '../src/chain/setup.js';
+import type { Chain } from '../src/chain/setup.js';
+import { connectTestChain } from './test-chain.js';
 import { createCertificatesHandlers } from '../src/rpc.js';
 import { CertificatesStore } from '../src/store.js';
 
@@ -52,16 +53,7 @@ beforeAll(async () => {
     migrationsDirs: [MIGRATIONS_DIR],
     max: 6,
   });
-  chain = await connectChain(
-    {
-      rpcUrl: anvil.rpcUrl,
-      relayerKey: anvilWallet(0).privateKey,
-      chainId: anvil.chainId,
-      baseURI: 'https://h.test/m/',
-    },
-    pool,
-    log,
-  );
+  chain = await connectTestChain(anvil, pool, log);
 }, 60_000);
 
 afterAll(async () => {

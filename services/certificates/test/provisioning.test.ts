@@ -31,8 +31,8 @@ import {
 import { AllowlistProcessor } from '../src/allowlist/workers/processor.js';
 import { ProvisioningConsumer } from '../src/allowlist/workers/provisioning.js';
 import { AllowlistStore } from '../src/allowlist/store.js';
-import { anvilWallet } from '../src/chain/dev-accounts.js';
-import { connectChain, type Chain } from '../src/chain/setup.js';
+import type { Chain } from '../src/chain/setup.js';
+import { connectTestChain } from './test-chain.js';
 import { TxSender } from '../src/chain/tx-sender.js';
 import { WalletStore } from '../src/wallets/store.js';
 
@@ -62,16 +62,7 @@ beforeAll(async () => {
     max: 6,
   });
   bus = await connectBus(TEST_NATS_URL, 'certificates-provisioning-test');
-  chain = await connectChain(
-    {
-      rpcUrl: anvil.rpcUrl,
-      relayerKey: anvilWallet(0).privateKey,
-      chainId: anvil.chainId,
-      baseURI: 'https://h.test/m/',
-    },
-    pool,
-    log,
-  );
+  chain = await connectTestChain(anvil, pool, log);
   wallets = new WalletStore(pool, Encryptor.generateKey());
   allowlist = new AllowlistStore(pool);
   const processor = new AllowlistProcessor({

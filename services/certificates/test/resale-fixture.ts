@@ -23,9 +23,9 @@ import type { MintBatchResponse } from '@hallmark/proto/certificates/v1/certific
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import { MessagingServiceClient } from '@hallmark/proto/notify/v1/messaging';
 import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';
-import { anvilWallet } from '../src/chain/dev-accounts.js';
 import { Relayer } from '../src/chain/relayer.js';
-import { connectChain, type Chain } from '../src/chain/setup.js';
+import type { Chain } from '../src/chain/setup.js';
+import { connectTestChain } from './test-chain.js';
 import { GiftNotifier } from '../src/gifts/notifier.js';
 import { createGiftHandlers } from '../src/gifts/rpc.js';
 import { GiftService } from '../src/gifts/service.js';
@@ -84,16 +84,7 @@ beforeAll(async () => {
     migrationsDirs: [path.join(import.meta.dirname, '..', 'migrations')],
     max: 12,
   });
-  chain = await connectChain(
-    {
-      rpcUrl: anvil.rpcUrl,
-      relayerKey: anvilWallet(0).privateKey,
-      chainId: anvil.chainId,
-      baseURI: 'https://h.test/m/',
-    },
-    pool,
-    log,
-  );
+  chain = await connectTestChain(anvil, pool, log);
   const store = new CertificatesStore(pool, () => chain.contract.address);
   relayer = new Relayer({
     pool,
