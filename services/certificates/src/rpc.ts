@@ -125,6 +125,21 @@ export function createCertificatesHandlers(
       return { ...toProto(read), issuer: await issuerOf(read.certificate.enterpriseId) };
     },
 
+    async getPublicCertificates(req) {
+      const reads = await service.getPublicMany(req.certificate_ids);
+      // One issuer read per enterprise of the batch (a batch of scans is mostly one brand's).
+      const issuers = new Map<string, Promise<IssuerProfile | undefined>>();
+      for (const r of reads) {
+        const e = r.certificate.enterpriseId;
+        if (!issuers.has(e)) issuers.set(e, issuerOf(e));
+      }
+      return {
+        certificates: await Promise.all(
+          reads.map(async (r) => ({ ...toProto(r), issuer: await issuers.get(r.certificate.enterpriseId) })),
+        ),
+      };
+    },
+
     async listProvenance(req) {
       const read = await service.get(scopeOf(req.principal), req.certificate_id);
       return { entries: read.provenance.map(provenanceToProto) };

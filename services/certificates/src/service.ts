@@ -41,6 +41,9 @@ const MAX_BATCH_WAIT_MS = 30_000;
 /** Left of the caller's deadline for reading and answering the batch after a wait. */
 const ANSWER_MARGIN_MS = 500;
 
+/** Ids one GetPublicCertificates call may ask for (the gateway's batches are at most this). */
+export const MAX_PUBLIC_READS = 100;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function unavailable(what: string): HallmarkError {
@@ -107,6 +110,14 @@ export class CertificateService {
 
   getPublic(certificateId: string): Promise<CertificateRead> {
     return this.deps.store.getPublic(certificateId);
+  }
+
+  /** Public reads of up to MAX_PUBLIC_READS ids at once; the unknown ones are absent. */
+  getPublicMany(certificateIds: string[]): Promise<CertificateRead[]> {
+    if (certificateIds.length > MAX_PUBLIC_READS) {
+      throw invalidParam('certificate_ids', `At most ${MAX_PUBLIC_READS} certificate ids per call.`);
+    }
+    return this.deps.store.getPublicMany(certificateIds);
   }
 
   /** The custodial wallet of an owner reference of the scope's enterprise, created if needed. */

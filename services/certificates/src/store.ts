@@ -27,45 +27,17 @@ import {
   batchMintedEvent,
   certificateEventObject,
   EVENT_SOURCE,
-  publicActor,
   type BatchStatus,
   type CertificateRecord,
   type MintBatchInput,
-  type ProvenanceKind,
   type ProvenanceRecord,
   type Scope,
 } from './domain/certificate.js';
 import { DIGITAL_LINK_CONSTRAINT, digitalLinkTaken, refuseTakenDigitalLinks } from './digital-link/store.js';
 import { findByIdempotencyKey } from './idempotency-store.js';
+import { readPublic, readPublicMany } from './public-read-store.js';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
-
-/**
- * The public read's statement. Columns are named, not `*`: a prepared statement whose result
- * type changes under it (a migration adding a column) fails until its connection is dropped.
- */
-const PUBLIC_READ = {
-  name: 'certificates_public_read',
-  text: `SELECT c.id, c.enterprise_id, c.livemode, c.batch_id, c.position, c.token_id, c.name, c.image_url,
-           c.metadata, c.metadata_hash, c.holder_address, c.status, c.transaction_hash, c.block_number,
-           c.warranty, c.stolen, c.gtin, c.serial, c.service_history, c.created_at, c.updated_at,
-           p.kind AS p_kind, p.actor AS p_actor, p.from_address AS p_from, p.to_address AS p_to,
-           p.transaction_hash AS p_transaction_hash, p.block_number AS p_block_number, p.at AS p_at
-         FROM certificates c LEFT JOIN provenance p ON p.certificate_id = c.id
-         WHERE c.id = $1
-         ORDER BY p.seq`,
-};
-
-/** A certificate row with one of its provenance entries (all null when it has none). */
-interface PublicReadRow extends CertificateRow {
-  p_kind: ProvenanceKind | null;
-  p_actor: string | null;
-  p_from: string | null;
-  p_to: string | null;
-  p_transaction_hash: string | null;
-  p_block_number: string | null;
-  p_at: Date | null;
-}
 
 export interface CertificateRead {
   certificate: CertificateRecord;
@@ -260,22 +232,20 @@ export class CertificatesStore {
    */
   async getPublic(id: string): Promise<CertificateRead> {
     if (!isId('certificate', id)) throw notFound('certificate', id);
-    const { rows } = await this.pool.query<PublicReadRow>({ ...PUBLIC_READ, values: [id] });
-    if (!rows[0]) throw notFound('certificate', id);
-    const provenance: ProvenanceRecord[] = [];
-    for (const r of rows) {
-      if (r.p_kind === null) continue; // LEFT JOIN: no provenance yet
-      provenance.push({
-        kind: r.p_kind,
-        actor: publicActor(r.p_actor), // public: the kind of actor, never an internal id
-        from: r.p_from,
-        to: r.p_to,
-        transactionHash: r.p_transaction_hash,
-        blockNumber: r.p_block_number === null ? null : Number(r.p_block_number),
-        at: r.p_at!,
-      });
-    }
-    return { certificate: certificateFromRow(rows[0]), provenance };
+    const read = await readPublic(this.pool, id);
+    if (!read) throw notFound('certificate', id);
+    return read;
+  }
+
+  /**
+   * Public reads of several certificates in one round trip (the gateway batches concurrent
+   * cache misses): those found, in no particular order; malformed and unknown ids are absent.
+   */
+  async getPublicMany(ids: string[]): Promise<CertificateRead[]> {
+    return readPublicMany(
+      this.pool,
+      ids.filter((id) => isId('certificate', id)),
+    );
   }
 
   /**

@@ -211,6 +211,19 @@ describe.each(TRANSFER_EVENT_MODES)('with %s events', (m) => {
       ).rejects.toMatchObject({
         code: 'resource_not_found',
       });
+      // The batched public read answers each certificate exactly as the single read does;
+      // unknown, malformed and repeated ids are simply not answered twice or at all.
+      const many = await api.getPublicCertificates(
+        { certificate_ids: [ids[2]!, newId('certificate'), 'not an id', ids[0]!, ids[1]!, ids[0]!] },
+        CALL,
+      );
+      expect(many.certificates.map((c) => c.id).sort()).toEqual([...ids].sort());
+      for (const c of many.certificates) {
+        expect(c).toEqual(await api.getPublicCertificate({ certificate_id: c.id }, CALL));
+      }
+      await expect(
+        api.getPublicCertificates({ certificate_ids: Array.from({ length: 101 }, () => ids[0]!) }, CALL),
+      ).rejects.toMatchObject({ code: 'parameter_invalid', param: 'certificate_ids' });
       // Another enterprise does not see it.
       await expect(
         api.getCertificate({ principal: principal(), certificate_id: ids[0]! }, CALL),

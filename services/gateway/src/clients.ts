@@ -27,6 +27,7 @@ import { PlatformServiceClient } from '@hallmark/proto/platform/v1/platform';
 import { TemplatesServiceClient } from '@hallmark/proto/notify/v1/templates';
 import { WebhooksServiceClient } from '@hallmark/proto/notify/v1/webhooks';
 import { VouchersServiceClient } from '@hallmark/proto/vouchers/v1/vouchers';
+import { publicCertificateReader, type PublicCertificateReader } from './cache/public-reads.js';
 import type { Config } from './config.js';
 
 export interface Clients {
@@ -37,6 +38,8 @@ export interface Clients {
   webhookStreams: StreamMethods<WebhooksServiceClient>;
   templates: AsyncClient<TemplatesServiceClient>;
   certificates: AsyncClient<CertificatesServiceClient>;
+  /** Public certificate reads, concurrent ones batched into one call (cache/public-reads.ts). */
+  publicCertificates: PublicCertificateReader;
   verification: AsyncClient<CertificateVerificationServiceClient>;
   warranty: AsyncClient<WarrantyServiceClient>;
   chainSettings: AsyncClient<ChainSettingsServiceClient>;
@@ -134,6 +137,7 @@ export function createClients(config: Config): Clients {
     webhookStreams: withDeadlines(webhooks.streams, { listen: Infinity }),
     templates: templates.api,
     certificates: certificates.api,
+    publicCertificates: publicCertificateReader(certificates.api),
     verification: verification.api,
     warranty: warranty.api,
     chainSettings: chainSettings.api,

@@ -40,6 +40,28 @@ describe('GET /api/certificate/public/:id', () => {
     expect(res.json()).toMatchObject({ success: false, code: 'resource_not_found' });
   });
 
+  it('batches the cache misses of concurrent reads into one GetPublicCertificates call; an unknown id among them is 404 as when read alone', async () => {
+    h.answer('certificates', 'getPublicCertificates', async (r: { certificate_ids: string[] }) => ({
+      certificates: r.certificate_ids.filter((id) => id !== 'cert_gone').map((id) => cert({ id })),
+    }));
+    h.answer('certificates', 'getPublicCertificate', async () => {
+      throw new Error('a batched read went alone');
+    });
+    const ids = ['cert_a', 'cert_b', 'cert_gone', 'cert_c'];
+    const answers = await Promise.all(
+      ids.map((id) => h.app.inject({ method: 'GET', url: `/api/certificate/public/${id}` })),
+    );
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 404, 200]);
+    expect(answers.map((a) => (a.statusCode === 200 ? a.json().id : a.json().code))).toEqual([
+      'cert_a',
+      'cert_b',
+      'resource_not_found',
+      'cert_c',
+    ]);
+    expect(answers[2]!.json().error).toBe("No such certificate: 'cert_gone'.");
+    expect(h.callsTo('certificates', 'getPublicCertificates')).toEqual([{ certificate_ids: ids }]);
+  });
+
   it('serves repeated reads from the cache with a strong ETag, a CDN Cache-Control and 304 on If-None-Match', async () => {
     h.answer('certificates', 'getPublicCertificate', async () => cert());
     const first = await h.app.inject({ method: 'GET', url: '/api/certificate/public/cert_1' });

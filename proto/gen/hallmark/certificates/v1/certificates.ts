@@ -223,6 +223,16 @@ export interface GetPublicCertificateRequest {
   certificate_id: string;
 }
 
+export interface GetPublicCertificatesRequest {
+  /** At most 100; duplicates are read once. */
+  certificate_ids: string[];
+}
+
+export interface GetPublicCertificatesResponse {
+  /** The certificates found (with their issuer), each once. */
+  certificates: Certificate[];
+}
+
 export interface ListProvenanceRequest {
   principal?: Principal | undefined;
   certificate_id: string;
@@ -2181,6 +2191,132 @@ export const GetPublicCertificateRequest: MessageFns<GetPublicCertificateRequest
   },
 };
 
+function createBaseGetPublicCertificatesRequest(): GetPublicCertificatesRequest {
+  return { certificate_ids: [] };
+}
+
+export const GetPublicCertificatesRequest: MessageFns<GetPublicCertificatesRequest> = {
+  encode(message: GetPublicCertificatesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.certificate_ids) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPublicCertificatesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPublicCertificatesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.certificate_ids.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPublicCertificatesRequest {
+    return {
+      certificate_ids: globalThis.Array.isArray(object?.certificateIds)
+        ? object.certificateIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.certificate_ids)
+        ? object.certificate_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetPublicCertificatesRequest): unknown {
+    const obj: any = {};
+    if (message.certificate_ids?.length) {
+      obj.certificateIds = message.certificate_ids;
+    }
+    return obj;
+  },
+};
+
+function createBaseGetPublicCertificatesResponse(): GetPublicCertificatesResponse {
+  return { certificates: [] };
+}
+
+export const GetPublicCertificatesResponse: MessageFns<GetPublicCertificatesResponse> = {
+  encode(message: GetPublicCertificatesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.certificates) {
+      Certificate.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPublicCertificatesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPublicCertificatesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.certificates.push(Certificate.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPublicCertificatesResponse {
+    return {
+      certificates: globalThis.Array.isArray(object?.certificates)
+        ? object.certificates.map((e: any) => Certificate.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetPublicCertificatesResponse): unknown {
+    const obj: any = {};
+    if (message.certificates?.length) {
+      obj.certificates = message.certificates.map((e) => Certificate.toJSON(e));
+    }
+    return obj;
+  },
+};
+
 function createBaseListProvenanceRequest(): ListProvenanceRequest {
   return { principal: undefined, certificate_id: "" };
 }
@@ -3155,6 +3291,23 @@ export const CertificatesServiceService = {
     responseSerialize: (value: Certificate): Buffer => Buffer.from(Certificate.encode(value).finish()),
     responseDeserialize: (value: Buffer): Certificate => Certificate.decode(value),
   },
+  /**
+   * Public reads of several certificates in one call (the gateway batches the cache misses
+   * of concurrent scans into one): each certificate as GetPublicCertificate answers it, in no
+   * particular order; unknown or malformed ids are simply absent. More than 100 ids:
+   * parameter_invalid (param certificate_ids). Read-only.
+   */
+  getPublicCertificates: {
+    path: "/hallmark.certificates.v1.CertificatesService/GetPublicCertificates" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetPublicCertificatesRequest): Buffer =>
+      Buffer.from(GetPublicCertificatesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetPublicCertificatesRequest => GetPublicCertificatesRequest.decode(value),
+    responseSerialize: (value: GetPublicCertificatesResponse): Buffer =>
+      Buffer.from(GetPublicCertificatesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetPublicCertificatesResponse => GetPublicCertificatesResponse.decode(value),
+  },
   /** Provenance of one certificate of the principal's enterprise, oldest first. Read-only. */
   listProvenance: {
     path: "/hallmark.certificates.v1.CertificatesService/ListProvenance" as const,
@@ -3249,6 +3402,13 @@ export interface CertificatesServiceServer extends UntypedServiceImplementation 
    * malformed id: resource_not_found. Read-only.
    */
   getPublicCertificate: handleUnaryCall<GetPublicCertificateRequest, Certificate>;
+  /**
+   * Public reads of several certificates in one call (the gateway batches the cache misses
+   * of concurrent scans into one): each certificate as GetPublicCertificate answers it, in no
+   * particular order; unknown or malformed ids are simply absent. More than 100 ids:
+   * parameter_invalid (param certificate_ids). Read-only.
+   */
+  getPublicCertificates: handleUnaryCall<GetPublicCertificatesRequest, GetPublicCertificatesResponse>;
   /** Provenance of one certificate of the principal's enterprise, oldest first. Read-only. */
   listProvenance: handleUnaryCall<ListProvenanceRequest, ListProvenanceResponse>;
   /** Database and chain reachability (the chain's latest block when it answers). Read-only. */
@@ -3342,6 +3502,27 @@ export interface CertificatesServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Certificate) => void,
+  ): ClientUnaryCall;
+  /**
+   * Public reads of several certificates in one call (the gateway batches the cache misses
+   * of concurrent scans into one): each certificate as GetPublicCertificate answers it, in no
+   * particular order; unknown or malformed ids are simply absent. More than 100 ids:
+   * parameter_invalid (param certificate_ids). Read-only.
+   */
+  getPublicCertificates(
+    request: GetPublicCertificatesRequest,
+    callback: (error: ServiceError | null, response: GetPublicCertificatesResponse) => void,
+  ): ClientUnaryCall;
+  getPublicCertificates(
+    request: GetPublicCertificatesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetPublicCertificatesResponse) => void,
+  ): ClientUnaryCall;
+  getPublicCertificates(
+    request: GetPublicCertificatesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetPublicCertificatesResponse) => void,
   ): ClientUnaryCall;
   /** Provenance of one certificate of the principal's enterprise, oldest first. Read-only. */
   listProvenance(

@@ -63,7 +63,8 @@ export const presentStolen = (s: Certificate['stolen']): Static<typeof StolenFla
 
 /** The public read's answer as the cache holds it (a fill of `public:<id>`). */
 export async function readPublic(clients: Clients, id: string, publicUrl: string): Promise<Filled> {
-  const c = await clients.certificates.getPublicCertificate({ certificate_id: id }, { idempotent: true });
+  // Batched with the other scans of the moment (cache/public-reads.ts).
+  const c = await clients.publicCertificates.read(id);
   // The issuer's profile comes with the certificate and rides in the cached body: a profile
   // change shows within the cache's TTL.
   return {
