@@ -1,5 +1,6 @@
 // Rate limits: Redis-backed when REDIS_URL is set (shared by every gateway replica; one
-// script call per request), in memory otherwise (auth/window-counters.ts, counted as
+// script call takes a request's points and leases this gateway a block of the next ones,
+// auth/redis-leases.ts, so most requests make no call), in memory otherwise (auth/window-counters.ts, counted as
 // rate-limiter-flexible's memory limiter counts). A request is admitted only if every window
 // that applies has room, and only an admitted request is counted, in every window; a refused
 // one is counted in none (it used to be charged to the windows that had room, so a burst
@@ -18,6 +19,7 @@ import { GROUP_WINDOWS, keyWindows, type Window } from '../auth/limits.js';
 import { clientBucket } from '../auth/throttle.js';
 import type { RateGroup } from '../auth/types.js';
 import { RedisFallback } from '../auth/redis-fallback.js';
+import { leaseBlock, RedisLeases, TAKE, type LeaseAdmission, type TakeScript } from '../auth/redis-leases.js';
 import { WindowCounters } from '../auth/window-counters.js';
 
 export interface RateLimitOptions {
@@ -42,47 +44,6 @@ const PUBLIC_GROUPS: ReadonlySet<string> = new Set(['public', 'verify_page', 'pl
 /** The key prefix of a window's counters (rate-limiter-flexible's `keyPrefix`). */
 const prefixOf = (w: Window) => `hm_rl:${w.name}:${w.points}:${w.durationSec}`;
 
-/**
- * Every window of a request checked, then (all having room) counted, in one Redis call and
- * atomically: two requests cannot both take a window's last point, and a refused request
- * counts nowhere. KEYS: one counter per window, all of one subject (its `{…}` hash tag keeps
- * them in one Cluster slot); ARGV: each window's points, then each window's seconds. Answers
- * the refusing window's index (0: admitted; of the full ones, the longest wait), then per
- * window its count (with this request if admitted) and ms left.
- */
-const ADMIT = `local n = #KEYS
-local counts, ttls = {}, {}
-local refused = 0
-for i = 1, n do
-  local count = tonumber(redis.call('get', KEYS[i]) or '0')
-  local ttl = redis.call('pttl', KEYS[i])
-  if ttl < 0 then
-    count = 0
-    ttl = 1000 * tonumber(ARGV[n + i])
-  end
-  counts[i] = count
-  ttls[i] = ttl
-  if count >= tonumber(ARGV[i]) and (refused == 0 or ttl > ttls[refused]) then refused = i end
-end
-if refused == 0 then
-  for i = 1, n do
-    if counts[i] == 0 then
-      redis.call('set', KEYS[i], 1, 'PX', ttls[i])
-      counts[i] = 1
-    else
-      counts[i] = redis.call('incr', KEYS[i])
-    end
-  end
-end
-local out = { refused }
-for i = 1, n do
-  out[#out + 1] = counts[i]
-  out[#out + 1] = ttls[i]
-end
-return out`;
-
-type AdmitScript = (numKeys: number, ...keysPointsSeconds: string[]) => Promise<number[]>;
-
 /** One point given back to a running window (never below 0, never to an ended one). */
 const REFUND = `local count = tonumber(redis.call('get', KEYS[1]) or '0')
 if count > 0 then return redis.call('decr', KEYS[1]) end
@@ -92,10 +53,10 @@ type RefundScript = (numKeys: number, key: string) => Promise<number>;
 
 export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimitOptions) {
   const { redis } = opts;
-  redis?.defineCommand('hmAdmit', { lua: ADMIT });
+  redis?.defineCommand('hmTake', { lua: TAKE });
   redis?.defineCommand('hmRefund', { lua: REFUND });
-  const admitScript = redis
-    ? ((redis as unknown as { hmAdmit: AdmitScript }).hmAdmit.bind(redis) as AdmitScript)
+  const leases = redis
+    ? new RedisLeases((redis as unknown as { hmTake: TakeScript }).hmTake.bind(redis) as TakeScript)
     : undefined;
   const refundScript = redis
     ? ((redis as unknown as { hmRefund: RefundScript }).hmRefund.bind(redis) as RefundScript)
@@ -125,7 +86,7 @@ export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimit
   // (gifts, verification events) have names of their own, so the two stores never share one.
   // With Redis they are the fallback while it fails.
   const counters = new WindowCounters();
-  app.addHook('onClose', (_app, done) => (counters.close(), done()));
+  app.addHook('onClose', (_app, done) => (counters.close(), leases?.close(), done()));
   const fallback = redis ? new RedisFallback(app.log) : undefined;
   if (fallback) app.decorate('rateLimitStore', fallback);
 
@@ -202,15 +163,29 @@ export default fp(async function rateLimit(app: FastifyInstance, opts: RateLimit
     return verdict(reply, taken, refused, now);
   };
 
+  /** A decision of the Redis store (its leases or a call) as the headers and refusal show it. */
+  const onRedis = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    plan: { windows: readonly Planned[]; subject: string; refundable?: boolean },
+    { states, refused }: LeaseAdmission,
+  ) => {
+    chargeIfRefundable(request, plan, refused, false);
+    const taken = plan.windows.map(({ w }, i) => ({ w, ...states[i]! }));
+    return verdict(reply, taken, refused, Date.now());
+  };
+
   app.addHook('onRequest', (request, reply, done) => {
     const plan = planOf(request);
     if (!plan) return done();
-    if (admitScript) {
-      admitOnRedis(admitScript, plan.windows, plan.subject).then(
-        ({ taken, refused }) => {
+    if (leases) {
+      // A point this gateway holds a lease on: admitted here, no call, no promise.
+      const local = leases.admitLocally(plan.windows, plan.subject);
+      if (local) return done(onRedis(request, reply, plan, local));
+      leases.admit(plan.windows, plan.subject).then(
+        (admission) => {
           fallback!.answered();
-          chargeIfRefundable(request, plan, refused, false);
-          done(verdict(reply, taken, refused, Date.now()));
+          done(onRedis(request, reply, plan, admission));
         },
         (err: unknown) => {
           // Redis failed (down, unreachable, a timeout): this process decides, never a 5xx.
@@ -230,6 +205,8 @@ interface Planned {
   prefix: string;
   points: number;
   durationSec: number;
+  /** Points leased per Redis call (auth/redis-leases.ts); none for a window that gives points back. */
+  block: number;
 }
 
 /** One window after the request: its points left and the ms until it restarts. */
@@ -258,7 +235,14 @@ function plannedFor(key: KeyAuth | object, group: RateGroup | undefined): Planne
       ...(key === PUBLIC ? [] : keyWindows(key === SESSION ? undefined : (key as KeyAuth))),
       ...(group ? [GROUP_WINDOWS[group]] : []),
     ];
-    planned = windows.map((w) => ({ w, prefix: prefixOf(w), points: w.points, durationSec: w.durationSec }));
+    planned = windows.map((w) => ({
+      w,
+      prefix: prefixOf(w),
+      points: w.points,
+      durationSec: w.durationSec,
+      // A refund goes to Redis's count: a window that refunds takes its points one by one.
+      block: w.acceptedOnly ? 0 : leaseBlock(w.points),
+    }));
     byGroup.set(group ?? '', planned);
   }
   return planned;
@@ -308,26 +292,4 @@ function setHeaders(reply: FastifyReply, t: Taken, now: number) {
   void reply.header('x-ratelimit-limit', String(t.w.points));
   void reply.header('x-ratelimit-remaining', String(t.remaining));
   void reply.header('x-ratelimit-reset', String(Math.ceil((now + t.msBeforeNext) / 1000)));
-}
-
-/** The request admitted (or refused) by every window of `subject`, in one Redis call. */
-async function admitOnRedis(
-  admitScript: AdmitScript,
-  windows: readonly Planned[],
-  subject: string,
-): Promise<{ taken: Taken[]; refused: number }> {
-  // The subject in braces: every key of one request in one Redis Cluster hash slot.
-  const keys = windows.map(({ prefix }) => `${prefix}:{${subject}}`);
-  const raw = await admitScript(
-    keys.length,
-    ...keys,
-    ...windows.map(({ points }) => String(points)),
-    ...windows.map(({ durationSec }) => String(durationSec)),
-  );
-  const taken = windows.map(({ w }, i) => ({
-    w,
-    remaining: Math.max(w.points - Number(raw[1 + 2 * i]), 0),
-    msBeforeNext: Number(raw[2 + 2 * i]),
-  }));
-  return { taken, refused: Number(raw[0]) - 1 };
 }
