@@ -46,6 +46,9 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
   const sessions = new Map<string, { info: AuthInfo; until: number }>();
 
   const { throttle } = opts;
+  // A key's credential, built once per verified answer (a new answer, a new one) and shared
+  // by its requests: nothing changes a request's `auth` after it is set (withMode copies).
+  const keyInfos = new WeakMap<KeyAuth, AuthInfo>();
 
   /**
    * Runs one credential check; a refusal counts against the client (and the key prefix),
@@ -110,18 +113,23 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
         extras: { required_permission: 'ip_allowlist' },
       });
     }
-    return {
-      kind: 'api_key',
-      subject: key.key_id,
-      key,
-      principal: {
-        enterprise_id: key.enterprise_id,
-        livemode: key.livemode,
-        actor_id: key.key_id,
-        actor_type: 'api_key',
-        scopes: key.permissions,
-      },
-    };
+    let info = keyInfos.get(key);
+    if (!info) {
+      info = {
+        kind: 'api_key',
+        subject: key.key_id,
+        key,
+        principal: {
+          enterprise_id: key.enterprise_id,
+          livemode: key.livemode,
+          actor_id: key.key_id,
+          actor_type: 'api_key',
+          scopes: key.permissions,
+        },
+      };
+      keyInfos.set(key, info);
+    }
+    return info;
   }
 
   /** A key with no fresh valid answer cached: throttled, looked up, refusals counted. */
