@@ -8,7 +8,9 @@
 // requests were parsed in the same I/O pass. A lone read waits for nothing more than that
 // turn and goes as GetPublicCertificate, answered exactly as it always was. Batches are
 // bounded by the service's limit (MAX_BATCH). Nothing is cached here: the public cache in
-// front of this (public-cache.ts) keeps answers and shares one fill per key.
+// front of this (public-cache.ts) keeps answers and shares one fill per key. A batched call
+// carries the request id (and trace) of the read that opened the batch: the service's log of
+// a batch names one of its requests.
 import { notFound } from '@hallmark/kit';
 import type { AsyncClient } from '@hallmark/kit';
 import type { Certificate, CertificatesServiceClient } from '@hallmark/proto/certificates/v1/certificates';
