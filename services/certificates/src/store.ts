@@ -86,7 +86,7 @@ export class CertificatesStore {
     const existing = await this.findBatch(scope, input);
     if (existing) return existing;
     try {
-      const batchId = await transaction(this.pool, async (tx) => {
+      const created = await transaction(this.pool, async (tx) => {
         const id = newId('certificateBatch');
         await tx.query(
           `INSERT INTO certificate_batches (id, enterprise_id, livemode, idempotency_key, request_hash,
@@ -116,22 +116,33 @@ export class CertificatesStore {
           serial: item.serial,
         }));
         await refuseTakenDigitalLinks(tx, scope.livemode, input);
-        await tx.query(
+        // The answer is made from the inserted rows: reading the batch back was a second
+        // 1,000-row read (and an empty provenance read) of every MintBatch.
+        const { rows: inserted } = await tx.query<CertificateRow>(
           `INSERT INTO certificates (id, enterprise_id, livemode, batch_id, position, name, image_url,
              metadata, metadata_hash, holder_address, gtin, serial)
            SELECT r.id, $1, $2, $3, r.position, r.name, r.image_url, r.metadata, r.metadata_hash, $4,
              r.gtin, r.serial
            FROM jsonb_to_recordset($5::jsonb) AS r(id text, position int, name text, image_url text,
-             metadata jsonb, metadata_hash text, gtin text, serial text)`,
+             metadata jsonb, metadata_hash text, gtin text, serial text)
+           RETURNING *`,
           [scope.enterpriseId, scope.livemode, id, input.holderAddress, JSON.stringify(rows)],
         );
         await tx.query(
           `INSERT INTO chain_submissions (batch_id, batch_key, contract_address) VALUES ($1, $2, $3)`,
           [id, batchKeyFor(scope.enterpriseId, scope.livemode, input.idempotencyKey), contract],
         );
-        return id;
+        return { id, inserted };
       });
-      return { ...(await this.readBatch(batchId)), replayed: false };
+      // A new batch is pending and its certificates have no provenance yet.
+      return {
+        batchId: created.id,
+        status: 'pending',
+        certificates: created.inserted
+          .sort((a, b) => a.position - b.position)
+          .map((r) => ({ certificate: certificateFromRow(r), provenance: [] })),
+        replayed: false,
+      };
     } catch (err) {
       const constraint = (err as { constraint?: string }).constraint;
       if (constraint === 'certificate_batches_idempotency') {
