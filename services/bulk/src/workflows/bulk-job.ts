@@ -23,7 +23,7 @@
 // twice. So the run waits, visible in the Restate UI, until the service answers again.
 import { invocation } from '@hallmark/kit';
 import * as restate from '@restatedev/restate-sdk';
-import type { JobSteps } from './steps.js';
+import type { JobSteps, MintResult } from './steps.js';
 
 export interface BulkJobOptions {
   pipelineDepth: number;
@@ -41,6 +41,8 @@ const STEP_RETRY = {
 interface InFlight {
   key: string;
   batchId: string | null;
+  /** Settle steps that found the batch still pending on chain. */
+  tries: number;
 }
 
 /** The object's name and type, for the typed ingress client (kit `restateIngress`). */
@@ -83,7 +85,16 @@ export function bulkJobObject(steps: JobSteps, opts: BulkJobOptions) {
   });
 }
 
-/** One round over the pending items in batches; answers whether the job was cancelled. */
+/**
+ * One round over the pending items in batches; answers whether the job was cancelled.
+ *
+ * The next batch's mint step runs while the head batch is settled (awaited on chain, then its
+ * vouchers and results): run one after the other, the two halves took turns and a minted
+ * batch waited 4–10 s for its voucher step while the chain sat idle. Both are steps of the
+ * same round of the loop, created in a fixed order and awaited together with
+ * `RestatePromise.all` (the SDK's combinator: a replay sees the same journal), and the next
+ * round starts only once both are done, so at most `depth` batches are in flight.
+ */
 async function runRound(
   ctx: restate.ObjectContext,
   steps: JobSteps,
@@ -96,41 +107,45 @@ async function runRound(
   let next = 0;
   let exhausted = false;
   let cancelled = false;
-  for (;;) {
-    while (!exhausted && inFlight.length < depth) {
-      const key = `${prefix}${next}`;
-      const res = await ctx.run(`mint ${key}`, () => steps.mint(jobId, key), STEP_RETRY);
-      if (res.done) {
-        exhausted = true;
-        cancelled = res.cancelled;
-        break;
-      }
-      inFlight.push({ key: res.key, batchId: res.batchId });
-      next++;
+  const mintStep = () => {
+    const key = `${prefix}${next}`;
+    return ctx.run(`mint ${key}`, () => steps.mint(jobId, key), STEP_RETRY);
+  };
+  const minted = (res: MintResult) => {
+    if (res.done) {
+      exhausted = true;
+      cancelled = res.cancelled;
+      return;
     }
-    const head = inFlight.shift();
-    if (!head) return cancelled;
-    if (!head.batchId) continue;
-    await completeBatch(ctx, steps, head.key, head.batchId, waitMs);
-  }
-}
-
-async function completeBatch(
-  ctx: restate.ObjectContext,
-  steps: JobSteps,
-  key: string,
-  batchId: string,
-  waitMs: number,
-): Promise<void> {
-  const jobId = ctx.key;
-  // A batch accepted by MintBatch is awaited until the chain settles it (minted or failed).
-  for (let i = 0; ; i++) {
-    const status = await ctx.run(
-      `wait ${key} #${i}`,
-      () => steps.waitMinted(jobId, batchId, waitMs),
+    inFlight.push({ key: res.key, batchId: res.batchId, tries: 0 });
+    next++;
+  };
+  // Batches minted ahead before the first is settled; each round then mints one more.
+  while (!exhausted && inFlight.length < depth - 1) minted(await mintStep());
+  for (;;) {
+    const head = inFlight[0];
+    if (!head) {
+      if (exhausted) return cancelled;
+      minted(await mintStep());
+      continue;
+    }
+    if (!head.batchId) {
+      inFlight.shift();
+      continue;
+    }
+    const { batchId } = head;
+    const settle = ctx.run(
+      `settle ${head.key} #${head.tries}`,
+      () => steps.settle(jobId, head.key, batchId, waitMs),
       STEP_RETRY,
     );
-    if (status !== 'pending') break;
+    let settled: 'pending' | 'done';
+    if (!exhausted && inFlight.length < depth) {
+      const [res, s] = await restate.RestatePromise.all([mintStep(), settle]);
+      minted(res);
+      settled = s;
+    } else settled = await settle;
+    if (settled === 'pending') head.tries++;
+    else inFlight.shift(); // the head: a batch minted meanwhile went to the end
   }
-  await ctx.run(`vouchers ${key}`, () => steps.complete(jobId, key, batchId), STEP_RETRY);
 }

@@ -223,6 +223,17 @@ export class JobSteps {
   }
 
   /**
+   * Waits (bounded) for the batch to settle on chain, then completes it (`complete`): one step,
+   * so the workflow can run it beside the next batch's mint. `pending`: not settled yet (the
+   * workflow asks again); repeating it after a completion changes nothing (`complete` is).
+   */
+  async settle(jobId: string, key: string, batchId: string, waitMs: number): Promise<'pending' | 'done'> {
+    if ((await this.waitMinted(jobId, batchId, waitMs)) === 'pending') return 'pending';
+    await this.complete(jobId, key, batchId);
+    return 'done';
+  }
+
+  /**
    * A minted batch: one voucher per certificate (idempotency key `<key>:v`), then the items
    * recorded succeeded with their vouchers and chain references. A failed batch: its items
    * recorded failed (the automatic retry takes them again).
