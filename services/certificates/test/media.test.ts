@@ -464,4 +464,24 @@ describe('backfill of certificates issued with hot-linked images', () => {
       check: { passed: false, detail: expect.stringContaining('Original image no longer available') },
     });
   });
+
+  it('finds its candidates through the hot-linked index, never by reading every certificate', async () => {
+    const { BACKFILL_CANDIDATES } = await import('../src/media/store.js');
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      // A table this small would be scanned anyway: the plan is judged without that option.
+      await client.query('SET LOCAL enable_seqscan = off');
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${BACKFILL_CANDIDATES}`, [
+        '',
+        50,
+      ]);
+      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(plan).toContain('certificates_hotlinked');
+      expect(plan).not.toContain('certificates_pkey');
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
 });

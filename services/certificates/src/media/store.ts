@@ -12,6 +12,16 @@ export interface MediaRow {
 
 export type ImageVerdict = 'archived' | 'unavailable' | 'changed';
 
+/**
+ * The backfill's next candidates. Its conditions are those of the partial index
+ * `certificates_hotlinked` (migration 3501), so a pass reads that index, not every certificate.
+ */
+export const BACKFILL_CANDIDATES = `SELECT c.id, c.image_url, c.metadata->'image'->>'sha256' AS sha256
+  FROM certificates c LEFT JOIN certificate_images ci ON ci.certificate_id = c.id
+  WHERE c.id > $1 AND ci.certificate_id IS NULL AND c.image_url IS NOT NULL
+    AND c.image_url NOT LIKE '%/media/%' AND (c.metadata -> 'image' ->> 'sha256') IS NOT NULL
+  ORDER BY c.id LIMIT $2`;
+
 export interface BackfillCandidate {
   certificateId: string;
   imageUrl: string;
@@ -85,11 +95,7 @@ export class MediaStore {
    */
   async backfillCandidates(afterId: string, limit: number): Promise<BackfillCandidate[]> {
     const { rows } = await this.pool.query<{ id: string; image_url: string; sha256: string }>(
-      `SELECT c.id, c.image_url, c.metadata->'image'->>'sha256' AS sha256
-       FROM certificates c LEFT JOIN certificate_images ci ON ci.certificate_id = c.id
-       WHERE c.id > $1 AND ci.certificate_id IS NULL AND c.image_url IS NOT NULL
-         AND c.image_url NOT LIKE '%/media/%' AND c.metadata->'image'->>'sha256' IS NOT NULL
-       ORDER BY c.id LIMIT $2`,
+      BACKFILL_CANDIDATES,
       [afterId, limit],
     );
     return rows.map((r) => ({ certificateId: r.id, imageUrl: r.image_url, sha256: r.sha256 }));
