@@ -2,7 +2,8 @@
 // webhooks-helpers.ts), the retry schedule, the outbound guard's decisions, event mapping
 // and input rules.
 import { describe, expect, it } from '@jest/globals';
-import { HallmarkError, nonPublicReason, OutboundGuard, type EventEnvelope } from '@hallmark/kit';
+import { HallmarkError, isId, nonPublicReason, OutboundGuard, type EventEnvelope } from '@hallmark/kit';
+import { deliveryIdFor } from '../src/webhooks/domain/delivery-id.js';
 import {
   enterpriseBody,
   enterpriseTypeOf,
@@ -313,5 +314,21 @@ describe('input rules', () => {
     });
     expect(parseSubscriptionSecret('AB'.repeat(32))).toBe('AB'.repeat(32));
     expect(err(() => parseSubscriptionSecret('ab'.repeat(31)))).toMatchObject({ param: 'secret' });
+  });
+});
+
+describe('delivery ids', () => {
+  it('the same (target, event) always gets the same well-formed dlv_ id, any other pair another', () => {
+    const id = deliveryIdFor('webhook_A', 'evt_1');
+    expect(isId('delivery', id)).toBe(true);
+    expect(deliveryIdFor('webhook_A', 'evt_1')).toBe(id);
+    const others = [
+      deliveryIdFor('webhook_B', 'evt_1'),
+      deliveryIdFor('webhook_A', 'evt_2'),
+      deliveryIdFor('lsn_A', 'evt_1'),
+      // The separator keeps the pair apart: ("ab", "c") is not ("a", "bc").
+      deliveryIdFor('webhook_Ae', 'vt_1'),
+    ];
+    expect(new Set([id, ...others]).size).toBe(5);
   });
 });

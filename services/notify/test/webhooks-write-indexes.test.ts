@@ -1,7 +1,8 @@
-// The indexes a delivery's writes pay for (migration 0202) on the real PostgreSQL: an
-// endpoint's delivery enters no index of subscriptions or listen sessions, and the readers the
-// dropped index of every pending row served (the backlog gauge, the listen sweep) still count
-// every kind of delivery.
+// The indexes a delivery's writes pay for (migrations 0202, 0203) on the real PostgreSQL: an
+// endpoint's delivery enters no index of subscriptions or listen sessions, fan-out stays
+// idempotent per (event, target) through the primary key alone, and the readers the dropped
+// index of every pending row served (the backlog gauge, the listen sweep) still count every
+// kind of delivery.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Encryptor, newId, openDatabase, type Pool } from '@hallmark/kit';
 import { closeTestDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '@hallmark/kit/testing';
@@ -58,6 +59,15 @@ describe('delivery write indexes', () => {
       },
     ]);
     expect(inserted).toBe(4);
+    // The same deliveries again (a redelivered event): the derived ids conflict, nothing is made.
+    const again = await deliveries.insertDeliveries(pool, [
+      { event: events[1]!, target: { column: 'endpoint_id', id: ep.id, type: 'user.created', body: '{}' } },
+      {
+        event: events[0]!,
+        target: { column: 'session_id', id: session.id, type: 'user.created', body: '{}' },
+      },
+    ]);
+    expect(again).toBe(0);
     // One of the endpoint's is retried later: pending, not due.
     await pool.query(
       `UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour'
@@ -85,7 +95,7 @@ describe('delivery write indexes', () => {
         client.release();
       }
     };
-    expect(await entries('webhook_deliveries_endpoint_event', 'endpoint_id IS NOT NULL')).toBe(3);
+    expect(await entries('webhook_deliveries_endpoint_recent', 'endpoint_id IS NOT NULL')).toBe(3);
     expect(
       await entries('webhook_deliveries_session_pending', "status = 'pending' AND session_id IS NOT NULL"),
     ).toBe(1);
@@ -95,14 +105,12 @@ describe('delivery write indexes', () => {
     );
     const def = new Map(defs.map((d) => [d.indexname, d.indexdef]));
     for (const [index, column] of [
-      ['webhook_deliveries_subscription_event', 'subscription_id'],
       ['webhook_deliveries_subscription_recent', 'subscription_id'],
-      ['webhook_deliveries_session_event', 'session_id'],
-      ['webhook_deliveries_endpoint_event', 'endpoint_id'],
       ['webhook_deliveries_endpoint_recent', 'endpoint_id'],
     ] as const)
       expect(def.get(index)).toContain(`WHERE (${column} IS NOT NULL)`);
-    expect(def.has('webhook_deliveries_due')).toBe(false);
+    for (const gone of ['due', 'endpoint_event', 'subscription_event', 'session_event'])
+      expect(def.has(`webhook_deliveries_${gone}`)).toBe(false);
 
     // The sweep still finds an ended session's pending delivery and fails it.
     await pool.query(`UPDATE listen_sessions SET ended_at = now() WHERE id = $1`, [session.id]);

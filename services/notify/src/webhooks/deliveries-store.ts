@@ -15,6 +15,7 @@ import {
 import { attemptsOf, DELIVERY_COLUMNS, deliveryFromRow, type DeliveryRow } from './attempts-store.js';
 import { recordOutcome, recordSucceeded, type HealthThresholds, type Succeeded } from './outcomes-store.js';
 import type { Claim, DeliveryRecord, Outcome } from './domain/delivery.js';
+import { deliveryIdFor } from './domain/delivery-id.js';
 import type { DeliveryStatus } from './domain/validation.js';
 import type { Scope } from './store.js';
 
@@ -95,37 +96,44 @@ export class DeliveriesStore {
 
   /**
    * One delivery per (event, target), in the caller's transaction; idempotent per (event,
-   * endpoint, subscription or session): a second call inserts nothing. Wakes the workers at
-   * commit when it created any. Returns how many were created.
+   * endpoint, subscription or session): a second call inserts nothing, as the row's id is
+   * derived from both (domain/delivery-id.ts) and the primary key refuses it. Every kind of
+   * target in one statement. Wakes the workers at commit when it created any. Returns how
+   * many were created.
    */
   async insertDeliveries(tx: Queryable, deliveries: readonly NewDelivery[]): Promise<number> {
-    let created = 0;
-    for (const column of ['endpoint_id', 'subscription_id', 'session_id'] as const) {
-      const list = deliveries.filter((d) => d.target.column === column);
-      if (list.length === 0) continue;
-      const { rowCount } = await tx.query(
-        `INSERT INTO webhook_deliveries (id, ${column}, enterprise_id, livemode, event_id, event_type, body,
-           max_attempts, next_attempt_at)
-         SELECT d.id, d.target, d.enterprise_id, d.livemode, d.event_id, d.type, d.body, $1, now()
-         FROM unnest($2::text[], $3::text[], $4::text[], $5::boolean[], $6::text[], $7::text[], $8::text[])
-           AS d (id, target, enterprise_id, livemode, event_id, type, body)
-         -- The unique indexes leave NULLs out (0202); naming the predicate lets ON CONFLICT infer them.
-         ON CONFLICT (${column}, event_id) WHERE ${column} IS NOT NULL DO NOTHING`,
-        [
-          this.maxAttempts,
-          list.map(() => newId('delivery')),
-          list.map((d) => d.target.id),
-          list.map((d) => d.event.enterprise_id),
-          list.map((d) => d.event.livemode),
-          list.map((d) => d.event.id),
-          list.map((d) => d.target.type),
-          list.map((d) => d.target.body),
-        ],
-      );
-      created += rowCount ?? 0;
-    }
-    if (created > 0) await tx.query(`SELECT pg_notify('${WAKE_CHANNEL}', '')`);
-    return created;
+    if (deliveries.length === 0) return 0;
+    const of = (column: TargetColumn) =>
+      deliveries.map((d) => (d.target.column === column ? d.target.id : null));
+    // The workers' wake-up rides in the same statement (sent at commit, only if rows were made).
+    const { rows } = await tx.query<{ created: number }>(
+      `WITH made AS (
+       INSERT INTO webhook_deliveries (id, endpoint_id, subscription_id, session_id, enterprise_id, livemode,
+         event_id, event_type, body, max_attempts, next_attempt_at)
+       SELECT d.id, d.endpoint_id, d.subscription_id, d.session_id, d.enterprise_id, d.livemode, d.event_id,
+         d.type, d.body, $1, now()
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::text[],
+         $9::text[], $10::text[])
+         AS d (id, endpoint_id, subscription_id, session_id, enterprise_id, livemode, event_id, type, body)
+       ON CONFLICT (id) DO NOTHING
+       RETURNING 1
+     )
+     SELECT n::int AS created, CASE WHEN n > 0 THEN pg_notify('${WAKE_CHANNEL}', '') END
+     FROM (SELECT count(*) AS n FROM made) AS c`,
+      [
+        this.maxAttempts,
+        deliveries.map((d) => deliveryIdFor(d.target.id, d.event.id)),
+        of('endpoint_id'),
+        of('subscription_id'),
+        of('session_id'),
+        deliveries.map((d) => d.event.enterprise_id),
+        deliveries.map((d) => d.event.livemode),
+        deliveries.map((d) => d.event.id),
+        deliveries.map((d) => d.target.type),
+        deliveries.map((d) => d.target.body),
+      ],
+    );
+    return rows[0]!.created;
   }
 
   /**
