@@ -142,3 +142,34 @@ describe('outcomes written in batches', () => {
     });
   }, 30_000);
 });
+
+describe('planned once per connection', () => {
+  it('the claim and a batch of successes run their generic plan, not a fresh plan at every execution', async () => {
+    // One connection, so every execution and the read of its plan counters share a session.
+    const single = await openDatabase({ serverUrl: TEST_DATABASE_SERVER, database, max: 1 });
+    try {
+      const store = new DeliveriesStore(single, new Encryptor(TEST_ENCRYPTION_KEY), 3);
+      const ep = await new WebhooksStore(single, new Encryptor(TEST_ENCRYPTION_KEY)).createEndpoint(scope, {
+        url: 'https://127.0.0.1:9/plans',
+        events: ['user.created'],
+        secret: SECRET,
+      });
+      await queue('endpoint_id', ep.id, 8);
+      // More executions than the five custom plans PostgreSQL tries before it may settle.
+      for (let i = 0; i < 8; i++) {
+        const claims = await store.claimDue(1, 60_000, 100);
+        await store.recordSucceeded(claims.map((c) => ({ claim: c, statusCode: 200, latencyMs: 1 })));
+      }
+      const { rows } = await single.query<{ name: string; generic_plans: string; custom_plans: string }>(
+        `SELECT name, generic_plans, custom_plans FROM pg_prepared_statements
+         WHERE name IN ('notify_claim_due', 'notify_record_succeeded') ORDER BY name`,
+      );
+      expect(rows.map((r) => [r.name, Number(r.generic_plans), Number(r.custom_plans)])).toEqual([
+        ['notify_claim_due', 8, 0],
+        ['notify_record_succeeded', 8, 0],
+      ]);
+    } finally {
+      await single.end();
+    }
+  }, 30_000);
+});

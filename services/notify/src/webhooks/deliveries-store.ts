@@ -16,6 +16,7 @@ import { attemptsOf, DELIVERY_COLUMNS, deliveryFromRow, type DeliveryRow } from 
 import { recordOutcome, recordSucceeded, type HealthThresholds, type Succeeded } from './outcomes-store.js';
 import type { Claim, DeliveryRecord, Outcome } from './domain/delivery.js';
 import { deliveryIdFor } from './domain/delivery-id.js';
+import { withGenericPlan } from './plan-store.js';
 import type { DeliveryStatus } from './domain/validation.js';
 import type { Scope } from './store.js';
 
@@ -150,7 +151,7 @@ export class DeliveriesStore {
    */
   async claimDue(limit: number, leaseMs: number, perTarget: number): Promise<Claim[]> {
     const token = randomBase62(16);
-    const { rows } = await this.pool.query<{
+    const rows = await withGenericPlan<{
       id: string;
       attempts: number;
       max_attempts: number;
@@ -162,8 +163,9 @@ export class DeliveriesStore {
       secret_enc: string;
       previous_secret_enc: string | null;
       waited_ms: number;
-    }>({
-      // Named: parsed once per connection (run at every claim: planning was most of a small one's cost).
+    }>(this.pool, {
+      // Named, with its generic plan (plan-store.ts): parsed and planned once per connection
+      // (run at every claim: planning was most of a small one's cost).
       name: 'notify_claim_due',
       text: `WITH busy AS (
          SELECT COALESCE(endpoint_id, subscription_id) AS target, count(*)::int AS n

@@ -2,7 +2,8 @@
 // log gets the answer, and the endpoint or subscription follows. One attempt in one statement;
 // successful attempts (nearly all of a healthy burst) many in one statement, so a burst costs
 // the database a statement per batch of answers rather than one per answer.
-import type { Queryable } from '@hallmark/kit';
+import type { Pool, Queryable } from '@hallmark/kit';
+import { withGenericPlan } from './plan-store.js';
 import type { Claim, Outcome } from './domain/delivery.js';
 import type { DeliveryStatus } from './domain/validation.js';
 
@@ -89,9 +90,10 @@ export async function recordOutcome(
  * \`failed\` endpoint is \`active\` again and a subscription's failure streak ends (only rows that
  * change are written). Returns the ids of the deliveries moved (the others' claims were stale).
  */
-export async function recordSucceeded(db: Queryable, items: readonly Succeeded[]): Promise<Set<string>> {
+export async function recordSucceeded(pool: Pool, items: readonly Succeeded[]): Promise<Set<string>> {
   if (items.length === 0) return new Set();
-  const { rows } = await db.query<{ id: string }>({
+  // Its generic plan, built once per connection (plan-store.ts).
+  const rows = await withGenericPlan<{ id: string }>(pool, {
     name: 'notify_record_succeeded',
     text: `WITH i AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::int[])
