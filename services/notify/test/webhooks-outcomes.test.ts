@@ -144,7 +144,7 @@ describe('outcomes written in batches', () => {
 });
 
 describe('planned once per connection', () => {
-  it('the claim and a batch of successes run their generic plan, not a fresh plan at every execution', async () => {
+  it('the claim and a batch of successes run their generic plan, not a fresh plan at every execution, and reach rows through indexes even when planned on small tables', async () => {
     // One connection, so every execution and the read of its plan counters share a session.
     const single = await openDatabase({ serverUrl: TEST_DATABASE_SERVER, database, max: 1 });
     try {
@@ -168,6 +168,23 @@ describe('planned once per connection', () => {
         ['notify_claim_due', 8, 0],
         ['notify_record_succeeded', 8, 0],
       ]);
+      // Those plans were built while the tables held a few rows, yet reach them through indexes:
+      // a scan of every delivery, testing each against the ids, would be kept as the table grows.
+      const client = await single.connect();
+      try {
+        await client.query('BEGIN; SET LOCAL plan_cache_mode = force_generic_plan');
+        const plans = [
+          await client.query(`EXPLAIN EXECUTE notify_claim_due(1, 'tok', 60000, 100)`),
+          await client.query(`EXPLAIN EXECUTE notify_record_succeeded('{d}', '{t}', '{1}', '{200}', '{1}')`),
+        ].map((r) => r.rows.map((l: Record<string, string>) => l['QUERY PLAN']).join('\n'));
+        await client.query('ROLLBACK');
+        for (const plan of plans) {
+          expect(plan).toContain('webhook_deliveries_pkey');
+          expect(plan).not.toMatch(/Seq Scan on webhook_(deliveries|attempts)/);
+        }
+      } finally {
+        client.release();
+      }
     } finally {
       await single.end();
     }

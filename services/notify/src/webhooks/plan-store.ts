@@ -5,7 +5,12 @@
 // ids, the generic plan's estimate did not look as cheap as the custom ones, so each claim paid
 // its planning again (~1 ms of the database's CPU under load, a third of its execution). Here
 // such a statement runs in a transaction that forces the generic plan, built once per
-// connection: SET LOCAL, so the pooled connection's other statements keep the default.
+// connection, and plans it with sequential scans off: a generic plan built while the table was
+// small (a new database's first deliveries) chose to scan it and test every row against the
+// array of ids, and kept doing so as it grew — up to 40% of the database's CPU in a burst, in
+// comparing text. These statements reach their rows through indexes (primary key, partial
+// indexes) by design, so every plan must. SET LOCAL: the pooled connection's other statements
+// keep the defaults.
 import type { Pool } from '@hallmark/kit';
 import type { QueryResultRow } from 'pg';
 
@@ -19,8 +24,10 @@ export async function withGenericPlan<R extends QueryResultRow>(pool: Pool, quer
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    // One round trip for both: the transaction and its setting.
-    await client.query('BEGIN; SET LOCAL plan_cache_mode = force_generic_plan');
+    // One round trip for the transaction and its settings.
+    await client.query(
+      'BEGIN; SET LOCAL plan_cache_mode = force_generic_plan; SET LOCAL enable_seqscan = off',
+    );
     const { rows } = await client.query<R>(query);
     await client.query('COMMIT');
     return rows;
