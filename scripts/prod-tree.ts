@@ -4,9 +4,12 @@
 //      dist/reencrypt.js, kit's re-encryption command, and dist/migrate.js, the migrations
 //      Job's step); npm packages stay external and load
 //      from node_modules as in development;
-//   2. install: `pnpm deploy --prod --offline --node-linker hoisted` of the service into
+//   2. install: `pnpm deploy --prod --prefer-offline --node-linker hoisted` of the service into
 //      <out>/services/<svc> (only what its package.json `files` lists, plus its production
-//      dependencies, from the pnpm store already on the machine: no network);
+//      dependencies, from the pnpm store already on the machine; the registry only for
+//      package metadata the cache lacks: `--offline` failed on a machine whose store got a
+//      new dependency by `pnpm add`, which caches abbreviated metadata, not the full one
+//      deploy's supply-chain check reads);
 //   3. check: no forbidden package (dev stack, test, lint and build tools) anywhere in the
 //      tree, and its size within the budget below (deploy/README.md states the same numbers);
 //   4. boot (`--boot`): starts every built service with plain `node dist/main.js` against a
@@ -182,7 +185,15 @@ export async function compile(svc: Svc): Promise<void> {
 export async function deploy(svc: Svc, outDir: string, storeDir?: string): Promise<string> {
   const target = path.join(outDir, 'services', svc);
   rmSync(target, { recursive: true, force: true });
-  const args = ['--filter', `@hallmark/${svc}`, 'deploy', '--prod', '--offline', '--node-linker', 'hoisted'];
+  const args = [
+    '--filter',
+    `@hallmark/${svc}`,
+    'deploy',
+    '--prod',
+    '--prefer-offline',
+    '--node-linker',
+    'hoisted',
+  ];
   if (storeDir) args.push('--store-dir', storeDir);
   await promisify(execFile)('pnpm', [...args, target], { cwd: REPO, maxBuffer: 16 * 1024 * 1024 });
   // Lockfile and workspace file pnpm leaves behind: not needed to run.
