@@ -1,7 +1,7 @@
 // The public-read bench's baseline, run as its own process like the gateway and the
 // certificates service are: a bare Fastify + `pg` handler answering
 // GET /api/certificate/public/:id with the statement the certificates service runs
-// (CertificatesStore.getPublic: the certificate and its provenance in one prepared
+// (public-read-store.ts readPublic: the certificate and its provenance in one prepared
 // statement) on the same database, with a pool of the same size, in the same JSON shape;
 // the issuer line is read as the service reads it (its `issuer_profiles` read model, the same
 // database). Env: BARE_DATABASE_URL, BARE_PORT, BARE_PUBLIC_URL.
@@ -51,7 +51,7 @@ interface ServiceEntry {
   acceptedAt: string;
 }
 
-/** Word for word the statement of services/certificates/src/store.ts (PUBLIC_READ). */
+/** Word for word the statement of services/certificates/src/public-read-store.ts (PUBLIC_READ). */
 const PUBLIC_READ = {
   name: 'certificates_public_read',
   text: `SELECT c.id, c.enterprise_id, c.livemode, c.batch_id, c.position, c.token_id, c.name, c.image_url,

@@ -8,16 +8,19 @@ import { publicActor, type ProvenanceKind } from './domain/certificate.js';
 import type { CertificateRead } from './store.js';
 
 /**
- * The public read's statement. Columns are named, not `*`: a prepared statement whose result
- * type changes under it (a migration adding a column) fails until its connection is dropped.
+ * The columns both statements answer. Named, not `*`: a prepared statement whose result type
+ * changes under it (a migration adding a column) fails until its connection is dropped.
  */
-const PUBLIC_READ = {
-  name: 'certificates_public_read',
-  text: `SELECT c.id, c.enterprise_id, c.livemode, c.batch_id, c.position, c.token_id, c.name, c.image_url,
+const COLUMNS = `c.id, c.enterprise_id, c.livemode, c.batch_id, c.position, c.token_id, c.name, c.image_url,
            c.metadata, c.metadata_hash, c.holder_address, c.status, c.transaction_hash, c.block_number,
            c.warranty, c.stolen, c.gtin, c.serial, c.service_history, c.created_at, c.updated_at,
            p.kind AS p_kind, p.actor AS p_actor, p.from_address AS p_from, p.to_address AS p_to,
-           p.transaction_hash AS p_transaction_hash, p.block_number AS p_block_number, p.at AS p_at
+           p.transaction_hash AS p_transaction_hash, p.block_number AS p_block_number, p.at AS p_at`;
+
+/** The public read of one certificate. */
+const PUBLIC_READ = {
+  name: 'certificates_public_read',
+  text: `SELECT ${COLUMNS}
          FROM certificates c LEFT JOIN provenance p ON p.certificate_id = c.id
          WHERE c.id = $1
          ORDER BY p.seq`,
@@ -31,11 +34,7 @@ const PUBLIC_READ = {
  */
 const PUBLIC_READ_MANY = {
   name: 'certificates_public_read_many',
-  text: `SELECT c.id, c.enterprise_id, c.livemode, c.batch_id, c.position, c.token_id, c.name, c.image_url,
-           c.metadata, c.metadata_hash, c.holder_address, c.status, c.transaction_hash, c.block_number,
-           c.warranty, c.stolen, c.gtin, c.serial, c.service_history, c.created_at, c.updated_at,
-           p.kind AS p_kind, p.actor AS p_actor, p.from_address AS p_from, p.to_address AS p_to,
-           p.transaction_hash AS p_transaction_hash, p.block_number AS p_block_number, p.at AS p_at
+  text: `SELECT ${COLUMNS}
          FROM certificates c
          LEFT JOIN LATERAL (
            SELECT seq, kind, actor, from_address, to_address, transaction_hash, block_number, at
