@@ -47,7 +47,8 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
 
   const { throttle } = opts;
   // A key's credential, built once per verified answer (a new answer, a new one) and shared
-  // by its requests: nothing changes a request's `auth` after it is set (withMode copies).
+  // by its requests: nothing changes a request's `auth` after it is set (withMode copies), and
+  // it is frozen so that a change would throw rather than reach the key's other requests.
   const keyInfos = new WeakMap<KeyAuth, AuthInfo>();
 
   /**
@@ -115,18 +116,18 @@ export default fp(async function auth(app: FastifyInstance, opts: AuthOptions) {
     }
     let info = keyInfos.get(key);
     if (!info) {
-      info = {
+      info = Object.freeze({
         kind: 'api_key',
         subject: key.key_id,
         key,
-        principal: {
+        principal: Object.freeze({
           enterprise_id: key.enterprise_id,
           livemode: key.livemode,
           actor_id: key.key_id,
           actor_type: 'api_key',
           scopes: key.permissions,
-        },
-      };
+        }),
+      } as const);
       keyInfos.set(key, info);
     }
     return info;
