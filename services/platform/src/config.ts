@@ -51,6 +51,12 @@ export const configSchema = z.object({
    * from the order's own line items.
    */
   HALLMARK_PLATFORM_PRODUCT_LOOKUP_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
+  /**
+   * When a unit has no image but its product's and the lookup failed: the first wait before it
+   * is tried again (doubling, capped at 12×), and how many times, before the order is reported.
+   */
+  HALLMARK_PLATFORM_PRODUCT_WAIT_MS: z.coerce.number().int().min(1).default(5000),
+  HALLMARK_PLATFORM_PRODUCT_WAITS: z.coerce.number().int().min(0).max(50).default(10),
   /** First fulfilment retry delay (doubles, capped at 10 s; spec › Limits 7). */
   HALLMARK_FULFILMENT_BACKOFF_MS: z.coerce.number().int().min(1).default(1000),
   ...restateEnv,

@@ -103,20 +103,29 @@ await runServiceMain({
         }),
       ],
       workers: [
-        restateEndpoint([orderWorkflow(steps, config.HALLMARK_PLATFORM_PRODUCT_LOOKUP_ATTEMPTS)], {
-          port: config.HALLMARK_PLATFORM_RESTATE_PORT,
-          host: config.HALLMARK_PLATFORM_RESTATE_HOST,
-          url: config.HALLMARK_PLATFORM_RESTATE_URL,
-          release: config.HALLMARK_RELEASE,
-          force: config.HALLMARK_RESTATE_FORCE_REGISTER,
-          adminUrl: config.HALLMARK_PLATFORM_RESTATE_REGISTER ? config.HALLMARK_RESTATE_ADMIN_URL : null,
-          log,
-          onStop: () => {
-            keys.close();
-            bulk.close();
-            vouchers.close();
+        restateEndpoint(
+          [
+            orderWorkflow(steps, {
+              attempts: config.HALLMARK_PLATFORM_PRODUCT_LOOKUP_ATTEMPTS,
+              waitMs: config.HALLMARK_PLATFORM_PRODUCT_WAIT_MS,
+              waits: config.HALLMARK_PLATFORM_PRODUCT_WAITS,
+            }),
+          ],
+          {
+            port: config.HALLMARK_PLATFORM_RESTATE_PORT,
+            host: config.HALLMARK_PLATFORM_RESTATE_HOST,
+            url: config.HALLMARK_PLATFORM_RESTATE_URL,
+            release: config.HALLMARK_RELEASE,
+            force: config.HALLMARK_RESTATE_FORCE_REGISTER,
+            adminUrl: config.HALLMARK_PLATFORM_RESTATE_REGISTER ? config.HALLMARK_RESTATE_ADMIN_URL : null,
+            log,
+            onStop: () => {
+              keys.close();
+              bulk.close();
+              vouchers.close();
+            },
           },
-        }),
+        ),
         orderSubmitter(
           orders,
           ordersSvc,

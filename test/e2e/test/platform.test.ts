@@ -42,6 +42,7 @@ beforeAll(async () => {
       HALLMARK_PLATFORM_API_SECRET: APP_SECRET,
       HALLMARK_PLATFORM_APP_URL: APP_URL,
       HALLMARK_PLATFORM_HTTP_TIMEOUT_MS: '2000',
+      HALLMARK_PLATFORM_PRODUCT_WAIT_MS: '500',
       HALLMARK_CHAIN_EXPLORER_TX_URL: 'https://explorer.example.test/tx/{hash}',
     },
   });
@@ -347,6 +348,24 @@ describe('paid orders', () => {
         sim.sim.view(SHOP).fulfillments.find((x) => `gid://shopify/Order/${x.orderId}` === gid),
       );
       expect(f.trackingNumber).toMatch(/^0x[0-9a-f]{64}$/);
+    } finally {
+      sim.sim.faults.clear();
+    }
+  }, 180_000);
+
+  it('waits out an Admin API outage when the product is the only image, then makes the job with it', async () => {
+    const watch = sim.sim.addProduct(SHOP, { title: 'Pocket watch', imageUrl: `${host.url}/watch.png` }).id;
+    // Two whole lookups fail (3 attempts each, GraphQL then REST); the third, after the
+    // workflow's waits (500 ms, 1 s), reads the product. Before, the first failed lookup
+    // reported the order (no image anywhere else) and no job was ever made.
+    sim.sim.faults.set('graphql', '5xx', { match: 'HallmarkProducts', times: 6 });
+    sim.sim.faults.set('rest', 'errors', { match: 'products', times: 6 });
+    try {
+      const gid = await payFor(watch);
+      expect(await jobItems(gid)).toEqual([expect.stringContaining(`${host.url}/watch.png`)]);
+      expect(
+        await platformDb('SELECT failure FROM orders WHERE shop = $1 AND order_id = $2', [SHOP, gid]),
+      ).toEqual([{ failure: null }]);
     } finally {
       sim.sim.faults.clear();
     }

@@ -16,10 +16,12 @@
 // event is missed.
 //
 // The Admin API is not in the job's way (spec: it comes after the job): the product lookup
-// tries GraphQL, then REST, a bounded number of times (`productAttempts`); when both keep
-// failing the job is built from the order's own line items, with the image from the
-// mapping or the issuer profile. The certificates are not enriched later: their metadata is
-// anchored on chain at mint.
+// tries GraphQL, then REST, a bounded number of times (`attempts`); when both keep failing
+// the job is built from the order's own line items, with the image from the mapping or the
+// issuer profile. Only when neither gives a unit an image is the product the only source
+// left: then the lookup is tried again after waits (`waitMs`, doubling, `waits` times) before
+// the order is reported, so an Admin API blip or throttling does not fail a paid order. The
+// certificates are not enriched later: their metadata is anchored on chain at mint.
 //
 // Errors: an order the job cannot be made from (a unit with no image anywhere) and bulk's
 // validation refusals are reported (on the order, as the integration's lastError and as the
@@ -29,6 +31,7 @@
 import { invocation } from '@hallmark/kit';
 import * as restate from '@restatedev/restate-sdk';
 import { MAX_ATTEMPTS } from '../../fulfilment/domain/fulfilment.js';
+import { productWaitMs, type ProductLookup } from '../domain/product-lookup.js';
 import type { OrderSteps, ProductEntries } from '../order-steps.js';
 
 const STEP_RETRY = { initialRetryInterval: 200, retryIntervalFactor: 2, maxRetryInterval: 10_000 };
@@ -47,7 +50,10 @@ export function splitOrderKey(key: string): { shop: string; orderId: string } {
   return { shop: key.slice(0, i), orderId: key.slice(i + 1) };
 }
 
-export function orderWorkflow(steps: OrderSteps, productAttempts = 3) {
+export function orderWorkflow(
+  steps: OrderSteps,
+  lookup: ProductLookup = { attempts: 3, waitMs: 5000, waits: 10 },
+) {
   return restate.workflow({
     name: WORKFLOW_NAME,
     handlers: {
@@ -58,29 +64,40 @@ export function orderWorkflow(steps: OrderSteps, productAttempts = 3) {
           const plan = await ctx.run('plan', () => steps.plan(shop, orderId), STEP_RETRY);
           if ('skip' in plan) return { status: `skipped: ${plan.skip}` };
 
-          let products: ProductEntries = [];
-          try {
-            products = await ctx.run('products', () => steps.products(shop, orderId), {
-              ...STEP_RETRY,
-              maxRetryAttempts: productAttempts,
-            });
-          } catch (err) {
-            if (!(err instanceof restate.TerminalError)) throw err;
-            await ctx.run('products unavailable', () =>
-              steps.productsUnavailable(shop, orderId, err.message),
-            );
+          /** The order's products, or null when the Admin API could not be read (`attempts` times). */
+          const readProducts = async (name: string): Promise<ProductEntries | null> => {
+            try {
+              return await ctx.run(name, () => steps.products(shop, orderId), {
+                ...STEP_RETRY,
+                maxRetryAttempts: lookup.attempts,
+              });
+            } catch (err) {
+              if (!(err instanceof restate.TerminalError)) throw err;
+              await ctx.run(`${name} unavailable`, () =>
+                steps.productsUnavailable(shop, orderId, err.message),
+              );
+              return null;
+            }
+          };
+          const formOf = (name: string, products: ProductEntries | null) =>
+            ctx.run(name, () => steps.orderForm(shop, orderId, plan.principal, products ?? []), STEP_RETRY);
+
+          let products = await readProducts('products');
+          let form = await formOf('order form', products);
+          // A unit with no image but its product's: the Admin API is needed after all. Waited for
+          // (durable sleeps) before the order is reported as one that cannot become a job.
+          for (let i = 0; 'failure' in form && products === null && i < lookup.waits; i++) {
+            await ctx.sleep(productWaitMs(lookup.waitMs, i));
+            products = await readProducts(`products #${i + 1}`);
+            if (products !== null) form = await formOf(`order form #${i + 1}`, products);
           }
-          const form = await ctx.run(
-            'order form',
-            () => steps.orderForm(shop, orderId, plan.principal, products),
-            STEP_RETRY,
-          );
+          const ready = form;
           const created =
-            'failure' in form
-              ? form
+            'failure' in ready
+              ? ready
               : await ctx.run(
                   'create job',
-                  () => steps.createJob(shop, orderId, plan, form.bodyJson),
+                  () => steps.createJob(shop, orderId, plan, ready.bodyJson),
                   STEP_RETRY,
                 );
           if ('failure' in created) {
