@@ -12,5 +12,4 @@ export interface ProductLookup {
 }
 
 /** The wait before the lookup's `i`-th retry (0-based). */
-export const productWaitMs = (waitMs: number, i: number): number =>
-  Math.min(waitMs * 2 ** i, waitMs * 12);
+export const productWaitMs = (waitMs: number, i: number): number => Math.min(waitMs * 2 ** i, waitMs * 12);
