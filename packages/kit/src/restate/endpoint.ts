@@ -30,6 +30,9 @@ export interface RestateEndpointOptions {
   onStop?: () => void;
 }
 
+/** How long a stop lets Restate's streams in flight finish before it ends their connections. */
+const STOP_GRACE_MS = 2000;
+
 /** The URI a release's endpoint is registered at. */
 export const releaseUri = (base: string, release: string) => `${base.replace(/\/+$/, '')}/${release}`;
 
@@ -42,6 +45,11 @@ export function restateEndpoint(definitions: RestateDefinition[], o: RestateEndp
     if (req.url.startsWith(prefix)) return handler(req, res);
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end(`this endpoint serves release ${o.release} under ${prefix}`);
+  });
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
   });
   return {
     /** The URI it registers (known once it listens). */
@@ -64,8 +72,20 @@ export function restateEndpoint(definitions: RestateDefinition[], o: RestateEndp
           (err: unknown) => o.log.error({ err }, 'restate endpoint registration refused'),
         );
     },
+    /**
+     * Stops listening and ends Restate's connections. Restate keeps its HTTP/2 sessions open, and
+     * `server.close()` alone waits for them to end: the process hung on every SIGTERM until it
+     * was killed. Each session gets a GOAWAY (streams in flight finish); one still open after
+     * the grace is destroyed, and Restate retries its invocation elsewhere or later.
+     */
     async stop() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const session of sessions) session.close();
+      const timer = setTimeout(() => {
+        for (const session of sessions) session.destroy();
+      }, STOP_GRACE_MS);
+      await closed;
+      clearTimeout(timer);
       o.onStop?.();
     },
   };
