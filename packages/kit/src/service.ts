@@ -67,7 +67,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   // Settled before anything starts: a bad HALLMARK_RETENTION_<TABLE>_DAYS refuses the start.
   const retentions = retentionsFrom(opts.retention ?? []);
   const log = createLogger(opts.name, opts.logLevel);
-  if (startTracing(opts.name)) log.info('tracing: exporting spans by OTLP/HTTP');
+  if (await startTracing(opts.name)) log.info('tracing: exporting spans by OTLP/HTTP');
   initMetrics(opts.name);
   const database = `${opts.databasePrefix ?? 'hallmark'}_${opts.name}`;
   const pool = await openDatabase({

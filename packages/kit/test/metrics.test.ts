@@ -122,7 +122,7 @@ describe('request ids', () => {
 
 describe('tracing', () => {
   it('is entirely off without OTEL_EXPORTER_OTLP_ENDPOINT', async () => {
-    expect(startTracing('kit-test', {})).toBe(false);
+    await expect(startTracing('kit-test', {})).resolves.toBe(false);
     expect(tracing).toBe(false);
     expect(traceHeaders()).toEqual({});
     expect(await inSpan('x', {}, async (span) => span)).toBeUndefined();

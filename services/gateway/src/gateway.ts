@@ -39,7 +39,7 @@ export interface GatewayOptions {
 
 export async function startGateway(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
   const log = createLogger('gateway', opts.logLevel ?? config.LOG_LEVEL);
-  if (startTracing('gateway')) log.info('tracing: exporting spans by OTLP/HTTP');
+  if (await startTracing('gateway')) log.info('tracing: exporting spans by OTLP/HTTP');
   initMetrics('gateway');
   const clients = createClients(config);
   const verifier = new KeyVerifier(clients.keys, config.HALLMARK_KEY_CACHE_TTL_MS);
