@@ -55,21 +55,40 @@ function withTimeout<T>(value: T | Promise<T>, ms: number, what: string): Promis
   return Promise.race([Promise.resolve(value), expired]).finally(() => clearTimeout(timer));
 }
 
+/** Ports below the kernel's ephemeral range (32768+ on Linux) that `freePort` hands out. */
+const PORTS = { from: 10_000, count: 22_000 };
+/** Jest workers side by side each take their own share of PORTS (a run of up to 4 workers). */
+const SHARES = 4;
+
+/** The ports this process may hand out: its jest worker's share, or all of PORTS. */
+export function portShare(workerId = process.env.JEST_WORKER_ID): { from: number; count: number } {
+  const id = Number.parseInt(workerId ?? '', 10);
+  if (!Number.isInteger(id) || id < 1) return PORTS;
+  const count = Math.floor(PORTS.count / SHARES);
+  return { from: PORTS.from + ((id - 1) % SHARES) * count, count };
+}
+
+/** Every port this process handed out: never handed out twice (a stack binds its ports late). */
+const handedOut = new Set<number>();
+
 /**
- * Asks the kernel for an unused TCP port on 127.0.0.1. There is a small window before the
- * caller binds it, which is acceptable for a dev stack and for tests (ports are not reused
- * immediately by the kernel's ephemeral allocator).
- */
-/**
- * A port free right now, below the kernel's ephemeral range (32768+ on Linux). Ports the
- * kernel hands out (listen(0), and the source ports of every outgoing connection) come from
- * that range, so a port taken from it could be reused by a connection before the service we
- * start binds it (seen as EADDRINUSE when several stacks start side by side).
+ * A port free right now, below the kernel's ephemeral range. Ports the kernel hands out
+ * (listen(0), and the source ports of every outgoing connection) come from that range, so a
+ * port taken from it could be reused by a connection before the service we start binds it.
+ * A stack asks for its ~25 ports before it binds any, seconds later: so this process never
+ * hands out a port twice, and each jest worker draws from its own share (two stacks starting
+ * side by side once drew the same port and one service failed with EADDRINUSE).
  */
 export async function freePort(): Promise<number> {
+  const share = portShare();
+  if (handedOut.size > share.count / 2) handedOut.clear(); // long-lived process: start over
   for (let attempt = 0; attempt < 200; attempt++) {
-    const port = 10_000 + Math.floor(Math.random() * 22_000);
-    if (await canBind(port)) return port;
+    const port = share.from + Math.floor(Math.random() * share.count);
+    if (handedOut.has(port)) continue;
+    if (await canBind(port)) {
+      handedOut.add(port);
+      return port;
+    }
   }
   throw new Error('Could not allocate a free port');
 }
