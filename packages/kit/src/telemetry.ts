@@ -18,6 +18,7 @@ import {
   type TextMapGetter,
   type TextMapSetter,
 } from '@opentelemetry/api';
+import type { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import type { TracerProvider } from '@opentelemetry/sdk-trace';
 import { createRequire } from 'node:module';
 import pg from 'pg';
@@ -72,7 +73,7 @@ export async function stopTracing(): Promise<void> {
 }
 
 /** pg and pg-pool as the kit loads them (ESM imports bypass require hooks, so patch directly). */
-function instrumentPg(inst: import('@opentelemetry/instrumentation-pg').PgInstrumentation): void {
+function instrumentPg(inst: PgInstrumentation): void {
   inst.setTracerProvider(trace.getTracerProvider());
   const pgPool = createRequire(createRequire(import.meta.url).resolve('pg'))('pg-pool') as unknown;
   for (const def of inst.getModuleDefinitions()) {

@@ -50,10 +50,7 @@ export function splitOrderKey(key: string): { shop: string; orderId: string } {
   return { shop: key.slice(0, i), orderId: key.slice(i + 1) };
 }
 
-export function orderWorkflow(
-  steps: OrderSteps,
-  lookup: ProductLookup = { attempts: 3, waitMs: 5000, waits: 10 },
-) {
+export function orderWorkflow(steps: OrderSteps, lookup: ProductLookup) {
   return restate.workflow({
     name: WORKFLOW_NAME,
     handlers: {
