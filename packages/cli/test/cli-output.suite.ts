@@ -164,7 +164,8 @@ export function cliOutputSuite(getState: () => CliState) {
       });
       try {
         let shot = '';
-        const deadline = Date.now() + 60_000;
+        // A loaded CI machine once took over a minute to upload, unpack and mint the first batch.
+        const deadline = Date.now() + 150_000;
         // Wait for the job bar with some items done, not yet finished.
         while (Date.now() < deadline) {
           shot = pane.capture();
@@ -209,6 +210,6 @@ export function cliOutputSuite(getState: () => CliState) {
       } finally {
         pane.kill();
       }
-    }, 200_000);
+    }, 300_000);
   });
 }

@@ -45,14 +45,14 @@ export function hallmark(
   });
 }
 
-/** A tmux server on its own socket: one detached 120×12 pane running `command`. */
+/** A tmux server on its own socket: one detached 160×12 pane (a job bar is up to ~120 columns) running `command`. */
 export function tmuxPane(socket: string, command: string, env: Record<string, string>) {
   const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
   tmux(
     'new-session',
     '-d',
     '-x',
-    '120',
+    '160',
     '-y',
     '12',
     ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),

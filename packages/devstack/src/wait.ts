@@ -85,10 +85,10 @@ export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const port = share.from + Math.floor(Math.random() * share.count);
     if (handedOut.has(port)) continue;
-    if (await canBind(port)) {
-      handedOut.add(port);
-      return port;
-    }
+    // Reserved before the await: calls running side by side must not both try this port.
+    handedOut.add(port);
+    if (await canBind(port)) return port;
+    handedOut.delete(port);
   }
   throw new Error('Could not allocate a free port');
 }

@@ -5,7 +5,7 @@ import { portShare } from '../src/wait.js';
 
 describe('freePort', () => {
   it('never hands out the same port twice in a process, though none of them is bound yet', async () => {
-    const ports = await Promise.all(Array.from({ length: 300 }, () => freePort()));
+    const ports = await Promise.all(Array.from({ length: 1000 }, () => freePort()));
     expect(new Set(ports).size).toBe(ports.length);
   });
 
