@@ -20,6 +20,7 @@ import path from 'node:path';
 import { JsonRpcProvider } from 'ethers';
 import { parseCsv } from '../services/bulk/src/domain/csv.js';
 import { cpuTally, sized, SMOKE, verdict } from './lib.js';
+import { machineReference } from './machine-reference.js';
 
 const ROWS = sized(50_000, 100);
 /** The small job whose peak RSS the big job's is compared with. */
@@ -200,6 +201,16 @@ async function benchResults(
   const perItem = cpuParts.map(([name, ms]) => `${name} ${(ms / ROWS).toFixed(3)}`).join(', ');
   const total = cpuParts.reduce((sum, [, ms]) => sum + ms, 0);
   console.log(`  CPU ms per item               ${(total / ROWS).toFixed(3)} in all: ${perItem}`);
+  // Machines of this kind differ by 2× and more: the job is also read against fixed work.
+  // In the bulk service's own database: whatever the reference leaves goes with the stack.
+  const bulkDatabase = new URL(stack.postgres.url);
+  bulkDatabase.pathname = `/${stack.prefix}_bulk`;
+  const ref = await machineReference(bulkDatabase.toString(), ROWS);
+  console.log(
+    `  machine reference             Node ${(ref.nodeMs / 1000).toFixed(2)} s + PostgreSQL ` +
+      `${(ref.postgresMs / 1000).toFixed(2)} s for ${n(ROWS)} items (machine-reference.ts): ` +
+      `the job is ${((seconds * 1000) / (ref.nodeMs + ref.postgresMs)).toFixed(2)}× their sum`,
+  );
   // Reading the results of 50,000 items is a cost of its own, shown apart: the status with
   // every voucher (streamed), then the CSV and ZIP downloads (streamed), each read whole.
   const beforeRead = rssSampler(bulkPid).stop();

@@ -24,6 +24,19 @@ export interface ClaimantInput {
 const claimKey = (voucherId: string, n: number) =>
   n <= 1 ? `claim:${voucherId}` : `claim:${voucherId}:${n}`;
 
+/**
+ * The claims the repair pass looks at, oldest first: read through the claimed-vouchers index
+ * (migration 3102), so a pass never reads the unclaimed vouchers.
+ */
+export const CLAIMS_TO_REPAIR = `SELECT v.*, c.token_id, c.transaction_hash, c.block_number, c.status AS certificate_status,
+    c.holder_address, t.status AS transfer_status
+  FROM certificate_vouchers v JOIN certificates c ON c.id = v.certificate_id
+  LEFT JOIN certificate_transfers t ON t.enterprise_id = v.enterprise_id
+    AND t.livemode = v.livemode AND t.transfer_key = v.claim_transfer_key
+ WHERE v.claimed_at IS NOT NULL
+   AND (t.status = 'failed' OR (t.id IS NULL AND v.claimed_at < now() - interval '10 seconds'))
+ ORDER BY v.claimed_at LIMIT $1`;
+
 export class CertificateVoucherClaimStore {
   constructor(
     private readonly pool: Pool,
@@ -111,14 +124,7 @@ export class CertificateVoucherClaimStore {
     // `missing`: the claim committed but the process died before its transfer was recorded
     // (given a few seconds, so a claim still on its way is left to finish by itself).
     const { rows } = await this.pool.query<VoucherRow & { transfer_status: string | null }>(
-      `SELECT v.*, c.token_id, c.transaction_hash, c.block_number, c.status AS certificate_status,
-           c.holder_address, t.status AS transfer_status
-         FROM certificate_vouchers v JOIN certificates c ON c.id = v.certificate_id
-         LEFT JOIN certificate_transfers t ON t.enterprise_id = v.enterprise_id
-           AND t.livemode = v.livemode AND t.transfer_key = v.claim_transfer_key
-        WHERE v.claimed_at IS NOT NULL
-          AND (t.status = 'failed' OR (t.id IS NULL AND v.claimed_at < now() - interval '10 seconds'))
-        ORDER BY v.claimed_at LIMIT $1`,
+      CLAIMS_TO_REPAIR,
       [limit],
     );
     return rows.map((r) => ({ voucher: fromRow(r), transfer: r.transfer_status ? 'failed' : 'missing' }));
