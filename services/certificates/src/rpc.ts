@@ -98,21 +98,37 @@ export function createCertificatesHandlers(
       return {
         batch_id: batch.batchId,
         status: batch.status,
-        certificates: batch.certificates.map(toProto),
+        // status_only: the caller reads the certificates later (a bulk job, GetMintBatch).
+        certificates: req.status_only ? [] : batch.certificates.map(toProto),
         replayed: batch.replayed,
+        minted: [],
       };
     },
 
     async getMintBatch(req, call) {
       const scope = scopeOf(req.principal);
       const status = await service.waitForBatch(scope, req.batch_id, req.wait_ms, call.deadlineMs);
-      if (req.status_only) return { batch_id: req.batch_id, status, certificates: [], replayed: false };
+      const answer = { batch_id: req.batch_id, status, certificates: [], replayed: false, minted: [] };
+      if (req.status_only) return answer;
+      if (req.refs_only) {
+        const refs = await service.batchRefs(req.batch_id);
+        return {
+          ...answer,
+          minted: refs.map((r) => ({
+            id: r.id,
+            token_id: r.tokenId === null ? undefined : Number(r.tokenId),
+            transaction_hash: r.transactionHash ?? undefined,
+            block_number: r.blockNumber ?? undefined,
+          })),
+        };
+      }
       const batch = await service.readBatch(req.batch_id);
       return {
         batch_id: batch.batchId,
         status: batch.status,
         certificates: batch.certificates.map(toProto),
         replayed: false,
+        minted: [],
       };
     },
 

@@ -7,7 +7,7 @@ import type { JsonRpcProvider } from 'ethers';
 import { buildBatchTree } from './chain/batch-tree.js';
 import { batchModeOf } from './chain-settings/store.js';
 import { parseMintBatch, type BatchStatus, type RawMintItem, type Scope } from './domain/certificate.js';
-import type { BatchRead, CertificateRead, CertificatesStore } from './store.js';
+import type { BatchRead, CertificateRead, CertificatesStore, MintedRefRecord } from './store.js';
 import type { TransferRequestInput, TransferResult, TransferService } from './transfers/service.js';
 import { parseWalletOwner, type EnsuredWallet, type WalletStore } from './wallets/store.js';
 
@@ -102,6 +102,11 @@ export class CertificateService {
   /** A batch with its certificates (after `waitForBatch` checked its scope). */
   readBatch(batchId: string): Promise<Omit<BatchRead, 'replayed'>> {
     return this.deps.store.readBatch(batchId);
+  }
+
+  /** A batch's certificates by id and chain references (after `waitForBatch` checked its scope). */
+  batchRefs(batchId: string): Promise<MintedRefRecord[]> {
+    return this.deps.store.batchRefs(batchId);
   }
 
   get(scope: Scope, certificateId: string): Promise<CertificateRead> {

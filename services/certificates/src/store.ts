@@ -51,6 +51,14 @@ export interface BatchRead {
   replayed: boolean;
 }
 
+/** A certificate of a batch by id and chain references (GetMintBatch `refs_only`). */
+export interface MintedRefRecord {
+  id: string;
+  tokenId: bigint | null;
+  transactionHash: string | null;
+  blockNumber: number | null;
+}
+
 /** What the relayer learnt from the chain about a confirmed batch. */
 export interface MintedOnChain {
   firstTokenId: bigint;
@@ -188,6 +196,29 @@ export class CertificatesStore {
         provenance: provenance.get(r.id) ?? [],
       })),
     };
+  }
+
+  /**
+   * A batch's certificates by id and chain references, in item order: four narrow columns, no
+   * metadata and no provenance (what a bulk job settling 1,000 items at a time reads).
+   */
+  async batchRefs(batchId: string): Promise<MintedRefRecord[]> {
+    const { rows } = await this.pool.query<{
+      id: string;
+      token_id: string | null;
+      transaction_hash: string | null;
+      block_number: string | null;
+    }>(
+      `SELECT id, token_id, transaction_hash, block_number FROM certificates
+        WHERE batch_id = $1 ORDER BY position`,
+      [batchId],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      tokenId: r.token_id === null ? null : BigInt(r.token_id),
+      transactionHash: r.transaction_hash,
+      blockNumber: r.block_number === null ? null : Number(r.block_number),
+    }));
   }
 
   /**

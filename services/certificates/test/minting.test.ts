@@ -266,6 +266,42 @@ describe.each(TRANSFER_EVENT_MODES)('with %s events', (m) => {
       await (await newRelayer()).processOpen();
     });
 
+    it('answers a large batch lean when asked: status_only without certificates, refs_only with ids and chain refs in item order', async () => {
+      const p = principal();
+      const lean = await api.mintBatch(
+        {
+          principal: p,
+          idempotency_key: 'order-lean',
+          holder_address: HOLDER,
+          items: items(3),
+          status_only: true,
+        },
+        CALL,
+      );
+      expect(lean).toMatchObject({ status: 'pending', replayed: false, certificates: [], minted: [] });
+      await (await newRelayer()).processOpen();
+      const get = (o: { refs_only?: boolean; status_only?: boolean }) =>
+        api.getMintBatch({ principal: p, batch_id: lean.batch_id, wait_ms: 0, ...o }, CALL);
+      const whole = await get({});
+      const refs = await get({ refs_only: true });
+      expect(refs).toMatchObject({ batch_id: lean.batch_id, status: 'minted', certificates: [] });
+      // The same certificates, in the same order, with the same chain references as the whole read.
+      expect(refs.minted).toEqual(
+        whole.certificates.map((c) => ({
+          id: c.id,
+          token_id: c.token_id,
+          transaction_hash: c.transaction_hash,
+          block_number: c.block_number,
+        })),
+      );
+      expect(refs.minted.every((r) => r.token_id !== undefined)).toBe(true);
+      expect(await get({ status_only: true })).toMatchObject({
+        status: 'minted',
+        certificates: [],
+        minted: [],
+      });
+    });
+
     it('refuses invalid requests with the parameter named', async () => {
       const p = principal();
       await expect(mint(p, '', items(1))).rejects.toMatchObject({

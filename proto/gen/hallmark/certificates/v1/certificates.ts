@@ -30,6 +30,11 @@ export interface GetMintBatchRequest {
   wait_ms: number;
   /** Answer the status only (certificates left out): for callers that wait on a large batch. */
   status_only: boolean;
+  /**
+   * Answer each certificate's id and chain references only, in `minted` (certificates left
+   * out): for callers settling a large batch, which need no metadata or provenance.
+   */
+  refs_only?: boolean | undefined;
 }
 
 export interface MintItem {
@@ -70,7 +75,14 @@ export interface MintBatchRequest {
    * Instead of holder_address: the custodial wallet the batch is minted to (e.g. the
    * enterprise holding account {kind: "enterprise"}), created if needed. Exactly one of the two.
    */
-  holder_account?: WalletOwner | undefined;
+  holder_account?:
+    | WalletOwner
+    | undefined;
+  /**
+   * Answer the batch id and status only (certificates left out): for callers that read the
+   * certificates later (GetMintBatch), as a bulk job does after the batch is minted.
+   */
+  status_only?: boolean | undefined;
 }
 
 export interface MintBatchResponse {
@@ -80,6 +92,16 @@ export interface MintBatchResponse {
   certificates: Certificate[];
   /** True when the idempotency key had been used already (nothing new was created). */
   replayed: boolean;
+  /** GetMintBatch with refs_only: each certificate's chain references, in item order. */
+  minted: MintedRef[];
+}
+
+/** A certificate of a batch by its id and chain references (GetMintBatch refs_only). */
+export interface MintedRef {
+  id: string;
+  token_id?: number | undefined;
+  transaction_hash?: string | undefined;
+  block_number?: number | undefined;
 }
 
 export interface ProvenanceEntry {
@@ -306,7 +328,7 @@ export interface TransferResponse {
 }
 
 function createBaseGetMintBatchRequest(): GetMintBatchRequest {
-  return { principal: undefined, batch_id: "", wait_ms: 0, status_only: false };
+  return { principal: undefined, batch_id: "", wait_ms: 0, status_only: false, refs_only: undefined };
 }
 
 export const GetMintBatchRequest: MessageFns<GetMintBatchRequest> = {
@@ -322,6 +344,9 @@ export const GetMintBatchRequest: MessageFns<GetMintBatchRequest> = {
     }
     if (message.status_only !== false) {
       writer.uint32(32).bool(message.status_only);
+    }
+    if (message.refs_only !== undefined) {
+      writer.uint32(40).bool(message.refs_only);
     }
     return writer;
   },
@@ -371,6 +396,14 @@ export const GetMintBatchRequest: MessageFns<GetMintBatchRequest> = {
             message.status_only = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.refs_only = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -401,6 +434,11 @@ export const GetMintBatchRequest: MessageFns<GetMintBatchRequest> = {
         : isSet(object.status_only)
         ? globalThis.Boolean(object.status_only)
         : false,
+      refs_only: isSet(object.refsOnly)
+        ? globalThis.Boolean(object.refsOnly)
+        : isSet(object.refs_only)
+        ? globalThis.Boolean(object.refs_only)
+        : undefined,
     };
   },
 
@@ -417,6 +455,9 @@ export const GetMintBatchRequest: MessageFns<GetMintBatchRequest> = {
     }
     if (message.status_only !== false) {
       obj.statusOnly = message.status_only;
+    }
+    if (message.refs_only !== undefined) {
+      obj.refsOnly = message.refs_only;
     }
     return obj;
   },
@@ -589,7 +630,14 @@ export const MintItem: MessageFns<MintItem> = {
 };
 
 function createBaseMintBatchRequest(): MintBatchRequest {
-  return { principal: undefined, idempotency_key: "", holder_address: "", items: [], holder_account: undefined };
+  return {
+    principal: undefined,
+    idempotency_key: "",
+    holder_address: "",
+    items: [],
+    holder_account: undefined,
+    status_only: undefined,
+  };
 }
 
 export const MintBatchRequest: MessageFns<MintBatchRequest> = {
@@ -608,6 +656,9 @@ export const MintBatchRequest: MessageFns<MintBatchRequest> = {
     }
     if (message.holder_account !== undefined) {
       WalletOwner.encode(message.holder_account, writer.uint32(42).fork()).join();
+    }
+    if (message.status_only !== undefined) {
+      writer.uint32(48).bool(message.status_only);
     }
     return writer;
   },
@@ -665,6 +716,14 @@ export const MintBatchRequest: MessageFns<MintBatchRequest> = {
             message.holder_account = WalletOwner.decode(reader, reader.uint32());
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.status_only = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -696,6 +755,11 @@ export const MintBatchRequest: MessageFns<MintBatchRequest> = {
         : isSet(object.holder_account)
         ? WalletOwner.fromJSON(object.holder_account)
         : undefined,
+      status_only: isSet(object.statusOnly)
+        ? globalThis.Boolean(object.statusOnly)
+        : isSet(object.status_only)
+        ? globalThis.Boolean(object.status_only)
+        : undefined,
     };
   },
 
@@ -716,12 +780,15 @@ export const MintBatchRequest: MessageFns<MintBatchRequest> = {
     if (message.holder_account !== undefined) {
       obj.holderAccount = WalletOwner.toJSON(message.holder_account);
     }
+    if (message.status_only !== undefined) {
+      obj.statusOnly = message.status_only;
+    }
     return obj;
   },
 };
 
 function createBaseMintBatchResponse(): MintBatchResponse {
-  return { batch_id: "", status: "", certificates: [], replayed: false };
+  return { batch_id: "", status: "", certificates: [], replayed: false, minted: [] };
 }
 
 export const MintBatchResponse: MessageFns<MintBatchResponse> = {
@@ -737,6 +804,9 @@ export const MintBatchResponse: MessageFns<MintBatchResponse> = {
     }
     if (message.replayed !== false) {
       writer.uint32(32).bool(message.replayed);
+    }
+    for (const v of message.minted) {
+      MintedRef.encode(v!, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -786,6 +856,14 @@ export const MintBatchResponse: MessageFns<MintBatchResponse> = {
             message.replayed = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.minted.push(MintedRef.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -810,6 +888,7 @@ export const MintBatchResponse: MessageFns<MintBatchResponse> = {
         ? object.certificates.map((e: any) => Certificate.fromJSON(e))
         : [],
       replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
+      minted: globalThis.Array.isArray(object?.minted) ? object.minted.map((e: any) => MintedRef.fromJSON(e)) : [],
     };
   },
 
@@ -826,6 +905,126 @@ export const MintBatchResponse: MessageFns<MintBatchResponse> = {
     }
     if (message.replayed !== false) {
       obj.replayed = message.replayed;
+    }
+    if (message.minted?.length) {
+      obj.minted = message.minted.map((e) => MintedRef.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseMintedRef(): MintedRef {
+  return { id: "", token_id: undefined, transaction_hash: undefined, block_number: undefined };
+}
+
+export const MintedRef: MessageFns<MintedRef> = {
+  encode(message: MintedRef, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.token_id !== undefined) {
+      writer.uint32(16).int64(message.token_id);
+    }
+    if (message.transaction_hash !== undefined) {
+      writer.uint32(26).string(message.transaction_hash);
+    }
+    if (message.block_number !== undefined) {
+      writer.uint32(32).int64(message.block_number);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MintedRef {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMintedRef();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.token_id = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.transaction_hash = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.block_number = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MintedRef {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      token_id: isSet(object.tokenId)
+        ? globalThis.Number(object.tokenId)
+        : isSet(object.token_id)
+        ? globalThis.Number(object.token_id)
+        : undefined,
+      transaction_hash: isSet(object.transactionHash)
+        ? globalThis.String(object.transactionHash)
+        : isSet(object.transaction_hash)
+        ? globalThis.String(object.transaction_hash)
+        : undefined,
+      block_number: isSet(object.blockNumber)
+        ? globalThis.Number(object.blockNumber)
+        : isSet(object.block_number)
+        ? globalThis.Number(object.block_number)
+        : undefined,
+    };
+  },
+
+  toJSON(message: MintedRef): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.token_id !== undefined) {
+      obj.tokenId = Math.round(message.token_id);
+    }
+    if (message.transaction_hash !== undefined) {
+      obj.transactionHash = message.transaction_hash;
+    }
+    if (message.block_number !== undefined) {
+      obj.blockNumber = Math.round(message.block_number);
     }
     return obj;
   },
