@@ -300,6 +300,13 @@ describe.each(TRANSFER_EVENT_MODES)('with %s events', (m) => {
         certificates: [],
         minted: [],
       });
+      // Another enterprise's batch is not found, lean or not.
+      await expect(
+        api.getMintBatch(
+          { principal: principal(), batch_id: lean.batch_id, wait_ms: 0, refs_only: true },
+          CALL,
+        ),
+      ).rejects.toMatchObject({ code: 'resource_not_found' });
     });
 
     it('refuses invalid requests with the parameter named', async () => {
