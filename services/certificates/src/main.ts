@@ -146,13 +146,17 @@ await runServiceMain({
           verify: (id) => verificationOf(verifyDeps, id, false),
         })
       : null;
-    // The alert on funds compares the balance with this (deploy/helm/hallmark/files/alerts.yaml).
-    if (chain && config.HALLMARK_RELAYER_BALANCE_FLOOR_WEI > 0n)
-      gauge(
+    // The alert on funds compares each signer's balance with this (deploy/helm/hallmark/files/
+    // alerts.yaml, matched by signer): one series per mint signer, each pays its own gas.
+    if (chain && config.HALLMARK_RELAYER_BALANCE_FLOOR_WEI > 0n) {
+      const floor = gauge(
         'hallmark_relayer_balance_floor_wei',
         'HALLMARK_RELAYER_BALANCE_FLOOR_WEI: the balance to alert under',
         ['signer'],
-      ).set({ signer: chain.signer.address }, Number(config.HALLMARK_RELAYER_BALANCE_FLOOR_WEI));
+      );
+      for (const s of chain.signers)
+        floor.set({ signer: s.address }, Number(config.HALLMARK_RELAYER_BALANCE_FLOOR_WEI));
+    }
     return {
       services: [
         bind<CertificatesServiceServer>(
@@ -162,7 +166,10 @@ await runServiceMain({
             provider: chain?.provider ?? null,
             relayer:
               chain && config.HALLMARK_RELAYER_BALANCE_FLOOR_WEI > 0n
-                ? { address: chain.signer.address, floorWei: config.HALLMARK_RELAYER_BALANCE_FLOOR_WEI }
+                ? {
+                    addresses: chain.signers.map((s) => s.address),
+                    floorWei: config.HALLMARK_RELAYER_BALANCE_FLOOR_WEI,
+                  }
                 : undefined,
             onBatchRecorded: () => worker?.wake(),
             wallets,

@@ -19,8 +19,11 @@ export interface CertificateServiceDeps {
   onBatchRecorded?: () => void;
   /** Bound on the chain probe of Health. */
   chainProbeTimeoutMs?: number;
-  /** The relayer's address (Health reads its balance) and the floor under which it is low. */
-  relayer?: { address: string; floorWei: bigint };
+  /**
+   * The relayer's signers (every mint signer: each pays its own gas, so Health reads each
+   * balance) and the floor under which one is low.
+   */
+  relayer?: { addresses: string[]; floorWei: bigint };
   /** Custodial wallets (EnsureWallet, MintBatch holder_account); unset: those answer unavailable. */
   wallets?: WalletStore;
   /** Transfers by the holder's signature; unset: Transfer answers unavailable. */
@@ -144,14 +147,17 @@ export class CertificateService {
     relayerLow: boolean;
   }> {
     const { provider, relayer } = this.deps;
-    const [database, block, balance] = await Promise.all([
+    const [database, block, balances] = await Promise.all([
       this.deps.store.databaseHealthy(),
       this.probe(() => provider!.getBlockNumber()),
-      relayer ? this.probe(() => provider!.getBalance(relayer.address)) : Promise.resolve(null),
+      Promise.all((relayer?.addresses ?? []).map((a) => this.probe(() => provider!.getBalance(a)))),
     ]);
-    // Unknown balance (chain down) is reported by `chain`, not as low funds.
-    const relayerLow = !!relayer && balance !== null && balance < relayer.floorWei;
-    return { database, block, relayerBalanceWei: balance, relayerLow };
+    // The lowest balance the chain answered: the signer that runs dry first. Unknown balances
+    // (chain down) are reported by `chain`, not as low funds.
+    const known = balances.filter((b): b is bigint => b !== null);
+    const lowest = known.length ? known.reduce((a, b) => (b < a ? b : a)) : null;
+    const relayerLow = !!relayer && lowest !== null && lowest < relayer.floorWei;
+    return { database, block, relayerBalanceWei: lowest, relayerLow };
   }
 
   private async probe<T>(read: () => Promise<T>): Promise<T | null> {

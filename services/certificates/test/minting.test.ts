@@ -12,6 +12,7 @@ import { createLogger, HallmarkError, newId, openDatabase, type Pool } from '@ha
 import { closeTestDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '@hallmark/kit/testing';
 import type { MintBatchResponse, MintItem } from '@hallmark/proto/certificates/v1/certificates';
 import type { Principal } from '@hallmark/proto/common/v1/common';
+import { Wallet } from 'ethers';
 import path from 'node:path';
 import { TRANSFER_EVENT_MODES, buildBatchTree, type TransferEventMode } from '../src/chain/contract.js';
 import { anvilWallet } from '../src/chain/dev-accounts.js';
@@ -281,7 +282,10 @@ describe.each(TRANSFER_EVENT_MODES)('with %s events', (m) => {
       expect(lean).toMatchObject({ status: 'pending', replayed: false, certificates: [], minted: [] });
       await (await newRelayer()).processOpen();
       const get = (o: { refs_only?: boolean; status_only?: boolean }) =>
-        api.getMintBatch({ principal: p, batch_id: lean.batch_id, wait_ms: 0, ...o }, CALL);
+        api.getMintBatch(
+          { principal: p, batch_id: lean.batch_id, wait_ms: 0, status_only: false, ...o },
+          CALL,
+        );
       const whole = await get({});
       const refs = await get({ refs_only: true });
       expect(refs).toMatchObject({ batch_id: lean.batch_id, status: 'minted', certificates: [] });
@@ -303,7 +307,13 @@ describe.each(TRANSFER_EVENT_MODES)('with %s events', (m) => {
       // Another enterprise's batch is not found, lean or not.
       await expect(
         api.getMintBatch(
-          { principal: principal(), batch_id: lean.batch_id, wait_ms: 0, refs_only: true },
+          {
+            principal: principal(),
+            batch_id: lean.batch_id,
+            wait_ms: 0,
+            status_only: false,
+            refs_only: true,
+          },
           CALL,
         ),
       ).rejects.toMatchObject({ code: 'resource_not_found' });
@@ -414,16 +424,22 @@ describe.each(TRANSFER_EVENT_MODES)('with %s events', (m) => {
 
     it('health reports a relayer balance under HALLMARK_RELAYER_BALANCE_FLOOR_WEI as low', async () => {
       const balance = await chain.provider.getBalance(chain.signer.address);
-      const at = (floorWei: bigint) =>
+      const at = (floorWei: bigint, addresses = [chain.signer.address]) =>
         createCertificatesHandlers({
           store,
           provider: chain.provider,
-          relayer: { address: chain.signer.address, floorWei },
+          relayer: { addresses, floorWei },
         }).health({}, CALL);
       const low = await at(balance + 10n ** 18n);
       expect(low).toMatchObject({ chain: true, relayer_low: true });
       expect(BigInt(low.relayer_balance_wei!)).toBeGreaterThan(0n);
       expect(await at(1n)).toMatchObject({ relayer_low: false });
+      // Every mint signer pays its own gas: a second signer run dry is low, whatever the first has.
+      const dry = Wallet.createRandom().address;
+      expect(await at(1n, [chain.signer.address, dry])).toMatchObject({
+        relayer_low: true,
+        relayer_balance_wei: '0',
+      });
       // No floor configured: never low.
       expect((await api.health({}, CALL)).relayer_low).toBe(false);
     });
