@@ -73,6 +73,14 @@ export class BlindIndex {
     );
   }
 
+  /**
+   * Names the newest key's subkey (a short hash of it): a store that records which key its
+   * indexes were last made under knows, after a rotation, that they must be made again.
+   */
+  get currentKeyId(): string {
+    return sha256Hex(this.subkeys[0]!).slice(0, 8);
+  }
+
   /** The index under the newest key: what a new row stores. */
   of(value: string): string {
     return hmacSha256(this.subkeys[0]!, value);

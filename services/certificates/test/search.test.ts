@@ -181,7 +181,40 @@ describe('the recipient e-mail index', () => {
     expect(first.indexed).toBeGreaterThanOrEqual(3);
     expect(first.unreadable).toBe(0);
     expect(await ids(p, { email: 'old.owner@example.test' })).toEqual([c]);
-    expect(await runEmailIndexBackfill(deps)).toEqual({ indexed: 0, unreadable: 0 });
+    expect(await runEmailIndexBackfill(deps)).toEqual({ indexed: 0, unreadable: 0, rekeyed: false });
+  });
+
+  it('is made again under the new key after a rotation, so search by e-mail survives dropping the old key', async () => {
+    const p = principal();
+    const c = await mint(p, 'Rotated Watch');
+    await gift(p, c, 'Kept.Owner@example.test');
+    await voucher(p, await mint(p, 'Rotated Ring'), 'kept.owner@example.test');
+    const deps = (keys: string) => ({
+      store: searchStore,
+      encryptor: new Encryptor(keys),
+      index: new RecipientEmailIndex(keys),
+      log: createLogger('t', 'silent'),
+      pageSize: 2,
+    });
+    await runEmailIndexBackfill(deps(KEYS)); // the key of the rows written so far, recorded
+    const newest = Encryptor.generateKey();
+    const rotated = await runEmailIndexBackfill(deps(`${newest},${KEYS}`));
+    expect(rotated).toMatchObject({ rekeyed: true, unreadable: 0 });
+    expect(rotated.indexed).toBeGreaterThanOrEqual(2);
+    // With the old key gone, the rows hold the index a search under the new key alone looks for.
+    const alone = new RecipientEmailIndex(newest).of('kept.owner@example.test');
+    const { rows } = await pool.query<{ n: number }>(
+      `SELECT (SELECT count(*) FROM gifts WHERE recipient_email_hmac = $1)::int
+            + (SELECT count(*) FROM certificate_vouchers WHERE recipient_email_hmac = $1)::int AS n`,
+      [alone],
+    );
+    expect(rows[0]!.n).toBe(2);
+    // Done once: the next pass under the same keys finds nothing to do.
+    expect(await runEmailIndexBackfill(deps(`${newest},${KEYS}`))).toEqual({
+      indexed: 0,
+      unreadable: 0,
+      rekeyed: false,
+    });
   });
 });
 

@@ -15,6 +15,11 @@ export class RecipientEmailIndex {
     this.index = new BlindIndex(keysCsv, 'recipient-email');
   }
 
+  /** Names the key the rows' indexes are made under now (changes with a key rotation). */
+  get keyId(): string {
+    return this.index.currentKeyId;
+  }
+
   /** What a row stores (newest key). */
   of(email: string): string {
     return this.index.of(normaliseEmail(email));

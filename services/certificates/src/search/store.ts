@@ -1,6 +1,7 @@
 // All SQL of certificate search (migration 3401): the search itself over certificates, their
 // voucher and their gifts, always inside the principal's enterprise and mode; and the
-// blind-index backfill of recipient e-mails written before the index existed.
+// blind-index backfill of recipient e-mails written before the index existed, and its re-keying
+// after a key rotation (migration 3103).
 import type { Pool } from '@hallmark/kit';
 import type { Scope } from '../domain/certificate.js';
 
@@ -103,6 +104,51 @@ export class SearchStore {
       [after, limit],
     );
     return rows.map((r) => ({ id: r.id, emailEnc: r.recipient_email_enc }));
+  }
+
+  /** Rows of `table` with an encrypted recipient e-mail, indexed or not, by id after `after`. */
+  async withEmail(
+    table: EmailTable,
+    after: string,
+    limit: number,
+  ): Promise<{ id: string; emailEnc: string }[]> {
+    const { rows } = await this.pool.query<{ id: string; recipient_email_enc: string }>(
+      `SELECT id, recipient_email_enc FROM ${table}
+       WHERE recipient_email_enc IS NOT NULL AND id > $1 ORDER BY id LIMIT $2`,
+      [after, limit],
+    );
+    return rows.map((r) => ({ id: r.id, emailEnc: r.recipient_email_enc }));
+  }
+
+  /**
+   * Sets the index of rows whatever they held (re-keying: a writer meanwhile stores the same
+   * value, made under the same newest key); answers how many changed.
+   */
+  async replaceIndexes(table: EmailTable, rows: { id: string; hmac: string }[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    const { rowCount } = await this.pool.query(
+      `UPDATE ${table} t SET recipient_email_hmac = u.hmac
+       FROM unnest($1::text[], $2::text[]) AS u(id, hmac)
+       WHERE t.id = u.id AND t.recipient_email_hmac IS DISTINCT FROM u.hmac`,
+      [rows.map((r) => r.id), rows.map((r) => r.hmac)],
+    );
+    return rowCount ?? 0;
+  }
+
+  /** The key id every row's e-mail index was last made under (null: never recorded). */
+  async indexKeyId(): Promise<string | null> {
+    const { rows } = await this.pool.query<{ value: string }>(
+      `SELECT value FROM search_state WHERE key = 'recipient-email-index-key'`,
+    );
+    return rows[0]?.value ?? null;
+  }
+
+  async recordIndexKeyId(keyId: string): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO search_state (key, value) VALUES ('recipient-email-index-key', $1)
+       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
+      [keyId],
+    );
   }
 
   /** Sets the index of rows that still have none (idempotent; a racing writer's value stays). */

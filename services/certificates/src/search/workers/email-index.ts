@@ -1,9 +1,11 @@
-// The backfill of the recipient e-mail's blind index (migration 3401) for voucher and gift
-// rows written before it existed: each such row is decrypted once and its index set. Runs at
-// start and then now and then (new rows are indexed as they are written, so after the first
-// pass there is nothing left). Idempotent and resumable: it only takes rows without an index,
-// walks them by id, and the update keeps an index another replica or writer set first. A row
-// it cannot decrypt (its key gone) is counted and passed over; it is tried again next pass.
+// The recipient e-mail's blind index (migration 3401), kept whole: rows written before the index
+// existed get theirs, and after a rotation of HALLMARK_ENCRYPTION_KEYS every row's index is made
+// again under the newest key (migration 3103 records the key the whole table was last indexed
+// under), so search by e-mail keeps finding them once the old key is dropped. Runs at start
+// (a rotation rolls the pods) and then now and then. Idempotent and resumable: rows are walked
+// by id and the update keeps a value a writer set meanwhile. A row it cannot decrypt (its key
+// gone) is counted and passed over; the re-keying is then not recorded, so the next pass
+// tries again.
 import { IntervalWorker, type Encryptor, type Logger, type Pool } from '@hallmark/kit';
 import type { RecipientEmailIndex } from '../../domain/email-index.js';
 import type { EmailTable, SearchStore } from '../store.js';
@@ -20,16 +22,23 @@ export interface EmailIndexBackfillDeps {
   pageSize?: number;
 }
 
-/** One pass over both tables: how many rows got their index, how many could not be read. */
+/**
+ * One pass over both tables: only rows without an index, or, when the newest key is not the
+ * one recorded (a rotation, or never recorded), every row with an e-mail (`rekeyed`). Answers
+ * how many rows got a new index and how many could not be read.
+ */
 export async function runEmailIndexBackfill(
   d: EmailIndexBackfillDeps,
-): Promise<{ indexed: number; unreadable: number }> {
-  const tally = { indexed: 0, unreadable: 0 };
+): Promise<{ indexed: number; unreadable: number; rekeyed: boolean }> {
+  const rekey = (await d.store.indexKeyId()) !== d.index.keyId;
+  const tally = { indexed: 0, unreadable: 0, rekeyed: rekey };
   const pageSize = d.pageSize ?? 500;
   for (const table of TABLES) {
     let after = '';
     for (;;) {
-      const rows = await d.store.unindexed(table, after, pageSize);
+      const rows = rekey
+        ? await d.store.withEmail(table, after, pageSize)
+        : await d.store.unindexed(table, after, pageSize);
       if (rows.length === 0) break;
       after = rows[rows.length - 1]!.id;
       const indexed: { id: string; hmac: string }[] = [];
@@ -40,11 +49,21 @@ export async function runEmailIndexBackfill(
           tally.unreadable++;
         }
       }
-      tally.indexed += await d.store.setIndexes(table, indexed);
+      tally.indexed += rekey
+        ? await d.store.replaceIndexes(table, indexed)
+        : await d.store.setIndexes(table, indexed);
       if (rows.length < pageSize) break;
     }
   }
-  if (tally.indexed || tally.unreadable) d.log.info(tally, 'recipient e-mail index backfill');
+  // Recorded only when every row is under the newest key: the old key may be dropped after this.
+  if (rekey && tally.unreadable === 0) {
+    await d.store.recordIndexKeyId(d.index.keyId);
+    d.log.info({ keyId: d.index.keyId, indexed: tally.indexed }, 'recipient e-mail index re-keyed');
+  } else if (tally.unreadable) {
+    d.log.warn(tally, 'recipient e-mail index: rows under a key no longer configured');
+  } else if (tally.indexed) {
+    d.log.info(tally, 'recipient e-mail index backfill');
+  }
   return tally;
 }
 
