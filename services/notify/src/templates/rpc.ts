@@ -1,5 +1,6 @@
 // gRPC handlers of TemplatesService (document templates): proto <-> service calls, nothing else.
 import { scopeOf, type AsyncHandlers } from '@hallmark/kit';
+import { pageInfo } from '@hallmark/kit/page';
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import type {
   Template,
@@ -166,7 +167,7 @@ export function createTemplatesHandlers(
         : undefined;
       return {
         templates: templates.map((t) => toProto(t, name)),
-        pagination: { page, limit, total, total_pages: Math.ceil(total / limit) },
+        pagination: pageInfo({ page, limit }, total),
       };
     },
 

@@ -4,6 +4,7 @@
 // the transactions and the access checks on the rows it reads; actors (grantees, and the
 // names the API shows) are the keys service's (actors.ts).
 import { invalidParam, isId, missingParam, notFound } from '@hallmark/kit';
+import { parsePage } from '@hallmark/kit/page';
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import type { CheckActors } from './actors.js';
 import { GRANTEE, parseLevels } from './domain/access.js';
@@ -73,10 +74,7 @@ export class DocumentTemplatesService {
     scope: Scope,
     q: { page?: number; limit?: number; type?: string; format?: string },
   ): Promise<{ templates: DocumentTemplateRecord[]; total: number; page: number; limit: number }> {
-    const page = q.page || 1;
-    const limit = q.limit || 20;
-    if (page < 1) throw invalidParam('page', 'page starts at 1.');
-    if (limit < 1 || limit > 100) throw invalidParam('limit', 'limit is 1 to 100.');
+    const { page, limit } = parsePage(q);
     const found = await this.store.list(scope, {
       page,
       limit,

@@ -1,5 +1,6 @@
 // gRPC handlers of WebhooksService: proto <-> service calls, nothing else.
 import { scopeOf, type AsyncHandlers } from '@hallmark/kit';
+import { pageInfo } from '@hallmark/kit/page';
 import type {
   Delivery,
   EnterpriseSubscription,
@@ -82,7 +83,7 @@ export function createWebhooksHandlers(service: WebhooksService): AsyncHandlers<
       const { endpoints, total, page } = await service.listEndpoints(scopeOf(req.principal), req.page);
       return {
         endpoints: endpoints.map((e) => endpointToProto(e)),
-        pagination: { ...page, total, total_pages: Math.ceil(total / page.limit) },
+        pagination: pageInfo(page, total),
       };
     },
 
@@ -122,7 +123,7 @@ export function createWebhooksHandlers(service: WebhooksService): AsyncHandlers<
       );
       return {
         deliveries: deliveries.map(deliveryToProto),
-        pagination: { ...page, total, total_pages: Math.ceil(total / page.limit) },
+        pagination: pageInfo(page, total),
       };
     },
 
@@ -179,7 +180,7 @@ export function createWebhooksHandlers(service: WebhooksService): AsyncHandlers<
       );
       return {
         deliveries: deliveries.map(deliveryToProto),
-        pagination: { ...page, total, total_pages: Math.ceil(total / page.limit) },
+        pagination: pageInfo(page, total),
       };
     },
 
@@ -204,7 +205,7 @@ export function createWebhooksHandlers(service: WebhooksService): AsyncHandlers<
       );
       return {
         deliveries: deliveries.map(deliveryToProto),
-        pagination: { ...page, total, total_pages: Math.ceil(total / page.limit) },
+        pagination: pageInfo(page, total),
       };
     },
 

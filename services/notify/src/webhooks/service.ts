@@ -37,12 +37,12 @@ import {
   parseEnterpriseEvents,
   parseListenEvents,
   parseOverlap,
-  parsePage,
   parseSettableStatus,
   parseSubscriptionSecret,
   parseUrl,
   parseVersionedEvents,
 } from './domain/validation.js';
+import { parsePage } from '@hallmark/kit/page';
 import type { ListenSessionRecord, SessionsStore } from './sessions-store.js';
 import type { EndpointRecord, Scope, SubscriptionRecord, WebhooksStore } from './store.js';
 import type { ListenHub, StreamedEvent } from './workers/listen-hub.js';

@@ -121,16 +121,3 @@ export function parseDeliveryStatus(s: string): DeliveryStatus | undefined {
     throw invalidParam('status', `Invalid status: expected one of ${DELIVERY_STATUSES.join(', ')}.`);
   return s as DeliveryStatus;
 }
-
-export function parsePage(page: { page?: number; limit?: number } | undefined): {
-  page: number;
-  limit: number;
-} {
-  const p = page?.page || 1;
-  const l = page?.limit || 20;
-  if (!Number.isInteger(p) || p < 1)
-    throw invalidParam('page', 'Invalid page: expected an integer of 1 or more.');
-  if (!Number.isInteger(l) || l < 1 || l > 100)
-    throw invalidParam('limit', 'Invalid limit: expected an integer from 1 to 100.');
-  return { page: p, limit: l };
-}
