@@ -82,6 +82,15 @@ describe('endpoints', () => {
     const list = await api.listEndpoints({ principal: p }, CALL);
     expect(list.endpoints.map((x) => [x.id, x.secret])).toEqual([[e.id, undefined]]);
     expect(list.pagination).toEqual({ page: 1, limit: 20, total: 1, total_pages: 1 });
+    // The kit's page rule, as in every service: no OFFSET past a million pages, limit ≤ 100.
+    for (const [page, param] of [
+      [{ page: 1_000_001, limit: 20 }, 'page'],
+      [{ page: 1, limit: 101 }, 'limit'],
+    ] as const)
+      expect(await refusal(api.listEndpoints({ principal: p, page }, CALL))).toMatchObject({
+        code: 'parameter_invalid',
+        param,
+      });
   });
 
   it('a client secret is kept as given; a malformed one is refused', async () => {
