@@ -641,6 +641,11 @@ describe('ClaimVoucher', () => {
       claim_attempts: 2,
     });
     expect(await claims.repairPass()).toBe(0);
+    // Confirmed: the claim left the open claims the pass reads.
+    const settled = await pool.query('SELECT claim_settled_at FROM certificate_vouchers WHERE id = $1', [
+      v!.id,
+    ]);
+    expect(settled.rows[0].claim_settled_at).toBeInstanceOf(Date);
     const again = await claims.claim(lin, v!.id, 'lin@example.com');
     expect(again).toMatchObject({ replayed: true, transfer: { status: 'confirmed' } });
   }, 90_000);

@@ -1,11 +1,11 @@
-// The claim repair pass runs every few seconds for as long as the service runs: its query reads
-// claimed vouchers through their own index, never the whole table (50,000 unclaimed vouchers of
-// a bulk job once made it 20 ms a pass).
+// The claim repair pass runs every few seconds for as long as the service runs: its queries read
+// open claims through their own index, never the whole table (50,000 unclaimed vouchers of a
+// bulk job once made it 20 ms a pass) nor every claim ever made.
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { openDatabase, type Pool } from '@hallmark/kit';
 import { closeTestDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '@hallmark/kit/testing';
-import { CLAIMS_TO_REPAIR } from '../src/certificate-vouchers/claim-store.js';
+import { CLAIMS_TO_REPAIR, SETTLE_CONFIRMED_CLAIMS } from '../src/certificate-vouchers/claim-store.js';
 
 let database: string;
 let pool: Pool;
@@ -24,17 +24,22 @@ afterAll(async () => {
   await closeTestDatabase(pool, database);
 });
 
-it('finds claims to repair through the claimed-vouchers index, never by reading every voucher', async () => {
+it('finds claims to repair, and settles confirmed ones, through the open-claims index, never by reading every voucher', async () => {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
     // A table this small would be scanned anyway: the plan is judged without that option.
     await client.query('SET LOCAL enable_seqscan = off');
-    const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${CLAIMS_TO_REPAIR}`, [50]);
-    const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
-    expect(plan).toContain('certificate_vouchers_claimed');
-    // Neither a scan of the table under another index.
-    expect(plan).not.toMatch(/Scan using certificate_vouchers_(pkey|enterprise|request|certificate)/);
+    for (const [sql, params] of [
+      [CLAIMS_TO_REPAIR, [50]],
+      [SETTLE_CONFIRMED_CLAIMS, []],
+    ] as const) {
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, [...params]);
+      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(plan).toContain('certificate_vouchers_open_claims');
+      // Neither a scan of the table under another index.
+      expect(plan).not.toMatch(/Scan using certificate_vouchers_(pkey|enterprise|request|certificate)/);
+    }
   } finally {
     await client.query('ROLLBACK');
     client.release();

@@ -25,17 +25,28 @@ const claimKey = (voucherId: string, n: number) =>
   n <= 1 ? `claim:${voucherId}` : `claim:${voucherId}:${n}`;
 
 /**
- * The claims the repair pass looks at, oldest first: read through the claimed-vouchers index
- * (migration 3102), so a pass never reads the unclaimed vouchers.
+ * The claims the repair pass looks at, oldest first: open claims only (claimed, transfer not
+ * seen confirmed), read through their own index (migration 3102), so a pass never reads the
+ * unclaimed vouchers nor the claims settled long ago.
  */
 export const CLAIMS_TO_REPAIR = `SELECT v.*, c.token_id, c.transaction_hash, c.block_number, c.status AS certificate_status,
     c.holder_address, t.status AS transfer_status
   FROM certificate_vouchers v JOIN certificates c ON c.id = v.certificate_id
   LEFT JOIN certificate_transfers t ON t.enterprise_id = v.enterprise_id
     AND t.livemode = v.livemode AND t.transfer_key = v.claim_transfer_key
- WHERE v.claimed_at IS NOT NULL
+ WHERE v.claimed_at IS NOT NULL AND v.claim_settled_at IS NULL
    AND (t.status = 'failed' OR (t.id IS NULL AND v.claimed_at < now() - interval '10 seconds'))
  ORDER BY v.claimed_at LIMIT $1`;
+
+/**
+ * Open claims whose transfer is confirmed leave the repair pass's index: such a claim never
+ * needs repair again (an undo or a retry only follows a transfer that failed or never was).
+ */
+export const SETTLE_CONFIRMED_CLAIMS = `UPDATE certificate_vouchers v SET claim_settled_at = now()
+  FROM certificate_transfers t
+ WHERE v.claimed_at IS NOT NULL AND v.claim_settled_at IS NULL
+   AND t.enterprise_id = v.enterprise_id AND t.livemode = v.livemode
+   AND t.transfer_key = v.claim_transfer_key AND t.status = 'confirmed'`;
 
 export class CertificateVoucherClaimStore {
   constructor(
@@ -118,6 +129,11 @@ export class CertificateVoucherClaimStore {
    * Claims whose current transfer failed (the chain refused it, or it reverted) or was never
    * recorded: the repair pass sends them (again) or undoes them. Oldest first.
    */
+  /** Marks the open claims whose transfer is confirmed settled; answers how many. */
+  async settleConfirmedClaims(): Promise<number> {
+    return (await this.pool.query(SETTLE_CONFIRMED_CLAIMS)).rowCount ?? 0;
+  }
+
   async claimsToRepair(
     limit = 50,
   ): Promise<Array<{ voucher: VoucherRecord; transfer: 'failed' | 'missing' }>> {

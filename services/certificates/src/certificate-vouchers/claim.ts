@@ -119,6 +119,8 @@ export class CertificateVoucherClaims {
    * worker, so one replica at a time). Returns how many it moved on.
    */
   async repairPass(limit = 50): Promise<number> {
+    // Confirmed claims leave the set the pass reads, so it stays as small as the open claims.
+    await this.deps.store.claims.settleConfirmedClaims();
     let moved = 0;
     for (const { voucher, transfer } of await this.deps.store.claims.claimsToRepair(limit)) {
       try {
