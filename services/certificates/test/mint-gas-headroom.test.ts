@@ -5,6 +5,7 @@
 // and writes a checkpoint at 768 (two new storage slots, ~44k gas, more than +20% of its
 // estimate). Both are minted: the relayer's headroom covers it (without it the 500 reverted out
 // of gas, as seen with 8 mints in flight on 2 s blocks).
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path, { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
@@ -41,11 +42,10 @@ const principal: Principal = {
   scopes: [],
 };
 
+const anvilLog = join(tmpdir(), `hallmark-anvil-gas-${process.pid}.log`);
+
 beforeAll(async () => {
-  anvil = await startAnvil({
-    port: await freePort(),
-    logFile: join(tmpdir(), `hallmark-anvil-gas-${process.pid}.log`),
-  });
+  anvil = await startAnvil({ port: await freePort(), logFile: anvilLog });
   database = uniqueDatabaseName('certificates_mintgas');
   pool = await openDatabase({
     serverUrl: TEST_DATABASE_SERVER,
@@ -60,6 +60,7 @@ afterAll(async () => {
   chain?.provider.destroy();
   await closeTestDatabase(pool, database);
   await anvil?.stop();
+  rmSync(anvilLog, { force: true });
 });
 
 it('two mints signed on one state and mined in one block: the second, crossing a checkpoint its estimate did not, is minted', async () => {

@@ -1,6 +1,7 @@
 // Helpers for bulk-mint tests: order bodies, Idempotency-Keys, polling a job to its end, and
 // reading what the certificates service recorded.
 import { randomBase62 } from '@hallmark/kit';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:https';
 import pg from 'pg';
 import yauzl from 'yauzl';
@@ -119,8 +120,9 @@ export interface ImageServer {
 }
 
 /**
- * An HTTPS image host on 127.0.0.1 with its own CA (written to `caFile` for
- * NODE_EXTRA_CA_CERTS): bulk fetches image URLs from it through the outbound guard.
+ * An HTTPS image host on 127.0.0.1 with its own CA (written to `caFile` in `dir` for
+ * NODE_EXTRA_CA_CERTS): bulk fetches image URLs from it through the outbound guard. `dir` is
+ * removed at close.
  */
 /** `body` answers a path (default: a tiny PNG tagged with it, distinct per URL). */
 export async function startImageServer(
@@ -145,7 +147,11 @@ export async function startImageServer(
     caFile,
     missing,
     requests,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    // The directory is the server's (its CA and key; a caller's files beside them go too).
+    close: () =>
+      new Promise<void>((resolve) => server.close(() => resolve())).then(() =>
+        rmSync(dir, { recursive: true, force: true }),
+      ),
   };
 }
 

@@ -6,7 +6,7 @@
 // every certificate of the CSV is stored once.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -44,11 +44,14 @@ describe.each(backends)('images archived at issue, $name backend', ({ name, rows
   let s3: LocalS3 | null = null;
   let auth: string;
   let mediaDir: string;
+  let tmp: string;
   const ent = `ent_${(name[0] === 'f' ? 'f' : 'g').repeat(24)}`;
 
   beforeAll(async () => {
-    const tmp = mkdtempSync(path.join(tmpdir(), 'hallmark-media-e2e-'));
-    images = await startImageServer(tmp);
+    tmp = mkdtempSync(path.join(tmpdir(), 'hallmark-media-e2e-'));
+    // Its own directory: the image host is closed mid-test (gone), the media stay.
+    mkdirSync(path.join(tmp, 'images'));
+    images = await startImageServer(path.join(tmp, 'images'));
     mediaDir = path.join(tmp, 'media');
     const storage =
       name === 'filesystem'
@@ -75,6 +78,7 @@ describe.each(backends)('images archived at issue, $name backend', ({ name, rows
     await stack?.close();
     await images?.close().catch(() => undefined);
     await s3?.close();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
   it('keeps showing Hallmark’s copies, with the anchored sha256, after the merchant’s image host is gone; one image for many certificates is stored once', async () => {
