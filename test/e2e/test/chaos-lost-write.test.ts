@@ -18,7 +18,7 @@ import { newId } from '@hallmark/kit';
 import { startTestStack, type TestStack } from '@hallmark/e2e';
 import { serviceQuery } from '@hallmark/e2e/bulk';
 import { acknowledgedRedemptionsKept, clusteredTestsEnabled, emptyHistory } from '@hallmark/e2e/chaos';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -27,10 +27,14 @@ const run = clusteredTestsEnabled() ? it : it.skip;
 
 let cluster: PatroniClusterHandle | undefined;
 let stack: TestStack | undefined;
+let dataDir: string | undefined;
 
 afterAll(async () => {
   await stack?.close();
   await cluster?.stop();
+  // The cluster's data (~300 MB); E2E_KEEP_LOGS=1 keeps it to look into, as the stacks' logs.
+  if (dataDir && process.env.E2E_KEEP_LOGS !== '1') rmSync(dataDir, { recursive: true, force: true });
+  else if (dataDir) console.log(`e2e: cluster data kept in ${dataDir}`);
 }, 120_000);
 
 /** One query on one node directly (not through HAProxy). */
@@ -49,7 +53,7 @@ describe('a failover with asynchronous replication', () => {
     'loses a redemption answered 200 while the standby lagged, and the durability invariant names it',
     async () => {
       cluster = await startPatroniCluster({
-        dataDir: mkdtempSync(path.join(tmpdir(), 'hallmark-lost-write-')),
+        dataDir: (dataDir = mkdtempSync(path.join(tmpdir(), 'hallmark-lost-write-'))),
         synchronous: false,
       });
       stack = await startTestStack({ databaseUrl: cluster.url });

@@ -4,7 +4,7 @@
 import { sleep, startClusteredEngines } from '@hallmark/devstack';
 import { startPlatformSim, type PlatformSim } from '@hallmark/platform-sim';
 import { newId, SERVICE_NAMES } from '@hallmark/kit';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { serviceQuery } from '../bulk.js';
@@ -98,6 +98,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     ...(stack.restate ? { restate: stack.restate } : {}),
     ...(cluster ? { cluster } : {}),
   };
+  let report: ChaosReport | undefined;
   try {
     const replicas = SERVICE_NAMES.flatMap((name) =>
       Array.from({ length: o.replicas - 1 }, (_, i) => [name, i + 1] as const),
@@ -108,7 +109,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     );
     const { skipped } = faultKinds(stack, cluster !== undefined);
     for (const s of skipped) log(`chaos: fault ${s}`);
-    return await drive(stack, parts, sinks, sim, o, log);
+    report = await drive(stack, parts, sinks, sim, o, log);
+    return report;
   } finally {
     // A restarted NATS is not the one the stack knows (Restate's restart goes through the stack).
     if (parts.nats !== stack.nats) await parts.nats.stop();
@@ -116,6 +118,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     await sinks.close();
     await sim.close();
     await cluster?.stop();
+    // The run's data (a clustered run's PostgreSQL, NATS and Restate nodes: ~400 MB) is evidence
+    // when an invariant failed: kept then, and said where; E2E_KEEP_LOGS=1 keeps it always.
+    if (report?.ok && process.env.E2E_KEEP_LOGS !== '1') rmSync(dir, { recursive: true, force: true });
+    else log(`chaos: data kept in ${dir}`);
   }
 }
 
