@@ -5,6 +5,7 @@
 // and its backfill idempotent. The gift list: newest first, by status, paged, scoped.
 import { describe, expect, it } from '@jest/globals';
 import { createLogger, Encryptor, HallmarkError, sha256Hex } from '@hallmark/kit';
+import { reencryptColumn } from '@hallmark/kit/reencrypt';
 import type { Principal } from '@hallmark/proto/common/v1/common';
 import { RecipientEmailIndex } from '../src/domain/email-index.js';
 import { runEmailIndexBackfill } from '../src/search/workers/email-index.js';
@@ -198,23 +199,28 @@ describe('the recipient e-mail index', () => {
     });
     await runEmailIndexBackfill(deps(KEYS)); // the key of the rows written so far, recorded
     const newest = Encryptor.generateKey();
-    const rotated = await runEmailIndexBackfill(deps(`${newest},${KEYS}`));
-    expect(rotated).toMatchObject({ rekeyed: true, unreadable: 0 });
-    expect(rotated.indexed).toBeGreaterThanOrEqual(2);
-    // With the old key gone, the rows hold the index a search under the new key alone looks for.
+    const rotated = `${newest},${KEYS}`;
+    const first = await runEmailIndexBackfill(deps(rotated));
+    expect(first).toMatchObject({ rekeyed: true, unreadable: 0 });
+    expect(first.indexed).toBeGreaterThanOrEqual(2);
+    // A pod still on the old key list writes during the rollout: its row is under the old key.
+    await gift(p, await mint(p, 'Rotated Cup'), 'kept.owner@example.test');
+    // Not re-encrypted yet (step 3 of the runbook): the re-keying is not recorded, passes go on.
+    expect(await runEmailIndexBackfill(deps(rotated))).toMatchObject({ rekeyed: true, indexed: 1 });
+    // Step 3 for the e-mails (the rest of this shared database stays readable by the fixture).
+    for (const table of ['certificate_vouchers', 'gifts'])
+      await reencryptColumn(pool, new Encryptor(rotated), { table, column: 'recipient_email_enc' });
+    expect(await runEmailIndexBackfill(deps(rotated))).toMatchObject({ rekeyed: true, indexed: 0 });
+    // Recorded: the next pass under the same keys has nothing to do.
+    expect(await runEmailIndexBackfill(deps(rotated))).toEqual({ indexed: 0, unreadable: 0, rekeyed: false });
+    // With the old key gone, every row holds the index a search under the new key alone looks for.
     const alone = new RecipientEmailIndex(newest).of('kept.owner@example.test');
     const { rows } = await pool.query<{ n: number }>(
       `SELECT (SELECT count(*) FROM gifts WHERE recipient_email_hmac = $1)::int
             + (SELECT count(*) FROM certificate_vouchers WHERE recipient_email_hmac = $1)::int AS n`,
       [alone],
     );
-    expect(rows[0]!.n).toBe(2);
-    // Done once: the next pass under the same keys finds nothing to do.
-    expect(await runEmailIndexBackfill(deps(`${newest},${KEYS}`))).toEqual({
-      indexed: 0,
-      unreadable: 0,
-      rekeyed: false,
-    });
+    expect(rows[0]!.n).toBe(3);
   });
 });
 

@@ -125,15 +125,15 @@ export class CertificateVoucherClaimStore {
     });
   }
 
-  /**
-   * Claims whose current transfer failed (the chain refused it, or it reverted) or was never
-   * recorded: the repair pass sends them (again) or undoes them. Oldest first.
-   */
   /** Marks the open claims whose transfer is confirmed settled; answers how many. */
   async settleConfirmedClaims(): Promise<number> {
     return (await this.pool.query(SETTLE_CONFIRMED_CLAIMS)).rowCount ?? 0;
   }
 
+  /**
+   * Claims whose current transfer failed (the chain refused it, or it reverted) or was never
+   * recorded: the repair pass sends them (again) or undoes them. Oldest first.
+   */
   async claimsToRepair(
     limit = 50,
   ): Promise<Array<{ voucher: VoucherRecord; transfer: 'failed' | 'missing' }>> {

@@ -135,6 +135,24 @@ export class SearchStore {
     return rowCount ?? 0;
   }
 
+  /**
+   * Whether some row's e-mail is still encrypted under a key other than `keyId` (the
+   * Encryptor's newest): written by a pod that had not the new key yet, or not re-encrypted yet
+   * (rotate-encryption-keys.md step 3). Its index may be under the old key too.
+   */
+  async emailsNotUnder(keyId: string): Promise<boolean> {
+    const { rows } = await this.pool.query(
+      `SELECT 1 FROM certificate_vouchers
+        WHERE recipient_email_enc IS NOT NULL AND split_part(recipient_email_enc, '.', 2) <> $1
+       UNION ALL
+       SELECT 1 FROM gifts
+        WHERE recipient_email_enc IS NOT NULL AND split_part(recipient_email_enc, '.', 2) <> $1
+       LIMIT 1`,
+      [keyId],
+    );
+    return rows.length > 0;
+  }
+
   /** The key id every row's e-mail index was last made under (null: never recorded). */
   async indexKeyId(): Promise<string | null> {
     const { rows } = await this.pool.query<{ value: string }>(

@@ -2,10 +2,12 @@
 // existed get theirs, and after a rotation of HALLMARK_ENCRYPTION_KEYS every row's index is made
 // again under the newest key (migration 3103 records the key the whole table was last indexed
 // under), so search by e-mail keeps finding them once the old key is dropped. Runs at start
-// (a rotation rolls the pods) and then now and then. Idempotent and resumable: rows are walked
-// by id and the update keeps a value a writer set meanwhile. A row it cannot decrypt (its key
-// gone) is counted and passed over; the re-keying is then not recorded, so the next pass
-// tries again.
+// (a rotation rolls the pods) and then every 10 minutes. The re-keying is recorded once no
+// e-mail is encrypted under an older key any more (after the re-encryption, rotate-encryption-
+// keys.md step 3), so rows an old pod wrote during the rollout are made again too. Idempotent and
+// resumable: rows are walked by id and the update keeps a value a writer set meanwhile. A row it
+// cannot decrypt (its key gone) is counted and passed over; the re-keying is then not recorded,
+// so the next pass tries again.
 import { IntervalWorker, type Encryptor, type Logger, type Pool } from '@hallmark/kit';
 import type { RecipientEmailIndex } from '../../domain/email-index.js';
 import type { EmailTable, SearchStore } from '../store.js';
@@ -55,8 +57,11 @@ export async function runEmailIndexBackfill(
       if (rows.length < pageSize) break;
     }
   }
-  // Recorded only when every row is under the newest key: the old key may be dropped after this.
-  if (rekey && tally.unreadable === 0) {
+  // Recorded only when every row's index is under the newest key and no e-mail is encrypted under
+  // an older one (a pod without the new key wrote it during the rollout, or the re-encryption
+  // has not run yet: its index may be old too): the old key may be dropped after this. Until
+  // then every pass walks the rows again.
+  if (rekey && tally.unreadable === 0 && !(await d.store.emailsNotUnder(d.encryptor.currentKeyId))) {
     await d.store.recordIndexKeyId(d.index.keyId);
     d.log.info({ keyId: d.index.keyId, indexed: tally.indexed }, 'recipient e-mail index re-keyed');
   } else if (tally.unreadable) {
