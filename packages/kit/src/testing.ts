@@ -38,6 +38,23 @@ export async function dropDatabase(name: string): Promise<void> {
   }
 }
 
+/**
+ * The plan PostgreSQL would choose for `sql` were its tables large: sequential scans are off
+ * (a test's few rows would be scanned anyway), so the plan shows whether an index serves it.
+ */
+export async function planAtScale(pool: pg.Pool, sql: string, params: unknown[] = []): Promise<string> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SET LOCAL enable_seqscan = off');
+    const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params);
+    return rows.map((r) => r['QUERY PLAN']).join('\n');
+  } finally {
+    await client.query('ROLLBACK').catch(() => undefined);
+    client.release();
+  }
+}
+
 export async function eventually<T>(
   fn: () => Promise<T> | T,
   opts: { timeoutMs?: number; intervalMs?: number } = {},

@@ -12,7 +12,12 @@ import {
   type Logger,
   type Pool,
 } from '@hallmark/kit';
-import { closeTestDatabase, TEST_DATABASE_SERVER, uniqueDatabaseName } from '@hallmark/kit/testing';
+import {
+  closeTestDatabase,
+  planAtScale,
+  TEST_DATABASE_SERVER,
+  uniqueDatabaseName,
+} from '@hallmark/kit/testing';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
@@ -467,21 +472,8 @@ describe('backfill of certificates issued with hot-linked images', () => {
 
   it('finds its candidates through the hot-linked index, never by reading every certificate', async () => {
     const { BACKFILL_CANDIDATES } = await import('../src/media/store.js');
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      // A table this small would be scanned anyway: the plan is judged without that option.
-      await client.query('SET LOCAL enable_seqscan = off');
-      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${BACKFILL_CANDIDATES}`, [
-        '',
-        50,
-      ]);
-      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
-      expect(plan).toContain('certificates_hotlinked');
-      expect(plan).not.toContain('certificates_pkey');
-    } finally {
-      await client.query('ROLLBACK');
-      client.release();
-    }
+    const plan = await planAtScale(pool, BACKFILL_CANDIDATES, ['', 50]);
+    expect(plan).toContain('certificates_hotlinked');
+    expect(plan).not.toContain('certificates_pkey');
   });
 });

@@ -89,48 +89,43 @@ export class SearchStore {
   }
 
   /**
-   * Rows of `table` with an encrypted recipient e-mail but no index yet, by id after `after`
-   * (the backfill walks them once; a row it cannot decrypt is passed over, not retried in the pass).
+   * Rows of `table` with an encrypted recipient e-mail, by id after `after`: only those without
+   * an index yet, or with `all` every one (re-keying after a rotation). The backfill walks them
+   * once a pass; a row it cannot decrypt is passed over, not retried in the pass.
    */
-  async unindexed(
+  async emailRows(
     table: EmailTable,
     after: string,
     limit: number,
+    all: boolean,
   ): Promise<{ id: string; emailEnc: string }[]> {
     const { rows } = await this.pool.query<{ id: string; recipient_email_enc: string }>(
       `SELECT id, recipient_email_enc FROM ${table}
-       WHERE recipient_email_hmac IS NULL AND recipient_email_enc IS NOT NULL AND id > $1
+       WHERE recipient_email_enc IS NOT NULL AND ($3 OR recipient_email_hmac IS NULL) AND id > $1
        ORDER BY id LIMIT $2`,
-      [after, limit],
-    );
-    return rows.map((r) => ({ id: r.id, emailEnc: r.recipient_email_enc }));
-  }
-
-  /** Rows of `table` with an encrypted recipient e-mail, indexed or not, by id after `after`. */
-  async withEmail(
-    table: EmailTable,
-    after: string,
-    limit: number,
-  ): Promise<{ id: string; emailEnc: string }[]> {
-    const { rows } = await this.pool.query<{ id: string; recipient_email_enc: string }>(
-      `SELECT id, recipient_email_enc FROM ${table}
-       WHERE recipient_email_enc IS NOT NULL AND id > $1 ORDER BY id LIMIT $2`,
-      [after, limit],
+      [after, limit, all],
     );
     return rows.map((r) => ({ id: r.id, emailEnc: r.recipient_email_enc }));
   }
 
   /**
-   * Sets the index of rows whatever they held (re-keying: a writer meanwhile stores the same
-   * value, made under the same newest key); answers how many changed.
+   * Sets the index of rows: only where none is set (a racing writer's value stays), or with
+   * `replace` wherever it differs (re-keying: a writer meanwhile stores the same value, made
+   * under the same newest key). Answers how many rows changed.
    */
-  async replaceIndexes(table: EmailTable, rows: { id: string; hmac: string }[]): Promise<number> {
+  async setIndexes(
+    table: EmailTable,
+    rows: { id: string; hmac: string }[],
+    replace: boolean,
+  ): Promise<number> {
     if (rows.length === 0) return 0;
     const { rowCount } = await this.pool.query(
       `UPDATE ${table} t SET recipient_email_hmac = u.hmac
        FROM unnest($1::text[], $2::text[]) AS u(id, hmac)
-       WHERE t.id = u.id AND t.recipient_email_hmac IS DISTINCT FROM u.hmac`,
-      [rows.map((r) => r.id), rows.map((r) => r.hmac)],
+       WHERE t.id = u.id
+         AND (CASE WHEN $3 THEN t.recipient_email_hmac IS DISTINCT FROM u.hmac
+                   ELSE t.recipient_email_hmac IS NULL END)`,
+      [rows.map((r) => r.id), rows.map((r) => r.hmac), replace],
     );
     return rowCount ?? 0;
   }
@@ -167,18 +162,6 @@ export class SearchStore {
        ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
       [keyId],
     );
-  }
-
-  /** Sets the index of rows that still have none (idempotent; a racing writer's value stays). */
-  async setIndexes(table: EmailTable, rows: { id: string; hmac: string }[]): Promise<number> {
-    if (rows.length === 0) return 0;
-    const { rowCount } = await this.pool.query(
-      `UPDATE ${table} t SET recipient_email_hmac = u.hmac
-       FROM unnest($1::text[], $2::text[]) AS u(id, hmac)
-       WHERE t.id = u.id AND t.recipient_email_hmac IS NULL`,
-      [rows.map((r) => r.id), rows.map((r) => r.hmac)],
-    );
-    return rowCount ?? 0;
   }
 }
 

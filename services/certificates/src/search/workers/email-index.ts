@@ -38,9 +38,7 @@ export async function runEmailIndexBackfill(
   for (const table of TABLES) {
     let after = '';
     for (;;) {
-      const rows = rekey
-        ? await d.store.withEmail(table, after, pageSize)
-        : await d.store.unindexed(table, after, pageSize);
+      const rows = await d.store.emailRows(table, after, pageSize, rekey);
       if (rows.length === 0) break;
       after = rows[rows.length - 1]!.id;
       const indexed: { id: string; hmac: string }[] = [];
@@ -51,9 +49,7 @@ export async function runEmailIndexBackfill(
           tally.unreadable++;
         }
       }
-      tally.indexed += rekey
-        ? await d.store.replaceIndexes(table, indexed)
-        : await d.store.setIndexes(table, indexed);
+      tally.indexed += await d.store.setIndexes(table, indexed, rekey);
       if (rows.length < pageSize) break;
     }
   }
